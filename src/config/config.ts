@@ -1,0 +1,95 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/** Scopes a client may hold; each unlocks one API prefix. */
+export const SCOPES = ['provisioning', 'reporting'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const DEFAULT_DB_PATH = path.join('data', 'adreport.duckdb');
+
+const positiveInt = z.coerce.number().int().positive();
+
+/**
+ * Everything the service reads from flags and the environment, parsed once at start.
+ * Flags win over ADREPORT_* variables, which win over the defaults.
+ */
+export const serviceConfigSchema = z.object({
+  dbPath: z.string().min(1).default(DEFAULT_DB_PATH),
+  host: z.string().default('0.0.0.0'),
+  port: z.coerce.number().int().min(0).max(65535).default(8443),
+  httpPort: z.coerce.number().int().min(0).max(65535).optional(),
+  tlsCert: z.string().optional(),
+  tlsKey: z.string().optional(),
+  trustProxy: z.boolean().default(false),
+  demo: z.boolean().default(false),
+  tokenTtlSeconds: positiveInt.default(3600),
+  /** How often the disabled-client list is re-read, so a disabled client's tokens die within 60 s. */
+  clientStatusRefreshMs: positiveInt.max(60_000).default(15_000),
+  rateLimit: z
+    .object({
+      /** Sustained API requests per second per client. */
+      ratePerSecond: positiveInt.default(50),
+      burst: positiveInt.default(100),
+      /** Token requests per second per client id; tokens last an hour, so few are needed. */
+      tokenRatePerSecond: positiveInt.default(20),
+      tokenBurst: positiveInt.default(40),
+    })
+    .prefault({}),
+  database: z
+    .object({
+      readConnections: positiveInt.max(32).default(4),
+      /** Queries waiting for a connection beyond this get 503 instead of unbounded latency. */
+      maxQueued: z.coerce.number().int().min(0).default(256),
+      memoryLimit: z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i).optional(),
+      threads: positiveInt.optional(),
+    })
+    .prefault({}),
+  shutdownTimeoutMs: positiveInt.default(10_000),
+});
+
+export type ServiceConfig = z.infer<typeof serviceConfigSchema>;
+export type ServiceConfigInput = z.input<typeof serviceConfigSchema>;
+
+/** Reads ADREPORT_* variables into the config shape; flags are merged over this by the caller. */
+export function configFromEnv(env: NodeJS.ProcessEnv): ServiceConfigInput {
+  const pick = (name: string) => (env[name] === undefined || env[name] === '' ? undefined : env[name]);
+  const bool = (name: string) => (pick(name) === undefined ? undefined : /^(1|true|yes)$/i.test(pick(name)!));
+  return {
+    dbPath: pick('ADREPORT_DB'),
+    host: pick('ADREPORT_HOST'),
+    port: pick('ADREPORT_PORT') as unknown as number,
+    httpPort: pick('ADREPORT_HTTP_PORT') as unknown as number,
+    tlsCert: pick('ADREPORT_TLS_CERT'),
+    tlsKey: pick('ADREPORT_TLS_KEY'),
+    trustProxy: bool('ADREPORT_TRUST_PROXY'),
+    tokenTtlSeconds: pick('ADREPORT_TOKEN_TTL_SECONDS') as unknown as number,
+    rateLimit: {
+      ratePerSecond: pick('ADREPORT_RATE_LIMIT_PER_SECOND') as unknown as number,
+      burst: pick('ADREPORT_RATE_LIMIT_BURST') as unknown as number,
+      tokenRatePerSecond: pick('ADREPORT_TOKEN_RATE_LIMIT_PER_SECOND') as unknown as number,
+      tokenBurst: pick('ADREPORT_TOKEN_RATE_LIMIT_BURST') as unknown as number,
+    },
+    database: {
+      readConnections: pick('ADREPORT_DB_READ_CONNECTIONS') as unknown as number,
+      maxQueued: pick('ADREPORT_DB_MAX_QUEUED') as unknown as number,
+      memoryLimit: pick('ADREPORT_DB_MEMORY_LIMIT'),
+      threads: pick('ADREPORT_DB_THREADS') as unknown as number,
+    },
+  };
+}
+
+/** Merges layers left to right, skipping undefined so a missing flag never hides an env value. */
+export function mergeConfig(...layers: ServiceConfigInput[]): ServiceConfigInput {
+  const out: Record<string, unknown> = {};
+  for (const layer of layers) {
+    for (const [key, value] of Object.entries(layer)) {
+      if (value === undefined) continue;
+      if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+        out[key] = mergeConfig((out[key] ?? {}) as ServiceConfigInput, value as ServiceConfigInput);
+      } else {
+        out[key] = value;
+      }
+    }
+  }
+  return out as ServiceConfigInput;
+}

@@ -1,0 +1,11 @@
+import { m001Tenancy } from './001-tenancy.js';
+
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  /** Statements run in order inside one transaction with the bookkeeping row. */
+  readonly statements: readonly string[];
+}
+
+/** Append only: a released migration is never edited, a change is a new version. */
+export const MIGRATIONS: readonly Migration[] = [m001Tenancy];
