@@ -1,0 +1,55 @@
+import type { ParseArgsConfig } from 'node:util';
+
+export interface CliIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+}
+
+export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
+export type OptionValues = Record<string, string | boolean | undefined>;
+
+export interface CommandContext {
+  readonly values: OptionValues;
+  readonly dbPath: string;
+  readonly json: boolean;
+  readonly io: CliIo;
+}
+
+export interface Command {
+  /** Words after `adreport`, e.g. ['clients', 'create']. */
+  readonly path: readonly string[];
+  readonly summary: string;
+  readonly usage: string;
+  /** Lines under "Options:" in --help, besides the common --db, --json and --help. */
+  readonly optionHelp: readonly string[];
+  readonly options: OptionSpec;
+  run(context: CommandContext): Promise<number>;
+}
+
+/** An expected failure: printed as one line, exit code 1 (2 for usage). */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+/** --json prints one compact line for machines; otherwise the same JSON, indented for people. */
+export function printResult(context: CommandContext, value: unknown): void {
+  context.io.stdout.write(`${context.json ? JSON.stringify(value) : JSON.stringify(value, null, 2)}\n`);
+}
+
+export function requireOption(values: OptionValues, name: string): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value === '') throw new CliError(`--${name} is required`, 2);
+  return value;
+}
+
+export function parseId(text: string, flag: string): number {
+  if (!/^[1-9][0-9]{0,15}$/.test(text)) throw new CliError(`--${flag} must be a positive integer id, not "${text}"`, 2);
+  return Number(text);
+}

@@ -1,0 +1,109 @@
+import { configFromEnv, mergeConfig, serviceConfigSchema, type ServiceConfigInput } from '../../config/config.js';
+import { startService, type RunningService } from '../../main.js';
+import { CliError, type Command, type CommandContext } from '../command.js';
+
+export const serve: Command = {
+  path: ['serve'],
+  summary: 'Run the HTTPS service',
+  usage: 'adreport serve [--port 8443] [--tls-cert F --tls-key F] [--http-port N] [--trust-proxy] [--demo] [--host H] [--db FILE] [--json]',
+  optionHelp: [
+    '--port N           HTTPS port (default 8443; 0 picks a free one)',
+    '--tls-cert F       PEM certificate; with --tls-key. Default: a self-signed pair under <db dir>/tls',
+    '--tls-key F        PEM private key',
+    '--http-port N      also listen for plain HTTP and answer every request 404 (HTTPS only)',
+    '--trust-proxy      behind a TLS-terminating proxy: listen for plain HTTP, serve only X-Forwarded-Proto: https',
+    '--demo             on an empty database, create a demo organization and client and print the credentials',
+    '--host H           interface to bind (default 0.0.0.0)',
+    'Environment: ADREPORT_DB, ADREPORT_PORT, ADREPORT_RATE_LIMIT_PER_SECOND, ADREPORT_RATE_LIMIT_BURST, ...',
+  ],
+  options: {
+    port: { type: 'string' },
+    'tls-cert': { type: 'string' },
+    'tls-key': { type: 'string' },
+    'http-port': { type: 'string' },
+    'trust-proxy': { type: 'boolean' },
+    demo: { type: 'boolean' },
+    host: { type: 'string' },
+  },
+  async run(context) {
+    const { values, io } = context;
+    const flags: ServiceConfigInput = {
+      dbPath: context.dbPath,
+      port: values.port,
+      httpPort: values['http-port'],
+      tlsCert: values['tls-cert'] as string | undefined,
+      tlsKey: values['tls-key'] as string | undefined,
+      trustProxy: values['trust-proxy'] as boolean | undefined,
+      demo: values.demo as boolean | undefined,
+      host: values.host as string | undefined,
+    };
+    const parsed = serviceConfigSchema.safeParse(mergeConfig(configFromEnv(io.env), flags));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new CliError(`invalid setting ${issue.path.join('.')}: ${issue.message}`, 2);
+    }
+    const service = await startService(parsed.data, {
+      logError: (entry) => {
+        const error = entry.error instanceof Error ? { name: entry.error.name, message: entry.error.message, stack: entry.error.stack } : entry.error;
+        io.stderr.write(`${JSON.stringify({ level: 'error', time: new Date().toISOString(), ...entry, error })}\n`);
+      },
+    });
+    announce(context, service);
+    await untilSignal(context);
+    await service.close();
+    if (!context.json) io.stderr.write('adreport: stopped cleanly\n');
+    return 0;
+  },
+};
+
+function announce(context: CommandContext, service: RunningService): void {
+  const { io } = context;
+  const demo = service.demo?.created ? service.demo : undefined;
+  if (context.json) {
+    const line = {
+      event: 'listening',
+      url: service.url,
+      port: service.port,
+      httpPort: service.httpPort ?? null,
+      db: context.dbPath,
+      demo: demo ? { organizationId: demo.organization.id, clientId: demo.client.clientId, clientSecret: demo.client.clientSecret } : null,
+    };
+    io.stdout.write(`${JSON.stringify(line)}\n`);
+    return;
+  }
+  const lines = [`adreport listening on ${service.url} (database ${context.dbPath})`];
+  if (service.tls?.source === 'generated' || service.tls?.source === 'existing') {
+    lines.push(`TLS: self-signed certificate ${service.tls.certPath} (curl needs -k or --cacert ${service.tls.certPath})`);
+  }
+  if (service.httpPort !== undefined) lines.push(`plain HTTP on port ${service.httpPort} answers 404 to everything`);
+  if (demo) {
+    const basic = `${demo.client.clientId}:${demo.client.clientSecret}`;
+    lines.push(
+      '',
+      `Demo organization ${demo.organization.id} and client created. Store the secret now; it is shown only once.`,
+      `  client id:     ${demo.client.clientId}`,
+      `  client secret: ${demo.client.clientSecret}`,
+      '',
+      'Try it:',
+      `  TOKEN=$(curl -sk -u '${basic}' -d grant_type=client_credentials ${service.url}/token | node -pe 'JSON.parse(require("fs").readFileSync(0)).access_token')`,
+      `  curl -sk -H "Authorization: Bearer $TOKEN" ${service.url}/provisioning/v0/organization`,
+    );
+  } else if (service.demo) {
+    lines.push('', 'The database already has organizations, so no demo client was made. New credentials: stop the server, then', '  npx adreport clients create --org 1');
+  }
+  io.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** SIGTERM or SIGINT starts a graceful stop; a second one forces the exit. */
+function untilSignal(context: CommandContext): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      if (!context.json) context.io.stderr.write(`adreport: ${signal}, finishing in-flight requests\n`);
+      process.once('SIGINT', () => process.exit(130));
+      process.once('SIGTERM', () => process.exit(143));
+      resolve();
+    };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+}

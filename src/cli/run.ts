@@ -1,0 +1,74 @@
+import { parseArgs } from 'node:util';
+import { DEFAULT_DB_PATH } from '../config/config.js';
+import { DatabaseLockedError } from '../store/database.js';
+import { CliError, type CliIo, type Command } from './command.js';
+import { clientsCreate, clientsDisable, clientsList } from './commands/clients.js';
+import { orgsCreate } from './commands/orgs.js';
+import { serve } from './commands/serve.js';
+
+export const COMMANDS: readonly Command[] = [serve, orgsCreate, clientsCreate, clientsList, clientsDisable];
+
+const COMMON_HELP = [
+  `--db FILE          the database file (default ${DEFAULT_DB_PATH}; env ADREPORT_DB)`,
+  '--json             machine output: one JSON line',
+  '-h, --help         this help',
+];
+
+/** Parses argv, runs one command, returns the exit code. Failures print exactly one line. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const words = argv.filter((a) => !a.startsWith('-'));
+  const command = COMMANDS.find((c) => c.path.every((word, i) => words[i] === word));
+  const wantsHelp = argv.includes('--help') || argv.includes('-h');
+  if (!command) {
+    if (argv.length === 0 || (wantsHelp && words.length === 0)) {
+      io.stdout.write(overview());
+      return 0;
+    }
+    const group = COMMANDS.filter((c) => c.path[0] === words[0]);
+    if (group.length > 0 && (wantsHelp || words.length === 1)) {
+      io.stdout.write(`${group.map((c) => `  ${c.usage}\n      ${c.summary}`).join('\n')}\n`);
+      return wantsHelp ? 0 : 2;
+    }
+    io.stderr.write(`adreport: unknown command "${words.join(' ')}"; run adreport --help\n`);
+    return 2;
+  }
+  if (wantsHelp) {
+    io.stdout.write(commandHelp(command));
+    return 0;
+  }
+  try {
+    const { values, positionals } = parseArgs({
+      args: [...argv],
+      options: { ...command.options, db: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
+    if (positionals.length > command.path.length) throw new CliError(`unexpected argument "${positionals[command.path.length]}"; see adreport ${command.path.join(' ')} --help`, 2);
+    const dbPath = typeof values.db === 'string' && values.db !== '' ? values.db : io.env.ADREPORT_DB || DEFAULT_DB_PATH;
+    return await command.run({ values: values as Record<string, string | boolean | undefined>, dbPath, json: values.json === true, io });
+  } catch (error) {
+    io.stderr.write(`adreport: ${oneLine(error, command)}\n`);
+    return error instanceof CliError ? error.exitCode : isUsageError(error) ? 2 : 1;
+  }
+}
+
+function oneLine(error: unknown, command: Command): string {
+  if (error instanceof CliError || error instanceof DatabaseLockedError) return error.message;
+  if (isUsageError(error)) return `${(error as Error).message.split('\n')[0]}; see adreport ${command.path.join(' ')} --help`;
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split('\n')[0] ?? 'failed';
+}
+
+function isUsageError(error: unknown): boolean {
+  const code = (error as { code?: string } | null)?.code;
+  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS');
+}
+
+function overview(): string {
+  const rows = COMMANDS.map((c) => `  ${c.path.join(' ').padEnd(18)} ${c.summary}`);
+  return ['Usage: adreport <command> [options]', '', 'Commands:', ...rows, '', 'Every command takes --db FILE, --json and --help.', ''].join('\n');
+}
+
+function commandHelp(command: Command): string {
+  return [`Usage: ${command.usage}`, '', command.summary, '', 'Options:', ...[...command.optionHelp, ...COMMON_HELP].map((l) => `  ${l}`), ''].join('\n');
+}

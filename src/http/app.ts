@@ -1,0 +1,91 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { bodyLimit } from 'hono/body-limit';
+import type { Authenticator } from '../auth/authenticator.js';
+import { SCOPE_OF_PREFIX } from '../auth/scopes.js';
+import type { TokenIssuer } from '../auth/token-issuer.js';
+import { ApiError } from '../shared/errors.js';
+import type { TokenBuckets } from '../shared/token-bucket.js';
+import type { Database } from '../store/database.js';
+import type { AppEnv } from './context.js';
+import { makeErrorHandler, notFoundHandler, type ErrorLogger } from './error-mapper.js';
+import { apiGuard } from './middleware/api-guard.js';
+import { queryEncoding } from './middleware/query-encoding.js';
+import { requestId } from './middleware/request-id.js';
+import { transportGuard } from './middleware/transport-guard.js';
+import { registerOrganizationRoutes } from './routes/organization.js';
+import { registerTokenRoute } from './routes/token.js';
+import { validationHook } from './validation.js';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface AppDeps {
+  db: Database;
+  authenticator: Authenticator;
+  tokenIssuer: TokenIssuer;
+  apiRate: TokenBuckets;
+  trustProxy: boolean;
+  nowMs: () => number;
+  logError: ErrorLogger;
+  version: string;
+}
+
+/** A known path asked with a method it does not serve gets 405 and Allow, not a bare 404. */
+function refuseOtherMethods(app: OpenAPIHono<AppEnv>): void {
+  const allowed = new Map<string, Set<string>>();
+  for (const route of app.routes) {
+    if (route.method === 'ALL') continue;
+    allowed.set(route.path, (allowed.get(route.path) ?? new Set()).add(route.method));
+  }
+  for (const [path, methods] of allowed) {
+    const allow = [...methods].sort().join(', ');
+    app.all(path, () => {
+      throw new ApiError(405, 'method_not_allowed', `${path} accepts ${allow}.`, [], { Allow: allow });
+    });
+  }
+}
+
+/** The whole HTTP surface; a pure composition of middleware and route modules. */
+export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  app.onError(makeErrorHandler(deps.logError));
+  app.notFound(notFoundHandler);
+
+  app.use('*', requestId());
+  app.use('*', transportGuard(deps.trustProxy));
+  app.use('*', async (c, next) => {
+    await next();
+    c.res.headers.set('Strict-Transport-Security', 'max-age=31536000');
+    c.res.headers.set('X-Content-Type-Options', 'nosniff');
+    if (!c.res.headers.has('Cache-Control')) c.res.headers.set('Cache-Control', 'no-store');
+  });
+  app.use('*', queryEncoding());
+  for (const [prefix, scope] of Object.entries(SCOPE_OF_PREFIX)) {
+    app.use(`${prefix}/*`, apiGuard(scope, deps.authenticator, deps.apiRate, deps.nowMs));
+  }
+
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new ApiError(413, 'payload_too_large', `The request body is larger than ${MAX_BODY_BYTES} bytes (1 MiB).`);
+      },
+    }),
+  );
+  registerTokenRoute(app, deps.tokenIssuer);
+  registerOrganizationRoutes(app, deps.db);
+  app.get('/health', (c) => c.json({ status: 'ok' }));
+  refuseOtherMethods(app);
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer' });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'basicAuth', { type: 'http', scheme: 'basic' });
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'adreport',
+      version: deps.version,
+      description: 'Provisioning v0 and reporting v0 of adreport. Errors use {error:{status,code,message,details,requestId}}; the token endpoint uses RFC 6749 errors.',
+    },
+  });
+  return app;
+}

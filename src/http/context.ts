@@ -1,0 +1,11 @@
+import type { HttpBindings } from '@hono/node-server';
+import type { AuthContext } from '../auth/authenticator.js';
+
+/** What every request carries through the Hono app. */
+export interface AppEnv {
+  Bindings: HttpBindings;
+  Variables: {
+    requestId: string;
+    auth: AuthContext;
+  };
+}

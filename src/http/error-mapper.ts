@@ -1,0 +1,61 @@
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import { ApiError, OAuthError, type ErrorDetail } from '../shared/errors.js';
+import type { AppEnv } from './context.js';
+
+export type ErrorLogger = (entry: { requestId: string; method: string; path: string; error: unknown }) => void;
+
+/** The API's error envelope (supplement section 1). */
+export function errorBody(status: number, code: string, message: string, details: readonly ErrorDetail[], requestId: string) {
+  return { error: { status, code, message, details, requestId } };
+}
+
+/**
+ * The one place where failures become HTTP: ApiError keeps its status and code, the token
+ * endpoint's OAuthError speaks RFC 6749, framework exceptions get our envelope, anything else
+ * is a 500 whose body says nothing about the inside (no stack, SQL or path).
+ */
+export function makeErrorHandler(log: ErrorLogger) {
+  return (error: unknown, c: Context<AppEnv>): Response => {
+    const requestId = c.get('requestId') ?? '';
+    if (error instanceof OAuthError) {
+      return c.json({ error: error.code, error_description: error.description }, error.status, {
+        ...error.headers,
+        'Cache-Control': 'no-store',
+        Pragma: 'no-cache',
+      });
+    }
+    const apiError = toApiError(error);
+    if (!apiError) {
+      log({ requestId, method: c.req.method, path: c.req.path, error });
+      return c.json(errorBody(500, 'internal_error', 'The request failed unexpectedly; quote the request id when reporting it.', [], requestId), 500);
+    }
+    return c.json(
+      errorBody(apiError.status, apiError.code, apiError.message, apiError.details, requestId),
+      apiError.status as 400,
+      apiError.headers,
+    );
+  };
+}
+
+function toApiError(error: unknown): ApiError | undefined {
+  if (error instanceof ApiError) return error;
+  if (error instanceof HTTPException) {
+    // Raised by Hono's validators and body limit before our handlers run.
+    switch (error.status) {
+      case 400:
+        return new ApiError(400, 'malformed_json', 'The request body is not valid JSON.');
+      case 413:
+        return new ApiError(413, 'payload_too_large', 'The request body is larger than 1 MiB.');
+      case 415:
+        return new ApiError(415, 'unsupported_media_type', 'Send the request body as application/json.');
+      default:
+        return new ApiError(error.status, 'http_error', error.message || 'The request could not be served.');
+    }
+  }
+  return undefined;
+}
+
+export function notFoundHandler(c: Context<AppEnv>): Response {
+  return c.json(errorBody(404, 'not_found', `No endpoint matches ${c.req.method} ${c.req.path}.`, [], c.get('requestId') ?? ''), 404);
+}

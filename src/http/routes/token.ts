@@ -1,0 +1,104 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import type { TokenIssuer } from '../../auth/token-issuer.js';
+import { OAuthError } from '../../shared/errors.js';
+import type { AppEnv } from '../context.js';
+
+const tokenRoute = createRoute({
+  method: 'post',
+  path: '/token',
+  summary: 'Get an access token (OAuth 2.0 client credentials grant)',
+  description: 'Authenticate with HTTP Basic (client id and secret, each form-encoded, RFC 6749 2.3.1). Errors follow RFC 6749 5.2.',
+  security: [{ basicAuth: [] }],
+  request: {
+    body: {
+      required: true,
+      content: {
+        'application/x-www-form-urlencoded': {
+          schema: z.object({
+            grant_type: z.literal('client_credentials'),
+            scope: z.string().optional().openapi({ description: 'Space-separated subset of the client scopes: provisioning, reporting.' }),
+          }),
+        },
+      },
+    },
+  },
+  responses: {
+    200: {
+      description: 'A bearer token.',
+      content: {
+        'application/json': {
+          schema: z.object({ access_token: z.string(), token_type: z.literal('Bearer'), expires_in: z.number().int(), scope: z.string() }),
+        },
+      },
+    },
+    400: { description: 'invalid_request, unsupported_grant_type or invalid_scope (RFC 6749 5.2).' },
+    401: { description: 'invalid_client.' },
+    429: { description: 'Too many token requests for one client.' },
+  },
+});
+
+const FORM = /^application\/x-www-form-urlencoded\s*(;.*)?$/i;
+
+/**
+ * POST /token. Registered in the OpenAPI document but parsed by hand: the RFC wants its own
+ * error shape for every malformed request, which the generic validators cannot produce.
+ */
+export function registerTokenRoute(app: OpenAPIHono<AppEnv>, issuer: TokenIssuer): void {
+  app.openAPIRegistry.registerPath(tokenRoute);
+  app.post('/token', async (c) => {
+    if (!FORM.test(c.req.header('content-type') ?? '')) {
+      throw invalidRequest('Send the body as application/x-www-form-urlencoded.');
+    }
+    const credentials = parseBasicCredentials(c.req.header('authorization'));
+    const form = new URLSearchParams(await c.req.text());
+    const grantType = singleParameter(form, 'grant_type');
+    const scope = singleParameter(form, 'scope');
+    if (form.has('client_secret')) throw invalidRequest('Send the client credentials with HTTP Basic authentication, not in the body.');
+    const bodyClientId = singleParameter(form, 'client_id');
+    if (bodyClientId !== undefined && bodyClientId !== credentials.clientId) throw invalidRequest('client_id in the body differs from the authenticated client.');
+    if (grantType === undefined) throw invalidRequest('The parameter grant_type is missing.');
+    const client = await issuer.authenticate(credentials.clientId, credentials.secret);
+    if (grantType !== 'client_credentials') {
+      throw new OAuthError(400, 'unsupported_grant_type', `Only grant_type=client_credentials is supported, not "${grantType}".`);
+    }
+    return c.json(issuer.issue(client, scope), 200, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+  });
+}
+
+function invalidRequest(description: string): OAuthError {
+  return new OAuthError(400, 'invalid_request', description);
+}
+
+/** RFC 3.1: a parameter sent twice makes the request invalid. */
+function singleParameter(form: URLSearchParams, name: string): string | undefined {
+  const values = form.getAll(name);
+  if (values.length > 1) throw invalidRequest(`The parameter ${name} is repeated.`);
+  return values[0];
+}
+
+/** RFC 6749 2.3.1: id and secret are form-encoded, joined by ":", then Base64 (RFC 4648, padded). */
+export function parseBasicCredentials(header: string | undefined): { clientId: string; secret: string } {
+  if (header === undefined || !/^Basic\b/i.test(header)) {
+    throw new OAuthError(401, 'invalid_client', 'Authenticate the client with HTTP Basic (Authorization: Basic base64(client_id:client_secret)).', {
+      'WWW-Authenticate': 'Basic realm="adreport", charset="UTF-8"',
+    });
+  }
+  const encoded = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i.exec(header)?.[1];
+  if (encoded === undefined || encoded.length % 4 !== 0) throw invalidRequest('The Basic authorization header is not valid Base64.');
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) throw invalidRequest('The Basic credentials need the form client_id:client_secret.');
+  try {
+    const clientId = formDecode(decoded.slice(0, colon));
+    const secret = formDecode(decoded.slice(colon + 1));
+    if (clientId === '' || secret === '') throw invalidRequest('The Basic credentials have an empty client id or secret.');
+    return { clientId, secret };
+  } catch (error) {
+    if (error instanceof OAuthError) throw error;
+    throw invalidRequest('The Basic credentials are not correctly form-encoded.');
+  }
+}
+
+function formDecode(text: string): string {
+  return decodeURIComponent(text.replaceAll('+', ' '));
+}

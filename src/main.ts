@@ -1,0 +1,107 @@
+import crypto from 'node:crypto';
+import path from 'node:path';
+import { Authenticator } from './auth/authenticator.js';
+import { getOrCreateServerKey } from './auth/clients.js';
+import { DisabledClients } from './auth/disabled-clients.js';
+import { FailureSlowdown } from './auth/failure-slowdown.js';
+import { TokenIssuer } from './auth/token-issuer.js';
+import { VerifiedSecretCache } from './auth/verified-secret-cache.js';
+import type { ServiceConfig } from './config/config.js';
+import { seedDemo, type DemoSeed } from './demo/demo-seed.js';
+import { buildApp } from './http/app.js';
+import type { ErrorLogger } from './http/error-mapper.js';
+import { listenApi, listenPlainHttpRefusal, type Listener } from './http/listeners.js';
+import { loadTls, type TlsMaterial } from './http/tls.js';
+import { TokenBuckets } from './shared/token-bucket.js';
+import { Database } from './store/database.js';
+import { migrate } from './store/migrate.js';
+import { VERSION } from './version.js';
+
+export interface ServiceIo {
+  logError: ErrorLogger;
+  nowMs?: () => number;
+}
+
+export interface RunningService {
+  readonly db: Database;
+  readonly port: number;
+  readonly httpPort: number | undefined;
+  readonly url: string;
+  readonly tls: TlsMaterial | undefined;
+  readonly demo: DemoSeed | undefined;
+  readonly disabledClients: DisabledClients;
+  close(): Promise<void>;
+}
+
+/** Composition root: open the store, build the services, serve. Nothing else wires things up. */
+export async function startService(config: ServiceConfig, io: ServiceIo): Promise<RunningService> {
+  const nowMs = io.nowMs ?? Date.now;
+  const db = await Database.open(config.dbPath, config.database);
+  const listeners: Listener[] = [];
+  let disabledClients: DisabledClients | undefined;
+  try {
+    await migrate(db);
+    const signingKey = Buffer.from(
+      await db.write((tx) => getOrCreateServerKey(tx, 'token-signing', () => crypto.randomBytes(32).toString('hex'))),
+      'hex',
+    );
+    const demo = config.demo ? await seedDemo(db) : undefined;
+    disabledClients = new DisabledClients(db, config.clientStatusRefreshMs, (error) =>
+      io.logError({ requestId: '-', method: '-', path: 'disabled-clients refresh', error }),
+    );
+    await disabledClients.start();
+
+    const app = buildApp({
+      db,
+      authenticator: new Authenticator(signingKey, disabledClients, nowMs),
+      tokenIssuer: new TokenIssuer({
+        db,
+        signingKey,
+        ttlSeconds: config.tokenTtlSeconds,
+        nowMs,
+        sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+        slowdown: new FailureSlowdown(),
+        verifiedSecrets: new VerifiedSecretCache(),
+        issueRate: new TokenBuckets(config.rateLimit.tokenRatePerSecond, config.rateLimit.tokenBurst),
+      }),
+      apiRate: new TokenBuckets(config.rateLimit.ratePerSecond, config.rateLimit.burst),
+      trustProxy: config.trustProxy,
+      nowMs,
+      logError: io.logError,
+      version: VERSION,
+    });
+
+    const plainBehindProxy = config.trustProxy && !config.tlsCert;
+    const tls = plainBehindProxy
+      ? undefined
+      : await loadTls({ tlsCert: config.tlsCert, tlsKey: config.tlsKey, dataDir: path.dirname(path.resolve(config.dbPath)), nowMs: nowMs() });
+    const api = await listenApi(app.fetch, { host: config.host, port: config.port, tls });
+    listeners.push(api);
+    if (config.httpPort !== undefined) listeners.push(await listenPlainHttpRefusal({ host: config.host, port: config.httpPort }));
+
+    let closing: Promise<void> | undefined;
+    const stoppable = disabledClients;
+    return {
+      db,
+      port: api.port,
+      httpPort: listeners[1]?.port,
+      url: `${tls ? 'https' : 'http'}://localhost:${api.port}`,
+      tls,
+      demo,
+      disabledClients,
+      close() {
+        closing ??= (async () => {
+          await Promise.all(listeners.map((l) => l.close(config.shutdownTimeoutMs)));
+          stoppable.stop();
+          await db.close();
+        })();
+        return closing;
+      },
+    };
+  } catch (error) {
+    await Promise.all(listeners.map((l) => l.close(0)));
+    disabledClients?.stop();
+    await db.close().catch(() => undefined);
+    throw error;
+  }
+}
