@@ -8,7 +8,7 @@ import { TokenIssuer } from './auth/token-issuer.js';
 import { VerifiedSecretCache } from './auth/verified-secret-cache.js';
 import type { ServiceConfig } from './config/config.js';
 import { seedDemo, type DemoSeed } from './demo/demo-seed.js';
-import { buildApp } from './http/app.js';
+import { buildApp, servedRoutes } from './http/app.js';
 import type { ErrorLogger } from './http/error-mapper.js';
 import { listenApi, listenPlainHttpRefusal, type Listener } from './http/listeners.js';
 import { loadTls, type TlsMaterial } from './http/tls.js';
@@ -30,6 +30,7 @@ export interface RunningService {
   readonly tls: TlsMaterial | undefined;
   readonly demo: DemoSeed | undefined;
   readonly disabledClients: DisabledClients;
+  readonly routes: ReadonlyArray<{ method: string; path: string }>;
   close(): Promise<void>;
 }
 
@@ -89,6 +90,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       tls,
       demo,
       disabledClients,
+      routes: servedRoutes(app),
       close() {
         closing ??= (async () => {
           await Promise.all(listeners.map((l) => l.close(config.shutdownTimeoutMs)));

@@ -16,7 +16,9 @@ const COMMON_HELP = [
 
 /** Parses argv, runs one command, returns the exit code. Failures print exactly one line. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  const words = argv.filter((a) => !a.startsWith('-'));
+  // The command is the leading words; everything from the first flag on belongs to parseArgs.
+  const firstFlag = argv.findIndex((a) => a.startsWith('-'));
+  const words = firstFlag < 0 ? [...argv] : argv.slice(0, firstFlag);
   const command = COMMANDS.find((c) => c.path.every((word, i) => words[i] === word));
   const wantsHelp = argv.includes('--help') || argv.includes('-h');
   if (!command) {

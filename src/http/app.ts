@@ -1,4 +1,4 @@
-import { OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import type { Authenticator } from '../auth/authenticator.js';
 import { SCOPE_OF_PREFIX } from '../auth/scopes.js';
@@ -29,13 +29,27 @@ export interface AppDeps {
   version: string;
 }
 
+const healthRoute = createRoute({
+  method: 'get',
+  path: '/health',
+  summary: 'Liveness: the process serves requests',
+  responses: { 200: { description: 'Alive.', content: { 'application/json': { schema: z.object({ status: z.literal('ok') }) } } } },
+});
+
+/** Method and path of every endpoint the app serves (not middleware), e.g. for checking the OpenAPI document. */
+export function servedRoutes(app: OpenAPIHono<AppEnv>): Array<{ method: string; path: string }> {
+  const seen = new Map<string, { method: string; path: string }>();
+  for (const route of app.routes) {
+    if (route.method === 'ALL') continue;
+    seen.set(`${route.method} ${route.path}`, { method: route.method, path: route.path });
+  }
+  return [...seen.values()];
+}
+
 /** A known path asked with a method it does not serve gets 405 and Allow, not a bare 404. */
 function refuseOtherMethods(app: OpenAPIHono<AppEnv>): void {
   const allowed = new Map<string, Set<string>>();
-  for (const route of app.routes) {
-    if (route.method === 'ALL') continue;
-    allowed.set(route.path, (allowed.get(route.path) ?? new Set()).add(route.method));
-  }
+  for (const route of servedRoutes(app)) allowed.set(route.path, (allowed.get(route.path) ?? new Set()).add(route.method));
   for (const [path, methods] of allowed) {
     const allow = [...methods].sort().join(', ');
     app.all(path, () => {
@@ -74,7 +88,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   );
   registerTokenRoute(app, deps.tokenIssuer);
   registerOrganizationRoutes(app, deps.db);
-  app.get('/health', (c) => c.json({ status: 'ok' }));
+  app.openapi(healthRoute, (c) => c.json({ status: 'ok' as const }, 200));
   refuseOtherMethods(app);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer' });

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { notFound } from '../../shared/errors.js';
+import { ApiError } from '../../shared/errors.js';
 import type { AppEnv } from '../context.js';
 
 /**
@@ -10,7 +10,7 @@ export function transportGuard(trustProxy: boolean): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (trustProxy) {
       const proto = c.req.header('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
-      if (proto !== 'https') throw notFound('This service is served over HTTPS only.');
+      if (proto !== 'https') throw new ApiError(404, 'https_required', 'This service is served over HTTPS only.');
     }
     await next();
   };

@@ -1,0 +1,108 @@
+import crypto from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { disableClient, insertClient, newClientCredentials } from '../src/auth/clients.js';
+import { signToken } from '../src/auth/tokens.js';
+import { createOrganization } from '../src/organizations/organizations.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ clientStatusRefreshMs: 200, tokenTtlSeconds: 60 });
+});
+afterAll(() => server.close());
+
+const ORG = '/provisioning/v0/organization';
+
+async function signingKey(): Promise<Buffer> {
+  const row = await server.service.db.read((r) => r.one<{ key_hex: string }>("SELECT key_hex FROM server_keys WHERE name = 'token-signing'"));
+  return Buffer.from(row!.key_hex, 'hex');
+}
+
+describe('bearer authentication on /provisioning/v0 and /reporting/v0 (spec 5, RFC 6750)', () => {
+  it.each([ORG, '/reporting/v0/campaigns', '/provisioning/v0/no-such-route'])('answers 401 with WWW-Authenticate: Bearer on %s without a token', async (path) => {
+    const res = await server.http.get(path);
+    expect(res.status).toBe(401);
+    expect(res.headers['www-authenticate']).toMatch(/^Bearer realm="adreport"$/);
+    expect(res.json.error.code).toBe('unauthorized');
+  });
+
+  it.each([
+    ['a garbage token', 'Bearer not-a-token'],
+    ['an empty token', 'Bearer '],
+    ['a token with a flipped signature', 'FLIP'],
+    ['a token signed with another key', 'FORGED'],
+  ])('answers 401 invalid_token for %s', async (_name, header) => {
+    let authorization = header;
+    if (header === 'FLIP') {
+      const token = await server.token();
+      const last = token.at(-2) === 'A' ? 'B' : 'A';
+      authorization = `Bearer ${token.slice(0, -2)}${last}${token.at(-1)}`;
+    }
+    if (header === 'FORGED') {
+      const now = Math.floor(Date.now() / 1000);
+      authorization = `Bearer ${signToken({ clientId: server.clientId, organizationId: 1, scopes: ['provisioning'], issuedAt: now, expiresAt: now + 60 }, crypto.randomBytes(32))}`;
+    }
+    const res = await server.http.get(ORG, { authorization });
+    expect(res.status).toBe(401);
+    expect(res.headers['www-authenticate']).toMatch(/error="invalid_token"/);
+    expect(res.json.error.code).toBe('invalid_token');
+  });
+
+  it('answers 401 invalid_token for an expired token', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const expired = signToken({ clientId: server.clientId, organizationId: 1, scopes: ['provisioning'], issuedAt: now - 120, expiresAt: now - 60 }, await signingKey());
+    const res = await server.http.get(ORG, { authorization: `Bearer ${expired}` });
+    expect(res.status).toBe(401);
+    expect(res.json.error.message).toMatch(/expired/);
+  });
+
+  it('answers 403 when the token lacks the API scope, with insufficient_scope', async () => {
+    const reportingOnly = await server.token('reporting');
+    const res = await server.http.get(ORG, { authorization: `Bearer ${reportingOnly}` });
+    expect(res.status).toBe(403);
+    expect(res.json.error.code).toBe('insufficient_scope');
+    expect(res.headers['www-authenticate']).toMatch(/error="insufficient_scope", scope="provisioning"/);
+
+    const provisioningOnly = await server.token('provisioning');
+    const reporting = await server.http.get('/reporting/v0/campaigns', { authorization: `Bearer ${provisioningOnly}` });
+    expect(reporting.status).toBe(403);
+  });
+
+  it('accepts the scheme name in any case', async () => {
+    const token = await server.token();
+    const res = await server.http.get(ORG, { authorization: `bearer ${token}` });
+    expect(res.status).toBe(200);
+  });
+
+  it('rejects the tokens of a disabled client within the refresh interval (< 60 s)', async () => {
+    const credentials = await newClientCredentials();
+    await server.service.db.write((tx) => insertClient(tx, credentials, { organizationId: 1, scopes: ['provisioning'] }));
+    const now = Math.floor(Date.now() / 1000);
+    const token = signToken({ clientId: credentials.clientId, organizationId: 1, scopes: ['provisioning'], issuedAt: now, expiresAt: now + 60 }, await signingKey());
+    expect((await server.http.get(ORG, { authorization: `Bearer ${token}` })).status).toBe(200);
+
+    // Disabled behind the server's back, as another writer would: only the periodic re-read can notice.
+    await server.service.db.write((tx) => disableClient(tx, credentials.clientId));
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const res = await server.http.get(ORG, { authorization: `Bearer ${token}` });
+    expect(res.status).toBe(401);
+    expect(res.json.error.code).toBe('invalid_token');
+  });
+
+  it('carries the organization of the credentials with each request', async () => {
+    const organization = await server.service.db.write((tx) => createOrganization(tx, 'Second tenant'));
+    const credentials = await newClientCredentials();
+    await server.service.db.write((tx) => insertClient(tx, credentials, { organizationId: organization.id, scopes: ['provisioning'] }));
+    const now = Math.floor(Date.now() / 1000);
+    const token = signToken({ clientId: credentials.clientId, organizationId: organization.id, scopes: ['provisioning'], issuedAt: now, expiresAt: now + 60 }, await signingKey());
+    const theirs = await server.http.get(ORG, { authorization: `Bearer ${token}` });
+    const ours = await server.http.get(ORG, { authorization: `Bearer ${await server.token()}` });
+    expect(theirs.json.organization).toEqual({ id: organization.id, name: 'Second tenant' });
+    expect(ours.json.organization.id).toBe(1);
+  });
+
+  it('needs no token for the token endpoint, the OpenAPI document and the health check', async () => {
+    expect((await server.http.get('/openapi.json')).status).toBe(200);
+    expect((await server.http.get('/health')).status).toBe(200);
+  });
+});

@@ -1,0 +1,52 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { serviceConfigSchema, type ServiceConfigInput } from '../../src/config/config.js';
+import { startService, type RunningService } from '../../src/main.js';
+import { basic, FORM, HttpClient } from './http.js';
+
+export interface TestServer {
+  service: RunningService;
+  http: HttpClient;
+  dir: string;
+  clientId: string;
+  clientSecret: string;
+  errors: unknown[];
+  /** A fresh token of the demo client (both scopes unless `scope` narrows it). */
+  token(scope?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export function tempDir(prefix = 'adreport-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** A real service on a free port over HTTPS, on a fresh DuckDB file with the demo client. */
+export async function startTestServer(overrides: ServiceConfigInput = {}): Promise<TestServer> {
+  const dir = tempDir();
+  const errors: unknown[] = [];
+  const config = serviceConfigSchema.parse({ dbPath: path.join(dir, 'adreport.duckdb'), host: '127.0.0.1', port: 0, demo: true, ...overrides });
+  const service = await startService(config, { logError: (entry) => errors.push(entry.error) });
+  if (!service.demo?.created) throw new Error('demo client was not created');
+  const { clientId, clientSecret } = service.demo.client;
+  const http = new HttpClient(service.url, service.tls?.cert);
+  return {
+    service,
+    http,
+    dir,
+    clientId,
+    clientSecret,
+    errors,
+    async token(scope) {
+      const body = new URLSearchParams({ grant_type: 'client_credentials', ...(scope ? { scope } : {}) }).toString();
+      const res = await http.request('POST', '/token', { headers: { authorization: basic(clientId, clientSecret), 'content-type': FORM }, body });
+      if (res.status !== 200) throw new Error(`token request failed: ${res.status} ${res.text}`);
+      return res.json.access_token as string;
+    },
+    async close() {
+      http.close();
+      await service.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

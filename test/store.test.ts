@@ -1,0 +1,110 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Database } from '../src/store/database.js';
+import { migrate } from '../src/store/migrate.js';
+import { MIGRATIONS } from '../src/store/migrations/index.js';
+import { tempDir } from './helpers/server.js';
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
+
+async function openFresh(): Promise<{ db: Database; file: string }> {
+  const dir = tempDir('adreport-store-');
+  dirs.push(dir);
+  const file = path.join(dir, 'a.duckdb');
+  return { db: await Database.open(file, { readConnections: 2, maxQueued: 8 }), file };
+}
+
+describe('migrations', () => {
+  it('apply every version once, in order, and not again on the next start', async () => {
+    const { db, file } = await openFresh();
+    expect(await migrate(db)).toEqual(MIGRATIONS.map((m) => m.version));
+    await db.close();
+    const reopened = await Database.open(file, { readConnections: 1, maxQueued: 8 });
+    expect(await migrate(reopened)).toEqual([]);
+    const versions = await reopened.read((r) => r.all<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version'));
+    expect(versions.map((v) => v.version)).toEqual(MIGRATIONS.map((m) => m.version));
+    await reopened.close();
+  });
+
+  it('refuse a file written by a newer release', async () => {
+    const { db } = await openFresh();
+    await migrate(db);
+    await db.write((tx) => tx.run("INSERT INTO schema_migrations (version, name) VALUES (9999, 'from the future')"));
+    await expect(migrate(db)).rejects.toThrow(/schema version 9999, newer than this release knows/);
+    await db.close();
+  });
+
+  it('roll a failing migration back whole', async () => {
+    const { db } = await openFresh();
+    const broken = [{ version: 1, name: 'half', statements: ['CREATE TABLE half_done (x INTEGER)', 'SELECT * FROM no_such_table'] }];
+    await expect(migrate(db, broken)).rejects.toThrow();
+    const tables = await db.read((r) => r.all("SELECT table_name FROM information_schema.tables WHERE table_name = 'half_done'"));
+    expect(tables).toEqual([]);
+    await db.close();
+  });
+});
+
+describe('transactions', () => {
+  it('a failing unit of work leaves nothing behind', async () => {
+    const { db } = await openFresh();
+    await migrate(db);
+    await expect(
+      db.write(async (tx) => {
+        await tx.run("INSERT INTO organizations (name) VALUES ('kept?')");
+        throw new Error('request failed half way');
+      }),
+    ).rejects.toThrow('request failed half way');
+    const rows = await db.read((r) => r.all('SELECT * FROM organizations'));
+    expect(rows).toEqual([]);
+    // The writer is usable afterwards.
+    await db.write((tx) => tx.run("INSERT INTO organizations (name) VALUES ('next')"));
+    expect(await db.read((r) => r.all('SELECT name FROM organizations'))).toEqual([{ name: 'next' }]);
+    await db.close();
+  });
+
+  it('a committed write is visible to the next read on another connection', async () => {
+    const { db } = await openFresh();
+    await migrate(db);
+    await db.write((tx) => tx.run("INSERT INTO organizations (name) VALUES ('seen')"));
+    const counts = await Promise.all([1, 2, 3].map(() => db.read((r) => r.one<{ n: number }>('SELECT count(*) AS n FROM organizations'))));
+    expect(counts.map((c) => c!.n)).toEqual([1, 1, 1]);
+    await db.close();
+  });
+});
+
+describe('hardened settings', () => {
+  it('run in UTC, refuse files outside the data dir, and cannot be changed by a query', async () => {
+    const { db } = await openFresh();
+    const tz = await db.read((r) => r.one<{ tz: string }>("SELECT current_setting('TimeZone') AS tz"));
+    expect(tz!.tz).toBe('UTC');
+    await expect(db.read((r) => r.all("SELECT * FROM read_csv('/etc/passwd')"))).rejects.toThrow(/disabled by configuration|Permission/);
+    await expect(db.read((r) => r.run('SET enable_external_access = true'))).rejects.toThrow(/Cannot change configuration option/);
+    await expect(db.read((r) => r.run("INSTALL httpfs"))).rejects.toThrow();
+    await db.close();
+  });
+});
+
+describe('opening a file held by another process', () => {
+  it('names the holder instead of the raw lock error', async () => {
+    // The other process is the test runner's sibling: a child that opens the file and waits.
+    const { db, file } = await openFresh();
+    await db.close();
+    const { spawn } = await import('node:child_process');
+    const holder = spawn(process.execPath, ['--input-type=module', '-e', `
+      import { DuckDBInstance } from '@duckdb/node-api';
+      await DuckDBInstance.create(${JSON.stringify(file)});
+      console.log('open');
+      setTimeout(() => {}, 20000);
+    `], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()));
+      await expect(Database.open(file, { readConnections: 1, maxQueued: 1 })).rejects.toThrow(
+        new RegExp(`is held by a running process \\(pid ${holder.pid}\\)`),
+      );
+    } finally {
+      holder.kill();
+    }
+  });
+});

@@ -1,0 +1,64 @@
+import crypto from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { FailureSlowdown } from '../src/auth/failure-slowdown.js';
+import { signToken, verifyToken } from '../src/auth/tokens.js';
+import { findUnencodedCharacter } from '../src/http/middleware/query-encoding.js';
+import { TokenBuckets } from '../src/shared/token-bucket.js';
+
+describe('TokenBuckets', () => {
+  it('allows the burst, refuses the next, and refills at the rate', () => {
+    const buckets = new TokenBuckets(2, 3);
+    const t0 = 1_000_000;
+    expect([1, 2, 3].map(() => buckets.take('a', t0).allowed)).toEqual([true, true, true]);
+    const refused = buckets.take('a', t0);
+    expect(refused).toMatchObject({ allowed: false, remaining: 0, retryAfterSeconds: 1 });
+    expect(buckets.take('b', t0).allowed).toBe(true);
+    expect(buckets.take('a', t0 + 500).allowed).toBe(true);
+    expect(buckets.take('a', t0 + 500).allowed).toBe(false);
+  });
+
+  it('stays bounded in keys', () => {
+    const buckets = new TokenBuckets(1, 1, 10);
+    for (let i = 0; i < 100; i++) buckets.take(`k${i}`, 0);
+    expect((buckets as unknown as { buckets: Map<string, unknown> }).buckets.size).toBeLessThanOrEqual(10);
+  });
+});
+
+describe('FailureSlowdown', () => {
+  it('is free for the first failures, then doubles up to the cap, and forgets after the window', () => {
+    const slowdown = new FailureSlowdown({ freeFailures: 2, baseDelayMs: 100, maxDelayMs: 350, windowMs: 1000, maxTracked: 10 });
+    expect([0, 0, 0, 0, 0].map(() => slowdown.recordFailure('c', 0))).toEqual([0, 0, 100, 200, 350]);
+    expect(slowdown.recordFailure('other', 0)).toBe(0);
+    expect(slowdown.recordFailure('c', 5000)).toBe(0);
+  });
+});
+
+describe('tokens', () => {
+  const key = crypto.randomBytes(32);
+  const claims = { clientId: 'adr_x', organizationId: 7, scopes: ['reporting' as const], issuedAt: 100, expiresAt: 200 };
+
+  it('round-trip their claims until they expire', () => {
+    const token = signToken(claims, key);
+    expect(verifyToken(token, key, 150)).toEqual({ ok: true, claims });
+    expect(verifyToken(token, key, 200)).toEqual({ ok: false, reason: 'expired' });
+  });
+
+  it('reject a changed payload, another key and garbage', () => {
+    const token = signToken(claims, key);
+    const [v, , sig] = token.split('.');
+    const forged = `${v}.${Buffer.from(JSON.stringify({ cid: 'adr_x', org: 8, scp: ['reporting'], iat: 100, exp: 200 })).toString('base64url')}.${sig}`;
+    expect(verifyToken(forged, key, 150)).toEqual({ ok: false, reason: 'bad_signature' });
+    expect(verifyToken(token, crypto.randomBytes(32), 150)).toEqual({ ok: false, reason: 'bad_signature' });
+    expect(verifyToken('v1.abc', key, 150)).toEqual({ ok: false, reason: 'malformed' });
+  });
+});
+
+describe('findUnencodedCharacter', () => {
+  it('accepts the RFC 3986 query set and percent escapes', () => {
+    expect(findUnencodedCharacter("a=b&c=d;e:f@g/h?i!$'()*+,=~-._%20%5B")).toBeUndefined();
+  });
+
+  it.each([' ', '"', '<', '>', '[', ']', '{', '}', '|', '\\', '^', '`', '%', '%2', '%g0', 'é'])('finds %j', (ch) => {
+    expect(findUnencodedCharacter(`x=1&y=${ch}`)).toEqual({ index: 6, character: ch[0] });
+  });
+});
