@@ -9,10 +9,10 @@ const LOCK = new URL('../package-lock.json', import.meta.url);
 const lock = JSON.parse(fs.readFileSync(LOCK, 'utf8'));
 const PLATFORM = /-(darwin|linux|win32)-(arm64|x64)(-musl)?$/;
 let added = 0;
-for (const [location, entry] of Object.entries(lock.packages)) {
+for (const entry of Object.values(lock.packages)) {
   for (const [name, version] of Object.entries(entry.optionalDependencies ?? {})) {
-    const target = `${location ? `${location}/` : ''}node_modules/${name}`.replace(/^node_modules\/.*?\/node_modules\//, (m) => m);
-    const key = lock.packages[`node_modules/${name}`] ? `node_modules/${name}` : target;
+    // npm hoists these leaf binaries to the top level.
+    const key = `node_modules/${name}`;
     if (lock.packages[key]) continue;
     const match = PLATFORM.exec(name);
     if (!match) continue;
