@@ -48,8 +48,10 @@ export const serve: Command = {
         io.stderr.write(`${JSON.stringify({ level: 'error', time: new Date().toISOString(), ...entry, error })}\n`);
       },
     });
+    // Handlers go in before the announcement: a supervisor may send SIGTERM the moment it reads it.
+    const stopRequested = untilSignal(context);
     announce(context, service);
-    await untilSignal(context);
+    await stopRequested;
     await service.close();
     if (!context.json) io.stderr.write('adreport: stopped cleanly\n');
     return 0;
