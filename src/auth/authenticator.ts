@@ -21,12 +21,13 @@ export class Authenticator {
   ) {}
 
   authenticate(authorization: string | undefined, requiredScope: Scope): AuthContext {
-    const match = authorization === undefined ? null : /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(authorization);
     if (!authorization || !/^Bearer\b/i.test(authorization)) {
       throw new ApiError(401, 'unauthorized', 'This endpoint needs an access token: send Authorization: Bearer <token> (get one from POST /token).', [], {
         'WWW-Authenticate': `Bearer ${REALM}`,
       });
     }
+    // RFC 6750 2.1 b64token syntax.
+    const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(authorization);
     if (!match) throw invalidToken('The Authorization header is not a well-formed Bearer token.');
     const check = verifyToken(match[1]!, this.signingKey, Math.floor(this.nowMs() / 1000));
     if (!check.ok) {

@@ -19,11 +19,6 @@ export class DisabledClients {
     return this.ids.has(clientId);
   }
 
-  /** Effective at once in this process; the interval covers other writers. */
-  add(clientId: string): void {
-    this.ids.add(clientId);
-  }
-
   async refresh(): Promise<void> {
     this.ids = new Set(await this.db.read(listDisabledClientIds));
   }

@@ -12,14 +12,11 @@ const scrypt = promisify(crypto.scrypt) as (
 // a check near 80 ms, and verified secrets are cached in memory (credential-cache.ts) anyway.
 const SCRYPT = { N: 2 ** 15, r: 8, p: 1, keyLength: 32, saltLength: 16 } as const;
 
-/** RFC 6749 leaves the alphabet open; ours is the unreserved set so no encoding ever matters. */
-export const SECRET_ALPHABET = /^[A-Za-z0-9\-._~]+$/;
-
 export function newClientId(): string {
   return `adr_${crypto.randomBytes(12).toString('hex')}`;
 }
 
-/** 256 random bits in base64url: 43 characters of [A-Za-z0-9-_]. */
+/** 256 random bits in base64url: 43 characters of [A-Za-z0-9-_], inside RFC 3986's unreserved set, so no encoding step can alter a secret. */
 export function newClientSecret(): string {
   return crypto.randomBytes(32).toString('base64url');
 }

@@ -25,10 +25,6 @@ export class VerifiedSecretCache {
     this.entries.set(clientId, { secretHash, mac: this.mac(secret) });
   }
 
-  forget(clientId: string): void {
-    this.entries.delete(clientId);
-  }
-
   private mac(secret: string): Buffer {
     return crypto.createHmac('sha256', this.key).update(secret).digest();
   }

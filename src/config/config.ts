@@ -57,23 +57,23 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServiceConfigInput {
   return {
     dbPath: pick('ADREPORT_DB'),
     host: pick('ADREPORT_HOST'),
-    port: pick('ADREPORT_PORT') as unknown as number,
-    httpPort: pick('ADREPORT_HTTP_PORT') as unknown as number,
+    port: pick('ADREPORT_PORT'),
+    httpPort: pick('ADREPORT_HTTP_PORT'),
     tlsCert: pick('ADREPORT_TLS_CERT'),
     tlsKey: pick('ADREPORT_TLS_KEY'),
     trustProxy: bool('ADREPORT_TRUST_PROXY'),
-    tokenTtlSeconds: pick('ADREPORT_TOKEN_TTL_SECONDS') as unknown as number,
+    tokenTtlSeconds: pick('ADREPORT_TOKEN_TTL_SECONDS'),
     rateLimit: {
-      ratePerSecond: pick('ADREPORT_RATE_LIMIT_PER_SECOND') as unknown as number,
-      burst: pick('ADREPORT_RATE_LIMIT_BURST') as unknown as number,
-      tokenRatePerSecond: pick('ADREPORT_TOKEN_RATE_LIMIT_PER_SECOND') as unknown as number,
-      tokenBurst: pick('ADREPORT_TOKEN_RATE_LIMIT_BURST') as unknown as number,
+      ratePerSecond: pick('ADREPORT_RATE_LIMIT_PER_SECOND'),
+      burst: pick('ADREPORT_RATE_LIMIT_BURST'),
+      tokenRatePerSecond: pick('ADREPORT_TOKEN_RATE_LIMIT_PER_SECOND'),
+      tokenBurst: pick('ADREPORT_TOKEN_RATE_LIMIT_BURST'),
     },
     database: {
-      readConnections: pick('ADREPORT_DB_READ_CONNECTIONS') as unknown as number,
-      maxQueued: pick('ADREPORT_DB_MAX_QUEUED') as unknown as number,
+      readConnections: pick('ADREPORT_DB_READ_CONNECTIONS'),
+      maxQueued: pick('ADREPORT_DB_MAX_QUEUED'),
       memoryLimit: pick('ADREPORT_DB_MEMORY_LIMIT'),
-      threads: pick('ADREPORT_DB_THREADS') as unknown as number,
+      threads: pick('ADREPORT_DB_THREADS'),
     },
   };
 }

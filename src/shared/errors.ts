@@ -41,7 +41,7 @@ export class OverloadedError extends ApiError {
 }
 
 /** Errors of the token endpoint speak RFC 6749 section 5.2, not the API's error envelope. */
-export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope' | 'invalid_grant';
+export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope';
 
 export class OAuthError extends Error {
   constructor(

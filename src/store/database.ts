@@ -132,10 +132,6 @@ export class Database {
     });
   }
 
-  get pendingWork(): number {
-    return this.readLimiter.inFlight + this.readLimiter.queued + this.writeLimiter.inFlight + this.writeLimiter.queued;
-  }
-
   /** Waits for running work, checkpoints so the next open needs no WAL replay, then closes. */
   async close(): Promise<void> {
     if (this.closed) return;

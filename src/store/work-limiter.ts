@@ -14,14 +14,6 @@ export class WorkLimiter {
     private readonly maxQueued: number,
   ) {}
 
-  get inFlight(): number {
-    return this.running;
-  }
-
-  get queued(): number {
-    return this.waiting.length;
-  }
-
   async run<T>(work: () => Promise<T>): Promise<T> {
     await this.acquire();
     try {
