@@ -12,6 +12,7 @@ import { buildApp, servedRoutes } from './http/app.js';
 import type { ErrorLogger } from './http/error-mapper.js';
 import { listenApi, listenPlainHttpRefusal, type Listener } from './http/listeners.js';
 import { loadTls, type TlsMaterial } from './http/tls.js';
+import { AccountService } from './provisioning/accounts/account-service.js';
 import { TokenBuckets } from './shared/token-bucket.js';
 import { Database } from './store/database.js';
 import { migrate } from './store/migrate.js';
@@ -54,6 +55,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
 
     const app = buildApp({
       db,
+      accounts: new AccountService(db),
       authenticator: new Authenticator(signingKey, disabledClients, nowMs),
       tokenIssuer: new TokenIssuer({
         db,

@@ -6,12 +6,14 @@ import type { TokenIssuer } from '../auth/token-issuer.js';
 import { ApiError } from '../shared/errors.js';
 import type { TokenBuckets } from '../shared/token-bucket.js';
 import type { Database } from '../store/database.js';
+import type { AccountService } from '../provisioning/accounts/account-service.js';
 import type { AppEnv } from './context.js';
 import { makeErrorHandler, notFoundHandler, type ErrorLogger } from './error-mapper.js';
 import { apiGuard } from './middleware/api-guard.js';
 import { queryEncoding } from './middleware/query-encoding.js';
 import { requestId } from './middleware/request-id.js';
 import { transportGuard } from './middleware/transport-guard.js';
+import { registerAccountRoutes } from './routes/accounts.js';
 import { registerOrganizationRoutes } from './routes/organization.js';
 import { registerTokenRoute } from './routes/token.js';
 import { validationHook } from './validation.js';
@@ -20,6 +22,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 export interface AppDeps {
   db: Database;
+  accounts: AccountService;
   authenticator: Authenticator;
   tokenIssuer: TokenIssuer;
   apiRate: TokenBuckets;
@@ -88,6 +91,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   );
   registerTokenRoute(app, deps.tokenIssuer);
   registerOrganizationRoutes(app, deps.db);
+  registerAccountRoutes(app, deps.accounts);
   app.openapi(healthRoute, (c) => c.json({ status: 'ok' as const }, 200));
   refuseOtherMethods(app);
 

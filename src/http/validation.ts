@@ -1,9 +1,9 @@
 import type { Hook } from '@hono/zod-openapi';
 import type { z } from 'zod';
-import { ApiError, type ErrorDetail } from '../shared/errors.js';
+import { ApiError } from '../shared/errors.js';
+import { issueDetails, ruleViolation } from '../shared/zod-rules.js';
 import type { AppEnv } from './context.js';
 
-type Issue = z.core.$ZodIssue;
 
 /**
  * zod issues become the supplement's statuses: a body that is not the documented wrapper
@@ -23,41 +23,10 @@ export const validationHook: Hook<unknown, AppEnv, string, unknown> = (result) =
   if (unreadable.length > 0) {
     throw new ApiError(400, 'invalid_body', `The request body is not the documented object: ${describe(unreadable[0]!)}.`, unreadable.flatMap(issueDetails));
   }
-  const details = issues.flatMap(issueDetails);
-  throw new ApiError(422, 'validation_failed', `The request breaks ${details.length === 1 ? 'a rule' : `${details.length} rules`}: ${details.map((d) => `${d.field}: ${d.message}`).join('; ')}.`, details);
+  throw ruleViolation(issues, '');
 };
 
-function issueDetails(issue: Issue): ErrorDetail[] {
-  const field = issue.path.map(String).join('.');
-  if (issue.code === 'unrecognized_keys') {
-    return issue.keys.map((key) => ({
-      field: field === '' ? key : `${field}.${key}`,
-      code: 'unknown_field',
-      message: `${key} is not a field of this object`,
-    }));
-  }
-  return [{ field: field === '' ? '(body)' : field, code: detailCode(issue), message: issue.message }];
-}
-
-function detailCode(issue: Issue): string {
-  switch (issue.code) {
-    case 'invalid_type':
-      // zod 4 does not report the input; its message says what was received.
-      return /received undefined$/.test(issue.message) ? 'required' : 'wrong_type';
-    case 'too_big':
-      return issue.origin === 'string' ? 'too_long' : 'too_big';
-    case 'too_small':
-      return issue.origin === 'string' ? 'too_short' : 'too_small';
-    case 'invalid_format':
-      return 'invalid_format';
-    case 'invalid_value':
-      return 'not_allowed';
-    default:
-      return 'invalid';
-  }
-}
-
-function describe(issue: Issue): string {
+function describe(issue: z.core.$ZodIssue): string {
   const field = issue.path.map(String).join('.');
   return field === '' ? issue.message : `${field}: ${issue.message}`;
 }

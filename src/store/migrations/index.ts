@@ -1,4 +1,5 @@
 import { m001Tenancy } from './001-tenancy.js';
+import { m002Accounts } from './002-accounts.js';
 
 export interface Migration {
   readonly version: number;
@@ -8,4 +9,4 @@ export interface Migration {
 }
 
 /** Append only: a released migration is never edited, a change is a new version. */
-export const MIGRATIONS: readonly Migration[] = [m001Tenancy];
+export const MIGRATIONS: readonly Migration[] = [m001Tenancy, m002Accounts];

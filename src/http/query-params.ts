@@ -1,0 +1,49 @@
+import { badRequest } from '../shared/errors.js';
+
+/**
+ * Strict query parameters: a name the endpoint does not know, or a name given twice, is a 400
+ * naming it, so a typo like `limt=10` fails loudly instead of being ignored. Values come
+ * percent-decoded (and `+` as space, as in HTML forms).
+ */
+export class QueryParams {
+  private constructor(private readonly params: URLSearchParams) {}
+
+  static parse(url: string, allowed: readonly string[]): QueryParams {
+    const query = url.includes('?') ? url.slice(url.indexOf('?') + 1) : '';
+    const params = new URLSearchParams(query);
+    for (const name of new Set(params.keys())) {
+      if (!allowed.includes(name)) {
+        throw badRequest('unknown_parameter', `Unknown query parameter ${name}; this endpoint takes ${allowed.join(', ')}.`, [
+          { field: name, code: 'unknown_parameter', message: `${name} is not a parameter of this endpoint` },
+        ]);
+      }
+      if (params.getAll(name).length > 1) {
+        throw badRequest('invalid_parameter', `The query parameter ${name} is given more than once.`, [{ field: name, code: 'repeated', message: 'given more than once' }]);
+      }
+    }
+    return new QueryParams(params);
+  }
+
+  get(name: string): string | undefined {
+    return this.params.get(name) ?? undefined;
+  }
+}
+
+export function invalidParameter(name: string, message: string): never {
+  throw badRequest('invalid_parameter', `Invalid query parameter ${name}: ${message}.`, [{ field: name, code: 'invalid', message }]);
+}
+
+/** limit (1..max, default) and offset (0 or a multiple of limit), as supplement 1 defines paging. */
+export function parsePaging(query: QueryParams, maxLimit: number, defaultLimit: number): { limit: number; offset: number } {
+  const limitText = query.get('limit');
+  const offsetText = query.get('offset');
+  const limit = limitText === undefined ? defaultLimit : Number(limitText);
+  if (limitText !== undefined && (!/^\d{1,6}$/.test(limitText) || limit < 1 || limit > maxLimit)) {
+    invalidParameter('limit', `must be an integer from 1 to ${maxLimit}`);
+  }
+  const offset = offsetText === undefined ? 0 : Number(offsetText);
+  if (offsetText !== undefined && (!/^\d{1,15}$/.test(offsetText) || offset % limit !== 0)) {
+    invalidParameter('offset', `must be 0 or a multiple of limit (${limit})`);
+  }
+  return { limit, offset };
+}

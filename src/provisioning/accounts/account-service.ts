@@ -1,0 +1,97 @@
+import { notFound, unprocessable } from '../../shared/errors.js';
+import { ruleViolation } from '../../shared/zod-rules.js';
+import type { Database } from '../../store/database.js';
+import type { Labels } from '../labels.js';
+import { accountWriteSchema, CUSTOM_FIELDS, REQUIRED_FIELDS, stateFromWrite, writeFromState, type AccountPatch, type AccountWrite } from './account-schema.js';
+import { getAccount, insertAccount, listAccounts, updateAccount, type AccountListFilter, type StoredAccount } from './account-store.js';
+
+/** The account as spec 2.2 shows it. */
+export interface AccountResponse {
+  id: number;
+  name: string;
+  language: string;
+  country: string;
+  currency: string;
+  notes: string | null;
+  autoImport: boolean;
+  [customField: `field${number}`]: string | number | null;
+  labels: Labels;
+  linkedAdPlatformAccounts: unknown[];
+}
+
+export function toAccountResponse(account: StoredAccount): AccountResponse {
+  return {
+    id: account.id,
+    name: account.name,
+    language: account.languageCode,
+    country: account.countryCode,
+    currency: account.currency,
+    notes: account.notes,
+    autoImport: account.autoImport,
+    ...Object.fromEntries(CUSTOM_FIELDS.map((f) => [f, account.custom[f] ?? null])),
+    labels: account.labels,
+    // Ad platform account links arrive with the platforms issue; until then an account has none.
+    linkedAdPlatformAccounts: [],
+  };
+}
+
+/** Accounts of one organization: every call takes the caller's organization id. */
+export class AccountService {
+  constructor(private readonly db: Database) {}
+
+  create(organizationId: number, body: AccountWrite): Promise<StoredAccount> {
+    return this.db.write(async (tx) => {
+      const id = await insertAccount(tx, organizationId, stateFromWrite(body));
+      return (await getAccount(tx, organizationId, id))!;
+    });
+  }
+
+  /** PUT (spec 4.2 rule 1): every field missing from the body becomes null, labels included. */
+  replace(organizationId: number, id: number, body: AccountWrite): Promise<StoredAccount> {
+    return this.db.write(async (tx) => {
+      if (!(await getAccount(tx, organizationId, id))) throw accountNotFound(id);
+      await updateAccount(tx, organizationId, id, stateFromWrite(body));
+      return (await getAccount(tx, organizationId, id))!;
+    });
+  }
+
+  /**
+   * PATCH as JSON Merge Patch (RFC 7396) over the account's fields: a member present replaces,
+   * null clears; `labels` replaces all labels (spec 4.2 rule 2). The merged account must pass
+   * every rule of a PUT. Runs read-merge-write inside the one writer, so concurrent patches of one
+   * account apply one after the other and none is lost.
+   */
+  patch(organizationId: number, id: number, patch: AccountPatch): Promise<StoredAccount> {
+    const nulledRequired = REQUIRED_FIELDS.filter((field) => patch[field] === null);
+    if (nulledRequired.length > 0) {
+      throw unprocessable(
+        `Required fields cannot be cleared: ${nulledRequired.join(', ')}.`,
+        nulledRequired.map((field) => ({ field: `account.${field}`, code: 'required', message: 'is required and cannot be null' })),
+      );
+    }
+    return this.db.write(async (tx) => {
+      const current = await getAccount(tx, organizationId, id);
+      if (!current) throw accountNotFound(id);
+      const merged = new Map(Object.entries(writeFromState(current)));
+      for (const [field, value] of Object.entries(patch)) if (value !== undefined) merged.set(field, value);
+      const parsed = accountWriteSchema.safeParse(Object.fromEntries(merged));
+      if (!parsed.success) throw ruleViolation(parsed.error.issues, 'account');
+      await updateAccount(tx, organizationId, id, stateFromWrite(parsed.data));
+      return (await getAccount(tx, organizationId, id))!;
+    });
+  }
+
+  async get(organizationId: number, id: number): Promise<StoredAccount> {
+    const account = await this.db.read((r) => getAccount(r, organizationId, id));
+    if (!account) throw accountNotFound(id);
+    return account;
+  }
+
+  list(organizationId: number, filter: AccountListFilter, page: { limit: number; offset: number }) {
+    return this.db.read((r) => listAccounts(r, organizationId, filter, page));
+  }
+}
+
+function accountNotFound(id: number) {
+  return notFound(`No account with id ${id}.`);
+}

@@ -1,0 +1,50 @@
+import type { z } from 'zod';
+import { ApiError, type ErrorDetail } from './errors.js';
+
+type Issue = z.core.$ZodIssue;
+
+/**
+ * A domain rule broken inside a zod schema, carrying the stable detail code the API reports
+ * (`http/validation.ts` reads `params.code`).
+ */
+export function ruleIssue(code: string, message: string, path: PropertyKey[] = []): z.core.$ZodRawIssue {
+  return { code: 'custom', message, path, params: { code }, input: undefined };
+}
+
+/** A 422 for rules a service checks itself (e.g. a merged PATCH), with fields under `prefix`. */
+export function ruleViolation(issues: readonly Issue[], prefix: string): ApiError {
+  const details = issues.flatMap((issue) => issueDetails(prefix === '' ? issue : ({ ...issue, path: [prefix, ...issue.path] } as Issue)));
+  return new ApiError(422, 'validation_failed', `The request breaks ${details.length === 1 ? 'a rule' : `${details.length} rules`}: ${details.map((d) => `${d.field}: ${d.message}`).join('; ')}.`, details);
+}
+
+export function issueDetails(issue: Issue): ErrorDetail[] {
+  const field = issue.path.map(String).join('.');
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((key) => ({
+      field: field === '' ? key : `${field}.${key}`,
+      code: 'unknown_field',
+      message: `${key} is not a field of this object`,
+    }));
+  }
+  return [{ field: field === '' ? '(body)' : field, code: detailCode(issue), message: issue.message }];
+}
+
+function detailCode(issue: Issue): string {
+  switch (issue.code) {
+    case 'custom':
+      return typeof issue.params?.code === 'string' ? issue.params.code : 'invalid';
+    case 'invalid_type':
+      // zod 4 does not report the input; its message says what was received.
+      return /received undefined$/.test(issue.message) ? 'required' : 'wrong_type';
+    case 'too_big':
+      return issue.origin === 'string' ? 'too_long' : 'too_big';
+    case 'too_small':
+      return issue.origin === 'string' ? 'too_short' : 'too_small';
+    case 'invalid_format':
+      return 'invalid_format';
+    case 'invalid_value':
+      return 'not_allowed';
+    default:
+      return 'invalid';
+  }
+}
