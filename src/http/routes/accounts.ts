@@ -4,6 +4,7 @@ import { toAccountResponse, type AccountService } from '../../provisioning/accou
 import { LABEL_NAME, LABEL_VALUE_MAX } from '../../provisioning/labels.js';
 import { badRequest, notFound } from '../../shared/errors.js';
 import type { AppEnv } from '../context.js';
+import { acceptJson } from '../middleware/content-type.js';
 import { invalidParameter, parsePaging, QueryParams } from '../query-params.js';
 
 const BASE = '/provisioning/v0/accounts';
@@ -43,6 +44,7 @@ const createAccountRoute = createRoute({
   method: 'post',
   path: BASE,
   summary: 'Create an account',
+  middleware: [acceptJson()] as const,
   security: [{ bearerAuth: [] }],
   request: { body: { required: true, ...json(WriteBody) } },
   responses: { 201: { description: 'Created.', ...json(AccountEnvelope) }, ...errors },
@@ -80,6 +82,7 @@ const putAccountRoute = createRoute({
   method: 'put',
   path: `${BASE}/id/{id}`,
   summary: 'Overwrite an account: fields missing from the body become null, labels are replaced',
+  middleware: [acceptJson()] as const,
   security: [{ bearerAuth: [] }],
   request: { params: IdParam, body: { required: true, ...json(WriteBody) } },
   responses: { 200: { description: 'The account after the change.', ...json(AccountEnvelope) }, ...errors },
@@ -89,6 +92,7 @@ const patchAccountRoute = createRoute({
   method: 'patch',
   path: `${BASE}/id/{id}`,
   summary: 'Change some fields (JSON Merge Patch; null clears; labels, when present, replace all labels)',
+  middleware: [acceptJson('application/json', 'application/merge-patch+json')] as const,
   security: [{ bearerAuth: [] }],
   request: {
     params: IdParam,

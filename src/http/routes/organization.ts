@@ -3,6 +3,7 @@ import { getOrganization, ORGANIZATION_NAME_MAX, renameOrganization } from '../.
 import { notFound } from '../../shared/errors.js';
 import type { Database } from '../../store/database.js';
 import type { AppEnv } from '../context.js';
+import { acceptJson } from '../middleware/content-type.js';
 
 const OrganizationSchema = z.object({ id: z.number().int(), name: z.string() }).openapi('Organization');
 const OrganizationResponse = z.object({ organization: OrganizationSchema });
@@ -28,6 +29,7 @@ const patchRoute = createRoute({
   method: 'patch',
   path: '/provisioning/v0/organization',
   summary: "Rename the caller's organization (JSON Merge Patch)",
+  middleware: [acceptJson('application/json', 'application/merge-patch+json')] as const,
   security: [{ bearerAuth: [] }],
   request: {
     body: {
