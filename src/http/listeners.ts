@@ -17,11 +17,34 @@ export interface Listener {
 
 /** The API listener: HTTPS, or plain HTTP behind a trusted TLS-terminating proxy. */
 export function listenApi(fetch: FetchHandler, options: { host: string; port: number; tls: TlsMaterial | undefined }): Promise<Listener> {
-  const handler = getRequestListener(fetch);
+  const handlers = new InFlight();
+  const listener = getRequestListener(fetch);
+  const handler = (req: http.IncomingMessage, res: http.ServerResponse) => handlers.track(listener(req, res));
   const server = options.tls
     ? https.createServer({ cert: options.tls.cert, key: options.tls.key, minVersion: 'TLSv1.2' }, handler)
     : http.createServer(handler);
-  return listen(server, options.host, options.port);
+  return listen(server, options.host, options.port, handlers);
+}
+
+/**
+ * Counts running request handlers. A client that drops its connection ends the socket at once,
+ * while its handler still runs, so "all connections closed" does not mean "all requests done".
+ */
+class InFlight {
+  private count = 0;
+  private readonly onIdle: Array<() => void> = [];
+
+  track(handling: Promise<void>): void {
+    this.count++;
+    handling.finally(() => {
+      this.count--;
+      if (this.count === 0) for (const resolve of this.onIdle.splice(0)) resolve();
+    });
+  }
+
+  idle(): Promise<void> {
+    return this.count === 0 ? Promise.resolve() : new Promise((resolve) => this.onIdle.push(resolve));
+  }
 }
 
 /** Spec 5.7: requests over plain HTTP are not served; every one gets the 404 error body. */
@@ -34,7 +57,7 @@ export function listenPlainHttpRefusal(options: { host: string; port: number }):
   return listen(server, options.host, options.port);
 }
 
-function listen(server: http.Server, host: string, port: number): Promise<Listener> {
+function listen(server: http.Server, host: string, port: number, handlers?: InFlight): Promise<Listener> {
   // Requests the HTTP parser itself rejects (bad request line, header overflow) still get our envelope.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable || (error.code === 'ECONNRESET')) return socket.destroy();
@@ -57,7 +80,7 @@ function listen(server: http.Server, host: string, port: number): Promise<Listen
       resolve({
         server,
         port: (server.address() as AddressInfo).port,
-        close: (timeoutMs) => closeServer(server, timeoutMs),
+        close: (timeoutMs) => closeServer(server, timeoutMs, handlers),
       });
     });
   });
@@ -69,17 +92,16 @@ function hasRawSpaceInTarget(error: NodeJS.ErrnoException & { rawPacket?: Buffer
   return /^[A-Z]+ \S+ .+ HTTP\/\d\.\d$/.test(firstLine) || (/^[A-Z]+ \S+ /.test(firstLine) && !/ HTTP\/\d\.\d$/.test(firstLine));
 }
 
-function closeServer(server: http.Server, timeoutMs: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => server.closeAllConnections(), timeoutMs);
-    timer.unref();
-    // close() stops accepting and, since Node 19, drops idle keep-alive connections too.
-    server.close(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-    server.closeIdleConnections();
-  });
+async function closeServer(server: http.Server, timeoutMs: number, handlers: InFlight | undefined): Promise<void> {
+  const timer = setTimeout(() => server.closeAllConnections(), timeoutMs);
+  timer.unref();
+  // close() stops accepting and, since Node 19, drops idle keep-alive connections too.
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  await closed;
+  // Handlers cannot be cancelled; past the timeout shutdown goes on and the store's own drain waits for their queries.
+  await Promise.race([handlers?.idle(), new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())]);
+  clearTimeout(timer);
 }
 
 function send(res: http.ServerResponse, status: number, body: unknown, requestId: string): void {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
 import { fromDuckDBRow, toDuckDBValues, type Row, type SqlParams } from './sql-values.js';
 import { WorkLimiter } from './work-limiter.js';
+import { OverloadedError } from '../shared/errors.js';
 
 /** What store functions see: one connection, parameters always bound, never pasted. */
 export interface Executor {
@@ -17,6 +18,14 @@ export interface DatabaseOptions {
   maxQueued: number;
   memoryLimit?: string | undefined;
   threads?: number | undefined;
+}
+
+/** Work that arrives while the service shuts down; answered 503 like overload. */
+export class DatabaseClosedError extends OverloadedError {
+  constructor() {
+    super(1);
+    this.name = 'DatabaseClosedError';
+  }
 }
 
 /** The file is locked by another process, usually a running server (DESIGN D1). */
@@ -169,11 +178,14 @@ export class Database {
     });
   }
 
-  /** Waits for running work, checkpoints so the next open needs no WAL replay, then closes. */
+  /**
+   * Refuses new work, waits for what runs or waits, checkpoints so the next open needs no WAL
+   * replay, then closes. Statements must not be destroyed under a query still running.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
-    await this.write(async (tx) => tx.run('SELECT 1')).catch(() => undefined);
     this.closed = true;
+    await Promise.all([this.readLimiter.drained(), this.writeLimiter.drained()]);
     await this.writer.run('CHECKPOINT').catch(() => undefined);
     for (const executor of [this.writer, ...this.readers]) executor.release();
     for (const c of this.connections) c.closeSync();
@@ -181,7 +193,7 @@ export class Database {
   }
 
   private assertOpen(): void {
-    if (this.closed) throw new Error('database is closed');
+    if (this.closed) throw new DatabaseClosedError();
   }
 }
 

@@ -8,11 +8,18 @@ import { OverloadedError } from '../shared/errors.js';
 export class WorkLimiter {
   private running = 0;
   private readonly waiting: Array<() => void> = [];
+  private readonly onIdle: Array<() => void> = [];
 
   constructor(
     private readonly maxRunning: number,
     private readonly maxQueued: number,
   ) {}
+
+  /** Resolves once nothing runs or waits; new work may still arrive, so callers stop it first. */
+  drained(): Promise<void> {
+    if (this.running === 0 && this.waiting.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.onIdle.push(resolve));
+  }
 
   async run<T>(work: () => Promise<T>): Promise<T> {
     await this.acquire();
@@ -39,5 +46,6 @@ export class WorkLimiter {
     const next = this.waiting.shift();
     if (next) next();
     else this.running--;
+    if (this.running === 0) for (const resolve of this.onIdle.splice(0)) resolve();
   }
 }
