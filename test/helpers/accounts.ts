@@ -1,0 +1,36 @@
+import { insertClient, newClientCredentials } from '../../src/auth/clients.js';
+import { createOrganization } from '../../src/organizations/organizations.js';
+import { basic, FORM } from './http.js';
+import type { TestServer } from './server.js';
+
+export const VALID_ACCOUNT = { name: 'Acme GmbH', languageCode: 'de', countryCode: 'DE', currency: 'EUR' } as const;
+
+export function jsonRequest(server: TestServer, token: string, method: string, path: string, body: unknown, contentType = 'application/json') {
+  return server.http.request(method, path, {
+    headers: { authorization: `Bearer ${token}`, 'content-type': contentType },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+export async function createAccount(server: TestServer, token: string, account: Record<string, unknown> = {}) {
+  const res = await jsonRequest(server, token, 'POST', '/provisioning/v0/accounts', { account: { ...VALID_ACCOUNT, ...account } });
+  if (res.status !== 201) throw new Error(`create failed: ${res.status} ${res.text}`);
+  return res.json.account as Record<string, any>;
+}
+
+/** A second tenant with its own client and token, to prove isolation. */
+export async function otherTenantToken(server: TestServer): Promise<string> {
+  const organization = await server.service.db.write((tx) => createOrganization(tx, `Other ${Math.random()}`));
+  const credentials = await newClientCredentials();
+  await server.service.db.write((tx) => insertClient(tx, credentials, { organizationId: organization.id, scopes: ['provisioning', 'reporting'] }));
+  const res = await server.http.request('POST', '/token', {
+    headers: { authorization: basic(credentials.clientId, credentials.clientSecret), 'content-type': FORM },
+    body: 'grant_type=client_credentials',
+  });
+  return res.json.access_token as string;
+}
+
+export async function accountCount(server: TestServer, token: string): Promise<number> {
+  const res = await server.http.get('/provisioning/v0/accounts?limit=1', { authorization: `Bearer ${token}` });
+  return Number(res.headers['x-totalcount']);
+}
