@@ -111,7 +111,8 @@ export function stateFromWrite(body: AccountWrite): AccountState {
     notes: body.notes ?? null,
     autoImport: body.autoImport ?? false,
     custom: Object.fromEntries(CUSTOM_FIELDS.map((f) => [f, (fields[f] as string | number | null | undefined) ?? null])),
-    labels: body.labels ?? {},
+    // Sorted by name, as reads return them, so a write's answer equals the next read.
+    labels: Object.fromEntries(Object.entries(body.labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
   };
 }
 
