@@ -1,0 +1,164 @@
+/**
+ * The one interface through which the service talks to an ad platform (supplement 4). The
+ * sandbox in ./sandbox is the embedded default implementation; a real platform client plugs in
+ * behind the same interface.
+ */
+export const AD_PLATFORM_TYPES = ['GOOGLE_ADS', 'MICROSOFT_ADVERTISING', 'FACEBOOK'] as const;
+export type AdPlatformType = (typeof AD_PLATFORM_TYPES)[number];
+
+/** Pre-rebranding names accepted as input, never emitted (supplement 2). */
+export const AD_PLATFORM_ALIASES: Readonly<Record<string, AdPlatformType>> = { ADWORDS: 'GOOGLE_ADS', BING_ADS: 'MICROSOFT_ADVERTISING' };
+
+export const DEVICE_TYPES = ['DESKTOP', 'MOBILE', 'TABLET', 'CONNECTED_TV', 'OTHER', 'UNKNOWN'] as const;
+export type DeviceType = (typeof DEVICE_TYPES)[number];
+export const NETWORK_TYPES = ['SEARCH', 'SEARCH_PARTNERS', 'DISPLAY', 'SOCIAL'] as const;
+export type NetworkType = (typeof NETWORK_TYPES)[number];
+
+export type EntityStatus = 'ENABLED' | 'PAUSED' | 'REMOVED';
+
+export interface PlatformAccount {
+  /** The platform's own id: GOOGLE_ADS `123-456-7890`, MICROSOFT_ADVERTISING digits, FACEBOOK `act_` + digits. */
+  readonly adPlatformId: string;
+  readonly name: string;
+  /** ISO 4217. */
+  readonly currency: string;
+  /** IANA time zone, e.g. Europe/Berlin. */
+  readonly timeZone: string;
+}
+
+export interface PlatformMasterAccount {
+  readonly adPlatformId: string;
+  readonly name: string;
+}
+
+export interface PlatformCampaign {
+  readonly adPlatformId: string;
+  readonly name: string;
+  readonly status: EntityStatus;
+  /** ISO date the campaign was created at the platform. */
+  readonly createdOn: string;
+}
+
+export interface PlatformKeyword {
+  readonly adPlatformId: string;
+  readonly text: string;
+  readonly matchType: 'EXACT' | 'PHRASE' | 'BROAD';
+  readonly status: EntityStatus;
+}
+
+export interface PlatformAd {
+  readonly adPlatformId: string;
+  readonly name: string;
+  readonly status: EntityStatus;
+  /** e.g. RESPONSIVE_SEARCH_AD, EXPANDED_TEXT_AD, IMAGE, VIDEO, CAROUSEL. */
+  readonly adType: string;
+  readonly headline: string;
+  readonly description: string;
+  readonly finalUrl: string;
+  /** FACEBOOK only: image URLs in higher resolution and ad-type-specific fields. */
+  readonly imageUrls?: readonly string[];
+  readonly specificFields?: Readonly<Record<string, string>>;
+}
+
+export interface PlatformAdGroup {
+  readonly adPlatformId: string;
+  readonly name: string;
+  readonly status: EntityStatus;
+  /** Empty for FACEBOOK, which has no keywords (its ad groups are ad sets). */
+  readonly keywords: readonly PlatformKeyword[];
+  readonly ads: readonly PlatformAd[];
+}
+
+export interface CampaignTree {
+  readonly campaign: PlatformCampaign;
+  readonly adGroups: readonly PlatformAdGroup[];
+}
+
+/** One row of daily figures at the finest grain a platform reports. Money in the account currency. */
+export interface DailyStatistic {
+  /** YYYY-MM-DD in the account's time zone. */
+  readonly date: string;
+  readonly campaignId: string;
+  readonly adGroupId: string;
+  readonly adId: string;
+  /** Search platforms report keyword-level rows too; null on ad rows and on FACEBOOK. */
+  readonly keywordId: string | null;
+  readonly device: DeviceType;
+  readonly network: NetworkType;
+  readonly impressions: number;
+  readonly clicks: number;
+  /** Money with at most 6 decimals (micros). */
+  readonly cost: number;
+  /** Fractional conversions (data-driven attribution). */
+  readonly conversions: number;
+  readonly conversionValue: number;
+  readonly calls: number;
+  readonly callConversions: number;
+  readonly callConversionsFractional: number;
+}
+
+export interface NewPlatformAccount {
+  readonly name: string;
+  readonly currency: string;
+  readonly timeZone: string;
+}
+
+/** A change made in the service's user interface, pushed to the platform. */
+export type CampaignChange =
+  | { readonly kind: 'SET_STATUS'; readonly entity: 'CAMPAIGN' | 'AD_GROUP' | 'AD' | 'KEYWORD'; readonly adPlatformId: string; readonly status: EntityStatus }
+  | { readonly kind: 'RENAME'; readonly entity: 'CAMPAIGN' | 'AD_GROUP' | 'AD'; readonly adPlatformId: string; readonly name: string };
+
+export type PlatformErrorCode =
+  /** The id is unknown to the platform (or invisible to us). */
+  | 'NOT_FOUND'
+  /** Our access was revoked or never granted. */
+  | 'ACCESS_DENIED'
+  /** The platform refused the input (e.g. a currency it does not support). */
+  | 'INVALID_REQUEST'
+  /** Throttled; retry after `retryAfterMs`. */
+  | 'RATE_LIMITED'
+  /** A 5xx or timeout at the platform. */
+  | 'UNAVAILABLE';
+
+/** Every connector failure; `retryable` tells the job runner whether trying again can help. */
+export class PlatformError extends Error {
+  readonly retryable: boolean;
+
+  constructor(
+    readonly platform: AdPlatformType,
+    readonly code: PlatformErrorCode,
+    message: string,
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+    this.name = 'PlatformError';
+    this.retryable = code === 'RATE_LIMITED' || code === 'UNAVAILABLE';
+  }
+}
+
+/** One platform as seen by one organization (its credentials, its catalog). */
+export interface PlatformConnector {
+  readonly platform: AdPlatformType;
+  /** Whether this id has the platform's own format (no call is made). */
+  isWellFormedAccountId(adPlatformId: string): boolean;
+  /** A master (manager / reseller customer) we may act through; FACEBOOK has none. */
+  getMasterAccount(masterId: string): Promise<PlatformMasterAccount>;
+  listAccountsUnderMaster(masterId: string): Promise<PlatformAccount[]>;
+  /** Accounts the organization may link without a master (FACEBOOK ad accounts); [] elsewhere. */
+  listDirectAccounts(): Promise<PlatformAccount[]>;
+  /**
+   * Creates an account inside a master. `requestToken` makes the call idempotent: the same
+   * token returns the account made the first time (a resumed job must not create two).
+   */
+  createAccount(masterId: string, account: NewPlatformAccount, requestToken: string): Promise<PlatformAccount>;
+  listCampaigns(accountId: string): Promise<PlatformCampaign[]>;
+  fetchCampaignTree(accountId: string, campaignId: string): Promise<CampaignTree>;
+  pushChange(accountId: string, change: CampaignChange): Promise<void>;
+  /** Daily rows for every entity of the account in [from, to], inclusive, YYYY-MM-DD. */
+  fetchDailyStatistics(accountId: string, from: string, to: string): Promise<DailyStatistic[]>;
+}
+
+/** Connectors per organization: each organization has its own platform credentials. */
+export interface PlatformDirectory {
+  connector(organizationId: number, platform: AdPlatformType): PlatformConnector;
+}
