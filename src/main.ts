@@ -13,6 +13,11 @@ import type { ErrorLogger } from './http/error-mapper.js';
 import { listenApi, listenPlainHttpRefusal, type Listener } from './http/listeners.js';
 import { loadTls, type TlsMaterial } from './http/tls.js';
 import { AccountService } from './provisioning/accounts/account-service.js';
+import { createAdPlatformAccountHandler } from './jobs/handlers/create-adplatform-account.js';
+import { JobRunner } from './jobs/job-runner.js';
+import { JobService } from './jobs/job-service.js';
+import { parseSandboxFaults, SandboxPlatforms } from './platforms/sandbox/index.js';
+import { PlatformAccountService } from './provisioning/platform-accounts/platform-account-service.js';
 import { TokenBuckets } from './shared/token-bucket.js';
 import { Database } from './store/database.js';
 import { migrate } from './store/migrate.js';
@@ -31,6 +36,9 @@ export interface RunningService {
   readonly tls: TlsMaterial | undefined;
   readonly demo: DemoSeed | undefined;
   readonly disabledClients: DisabledClients;
+  /** The embedded sandbox platforms (tests switch their faults on). */
+  readonly platforms: SandboxPlatforms;
+  readonly jobRunner: JobRunner;
   readonly routes: ReadonlyArray<{ method: string; path: string }>;
   close(): Promise<void>;
 }
@@ -41,21 +49,33 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
   const db = await Database.open(config.dbPath, config.database);
   const listeners: Listener[] = [];
   let disabledClients: DisabledClients | undefined;
+  let jobRunner: JobRunner | undefined;
   try {
     await migrate(db);
     const signingKey = Buffer.from(
       await db.write((tx) => getOrCreateServerKey(tx, 'token-signing', () => crypto.randomBytes(32).toString('hex'))),
       'hex',
     );
-    const demo = config.demo ? await seedDemo(db) : undefined;
+    const now = () => new Date(nowMs());
+    const platforms = new SandboxPlatforms(db, { now, faults: config.sandboxFaults ? parseSandboxFaults(config.sandboxFaults) : undefined });
+    const demo = config.demo ? await seedDemo(db, platforms) : undefined;
     disabledClients = new DisabledClients(db, config.clientStatusRefreshMs, (error) =>
       io.logError({ requestId: '-', method: '-', path: 'disabled-clients refresh', error }),
     );
     await disabledClients.start();
 
+    jobRunner = new JobRunner(db, { CREATE_ADPLATFORM_ACCOUNT: createAdPlatformAccountHandler(db, platforms) }, {
+      now,
+      ...config.jobs,
+      log: ({ jobId, error }) => io.logError({ requestId: `job-${jobId}`, method: '-', path: 'job runner', error }),
+    });
+    const jobs = new JobService(db, jobRunner, now);
+
     const app = buildApp({
       db,
       accounts: new AccountService(db),
+      platformAccounts: new PlatformAccountService(db, platforms, jobs),
+      jobs,
       authenticator: new Authenticator(signingKey, disabledClients, nowMs),
       tokenIssuer: new TokenIssuer({
         db,
@@ -81,9 +101,11 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     const api = await listenApi(app.fetch, { host: config.host, port: config.port, tls });
     listeners.push(api);
     if (config.httpPort !== undefined) listeners.push(await listenPlainHttpRefusal({ host: config.host, port: config.httpPort }));
+    await jobRunner.start();
 
     let closing: Promise<void> | undefined;
     const stoppable = disabledClients;
+    const runner = jobRunner;
     return {
       db,
       port: api.port,
@@ -92,10 +114,14 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       tls,
       demo,
       disabledClients,
+      platforms,
+      jobRunner: runner,
       routes: servedRoutes(app),
       close() {
         closing ??= (async () => {
           await Promise.all(listeners.map((l) => l.close(config.shutdownTimeoutMs)));
+          // A job still running then stays RUNNING and resumes at the next start.
+          await runner.stop(config.shutdownTimeoutMs);
           stoppable.stop();
           await db.close();
         })();
@@ -104,6 +130,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     };
   } catch (error) {
     await Promise.all(listeners.map((l) => l.close(0)));
+    await jobRunner?.stop(0);
     disabledClients?.stop();
     await db.close().catch(() => undefined);
     throw error;

@@ -45,6 +45,17 @@ export const serviceConfigSchema = z.object({
     })
     .prefault({}),
   shutdownTimeoutMs: positiveInt.default(10_000),
+  jobs: z
+    .object({
+      concurrency: positiveInt.max(16).default(2),
+      /** First retry of a retryable platform failure after this, doubling each attempt. */
+      backoffBaseMs: positiveInt.default(2_000),
+      maxBackoffMs: positiveInt.default(60_000),
+      pollMs: positiveInt.default(5_000),
+    })
+    .prefault({}),
+  /** JSON of SandboxFaultConfig, e.g. {"GOOGLE_ADS":{"latencyMs":200,"failureRate":0.1}}. */
+  sandboxFaults: z.string().optional(),
 });
 
 export type ServiceConfig = z.infer<typeof serviceConfigSchema>;
@@ -68,6 +79,12 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServiceConfigInput {
       burst: pick('ADREPORT_RATE_LIMIT_BURST'),
       tokenRatePerSecond: pick('ADREPORT_TOKEN_RATE_LIMIT_PER_SECOND'),
       tokenBurst: pick('ADREPORT_TOKEN_RATE_LIMIT_BURST'),
+    },
+    sandboxFaults: pick('ADREPORT_SANDBOX_FAULTS'),
+    jobs: {
+      concurrency: pick('ADREPORT_JOB_CONCURRENCY'),
+      backoffBaseMs: pick('ADREPORT_JOB_BACKOFF_BASE_MS'),
+      maxBackoffMs: pick('ADREPORT_JOB_MAX_BACKOFF_MS'),
     },
     database: {
       readConnections: pick('ADREPORT_DB_READ_CONNECTIONS'),

@@ -7,13 +7,18 @@ import { ApiError } from '../shared/errors.js';
 import type { TokenBuckets } from '../shared/token-bucket.js';
 import type { Database } from '../store/database.js';
 import type { AccountService } from '../provisioning/accounts/account-service.js';
+import type { PlatformAccountService } from '../provisioning/platform-accounts/platform-account-service.js';
+import type { JobService } from '../jobs/job-service.js';
 import type { AppEnv } from './context.js';
 import { makeErrorHandler, notFoundHandler, type ErrorLogger } from './error-mapper.js';
 import { apiGuard } from './middleware/api-guard.js';
 import { queryEncoding } from './middleware/query-encoding.js';
 import { requestId } from './middleware/request-id.js';
 import { transportGuard } from './middleware/transport-guard.js';
+import { registerAccountLinkRoutes } from './routes/account-links.js';
 import { registerAccountRoutes } from './routes/accounts.js';
+import { registerJobRoutes } from './routes/jobs.js';
+import { registerPlatformAccountRoutes } from './routes/platform-accounts.js';
 import { registerOrganizationRoutes } from './routes/organization.js';
 import { registerTokenRoute } from './routes/token.js';
 import { validationHook } from './validation.js';
@@ -23,6 +28,8 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export interface AppDeps {
   db: Database;
   accounts: AccountService;
+  platformAccounts: PlatformAccountService;
+  jobs: JobService;
   authenticator: Authenticator;
   tokenIssuer: TokenIssuer;
   apiRate: TokenBuckets;
@@ -92,6 +99,9 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerTokenRoute(app, deps.tokenIssuer);
   registerOrganizationRoutes(app, deps.db);
   registerAccountRoutes(app, deps.accounts);
+  registerAccountLinkRoutes(app, deps.platformAccounts);
+  registerPlatformAccountRoutes(app, deps.platformAccounts);
+  registerJobRoutes(app, deps.jobs);
   app.openapi(healthRoute, (c) => c.json({ status: 'ok' as const }, 200));
   refuseOtherMethods(app);
 

@@ -28,8 +28,11 @@ export function makeErrorHandler(log: ErrorLogger) {
     const apiError = toApiError(error);
     if (!apiError) {
       log({ requestId, method: c.req.method, path: c.req.path, error });
+      if (c.req.method === 'DELETE') return c.body(null, 500);
       return c.json(errorBody(500, 'internal_error', 'The request failed unexpectedly; quote the request id when reporting it.', [], requestId), 500);
     }
+    // Spec 7: every method but DELETE carries the error in the body; a DELETE error is its status alone.
+    if (c.req.method === 'DELETE') return c.body(null, apiError.status as 400, apiError.headers);
     return c.json(
       errorBody(apiError.status, apiError.code, apiError.message, apiError.details, requestId),
       apiError.status as 400,
@@ -57,5 +60,6 @@ function toApiError(error: unknown): ApiError | undefined {
 }
 
 export function notFoundHandler(c: Context<AppEnv>): Response {
+  if (c.req.method === 'DELETE') return c.body(null, 404);
   return c.json(errorBody(404, 'not_found', `No endpoint matches ${c.req.method} ${c.req.path}.`, [], c.get('requestId') ?? ''), 404);
 }

@@ -8,8 +8,8 @@ import { OverloadedError } from '../shared/errors.js';
 
 /** What store functions see: one connection, parameters always bound, never pasted. */
 export interface Executor {
-  all<T extends Row = Row>(sql: string, params?: SqlParams): Promise<T[]>;
-  one<T extends Row = Row>(sql: string, params?: SqlParams): Promise<T | undefined>;
+  all<T extends object = Row>(sql: string, params?: SqlParams): Promise<T[]>;
+  one<T extends object = Row>(sql: string, params?: SqlParams): Promise<T | undefined>;
   run(sql: string, params?: SqlParams): Promise<void>;
 }
 
@@ -48,14 +48,14 @@ class ConnectionExecutor implements Executor {
 
   constructor(private readonly connection: DuckDBConnection) {}
 
-  async all<T extends Row = Row>(sql: string, params: SqlParams = []): Promise<T[]> {
+  async all<T extends object = Row>(sql: string, params: SqlParams = []): Promise<T[]> {
     const statement = await this.prepared(sql);
     statement.bind(toDuckDBValues(params));
     const reader = await statement.runAndReadAll();
     return reader.getRowObjectsJS().map((row) => fromDuckDBRow(row) as T);
   }
 
-  async one<T extends Row = Row>(sql: string, params: SqlParams = []): Promise<T | undefined> {
+  async one<T extends object = Row>(sql: string, params: SqlParams = []): Promise<T | undefined> {
     const rows = await this.all<T>(sql, params);
     return rows[0];
   }

@@ -2,9 +2,9 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { accountPatchSchema, accountWriteSchema, CUSTOM_FIELDS, TEXT_FIELDS, type AccountPatch, type AccountWrite } from '../../provisioning/accounts/account-schema.js';
 import { toAccountResponse, type AccountService } from '../../provisioning/accounts/account-service.js';
 import { LABEL_NAME, LABEL_VALUE_MAX } from '../../provisioning/labels.js';
-import { badRequest, notFound } from '../../shared/errors.js';
 import type { AppEnv } from '../context.js';
 import { acceptJson } from '../middleware/content-type.js';
+import { idParam, pathId } from '../path-ids.js';
 import { invalidParameter, parsePaging, QueryParams } from '../query-params.js';
 
 const BASE = '/provisioning/v0/accounts';
@@ -30,7 +30,7 @@ const AccountSchema = z
 const AccountEnvelope = z.object({ account: AccountSchema });
 const WriteBody = z.strictObject({ account: accountWriteSchema }).openapi('AccountCreateUpdate');
 const PatchBody = z.strictObject({ account: accountPatchSchema }).openapi('AccountPatch');
-const IdParam = z.object({ id: z.string().regex(/^-?\d{1,19}$/, 'must be an integer').openapi({ param: { name: 'id', in: 'path' }, example: '1' }) });
+const IdParam = z.object({ id: idParam() });
 
 const errors = {
   400: { description: 'Unreadable request (malformed JSON, not the wrapper object, bad path id).' },
@@ -138,14 +138,7 @@ export function registerAccountRoutes(app: OpenAPIHono<AppEnv>, accounts: Accoun
 }
 
 const INT64_MAX = 2n ** 63n - 1n;
-
-/** Any int64 is a well-formed id (else 400); ids this service never issues are simply not found. */
-function accountId(text: string): number {
-  const value = BigInt(text);
-  if (value > INT64_MAX || value < -INT64_MAX - 1n) throw badRequest('invalid_parameter', 'The path id is outside the int64 range.', [{ field: 'id', code: 'out_of_range', message: 'must be an int64' }]);
-  if (value < 1n || value > BigInt(Number.MAX_SAFE_INTEGER)) throw notFound(`No account with id ${text}.`);
-  return Number(value);
-}
+const accountId = (text: string) => pathId(text, 'account');
 
 function parseIds(text: string | undefined): number[] | undefined {
   if (text === undefined) return undefined;

@@ -2,6 +2,7 @@ import { notFound, unprocessable } from '../../shared/errors.js';
 import { ruleViolation } from '../../shared/zod-rules.js';
 import type { Database } from '../../store/database.js';
 import type { Labels } from '../labels.js';
+import { linksOf, type LinkedPlatformAccount } from '../platform-accounts/platform-account-store.js';
 import { accountWriteSchema, CUSTOM_FIELDS, REQUIRED_FIELDS, stateFromWrite, writeFromState, type AccountPatch, type AccountWrite } from './account-schema.js';
 import { getAccount, insertAccount, listAccounts, updateAccount, type AccountListFilter, type StoredAccount } from './account-store.js';
 
@@ -16,7 +17,7 @@ export interface AccountResponse {
   autoImport: boolean;
   [customField: `field${number}`]: string | number | null;
   labels: Labels;
-  linkedAdPlatformAccounts: unknown[];
+  linkedAdPlatformAccounts: readonly LinkedPlatformAccount[];
 }
 
 export function toAccountResponse(account: StoredAccount): AccountResponse {
@@ -30,8 +31,7 @@ export function toAccountResponse(account: StoredAccount): AccountResponse {
     autoImport: account.autoImport,
     ...Object.fromEntries(CUSTOM_FIELDS.map((f) => [f, account.custom[f] ?? null])),
     labels: account.labels,
-    // Ad platform account links arrive with the platforms issue; until then an account has none.
-    linkedAdPlatformAccounts: [],
+    linkedAdPlatformAccounts: account.links,
   };
 }
 
@@ -43,15 +43,15 @@ export class AccountService {
   async create(organizationId: number, body: AccountWrite): Promise<StoredAccount> {
     const state = stateFromWrite(body);
     const id = await this.db.write((tx) => insertAccount(tx, organizationId, state));
-    return { id, ...state };
+    return { id, ...state, links: [] };
   }
 
   /** PUT (spec 4.2 rule 1): every field missing from the body becomes null, labels included. */
   async replace(organizationId: number, id: number, body: AccountWrite): Promise<StoredAccount> {
     const state = stateFromWrite(body);
-    const found = await this.db.write((tx) => updateAccount(tx, organizationId, id, state));
-    if (!found) throw accountNotFound(id);
-    return { id, ...state };
+    const links = await this.db.write(async (tx) => ((await updateAccount(tx, organizationId, id, state)) ? (await linksOf(tx, [id])).get(id) ?? [] : undefined));
+    if (!links) throw accountNotFound(id);
+    return { id, ...state, links };
   }
 
   /**
@@ -77,7 +77,7 @@ export class AccountService {
       if (!parsed.success) throw ruleViolation(parsed.error.issues, 'account');
       const state = stateFromWrite(parsed.data);
       await updateAccount(tx, organizationId, id, state);
-      return { id, ...state };
+      return { id, ...state, links: current.links };
     });
   }
 

@@ -1,11 +1,13 @@
 import type { Executor } from '../../store/database.js';
 import type { SqlValue } from '../../store/sql-values.js';
 import { labelsFromRows, type Labels } from '../labels.js';
+import { linksOf, type LinkedPlatformAccount } from '../platform-accounts/platform-account-store.js';
 import { CUSTOM_FIELDS, type AccountState } from './account-schema.js';
 
 /** Store functions for accounts; every one is scoped by organization. */
 export interface StoredAccount extends AccountState {
   readonly id: number;
+  readonly links: readonly LinkedPlatformAccount[];
 }
 
 export interface AccountListFilter {
@@ -22,7 +24,7 @@ function stateValues(state: AccountState): SqlValue[] {
   return [state.name, state.languageCode, state.countryCode, state.currency, state.notes, state.autoImport, ...CUSTOM_FIELDS.map((f) => state.custom[f] ?? null)];
 }
 
-function fromRow(row: Record<string, unknown>, labels: Labels): StoredAccount {
+function fromRow(row: Record<string, unknown>, labels: Labels, links: readonly LinkedPlatformAccount[]): StoredAccount {
   return {
     id: row.id as number,
     name: row.name as string,
@@ -33,6 +35,7 @@ function fromRow(row: Record<string, unknown>, labels: Labels): StoredAccount {
     autoImport: row.auto_import as boolean,
     custom: Object.fromEntries(CUSTOM_FIELDS.map((f) => [f, row[f] as string | number | null])),
     labels,
+    links,
   };
 }
 
@@ -81,7 +84,8 @@ export async function getAccount(db: Executor, organizationId: number, id: numbe
   const row = await db.one(`${SELECT_ACCOUNT} WHERE organization_id = $1 AND id = $2`, [organizationId, id]);
   if (!row) return undefined;
   const labels = await db.all<{ name: string; value: string }>('SELECT name, value FROM account_labels WHERE account_id = $1 ORDER BY name', [id]);
-  return fromRow(row, labelsFromRows(labels));
+  const links = await linksOf(db, [id]);
+  return fromRow(row, labelsFromRows(labels), links.get(id) ?? []);
 }
 
 /** Labels of a page of accounts in one query. */
@@ -124,6 +128,7 @@ export async function listAccounts(
     page.limit,
     page.offset,
   ]);
-  const labels = await labelsOf(db, rows.map((row) => row.id as number));
-  return { total: total?.n ?? 0, accounts: rows.map((row) => fromRow(row, labels.get(row.id as number) ?? {})) };
+  const ids = rows.map((row) => row.id as number);
+  const [labels, links] = [await labelsOf(db, ids), await linksOf(db, ids)];
+  return { total: total?.n ?? 0, accounts: rows.map((row) => fromRow(row, labels.get(row.id as number) ?? {}, links.get(row.id as number) ?? [])) };
 }
