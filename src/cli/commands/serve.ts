@@ -85,6 +85,7 @@ function announce(context: CommandContext, service: RunningService): void {
       `Demo organization ${demo.organization.id} and client created. Store the secret now; it is shown only once.`,
       `  client id:     ${demo.client.clientId}`,
       `  client secret: ${demo.client.clientSecret}`,
+      `Sandbox master accounts linked: ${demo.masterAccounts.map((m) => `${m.adPlatformType} ${m.adPlatformId} (id ${m.id})`).join(', ')}`,
       '',
       'Try it:',
       `  TOKEN=$(curl -sk -u '${basic}' -d grant_type=client_credentials ${service.url}/token | node -pe 'JSON.parse(require("fs").readFileSync(0)).access_token')`,
