@@ -90,7 +90,9 @@ describe('bearer authentication on /provisioning/v0 and /reporting/v0 (spec 5, R
       await new Promise((resolve) => setTimeout(resolve, 100));
       res = await server.http.get(ORG, { authorization: `Bearer ${token}` });
     }
-    expect(res.status).toBe(401);
+    const inDatabase = await server.service.db.read((r) => r.one('SELECT disabled_at IS NOT NULL AS disabled FROM api_clients WHERE client_id = $1', [credentials.clientId]));
+    const diagnostic = JSON.stringify({ inDatabase, inMemory: server.service.disabledClients.has(credentials.clientId), errors: server.errors.map(String) });
+    expect(res.status, diagnostic).toBe(401);
     expect(res.json.error.code).toBe('invalid_token');
   });
 

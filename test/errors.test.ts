@@ -42,10 +42,20 @@ describe('error envelope and request ids (supplement 1)', () => {
   });
 
   it('answers a known path with another method 405 with Allow', async () => {
-    const res = await server.http.request('DELETE', ORG, { headers: auth });
+    const res = await server.http.request('PUT', ORG, { headers: { ...auth, 'content-type': 'application/json' }, body: '{}' });
     expect(res.status).toBe(405);
     expect(res.headers.allow).toBe('GET, PATCH');
     expectEnvelope(res, 405, 'method_not_allowed');
+  });
+
+  it('answers DELETE errors with the status alone and an empty body (spec 7)', async () => {
+    const res = await server.http.request('DELETE', ORG, { headers: auth });
+    expect(res.status).toBe(405);
+    expect(res.text).toBe('');
+    expect(res.headers['x-request-id']).toEqual(expect.any(String));
+    const unknown = await server.http.request('DELETE', '/no/such/route');
+    expect(unknown.status).toBe(404);
+    expect(unknown.text).toBe('');
   });
 });
 

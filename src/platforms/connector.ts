@@ -80,8 +80,11 @@ export interface DailyStatistic {
   readonly date: string;
   readonly campaignId: string;
   readonly adGroupId: string;
-  readonly adId: string;
-  /** Search platforms report keyword-level rows too; null on ad rows and on FACEBOOK. */
+  /**
+   * A row is either an ad row (adId set, keywordId null) or, on the search platforms, a keyword
+   * row (keywordId set, adId null): two splits of the same ad group traffic.
+   */
+  readonly adId: string | null;
   readonly keywordId: string | null;
   readonly device: DeviceType;
   readonly network: NetworkType;

@@ -2,7 +2,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { toJobResponse } from '../../jobs/job-service.js';
 import { AD_PLATFORM_TYPES } from '../../platforms/connector.js';
 import { parsePlatformType, ACCEPTED_PLATFORM_NAMES } from '../../platforms/platform-types.js';
-import { isCurrencyCode } from '../../provisioning/currencies.js';
+import { isCurrencyCode } from '../../shared/currencies.js';
 import type { PlatformAccountService } from '../../provisioning/platform-accounts/platform-account-service.js';
 import { ruleIssue } from '../../shared/zod-rules.js';
 import type { AppEnv } from '../context.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ruleIssue } from '../../shared/zod-rules.js';
-import { isCurrencyCode } from '../currencies.js';
+import { isCurrencyCode } from '../../shared/currencies.js';
 import { labelsSchema, type Labels } from '../labels.js';
 import { COUNTRIES_BY_LANGUAGE, isAllowedPair, isKnownLanguage } from './language-country.js';
 
