@@ -91,7 +91,7 @@ describe('bearer authentication on /provisioning/v0 and /reporting/v0 (spec 5, R
       res = await server.http.get(ORG, { authorization: `Bearer ${token}` });
     }
     const inDatabase = await server.service.db.read((r) => r.one('SELECT disabled_at IS NOT NULL AS disabled FROM api_clients WHERE client_id = $1', [credentials.clientId]));
-    const diagnostic = JSON.stringify({ inDatabase, inMemory: server.service.disabledClients.has(credentials.clientId), errors: server.errors.map(String) });
+    const diagnostic = JSON.stringify({ inDatabase, inMemory: server.service.disabledClients.has(credentials.clientId), debug: (server.service.disabledClients as any).debug, now: Date.now(), errors: server.errors.map(String) });
     expect(res.status, diagnostic).toBe(401);
     expect(res.json.error.code).toBe('invalid_token');
   });

@@ -254,3 +254,20 @@ describe('creating a platform account inside a master (CREATE_ADPLATFORM_ACCOUNT
     expect((await underMaster(microsoft.id)).filter((a) => a.name === 'Idempotent Ltd')).toHaveLength(1);
   });
 });
+
+describe('sandbox determinism through the API', () => {
+  it('gives a second service on a fresh database the same catalog for the same organization and master', async () => {
+    const other = await startTestServer();
+    try {
+      const otherAuth = { authorization: `Bearer ${await other.token()}` };
+      const masters = (await other.http.get(`${P}/adplatform-master-accounts`, otherAuth)).json.adPlatformMasterAccounts;
+      const theirs = (await other.http.get(`${P}/adplatform-master-accounts/id/${masters[0].id}/adplatform-accounts`, otherAuth)).json.adPlatformAccounts;
+      const ours = (await underMaster(google.id)).filter((a) => !a.name.startsWith('Contoso Launch')).map((a) => ({ ...a, linked: false }));
+      expect(theirs.map((a: Record<string, unknown>) => ({ ...a, linked: false }))).toEqual(ours);
+      const fb = async (s: TestServer, h: Record<string, string>) => (await s.http.get(`${P}/adplatform-accounts/available?adPlatformType=FACEBOOK`, h)).json.adPlatformAccounts.map((a: { adPlatformId: string }) => a.adPlatformId);
+      expect(await fb(other, otherAuth)).toEqual(await fb(server, auth));
+    } finally {
+      await other.close();
+    }
+  });
+});
