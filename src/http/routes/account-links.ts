@@ -5,11 +5,11 @@ import { assertNotNoAccess, type PlatformAccountService } from '../../provisioni
 import { LINK_STATUSES } from '../../provisioning/platform-accounts/platform-account-store.js';
 import { ruleIssue } from '../../shared/zod-rules.js';
 import type { AppEnv } from '../context.js';
+import { jsonContent } from '../openapi-helpers.js';
 import { acceptJson } from '../middleware/content-type.js';
 import { idParam, pathId } from '../path-ids.js';
 
 const BASE = '/provisioning/v0/accounts/id/{id}/adplatform-accounts';
-const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
 
 const LinkedSchema = z
   .object({ id: z.number().int(), name: z.string(), adPlatformType: z.enum(AD_PLATFORM_TYPES), status: z.enum(LINK_STATUSES), adPlatformId: z.string() })
@@ -33,9 +33,9 @@ const linkRoute = createRoute({
   summary: 'Link an existing platform account to the account',
   middleware: [acceptJson()] as const,
   security: [{ bearerAuth: [] }],
-  request: { params: AccountParam, body: { required: true, ...json(LinkBody) } },
+  request: { params: AccountParam, body: { required: true, ...jsonContent(LinkBody) } },
   responses: {
-    201: { description: 'Linked.', ...json(z.object({ adPlatformAccount: LinkedSchema })) },
+    201: { description: 'Linked.', ...jsonContent(z.object({ adPlatformAccount: LinkedSchema })) },
     404: { description: 'Unknown account.' },
     409: { description: 'Already linked to this account.' },
     422: { description: 'The platform does not know the id, or grants this organization no access.' },
@@ -52,7 +52,7 @@ const statusRoute = createRoute({
     params: LinkParams,
     body: { required: true, content: { 'application/json': { schema: StatusBody }, 'application/merge-patch+json': { schema: StatusBody } } },
   },
-  responses: { 200: { description: 'The link after the change.', ...json(z.object({ adPlatformAccount: LinkedSchema })) }, 404: { description: 'No such link.' } },
+  responses: { 200: { description: 'The link after the change.', ...jsonContent(z.object({ adPlatformAccount: LinkedSchema })) }, 404: { description: 'No such link.' } },
 });
 const unlinkRoute = createRoute({
   method: 'delete',

@@ -3,6 +3,7 @@ import { accountPatchSchema, accountWriteSchema, CUSTOM_FIELDS, TEXT_FIELDS, typ
 import { toAccountResponse, type AccountService } from '../../provisioning/accounts/account-service.js';
 import { LABEL_NAME, LABEL_VALUE_MAX } from '../../provisioning/labels.js';
 import type { AppEnv } from '../context.js';
+import { jsonContent } from '../openapi-helpers.js';
 import { acceptJson } from '../middleware/content-type.js';
 import { idParam, pathId } from '../path-ids.js';
 import { invalidParameter, parsePaging, QueryParams } from '../query-params.js';
@@ -38,7 +39,6 @@ const errors = {
   415: { description: 'The body is not JSON.' },
   422: { description: 'A rule is broken; details name each field.' },
 };
-const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
 
 const createAccountRoute = createRoute({
   method: 'post',
@@ -46,8 +46,8 @@ const createAccountRoute = createRoute({
   summary: 'Create an account',
   middleware: [acceptJson()] as const,
   security: [{ bearerAuth: [] }],
-  request: { body: { required: true, ...json(WriteBody) } },
-  responses: { 201: { description: 'Created.', ...json(AccountEnvelope) }, ...errors },
+  request: { body: { required: true, ...jsonContent(WriteBody) } },
+  responses: { 201: { description: 'Created.', ...jsonContent(AccountEnvelope) }, ...errors },
 });
 
 const listAccountsRoute = createRoute({
@@ -64,7 +64,7 @@ const listAccountsRoute = createRoute({
     }),
   },
   responses: {
-    200: { description: 'One page; X-TotalCount counts all pages.', headers: { 'X-TotalCount': { schema: { type: 'integer' } } }, ...json(z.object({ accounts: z.array(AccountSchema) })) },
+    200: { description: 'One page; X-TotalCount counts all pages.', headers: { 'X-TotalCount': { schema: { type: 'integer' } } }, ...jsonContent(z.object({ accounts: z.array(AccountSchema) })) },
     400: { description: 'A bad parameter, named in the error.' },
   },
 });
@@ -75,7 +75,7 @@ const getAccountRoute = createRoute({
   summary: 'Get an account',
   security: [{ bearerAuth: [] }],
   request: { params: IdParam },
-  responses: { 200: { description: 'The account.', ...json(AccountEnvelope) }, 400: errors[400], 404: errors[404] },
+  responses: { 200: { description: 'The account.', ...jsonContent(AccountEnvelope) }, 400: errors[400], 404: errors[404] },
 });
 
 const putAccountRoute = createRoute({
@@ -84,8 +84,8 @@ const putAccountRoute = createRoute({
   summary: 'Overwrite an account: fields missing from the body become null, labels are replaced',
   middleware: [acceptJson()] as const,
   security: [{ bearerAuth: [] }],
-  request: { params: IdParam, body: { required: true, ...json(WriteBody) } },
-  responses: { 200: { description: 'The account after the change.', ...json(AccountEnvelope) }, ...errors },
+  request: { params: IdParam, body: { required: true, ...jsonContent(WriteBody) } },
+  responses: { 200: { description: 'The account after the change.', ...jsonContent(AccountEnvelope) }, ...errors },
 });
 
 const patchAccountRoute = createRoute({
@@ -98,7 +98,7 @@ const patchAccountRoute = createRoute({
     params: IdParam,
     body: { required: true, content: { 'application/json': { schema: PatchBody }, 'application/merge-patch+json': { schema: PatchBody } } },
   },
-  responses: { 200: { description: 'The account after the change.', ...json(AccountEnvelope) }, ...errors },
+  responses: { 200: { description: 'The account after the change.', ...jsonContent(AccountEnvelope) }, ...errors },
 });
 
 export function registerAccountRoutes(app: OpenAPIHono<AppEnv>, accounts: AccountService): void {

@@ -6,6 +6,7 @@ import { isCurrencyCode } from '../../shared/currencies.js';
 import type { PlatformAccountService } from '../../provisioning/platform-accounts/platform-account-service.js';
 import { ruleIssue } from '../../shared/zod-rules.js';
 import type { AppEnv } from '../context.js';
+import { jsonContent } from '../openapi-helpers.js';
 import { idempotencyOf } from '../idempotency.js';
 import { acceptJson } from '../middleware/content-type.js';
 import { idParam, pathId } from '../path-ids.js';
@@ -14,7 +15,6 @@ import { JobSchema } from './jobs.js';
 
 const P = '/provisioning/v0';
 const TIME_ZONES = new Set(Intl.supportedValuesOf('timeZone').concat('UTC'));
-const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
 const secured = { security: [{ bearerAuth: [] }] };
 
 const MasterSchema = z
@@ -59,7 +59,7 @@ const listMastersRoute = createRoute({
   summary: 'Master accounts (manager / reseller) an operator linked to the organization',
   ...secured,
   request: { query: z.object(paging) },
-  responses: { 200: { description: 'One page; X-TotalCount counts all.', ...json(z.object({ adPlatformMasterAccounts: z.array(MasterSchema) })) } },
+  responses: { 200: { description: 'One page; X-TotalCount counts all.', ...jsonContent(z.object({ adPlatformMasterAccounts: z.array(MasterSchema) })) } },
 });
 const getMasterRoute = createRoute({
   method: 'get',
@@ -67,7 +67,7 @@ const getMasterRoute = createRoute({
   summary: 'One master account',
   ...secured,
   request: { params: MasterIdParam },
-  responses: { 200: { description: 'The master account.', ...json(z.object({ adPlatformMasterAccount: MasterSchema })) }, 404: { description: 'Unknown id.' } },
+  responses: { 200: { description: 'The master account.', ...jsonContent(z.object({ adPlatformMasterAccount: MasterSchema })) }, 404: { description: 'Unknown id.' } },
 });
 const underMasterRoute = createRoute({
   method: 'get',
@@ -76,7 +76,7 @@ const underMasterRoute = createRoute({
   ...secured,
   request: { params: MasterIdParam },
   responses: {
-    200: { description: 'Accounts; linked says whether one of the organization accounts links it.', ...json(z.object({ adPlatformAccounts: z.array(ListingSchema) })) },
+    200: { description: 'Accounts; linked says whether one of the organization accounts links it.', ...jsonContent(z.object({ adPlatformAccounts: z.array(ListingSchema) })) },
     404: { description: 'Unknown master.' },
     503: { description: 'The platform is not answering.' },
   },
@@ -88,8 +88,8 @@ const createUnderMasterRoute = createRoute({
   description: 'Send Idempotency-Key to make retries safe: the same key and body within 24 h return the same job.',
   middleware: [acceptJson()] as const,
   ...secured,
-  request: { params: MasterIdParam, body: { required: true, ...json(NewAccountBody) } },
-  responses: { 202: { description: 'The queued job.', ...json(z.object({ job: JobSchema })) }, 404: { description: 'Unknown master.' }, 422: { description: 'A rule is broken.' } },
+  request: { params: MasterIdParam, body: { required: true, ...jsonContent(NewAccountBody) } },
+  responses: { 202: { description: 'The queued job.', ...jsonContent(z.object({ job: JobSchema })) }, 404: { description: 'Unknown master.' }, 422: { description: 'A rule is broken.' } },
 });
 const listKnownRoute = createRoute({
   method: 'get',
@@ -97,7 +97,7 @@ const listKnownRoute = createRoute({
   summary: 'Platform accounts known to the organization (linked or created)',
   ...secured,
   request: { query: z.object({ ...paging, adPlatformType: z.string().optional() }) },
-  responses: { 200: { description: 'One page; X-TotalCount counts all.', ...json(z.object({ adPlatformAccounts: z.array(KnownSchema) })) } },
+  responses: { 200: { description: 'One page; X-TotalCount counts all.', ...jsonContent(z.object({ adPlatformAccounts: z.array(KnownSchema) })) } },
 });
 const availableRoute = createRoute({
   method: 'get',
@@ -105,7 +105,7 @@ const availableRoute = createRoute({
   summary: 'FACEBOOK ad accounts the organization may link directly, as the platform lists them',
   ...secured,
   request: { query: z.object({ adPlatformType: z.string().openapi({ example: 'FACEBOOK' }) }) },
-  responses: { 200: { description: 'Accounts with linked.', ...json(z.object({ adPlatformAccounts: z.array(ListingSchema) })) } },
+  responses: { 200: { description: 'Accounts with linked.', ...jsonContent(z.object({ adPlatformAccounts: z.array(ListingSchema) })) } },
 });
 const getKnownRoute = createRoute({
   method: 'get',
@@ -113,7 +113,7 @@ const getKnownRoute = createRoute({
   summary: 'One platform account known to the organization',
   ...secured,
   request: { params: z.object({ id: idParam() }) },
-  responses: { 200: { description: 'The platform account.', ...json(z.object({ adPlatformAccount: KnownSchema })) }, 404: { description: 'Unknown id.' } },
+  responses: { 200: { description: 'The platform account.', ...jsonContent(z.object({ adPlatformAccount: KnownSchema })) }, 404: { description: 'Unknown id.' } },
 });
 
 function typeParam(query: QueryParams, required: boolean) {

@@ -104,6 +104,10 @@ async function labelsOf(db: Executor, accountIds: readonly number[]): Promise<Ma
   return new Map([...byAccount].map(([id, list]) => [id, labelsFromRows(list)]));
 }
 
+export async function accountExists(db: Executor, organizationId: number, id: number): Promise<boolean> {
+  return (await db.one('SELECT 1 AS found FROM accounts WHERE organization_id = $1 AND id = $2', [organizationId, id])) !== undefined;
+}
+
 /** One page in id order plus the total over all pages. */
 export async function listAccounts(
   db: Executor,

@@ -3,6 +3,7 @@ import type { StoredJob } from '../../jobs/job-store.js';
 import type { AdPlatformType, PlatformAccount, PlatformDirectory } from '../../platforms/connector.js';
 import { ApiError, conflict, notFound, unprocessable } from '../../shared/errors.js';
 import type { Database } from '../../store/database.js';
+import { accountExists } from '../accounts/account-store.js';
 import { getMasterAccount, listMasterAccounts, type MasterAccount } from './master-account-store.js';
 import { platformFailureToApi } from './platform-errors.js';
 import {
@@ -146,8 +147,7 @@ export class PlatformAccountService {
   }
 
   private async requireAccount(organizationId: number, accountId: number): Promise<void> {
-    const row = await this.db.read((r) => r.one('SELECT 1 AS x FROM accounts WHERE organization_id = $1 AND id = $2', [organizationId, accountId]));
-    if (!row) throw notFound(`No account with id ${accountId}.`);
+    if (!(await this.db.read((r) => accountExists(r, organizationId, accountId)))) throw notFound(`No account with id ${accountId}.`);
   }
 }
 
