@@ -1,6 +1,7 @@
 import { m001Tenancy } from './001-tenancy.js';
 import { m002Accounts } from './002-accounts.js';
 import { m003PlatformsJobs } from './003-platforms-jobs.js';
+import { m004Campaigns } from './004-campaigns.js';
 
 export interface Migration {
   readonly version: number;
@@ -10,4 +11,4 @@ export interface Migration {
 }
 
 /** Append only: a released migration is never edited, a change is a new version. */
-export const MIGRATIONS: readonly Migration[] = [m001Tenancy, m002Accounts, m003PlatformsJobs];
+export const MIGRATIONS: readonly Migration[] = [m001Tenancy, m002Accounts, m003PlatformsJobs, m004Campaigns];
