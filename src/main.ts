@@ -13,9 +13,12 @@ import type { ErrorLogger } from './http/error-mapper.js';
 import { listenApi, listenPlainHttpRefusal, type Listener } from './http/listeners.js';
 import { loadTls, type TlsMaterial } from './http/tls.js';
 import { AccountService } from './provisioning/accounts/account-service.js';
-import { createAdPlatformAccountHandler } from './jobs/handlers/create-adplatform-account.js';
+import { jobHandlers } from './jobs/handlers/index.js';
 import { JobRunner } from './jobs/job-runner.js';
+import { queueAutoImports } from './jobs/platform-sync.js';
+import { CampaignService } from './provisioning/campaigns/campaign-service.js';
 import { JobService } from './jobs/job-service.js';
+import { LabelService } from './provisioning/labels/label-service.js';
 import { parseSandboxFaults, SandboxPlatforms } from './platforms/sandbox/index.js';
 import { PlatformAccountService } from './provisioning/platform-accounts/platform-account-service.js';
 import { TokenBuckets } from './shared/token-bucket.js';
@@ -50,6 +53,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
   const listeners: Listener[] = [];
   let disabledClients: DisabledClients | undefined;
   let jobRunner: JobRunner | undefined;
+  let platformSync: NodeJS.Timeout | undefined;
   try {
     await migrate(db);
     const signingKey = Buffer.from(
@@ -64,7 +68,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     );
     await disabledClients.start();
 
-    jobRunner = new JobRunner(db, { CREATE_ADPLATFORM_ACCOUNT: createAdPlatformAccountHandler(db, platforms) }, {
+    jobRunner = new JobRunner(db, jobHandlers(db, platforms), {
       now,
       ...config.jobs,
       log: ({ jobId, error }) => io.logError({ requestId: `job-${jobId}`, method: '-', path: 'job runner', error }),
@@ -73,9 +77,11 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
 
     const app = buildApp({
       db,
-      accounts: new AccountService(db),
+      accounts: new AccountService(db, jobs),
       platformAccounts: new PlatformAccountService(db, platforms, jobs),
       jobs,
+      labels: new LabelService(db),
+      campaigns: new CampaignService(db, platforms, jobs),
       authenticator: new Authenticator(signingKey, disabledClients, nowMs),
       tokenIssuer: new TokenIssuer({
         db,
@@ -102,6 +108,11 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     listeners.push(api);
     if (config.httpPort !== undefined) listeners.push(await listenPlainHttpRefusal({ host: config.host, port: config.httpPort }));
     await jobRunner.start();
+    // The periodic platform sync: campaigns created later at a platform get imported too.
+    platformSync = setInterval(() => {
+      queueAutoImports(db, jobs).catch((error: unknown) => io.logError({ requestId: '-', method: '-', path: 'platform sync', error }));
+    }, config.platformSyncMs);
+    platformSync.unref();
 
     let closing: Promise<void> | undefined;
     const stoppable = disabledClients;
@@ -121,6 +132,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
         closing ??= (async () => {
           await Promise.all(listeners.map((l) => l.close(config.shutdownTimeoutMs)));
           // A job still running then stays RUNNING and resumes at the next start.
+          clearInterval(platformSync);
           await runner.stop(config.shutdownTimeoutMs);
           stoppable.stop();
           await db.close();
@@ -130,6 +142,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     };
   } catch (error) {
     await Promise.all(listeners.map((l) => l.close(0)));
+    clearInterval(platformSync);
     await jobRunner?.stop(0);
     disabledClients?.stop();
     await db.close().catch(() => undefined);

@@ -6,8 +6,9 @@ import { clientsCreate, clientsDisable, clientsList } from './commands/clients.j
 import { masterAccountsLink } from './commands/master-accounts.js';
 import { orgsCreate } from './commands/orgs.js';
 import { serve } from './commands/serve.js';
+import { sync } from './commands/sync.js';
 
-export const COMMANDS: readonly Command[] = [serve, orgsCreate, clientsCreate, clientsList, clientsDisable, masterAccountsLink];
+export const COMMANDS: readonly Command[] = [serve, orgsCreate, clientsCreate, clientsList, clientsDisable, masterAccountsLink, sync];
 
 const COMMON_HELP = [
   `--db FILE          the database file (default ${DEFAULT_DB_PATH}; env ADREPORT_DB)`,

@@ -54,6 +54,8 @@ export const serviceConfigSchema = z.object({
       pollMs: positiveInt.default(5_000),
     })
     .prefault({}),
+  /** How often every account with autoImport on looks for new campaigns at its platforms. */
+  platformSyncMs: positiveInt.default(3_600_000),
   /** JSON of SandboxFaultConfig, e.g. {"GOOGLE_ADS":{"latencyMs":200,"failureRate":0.1}}. */
   sandboxFaults: z.string().optional(),
 });
@@ -81,6 +83,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServiceConfigInput {
       tokenBurst: pick('ADREPORT_TOKEN_RATE_LIMIT_BURST'),
     },
     sandboxFaults: pick('ADREPORT_SANDBOX_FAULTS'),
+    platformSyncMs: pick('ADREPORT_PLATFORM_SYNC_MS'),
     jobs: {
       concurrency: pick('ADREPORT_JOB_CONCURRENCY'),
       backoffBaseMs: pick('ADREPORT_JOB_BACKOFF_BASE_MS'),

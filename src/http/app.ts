@@ -9,6 +9,8 @@ import type { Database } from '../store/database.js';
 import type { AccountService } from '../provisioning/accounts/account-service.js';
 import type { PlatformAccountService } from '../provisioning/platform-accounts/platform-account-service.js';
 import type { JobService } from '../jobs/job-service.js';
+import type { LabelService } from '../provisioning/labels/label-service.js';
+import type { CampaignService } from '../provisioning/campaigns/campaign-service.js';
 import type { AppEnv } from './context.js';
 import { makeErrorHandler, notFoundHandler, type ErrorLogger } from './error-mapper.js';
 import { apiGuard } from './middleware/api-guard.js';
@@ -17,7 +19,9 @@ import { requestId } from './middleware/request-id.js';
 import { transportGuard } from './middleware/transport-guard.js';
 import { registerAccountLinkRoutes } from './routes/account-links.js';
 import { registerAccountRoutes } from './routes/accounts.js';
+import { registerCampaignRoutes } from './routes/campaigns.js';
 import { registerJobRoutes } from './routes/jobs.js';
+import { registerLabelRoutes } from './routes/labels.js';
 import { registerPlatformAccountRoutes } from './routes/platform-accounts.js';
 import { registerOrganizationRoutes } from './routes/organization.js';
 import { registerTokenRoute } from './routes/token.js';
@@ -30,6 +34,8 @@ export interface AppDeps {
   accounts: AccountService;
   platformAccounts: PlatformAccountService;
   jobs: JobService;
+  labels: LabelService;
+  campaigns: CampaignService;
   authenticator: Authenticator;
   tokenIssuer: TokenIssuer;
   apiRate: TokenBuckets;
@@ -100,8 +106,10 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerOrganizationRoutes(app, deps.db);
   registerAccountRoutes(app, deps.accounts);
   registerAccountLinkRoutes(app, deps.platformAccounts);
+  registerLabelRoutes(app, deps.labels);
   registerPlatformAccountRoutes(app, deps.platformAccounts);
   registerJobRoutes(app, deps.jobs);
+  registerCampaignRoutes(app, deps.campaigns);
   app.openapi(healthRoute, (c) => c.json({ status: 'ok' as const }, 200));
   refuseOtherMethods(app);
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
-import { fromDuckDBRow, toDuckDBValues, type Row, type SqlParams } from './sql-values.js';
+import { fromDuckDBRow, toDuckDBTypes, toDuckDBValues, type Row, type SqlParams } from './sql-values.js';
 import { WorkLimiter } from './work-limiter.js';
 import { OverloadedError } from '../shared/errors.js';
 
@@ -59,7 +59,7 @@ class ConnectionExecutor implements Executor {
 
   async all<T extends object = Row>(sql: string, params: SqlParams = []): Promise<T[]> {
     return this.withStatement(sql, async (statement) => {
-      statement.bind(toDuckDBValues(params));
+      statement.bind(toDuckDBValues(params), toDuckDBTypes(params));
       const reader = await statement.runAndReadAll();
       return reader.getRowObjectsJS().map((row) => fromDuckDBRow(row) as T);
     });
@@ -76,7 +76,7 @@ class ConnectionExecutor implements Executor {
       return;
     }
     await this.withStatement(sql, async (statement) => {
-      statement.bind(toDuckDBValues(params));
+      statement.bind(toDuckDBValues(params), toDuckDBTypes(params));
       await statement.run();
     });
   }

@@ -1,4 +1,4 @@
-import { listValue, type DuckDBValue } from '@duckdb/node-api';
+import { LIST, listValue, VARCHAR, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 
 /** Values our store functions bind: plain JS values, converted once here for DuckDB. */
 export type SqlValue = string | number | bigint | boolean | null | Date | readonly string[];
@@ -11,6 +11,14 @@ export function toDuckDBValues(params: SqlParams): DuckDBValue[] {
     if (Array.isArray(value)) return listValue([...value]);
     return value as DuckDBValue;
   });
+}
+
+/**
+ * Arrays are always string lists; an empty one carries no element type, so it is given. The
+ * bindings infer the type of an entry left undefined, which their declared type does not say.
+ */
+export function toDuckDBTypes(params: SqlParams): DuckDBType[] {
+  return params.map((value) => (Array.isArray(value) ? LIST(VARCHAR) : undefined)) as DuckDBType[];
 }
 
 /** BIGINT ids come back as bigint; JSON numbers are safe up to 2^53, which ids never reach. */

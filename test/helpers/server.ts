@@ -22,11 +22,11 @@ export function tempDir(prefix = 'adreport-test-'): string {
 }
 
 /** A real service on a free port over HTTPS, on a fresh DuckDB file with the demo client. */
-export async function startTestServer(overrides: ServiceConfigInput = {}): Promise<TestServer> {
+export async function startTestServer(overrides: ServiceConfigInput = {}, clock?: { nowMs: () => number }): Promise<TestServer> {
   const dir = tempDir();
   const errors: unknown[] = [];
   const config = serviceConfigSchema.parse({ dbPath: path.join(dir, 'adreport.duckdb'), host: '127.0.0.1', port: 0, demo: true, ...overrides });
-  const service = await startService(config, { logError: (entry) => errors.push(entry.error) });
+  const service = await startService(config, { logError: (entry) => errors.push(entry.error), nowMs: clock?.nowMs });
   if (!service.demo?.created) throw new Error('demo client was not created');
   const { clientId, clientSecret } = service.demo.client;
   const http = new HttpClient(service.url, service.tls?.cert);

@@ -1,6 +1,7 @@
 import { notFound, unprocessable } from '../../shared/errors.js';
 import { ruleViolation } from '../../shared/zod-rules.js';
-import type { Database } from '../../store/database.js';
+import type { Database, Executor } from '../../store/database.js';
+import type { JobService } from '../../jobs/job-service.js';
 import type { Labels } from '../labels.js';
 import { linksOf, type LinkedPlatformAccount } from '../platform-accounts/platform-account-store.js';
 import { accountWriteSchema, CUSTOM_FIELDS, REQUIRED_FIELDS, stateFromWrite, writeFromState, type AccountPatch, type AccountWrite } from './account-schema.js';
@@ -37,20 +38,39 @@ export function toAccountResponse(account: StoredAccount): AccountResponse {
 
 /** Accounts of one organization: every call takes the caller's organization id. */
 export class AccountService {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly jobs: JobService,
+  ) {}
+
+  /** Spec 4.2 rule 4: a request setting autoImport true queues AUTO_IMPORT with the write, in one transaction. */
+  private async queueAutoImport(tx: Executor, organizationId: number, accountId: number, requested: boolean | null | undefined): Promise<boolean> {
+    if (requested !== true) return false;
+    await this.jobs.enqueueIn(tx, organizationId, 'AUTO_IMPORT', { accountId });
+    return true;
+  }
 
   // Writes answer from the state they stored; reading it back cost half of a create (measured).
   async create(organizationId: number, body: AccountWrite): Promise<StoredAccount> {
     const state = stateFromWrite(body);
-    const id = await this.db.write((tx) => insertAccount(tx, organizationId, state));
+    const { id, queued } = await this.db.write(async (tx) => {
+      const id = await insertAccount(tx, organizationId, state);
+      return { id, queued: await this.queueAutoImport(tx, organizationId, id, body.autoImport) };
+    });
+    if (queued) this.jobs.started();
     return { id, ...state, links: [] };
   }
 
   /** PUT (spec 4.2 rule 1): every field missing from the body becomes null, labels included. */
   async replace(organizationId: number, id: number, body: AccountWrite): Promise<StoredAccount> {
     const state = stateFromWrite(body);
-    const links = await this.db.write(async (tx) => ((await updateAccount(tx, organizationId, id, state)) ? (await linksOf(tx, [id])).get(id) ?? [] : undefined));
+    const links = await this.db.write(async (tx) => {
+      if (!(await updateAccount(tx, organizationId, id, state))) return undefined;
+      await this.queueAutoImport(tx, organizationId, id, body.autoImport);
+      return (await linksOf(tx, [id])).get(id) ?? [];
+    });
     if (!links) throw accountNotFound(id);
+    if (body.autoImport === true) this.jobs.started();
     return { id, ...state, links };
   }
 
@@ -60,7 +80,7 @@ export class AccountService {
    * every rule of a PUT. Runs read-merge-write inside the one writer, so concurrent patches of one
    * account apply one after the other and none is lost.
    */
-  patch(organizationId: number, id: number, patch: AccountPatch): Promise<StoredAccount> {
+  async patch(organizationId: number, id: number, patch: AccountPatch): Promise<StoredAccount> {
     const nulledRequired = REQUIRED_FIELDS.filter((field) => patch[field] === null);
     if (nulledRequired.length > 0) {
       throw unprocessable(
@@ -68,7 +88,7 @@ export class AccountService {
         nulledRequired.map((field) => ({ field: `account.${field}`, code: 'required', message: 'is required and cannot be null' })),
       );
     }
-    return this.db.write(async (tx) => {
+    const updated = await this.db.write(async (tx) => {
       const current = await getAccount(tx, organizationId, id);
       if (!current) throw accountNotFound(id);
       const merged = new Map(Object.entries(writeFromState(current)));
@@ -77,8 +97,11 @@ export class AccountService {
       if (!parsed.success) throw ruleViolation(parsed.error.issues, 'account');
       const state = stateFromWrite(parsed.data);
       await updateAccount(tx, organizationId, id, state);
+      await this.queueAutoImport(tx, organizationId, id, patch.autoImport);
       return { id, ...state, links: current.links };
     });
+    if (patch.autoImport === true) this.jobs.started();
+    return updated;
   }
 
   async get(organizationId: number, id: number): Promise<StoredAccount> {

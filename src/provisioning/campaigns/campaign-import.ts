@@ -1,0 +1,58 @@
+import { PlatformError, type PlatformDirectory } from '../../platforms/connector.js';
+import type { Database } from '../../store/database.js';
+import type { KnownPlatformAccount } from '../platform-accounts/platform-account-store.js';
+import { findCampaign, insertCampaignTree, type ImportedCampaign, type TreeCounts } from './campaign-store.js';
+
+export interface ImportOutcome {
+  readonly campaign: ImportedCampaign;
+  /** True when the campaign was already imported: nothing was written. */
+  readonly alreadyImported: boolean;
+  readonly counts: TreeCounts | null;
+}
+
+/**
+ * Imports one campaign with its whole tree (ad groups, keywords, ads). Idempotent: a campaign
+ * already in the store is reported, never stored twice, also when two imports race.
+ */
+export async function importCampaign(
+  db: Database,
+  platforms: PlatformDirectory,
+  organizationId: number,
+  platformAccount: KnownPlatformAccount,
+  campaignAdPlatformId: string,
+  campaignGroup: string,
+): Promise<ImportOutcome> {
+  const existing = await db.read((r) => findCampaign(r, organizationId, platformAccount.id, campaignAdPlatformId));
+  if (existing) return { campaign: existing, alreadyImported: true, counts: null };
+  const tree = await withAccessWatch(db, organizationId, platformAccount.id, () =>
+    platforms.connector(organizationId, platformAccount.adPlatformType).fetchCampaignTree(platformAccount.adPlatformId, campaignAdPlatformId),
+  );
+  return db.write(async (tx) => {
+    const raced = await findCampaign(tx, organizationId, platformAccount.id, campaignAdPlatformId);
+    if (raced) return { campaign: raced, alreadyImported: true, counts: null };
+    const { campaignId, counts } = await insertCampaignTree(tx, organizationId, { id: platformAccount.id, type: platformAccount.adPlatformType }, tree, campaignGroup);
+    const campaign = (await findCampaign(tx, organizationId, platformAccount.id, campaignAdPlatformId))!;
+    return { campaign: { ...campaign, id: campaignId }, alreadyImported: false, counts };
+  });
+}
+
+/**
+ * Runs a platform call for one platform account; when the platform says our access is gone,
+ * every link to that account becomes NO_ACCESS (supplement 2) before the error goes on.
+ */
+export async function withAccessWatch<T>(db: Database, organizationId: number, platformAccountId: number, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof PlatformError && error.code === 'ACCESS_DENIED') {
+      await db.write((tx) =>
+        tx.run(
+          `UPDATE account_adplatform_links SET status = 'NO_ACCESS'
+            WHERE adplatform_account_id = $1 AND adplatform_account_id IN (SELECT id FROM adplatform_accounts WHERE organization_id = $2)`,
+          [platformAccountId, organizationId],
+        ),
+      );
+    }
+    throw error;
+  }
+}
