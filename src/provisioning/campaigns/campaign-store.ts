@@ -38,7 +38,9 @@ async function withLabels(db: Executor, rows: CampaignRow[]): Promise<ImportedCa
   return rows.map((row) => {
     const own = labelRows.filter((label) => label.campaignId === row.id);
     const group = own.find((label) => label.name === CAMPAIGN_GROUP_LABEL);
-    return { ...row, campaignGroup: group?.value ?? null, labels: labelsFromRows(own.filter((label) => !label.name.startsWith('sys.'))) };
+    const { importedAt, ...identity } = row;
+    // Field order of supplement 3: ..., status, campaignGroup, labels, importedAt.
+    return { ...identity, campaignGroup: group?.value ?? null, labels: labelsFromRows(own.filter((label) => !label.name.startsWith('sys.'))), importedAt };
   });
 }
 
