@@ -35,6 +35,8 @@ export interface PlatformCampaign {
   readonly adPlatformId: string;
   readonly name: string;
   readonly status: EntityStatus;
+  /** Daily budget in the account's currency, at most 2 decimals. */
+  readonly dailyBudget: number;
   /** ISO date the campaign was created at the platform. */
   readonly createdOn: string;
 }
@@ -100,6 +102,26 @@ export interface DailyStatistic {
   readonly callConversionsFractional: number;
 }
 
+/** A campaign tree to create (or re-push) at a platform: what a campaign is, without platform ids. */
+export interface CampaignDraft {
+  readonly name: string;
+  readonly status: EntityStatus;
+  readonly dailyBudget: number;
+  readonly adGroups: ReadonlyArray<{
+    readonly name: string;
+    readonly status: EntityStatus;
+    readonly keywords: ReadonlyArray<{ readonly text: string; readonly matchType: PlatformKeyword['matchType']; readonly status: EntityStatus }>;
+    readonly ads: ReadonlyArray<{
+      readonly name: string;
+      readonly status: EntityStatus;
+      readonly adType: string;
+      readonly headline: string;
+      readonly description: string;
+      readonly finalUrl: string;
+    }>;
+  }>;
+}
+
 export interface NewPlatformAccount {
   readonly name: string;
   readonly currency: string;
@@ -157,6 +179,14 @@ export interface PlatformConnector {
   listCampaigns(accountId: string): Promise<PlatformCampaign[]>;
   fetchCampaignTree(accountId: string, campaignId: string): Promise<CampaignTree>;
   pushChange(accountId: string, change: CampaignChange): Promise<void>;
+  /**
+   * Creates a whole campaign tree in an account (search platforms; FACEBOOK: INVALID_REQUEST).
+   * `requestToken` makes it idempotent: the same token returns the campaign made the first time.
+   * The platform refuses a draft that breaks its own rules with INVALID_REQUEST.
+   */
+  createCampaign(accountId: string, draft: CampaignDraft, requestToken: string): Promise<CampaignTree>;
+  /** Replaces a campaign's settings and tree with the draft (a re-sync of a copy); ids of the result are new where the tree changed. */
+  updateCampaign(accountId: string, campaignId: string, draft: CampaignDraft): Promise<CampaignTree>;
   /** Daily rows for every entity of the account in [from, to], inclusive, YYYY-MM-DD. */
   fetchDailyStatistics(accountId: string, from: string, to: string): Promise<DailyStatistic[]>;
 }

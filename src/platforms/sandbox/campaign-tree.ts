@@ -1,5 +1,6 @@
 import type { EntityStatus, PlatformAd, PlatformAdGroup, PlatformKeyword } from '../connector.js';
 import type { AccountProfile } from './accounts.js';
+import { DESCRIPTION_LENGTH, HEADLINE_LENGTH } from './campaign-drafts.js';
 import type { CampaignPlan } from './campaigns.js';
 import type { IdScheme } from './ids.js';
 import { Rng } from './random.js';
@@ -52,8 +53,9 @@ function searchAdGroup(rng: Rng, profile: AccountProfile, plan: CampaignPlan, in
       name: `${titleCase(stem)} ${responsive ? 'RSA' : 'ETA'} ${item + 1}`,
       status: childStatus(rng),
       adType: responsive ? 'RESPONSIVE_SEARCH_AD' : 'EXPANDED_TEXT_AD',
-      headline: rng.pick(HEADLINES)(titleCase(stem), profile.name),
-      description: rng.pick(DESCRIPTIONS)(stem, profile.currency),
+      // Within the search platforms' own limits (campaign-drafts.ts), as a real platform's ads are.
+      headline: fitting(rng.pick(HEADLINES), HEADLINES, (make) => make(titleCase(stem), profile.name), HEADLINE_LENGTH),
+      description: fitting(rng.pick(DESCRIPTIONS), DESCRIPTIONS, (make) => make(stem, profile.currency), DESCRIPTION_LENGTH),
       finalUrl: `${site}/${slug(product)}${modifier ? `?variant=${slug(modifier)}` : ''}`,
     });
   }
@@ -91,6 +93,19 @@ function adSet(rng: Rng, profile: AccountProfile, plan: CampaignPlan, id: string
     });
   }
   return { adPlatformId: id, name: `${audience} | ${ages} | ${placement}`, status: childStatus(rng), keywords: [], ads };
+}
+
+/** The picked template's text if it fits, else the first template that does, else the picked one cut at a word. */
+function fitting<T>(picked: T, templates: readonly T[], render: (template: T) => string, max: number): string {
+  const first = render(picked);
+  if (first.length <= max) return first;
+  for (const template of templates) {
+    const text = render(template);
+    if (text.length <= max) return text;
+  }
+  const cut = first.slice(0, max + 1);
+  const space = cut.lastIndexOf(' ');
+  return (space > 0 ? cut.slice(0, space) : first.slice(0, max)).replace(/[\s|:,.-]+$/, '');
 }
 
 /** The stem first, then what people type around it. */

@@ -3,7 +3,7 @@ import type { AccountProfile } from './accounts.js';
 import { dayOf, isoDay, yearOf } from './dates.js';
 import { CAMPAIGN_SLOTS, type IdScheme } from './ids.js';
 import { Rng } from './random.js';
-import { PROMOTIONS, titleCase } from './vocabulary.js';
+import { currencyScale, PROMOTIONS, titleCase } from './vocabulary.js';
 
 /**
  * The campaigns of an account over time, on an absolute calendar so that any process at any
@@ -25,6 +25,8 @@ export interface CampaignPlan {
   readonly stopStatus: 'PAUSED' | 'REMOVED';
   /** Index into the account theme's products: what the campaign advertises. */
   readonly product: number;
+  /** In the account currency: 20-2000 a day in euro terms, two significant digits. */
+  readonly dailyBudget: number;
   readonly seed: string;
 }
 
@@ -67,7 +69,7 @@ export function isListed(plan: CampaignPlan, today: number): boolean {
 }
 
 export function toPlatformCampaign(plan: CampaignPlan, today: number): PlatformCampaign {
-  return { adPlatformId: plan.adPlatformId, name: plan.name, status: statusOn(plan, today), createdOn: isoDay(plan.createdOn) };
+  return { adPlatformId: plan.adPlatformId, name: plan.name, status: statusOn(plan, today), dailyBudget: plan.dailyBudget, createdOn: isoDay(plan.createdOn) };
 }
 
 function baseCampaigns(scheme: IdScheme, profile: AccountProfile): CampaignPlan[] {
@@ -117,7 +119,20 @@ function plan(
   product: number,
 ): CampaignPlan {
   const adPlatformId = scheme.entityId({ kind: 'CAMPAIGN', payload: profile.payload, campaign: slot });
-  return { slot, adPlatformId, name, createdOn, stopsOn, stopStatus, product, seed: `${profile.seed}|${adPlatformId}` };
+  const seed = `${profile.seed}|${adPlatformId}`;
+  return { slot, adPlatformId, name, createdOn, stopsOn, stopStatus, product, dailyBudget: dailyBudgetFor(seed, profile.currency), seed };
+}
+
+/**
+ * Most campaigns spend a few dozen euros a day, a few thousands (skewed towards the low end),
+ * in the account currency, rounded to two significant digits as people set budgets: whole
+ * currency units, so at most 2 decimals in any currency.
+ */
+export function dailyBudgetFor(seed: string, currency: string): number {
+  const euros = 20 * 100 ** (Rng.of(seed, 'budget').next() ** 1.6);
+  const amount = euros * currencyScale(currency);
+  const step = 10 ** Math.max(0, Math.floor(Math.log10(amount)) - 1);
+  return Math.max(1, Math.round(amount / step) * step);
 }
 
 function windowOf(day: number): number {

@@ -12,12 +12,17 @@ export interface SandboxFaults {
   readonly failureRate?: number;
   /** ACCESS_DENIED for every call (true) or for calls naming one of these account or master ids. */
   readonly revoked?: boolean | readonly string[];
+  /**
+   * Campaign names the platform refuses: createCampaign and updateCampaign of a draft with one
+   * of these names throw INVALID_REQUEST (a permanent failure of one campaign, not a retryable one).
+   */
+  readonly rejectCampaigns?: readonly string[];
 }
 
 /** Faults applied to every organization, keyed by platform. */
 export type SandboxFaultConfig = Partial<Record<AdPlatformType, SandboxFaults>>;
 
-const FIELDS = ['latencyMs', 'failNext', 'throttleNext', 'failureRate', 'revoked'] as const;
+const FIELDS = ['latencyMs', 'failNext', 'throttleNext', 'failureRate', 'revoked', 'rejectCampaigns'] as const;
 
 /**
  * Reads ADREPORT_SANDBOX_FAULTS, e.g. `{"GOOGLE_ADS":{"latencyMs":200,"failureRate":0.1}}`.
@@ -53,6 +58,7 @@ function parseFaults(platform: AdPlatformType, value: unknown): SandboxFaults {
   if (value.throttleNext !== undefined) faults.throttleNext = number(value.throttleNext, `${where}.throttleNext`, 0, Number.MAX_SAFE_INTEGER, true);
   if (value.failureRate !== undefined) faults.failureRate = number(value.failureRate, `${where}.failureRate`, 0, 1, false);
   if (value.revoked !== undefined) faults.revoked = revoked(value.revoked, `${where}.revoked`);
+  if (value.rejectCampaigns !== undefined) faults.rejectCampaigns = names(value.rejectCampaigns, `${where}.rejectCampaigns`);
   return faults;
 }
 
@@ -66,6 +72,11 @@ function revoked(value: unknown, where: string): boolean | string[] {
   if (typeof value === 'boolean') return value;
   if (Array.isArray(value) && value.every((id): id is string => typeof id === 'string')) return [...value];
   throw new Error(`${where} must be true, false or a list of account and master ids, got ${JSON.stringify(value)}`);
+}
+
+function names(value: unknown, where: string): string[] {
+  if (Array.isArray(value) && value.every((name): name is string => typeof name === 'string')) return [...value];
+  throw new Error(`${where} must be a list of campaign names, got ${JSON.stringify(value)}`);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

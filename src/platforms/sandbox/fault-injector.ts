@@ -38,7 +38,11 @@ export class FaultInjector {
   set(scope: Scope, platform: AdPlatformType, faults: SandboxFaults): void {
     const key = keyOf(scope, platform);
     this.active.set(key, {
-      faults: { ...faults, revoked: Array.isArray(faults.revoked) ? [...faults.revoked] : faults.revoked },
+      faults: {
+        ...faults,
+        revoked: Array.isArray(faults.revoked) ? [...faults.revoked] : faults.revoked,
+        ...(faults.rejectCampaigns ? { rejectCampaigns: [...faults.rejectCampaigns] } : {}),
+      },
       failLeft: faults.failNext ?? 0,
       throttleLeft: faults.throttleNext ?? 0,
       random: Rng.of('faults', key),
@@ -64,6 +68,11 @@ export class FaultInjector {
     const error = this.decide(platform, scopes, ids);
     if (latency > 0) await sleep(latency);
     if (error) throw error;
+  }
+
+  /** Whether the organization's or the '*' faults make the platform refuse a campaign of this name. */
+  refusesCampaign(organizationId: number, platform: AdPlatformType, name: string): boolean {
+    return [keyOf(organizationId, platform), keyOf('*', platform)].some((key) => this.active.get(key)?.faults.rejectCampaigns?.includes(name) ?? false);
   }
 
   private decide(platform: AdPlatformType, scopes: readonly ActiveFaults[], ids: readonly string[]): PlatformError | undefined {

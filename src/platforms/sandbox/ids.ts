@@ -33,6 +33,26 @@ export const AD_GROUP_SLOTS = 16;
 export const KEYWORD_SLOTS = 32;
 export const AD_SLOTS = 8;
 
+/**
+ * Campaigns made by createCampaign live in their own code range after the catalog's, in both
+ * domains (search platforms only): a created campaign has an *index* in [0,
+ * CREATED_CAMPAIGN_SLOTS) per organization and platform, and its ad groups, keywords and ads
+ * are numbered by position inside it. These bounds are also the sandbox's size limits for a
+ * campaign draft.
+ */
+export const CREATED_CAMPAIGN_SLOTS = 500_000;
+export const CREATED_AD_GROUP_SLOTS = 100;
+export const CREATED_KEYWORD_SLOTS = 200;
+export const CREATED_AD_SLOTS = 50;
+
+/** Where an entity of a created campaign sits: campaign index, ad group position, item position. */
+export interface CreatedPath {
+  readonly kind: EntityKind;
+  readonly campaign: number;
+  readonly adGroup?: number;
+  readonly item?: number;
+}
+
 interface Domain {
   readonly low: bigint;
   readonly size: bigint;
@@ -98,6 +118,8 @@ export class IdScheme {
   /** Where each kind's codes start inside its domain, so kinds never share an id. */
   private readonly offsets: Readonly<Record<EntityKind, bigint>>;
   private readonly payloads: bigint;
+  /** Start of each kind's created range (search platforms only). */
+  private readonly createdOffsets: Readonly<Record<EntityKind, bigint>> | undefined;
 
   constructor(
     readonly organizationId: number,
@@ -118,6 +140,18 @@ export class IdScheme {
       platform === 'FACEBOOK'
         ? { CAMPAIGN: 0n, AD_GROUP: campaigns, AD: campaigns + adGroups, KEYWORD: campaigns + adGroups + ads }
         : { CAMPAIGN: 0n, AD_GROUP: campaigns, KEYWORD: 0n, AD: keywords };
+    if (platform !== 'FACEBOOK') {
+      const createdCampaigns = BigInt(CREATED_CAMPAIGN_SLOTS);
+      const createdGroups = createdCampaigns * BigInt(CREATED_AD_GROUP_SLOTS);
+      const createdKeywords = createdGroups * BigInt(CREATED_KEYWORD_SLOTS);
+      const createdAds = createdGroups * BigInt(CREATED_AD_SLOTS);
+      const smallStart = campaigns + adGroups;
+      const largeStart = keywords + ads;
+      this.createdOffsets = { CAMPAIGN: smallStart, AD_GROUP: smallStart + createdCampaigns, KEYWORD: largeStart, AD: largeStart + createdKeywords };
+      if (smallStart + createdCampaigns + createdGroups > this.layout.small.size || largeStart + createdKeywords + createdAds > this.layout.large.size) {
+        throw new RangeError(`the created campaign range does not fit the ${platform} id domains`);
+      }
+    }
   }
 
   get issuedPayloads(): number {
@@ -194,6 +228,43 @@ export class IdScheme {
     }
   }
 
+  get canCreateCampaigns(): boolean {
+    return this.createdOffsets !== undefined;
+  }
+
+  /** The id of an entity of a campaign made by createCampaign (search platforms only). */
+  createdEntityId(path: CreatedPath): string {
+    if (!this.createdOffsets) throw new RangeError(`${this.platform} has no created campaigns`);
+    const code = this.createdOffsets[path.kind] + createdLocalCode(path);
+    const [domain, permutation] = this.domainOf(path.kind);
+    return (domain.low + permutation.forward(code)).toString();
+  }
+
+  /** The created-campaign path an id of this organization encodes; undefined for catalog and foreign ids. */
+  decodeCreated(kind: EntityKind, id: string): CreatedPath | undefined {
+    if (!this.createdOffsets || !/^\d{1,19}$/.test(id)) return undefined;
+    const [domain, permutation] = this.domainOf(kind);
+    const value = BigInt(id) - domain.low;
+    if (value < 0n || value >= domain.size) return undefined;
+    const code = permutation.inverse(value) - this.createdOffsets[kind];
+    const campaigns = BigInt(CREATED_CAMPAIGN_SLOTS);
+    const groupSlots = BigInt(CREATED_AD_GROUP_SLOTS);
+    if (code < 0n) return undefined;
+    switch (kind) {
+      case 'CAMPAIGN':
+        return code < campaigns ? { kind, campaign: Number(code) } : undefined;
+      case 'AD_GROUP':
+        return code < campaigns * groupSlots ? { kind, campaign: Number(code / groupSlots), adGroup: Number(code % groupSlots) } : undefined;
+      case 'AD':
+      case 'KEYWORD': {
+        const itemSlots = BigInt(kind === 'KEYWORD' ? CREATED_KEYWORD_SLOTS : CREATED_AD_SLOTS);
+        if (code >= campaigns * groupSlots * itemSlots) return undefined;
+        const group = code / itemSlots;
+        return { kind, campaign: Number(group / groupSlots), adGroup: Number(group % groupSlots), item: Number(code % itemSlots) };
+      }
+    }
+  }
+
   private localCode(path: EntityPath): bigint {
     const campaign = BigInt(path.payload) * S + BigInt(path.campaign);
     if (path.kind === 'CAMPAIGN') return campaign;
@@ -206,4 +277,12 @@ export class IdScheme {
   private domainOf(kind: EntityKind): [Domain, FeistelPermutation] {
     return kind === 'CAMPAIGN' || kind === 'AD_GROUP' ? [this.layout.small, this.smallPermutation] : [this.layout.large, this.largePermutation];
   }
+}
+
+function createdLocalCode(path: CreatedPath): bigint {
+  const campaign = BigInt(path.campaign);
+  if (path.kind === 'CAMPAIGN') return campaign;
+  const group = campaign * BigInt(CREATED_AD_GROUP_SLOTS) + BigInt(path.adGroup ?? 0);
+  if (path.kind === 'AD_GROUP') return group;
+  return group * BigInt(path.kind === 'KEYWORD' ? CREATED_KEYWORD_SLOTS : CREATED_AD_SLOTS) + BigInt(path.item ?? 0);
 }

@@ -2,6 +2,7 @@ import {
   PlatformError,
   type AdPlatformType,
   type CampaignChange,
+  type CampaignDraft,
   type CampaignTree,
   type DailyStatistic,
   type NewPlatformAccount,
@@ -22,12 +23,14 @@ import {
   publicAccount,
   type AccountProfile,
 } from './accounts.js';
+import { checkDraft, createdTree, withChange, type SearchPlatform } from './campaign-drafts.js';
 import { campaignChildren } from './campaign-tree.js';
 import { campaignInSlot, campaignsBetween, isListed, toPlatformCampaign, type CampaignPlan } from './campaigns.js';
-import { localDay, parseDay } from './dates.js';
+import { isoDay, localDay, parseDay } from './dates.js';
 import type { FaultInjector } from './fault-injector.js';
-import { IdScheme } from './ids.js';
+import { CREATED_CAMPAIGN_SLOTS, IdScheme } from './ids.js';
 import { Overlay } from './overlay.js';
+import { Rng } from './random.js';
 import * as store from './sandbox-store.js';
 import { dailyStatistics } from './statistics.js';
 
@@ -107,12 +110,14 @@ export class SandboxConnector implements PlatformConnector {
     const today = localDay(this.env.now(), profile.timeZone);
     const plans = campaignsBetween(this.ids, profile, today, today).filter((plan) => isListed(plan, today));
     const overlay = await this.overlay(accountId);
-    return plans.map((plan) => overlay.campaign(toPlatformCampaign(plan, today)));
+    const created = await this.env.db.read((r) => store.createdCampaignsOf(r, this.scope, accountId));
+    return [...plans.map((plan) => overlay.campaign(toPlatformCampaign(plan, today))), ...created.map((record) => record.tree.campaign)];
   }
 
   async fetchCampaignTree(accountId: string, campaignId: string): Promise<CampaignTree> {
     await this.beforeCall(accountId);
     const profile = await this.account(accountId);
+    if (this.ids.decodeCreated('CAMPAIGN', campaignId)) return (await this.createdCampaign(profile, campaignId)).tree;
     const today = localDay(this.env.now(), profile.timeZone);
     const plan = this.campaign(profile, campaignId, today);
     const overlay = await this.overlay(accountId);
@@ -127,8 +132,58 @@ export class SandboxConnector implements PlatformConnector {
     const profile = await this.account(accountId);
     const today = localDay(this.env.now(), profile.timeZone);
     const stored = this.assertChange(change);
+    const created = this.ids.decodeCreated(change.entity, change.adPlatformId);
+    if (created) {
+      const campaignId = this.ids.createdEntityId({ kind: 'CAMPAIGN', campaign: created.campaign });
+      await this.env.db.write(async (tx) => {
+        const record = await store.findCreatedCampaign(tx, this.scope, campaignId);
+        const tree = record?.accountId === accountId ? withChange(record.tree, change.entity, change.adPlatformId, stored.field, stored.value) : undefined;
+        if (!tree) throw this.notFound(`${change.entity.toLowerCase().replace('_', ' ')} ${change.adPlatformId} in account ${accountId}`);
+        await store.replaceCreatedCampaignTree(tx, this.scope, tree, this.env.now());
+      });
+      return;
+    }
     this.assertEntityExists(profile, change, today);
     await this.env.db.write((tx) => store.insertChange(tx, this.scope, accountId, stored, this.env.now()));
+  }
+
+  async createCampaign(accountId: string, draft: CampaignDraft, requestToken: string): Promise<CampaignTree> {
+    await this.beforeCall(accountId);
+    const platform = this.searchPlatform();
+    const profile = await this.account(accountId);
+    if (requestToken.length === 0) throw this.error('INVALID_REQUEST', 'A request token is required');
+    this.assertDraft(platform, draft);
+    const now = this.env.now();
+    const createdOn = isoDay(localDay(now, profile.timeZone));
+    return this.env.db.write(async (tx) => {
+      const earlier = await store.findCreatedCampaignByToken(tx, this.scope, accountId, requestToken);
+      if (earlier) return earlier.tree;
+      // Two tokens may meet on one index; the later one tries further candidates.
+      let attempt = 0;
+      let index = this.createdIndexFor(accountId, requestToken, attempt);
+      while (await store.findCreatedCampaign(tx, this.scope, this.ids.createdEntityId({ kind: 'CAMPAIGN', campaign: index }))) {
+        index = this.createdIndexFor(accountId, requestToken, ++attempt);
+      }
+      const tree = createdTree(this.ids, index, draft, createdOn);
+      await store.insertCreatedCampaign(tx, this.scope, { accountId, requestToken, tree }, now);
+      return tree;
+    });
+  }
+
+  async updateCampaign(accountId: string, campaignId: string, draft: CampaignDraft): Promise<CampaignTree> {
+    await this.beforeCall(accountId);
+    const profile = await this.account(accountId);
+    const path = this.ids.decodeCreated('CAMPAIGN', campaignId);
+    if (!path) {
+      // A catalog campaign of this account exists but is the platform's own; anything else is unknown.
+      this.campaign(profile, campaignId, localDay(this.env.now(), profile.timeZone));
+      throw this.error('INVALID_REQUEST', 'only campaigns created through the API can be replaced in the sandbox');
+    }
+    const current = await this.createdCampaign(profile, campaignId);
+    this.assertDraft(this.searchPlatform(), draft);
+    const tree = createdTree(this.ids, path.campaign, draft, current.tree.campaign.createdOn);
+    await this.env.db.write((tx) => store.replaceCreatedCampaignTree(tx, this.scope, tree, this.env.now()));
+    return tree;
   }
 
   async fetchDailyStatistics(accountId: string, from: string, to: string): Promise<DailyStatistic[]> {
@@ -170,6 +225,31 @@ export class SandboxConnector implements PlatformConnector {
     const plan = path && path.payload === profile.payload ? campaignInSlot(this.ids, profile, path.campaign) : undefined;
     if (!plan || plan.createdOn > today) throw this.notFound(`campaign ${campaignId} in account ${profile.adPlatformId}`);
     return plan;
+  }
+
+  /** A campaign createCampaign made in this account, or NOT_FOUND. */
+  private async createdCampaign(profile: AccountProfile, campaignId: string): Promise<store.CreatedCampaignRecord> {
+    const record = await this.env.db.read((r) => store.findCreatedCampaign(r, this.scope, campaignId));
+    if (!record || record.accountId !== profile.adPlatformId) throw this.notFound(`campaign ${campaignId} in account ${profile.adPlatformId}`);
+    return record;
+  }
+
+  /** A candidate index for a created campaign, from the account and request token; further attempts give others. */
+  private createdIndexFor(accountId: string, requestToken: string, attempt: number): number {
+    return Math.floor(Rng.of(this.scope.organizationId, this.platform, 'created-campaign', accountId, requestToken, attempt).next() * CREATED_CAMPAIGN_SLOTS);
+  }
+
+  private searchPlatform(): SearchPlatform {
+    if (this.platform === 'FACEBOOK') throw this.error('INVALID_REQUEST', 'campaign creation through the API is not supported for FACEBOOK in the sandbox');
+    return this.platform;
+  }
+
+  private assertDraft(platform: SearchPlatform, draft: CampaignDraft): void {
+    const problem = checkDraft(platform, draft);
+    if (problem) throw this.error('INVALID_REQUEST', problem);
+    if (this.env.faults.refusesCampaign(this.scope.organizationId, this.platform, draft.name)) {
+      throw this.error('INVALID_REQUEST', `the platform refused campaign ${draft.name}`);
+    }
   }
 
   private assertEntityExists(profile: AccountProfile, change: CampaignChange, today: number): void {
