@@ -17,6 +17,7 @@ import { jobHandlers } from './jobs/handlers/index.js';
 import { JobRunner } from './jobs/job-runner.js';
 import { queueAutoImports } from './jobs/platform-sync.js';
 import { CampaignService } from './provisioning/campaigns/campaign-service.js';
+import { CampaignCopyService } from './provisioning/campaigns/campaign-copy-service.js';
 import { JobService } from './jobs/job-service.js';
 import { LabelService } from './provisioning/labels/label-service.js';
 import { parseSandboxFaults, SandboxPlatforms } from './platforms/sandbox/index.js';
@@ -82,6 +83,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       jobs,
       labels: new LabelService(db),
       campaigns: new CampaignService(db, platforms, jobs),
+      campaignCopies: new CampaignCopyService(db, platforms, jobs),
       authenticator: new Authenticator(signingKey, disabledClients, nowMs),
       tokenIssuer: new TokenIssuer({
         db,

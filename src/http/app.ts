@@ -11,6 +11,7 @@ import type { PlatformAccountService } from '../provisioning/platform-accounts/p
 import type { JobService } from '../jobs/job-service.js';
 import type { LabelService } from '../provisioning/labels/label-service.js';
 import type { CampaignService } from '../provisioning/campaigns/campaign-service.js';
+import type { CampaignCopyService } from '../provisioning/campaigns/campaign-copy-service.js';
 import type { AppEnv } from './context.js';
 import { makeErrorHandler, notFoundHandler, type ErrorLogger } from './error-mapper.js';
 import { apiGuard } from './middleware/api-guard.js';
@@ -19,6 +20,7 @@ import { requestId } from './middleware/request-id.js';
 import { transportGuard } from './middleware/transport-guard.js';
 import { registerAccountLinkRoutes } from './routes/account-links.js';
 import { registerAccountRoutes } from './routes/accounts.js';
+import { registerCampaignCopyRoutes } from './routes/campaign-copies.js';
 import { registerCampaignRoutes } from './routes/campaigns.js';
 import { registerJobRoutes } from './routes/jobs.js';
 import { registerLabelRoutes } from './routes/labels.js';
@@ -36,6 +38,7 @@ export interface AppDeps {
   jobs: JobService;
   labels: LabelService;
   campaigns: CampaignService;
+  campaignCopies: CampaignCopyService;
   authenticator: Authenticator;
   tokenIssuer: TokenIssuer;
   apiRate: TokenBuckets;
@@ -110,6 +113,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerPlatformAccountRoutes(app, deps.platformAccounts);
   registerJobRoutes(app, deps.jobs);
   registerCampaignRoutes(app, deps.campaigns);
+  registerCampaignCopyRoutes(app, deps.campaignCopies);
   app.openapi(healthRoute, (c) => c.json({ status: 'ok' as const }, 200));
   refuseOtherMethods(app);
 

@@ -1,0 +1,47 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { toJobResponse } from '../../jobs/job-service.js';
+import type { CampaignCopyService } from '../../provisioning/campaigns/campaign-copy-service.js';
+import type { AppEnv } from '../context.js';
+import { idempotencyOf } from '../idempotency.js';
+import { acceptJson } from '../middleware/content-type.js';
+import { jsonContent } from '../openapi-helpers.js';
+import { JobSchema } from './jobs.js';
+
+const id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+const campaignIds = z.array(id).min(1, 'give at least one campaign id').max(100, 'at most 100 campaigns at once').refine((ids) => new Set(ids).size === ids.length, 'ids must be unique');
+
+const CopyBody = z.strictObject({ campaignCopy: z.strictObject({ sourceAdPlatformAccountId: id, targetAdPlatformAccountId: id, campaignIds }) });
+const SyncBody = z.strictObject({ campaignIds });
+const CopyResultSchema = z.object({ sourceCampaignId: z.number().int(), targetCampaignId: z.number().int(), targetAdPlatformId: z.string(), changes: z.array(z.string()) });
+const FailureSchema = z.object({ campaignId: z.number().int(), error: z.object({ code: z.string(), message: z.string() }) });
+
+const copyRoute = createRoute({
+  method: 'post',
+  path: '/provisioning/v0/campaign-copies',
+  summary: 'Copy imported campaigns from GOOGLE_ADS to MICROSOFT_ADVERTISING or back (a COPY_CAMPAIGNS job)',
+  middleware: [acceptJson()] as const,
+  security: [{ bearerAuth: [] }],
+  request: { body: { required: true, ...jsonContent(CopyBody) } },
+  responses: { 202: { description: 'The queued job; its result lists copies and failures.', ...jsonContent(z.object({ job: JobSchema })) }, 422: { description: 'Not one GOOGLE_ADS and one MICROSOFT_ADVERTISING account, other currencies, or unknown campaigns.' } },
+});
+const syncRoute = createRoute({
+  method: 'post',
+  path: '/provisioning/v0/campaign-copies/sync',
+  summary: 'Re-push existing copies of the given source campaigns (bulk, partial errors)',
+  middleware: [acceptJson()] as const,
+  security: [{ bearerAuth: [] }],
+  request: { body: { required: true, ...jsonContent(SyncBody) } },
+  responses: { 200: { description: 'What was synced and what failed, per campaign.', ...jsonContent(z.object({ synced: z.array(CopyResultSchema), failed: z.array(FailureSchema) })) } },
+});
+
+export function registerCampaignCopyRoutes(app: OpenAPIHono<AppEnv>, copies: CampaignCopyService): void {
+  app.openapi(copyRoute, async (c) => {
+    const body = c.req.valid('json') as z.infer<typeof CopyBody>;
+    const job = await copies.requestCopy(c.get('auth').organizationId, body.campaignCopy, idempotencyOf(c, body));
+    return c.json({ job: toJobResponse(job) }, 202, { Location: `/provisioning/v0/jobs/id/${job.id}` });
+  });
+  app.openapi(syncRoute, async (c) => {
+    const body = c.req.valid('json') as z.infer<typeof SyncBody>;
+    return c.json(await copies.sync(c.get('auth').organizationId, body.campaignIds), 200);
+  });
+}
