@@ -21,7 +21,8 @@ describe('graceful shutdown', () => {
     });
     req.on('error', () => undefined);
     req.end();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Time for the TLS handshake and the request to reach the queue, even on a loaded machine.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
     req.destroy();
     await new Promise((resolve) => setTimeout(resolve, 100));
 
