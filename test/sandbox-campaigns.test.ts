@@ -1,23 +1,9 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PlatformError, type CampaignDraft, type CampaignTree, type PlatformConnector } from '../src/platforms/connector.js';
 import { parseSandboxFaults, SandboxPlatforms } from '../src/platforms/sandbox/index.js';
-import { Database } from '../src/store/database.js';
-import { migrate } from '../src/store/migrate.js';
+import { useTempDatabase } from './helpers/temp-database.js';
 
-let dir: string;
-let db: Database;
-beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'adreport-sandbox-campaigns-'));
-  db = await Database.open(path.join(dir, 'sandbox.duckdb'), { readConnections: 2, maxQueued: 64 });
-  await migrate(db);
-});
-afterAll(async () => {
-  await db.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+const temp = useTempDatabase('adreport-sandbox-campaigns-');
 
 const NOW = new Date('2026-05-10T12:00:00Z');
 const now = () => NOW;
@@ -136,7 +122,7 @@ function contentOf(tree: CampaignTree): CampaignDraft {
 describe('dailyBudget of catalog campaigns', () => {
   it('is present, positive, with at most 2 decimals, and the same in another instance', async () => {
     for (const platform of ['GOOGLE_ADS', 'MICROSOFT_ADVERTISING', 'FACEBOOK'] as const) {
-      const connector = new SandboxPlatforms(db, { now }).connector(3, platform);
+      const connector = new SandboxPlatforms(temp.db, { now }).connector(3, platform);
       const accounts = platform === 'FACEBOOK' ? await connector.listDirectAccounts() : await connector.listAccountsUnderMaster(MASTER[platform]);
       const campaigns = await connector.listCampaigns(accounts[0]!.adPlatformId);
       expect(campaigns.length).toBeGreaterThan(0);
@@ -145,7 +131,7 @@ describe('dailyBudget of catalog campaigns', () => {
         expect(campaign.dailyBudget).toBeGreaterThanOrEqual(1);
         expect(Math.round(campaign.dailyBudget * 100) / 100).toBe(campaign.dailyBudget);
       }
-      const again = await new SandboxPlatforms(db, { now }).connector(3, platform).listCampaigns(accounts[0]!.adPlatformId);
+      const again = await new SandboxPlatforms(temp.db, { now }).connector(3, platform).listCampaigns(accounts[0]!.adPlatformId);
       expect(again.map((c) => c.dailyBudget)).toEqual(campaigns.map((c) => c.dailyBudget));
       const tree = await connector.fetchCampaignTree(accounts[0]!.adPlatformId, campaigns[0]!.adPlatformId);
       expect(tree.campaign.dailyBudget).toBe(campaigns[0]!.dailyBudget);
@@ -153,7 +139,7 @@ describe('dailyBudget of catalog campaigns', () => {
   });
 
   it('varies between campaigns and scales with the currency (JPY budgets above EUR ones)', async () => {
-    const connector = new SandboxPlatforms(db, { now }).connector(4, 'GOOGLE_ADS');
+    const connector = new SandboxPlatforms(temp.db, { now }).connector(4, 'GOOGLE_ADS');
     const byCurrency = new Map<string, number[]>();
     for (let m = 0; m < 25; m++) {
       const master = `100-000-${String(1000 + m)}`;
@@ -172,7 +158,7 @@ describe('dailyBudget of catalog campaigns', () => {
 
   it('catalog search ads keep within the limits createCampaign enforces', async () => {
     for (const platform of SEARCH) {
-      const connector = new SandboxPlatforms(db, { now }).connector(3, platform);
+      const connector = new SandboxPlatforms(temp.db, { now }).connector(3, platform);
       const account = await firstAccount(connector, platform);
       for (const campaign of (await connector.listCampaigns(account)).slice(0, 4)) {
         const tree = await connector.fetchCampaignTree(account, campaign.adPlatformId);
@@ -187,7 +173,7 @@ describe('dailyBudget of catalog campaigns', () => {
 
 describe('createCampaign', () => {
   it.each(SEARCH)('%s: returns the draft as a tree with platform-style ids, listed and fetchable, also from a new instance', async (platform) => {
-    const connector = new SandboxPlatforms(db, { now }).connector(1, platform);
+    const connector = new SandboxPlatforms(temp.db, { now }).connector(1, platform);
     const account = await firstAccount(connector, platform);
     const before = await connector.listCampaigns(account);
     const input = draft();
@@ -212,22 +198,22 @@ describe('createCampaign', () => {
     expect(listed).toContainEqual(tree.campaign);
     expect(await connector.fetchCampaignTree(account, tree.campaign.adPlatformId)).toEqual(tree);
 
-    const fresh = new SandboxPlatforms(db, { now }).connector(1, platform);
+    const fresh = new SandboxPlatforms(temp.db, { now }).connector(1, platform);
     expect(await fresh.fetchCampaignTree(account, tree.campaign.adPlatformId)).toEqual(tree);
     expect(await fresh.listCampaigns(account)).toEqual(listed);
     // Not visible in another account nor to another organization.
     const other = (await connector.listAccountsUnderMaster(MASTER[platform]))[1]!.adPlatformId;
     expect((await caught(connector.fetchCampaignTree(other, tree.campaign.adPlatformId))).code).toBe('NOT_FOUND');
-    expect((await caught(new SandboxPlatforms(db, { now }).connector(2, platform).fetchCampaignTree(account, tree.campaign.adPlatformId))).code).toBe('NOT_FOUND');
+    expect((await caught(new SandboxPlatforms(temp.db, { now }).connector(2, platform).fetchCampaignTree(account, tree.campaign.adPlatformId))).code).toBe('NOT_FOUND');
   });
 
   it('is idempotent per request token and account: the first campaign comes back unchanged', async () => {
-    const connector = new SandboxPlatforms(db, { now }).connector(1, 'GOOGLE_ADS');
+    const connector = new SandboxPlatforms(temp.db, { now }).connector(1, 'GOOGLE_ADS');
     const [account, other] = (await connector.listAccountsUnderMaster(MASTER.GOOGLE_ADS)).map((a) => a.adPlatformId);
     const shared = token();
     const first = await connector.createCampaign(account!, draft(), shared);
     const count = (await connector.listCampaigns(account!)).length;
-    const again = await new SandboxPlatforms(db, { now: () => new Date(NOW.getTime() + 3 * 86_400_000) })
+    const again = await new SandboxPlatforms(temp.db, { now: () => new Date(NOW.getTime() + 3 * 86_400_000) })
       .connector(1, 'GOOGLE_ADS')
       .createCampaign(account!, draft({ name: 'Something else', dailyBudget: 99 }), shared);
     expect(again).toEqual(first);
@@ -243,7 +229,7 @@ describe('createCampaign', () => {
   });
 
   it('refuses FACEBOOK, unknown accounts and an empty token', async () => {
-    const platforms = new SandboxPlatforms(db, { now });
+    const platforms = new SandboxPlatforms(temp.db, { now });
     const facebook = platforms.connector(1, 'FACEBOOK');
     const fbAccount = (await facebook.listDirectAccounts())[0]!.adPlatformId;
     await refused(facebook.createCampaign(fbAccount, draft(), token()), /^campaign creation through the API is not supported for FACEBOOK in the sandbox$/);
@@ -254,7 +240,7 @@ describe('createCampaign', () => {
   });
 
   it('runs the fault checks first', async () => {
-    const platforms = new SandboxPlatforms(db, { now });
+    const platforms = new SandboxPlatforms(temp.db, { now });
     const connector = platforms.connector(5, 'MICROSOFT_ADVERTISING');
     const account = await firstAccount(connector, 'MICROSOFT_ADVERTISING');
     platforms.setFaults(5, 'MICROSOFT_ADVERTISING', { failNext: 1 });
@@ -269,7 +255,7 @@ describe('draft rules', () => {
   let google: { connector: PlatformConnector; account: string };
   let microsoft: { connector: PlatformConnector; account: string };
   beforeAll(async () => {
-    const platforms = new SandboxPlatforms(db, { now });
+    const platforms = new SandboxPlatforms(temp.db, { now });
     const g = platforms.connector(6, 'GOOGLE_ADS');
     const m = platforms.connector(6, 'MICROSOFT_ADVERTISING');
     google = { connector: g, account: await firstAccount(g, 'GOOGLE_ADS') };
@@ -339,7 +325,7 @@ describe('draft rules', () => {
 
 describe('rejectCampaigns fault', () => {
   it('refuses create and update of the named campaigns only, permanently, until switched off', async () => {
-    const platforms = new SandboxPlatforms(db, { now });
+    const platforms = new SandboxPlatforms(temp.db, { now });
     const connector = platforms.connector(7, 'GOOGLE_ADS');
     const account = await firstAccount(connector, 'GOOGLE_ADS');
     const kept = await connector.createCampaign(account, draft({ name: 'Kept' }), token());
@@ -361,7 +347,7 @@ describe('rejectCampaigns fault', () => {
     const config = parseSandboxFaults('{"BING_ADS":{"rejectCampaigns":["Nope"]}}');
     expect(config).toEqual({ MICROSOFT_ADVERTISING: { rejectCampaigns: ['Nope'] } });
     expect(() => parseSandboxFaults('{"GOOGLE_ADS":{"rejectCampaigns":"Nope"}}')).toThrow(/GOOGLE_ADS\.rejectCampaigns must be a list of campaign names/);
-    const connector = new SandboxPlatforms(db, { now, faults: config }).connector(7, 'MICROSOFT_ADVERTISING');
+    const connector = new SandboxPlatforms(temp.db, { now, faults: config }).connector(7, 'MICROSOFT_ADVERTISING');
     const account = await firstAccount(connector, 'MICROSOFT_ADVERTISING');
     await refused(connector.createCampaign(account, draft({ name: 'Nope' }), token()), /refused campaign Nope/);
   });
@@ -369,7 +355,7 @@ describe('rejectCampaigns fault', () => {
 
 describe('updateCampaign', () => {
   it.each(SEARCH)('%s: replaces the tree, keeps the campaign id and the ids by position, new ids for added items', async (platform) => {
-    const connector = new SandboxPlatforms(db, { now }).connector(9, platform);
+    const connector = new SandboxPlatforms(temp.db, { now }).connector(9, platform);
     const account = await firstAccount(connector, platform);
     const original = await connector.createCampaign(account, draft(), token());
     const base = draft();
@@ -389,7 +375,7 @@ describe('updateCampaign', () => {
         { name: 'Leaf Blowers', status: 'ENABLED', keywords: [{ text: 'leaf blower', matchType: 'PHRASE', status: 'ENABLED' }], ads: [] },
       ],
     };
-    const later = new SandboxPlatforms(db, { now: () => new Date(NOW.getTime() + 5 * 86_400_000) }).connector(9, platform);
+    const later = new SandboxPlatforms(temp.db, { now: () => new Date(NOW.getTime() + 5 * 86_400_000) }).connector(9, platform);
     const updated = await later.updateCampaign(account, original.campaign.adPlatformId, replacement);
 
     expect(contentOf(updated)).toEqual(replacement);
@@ -413,7 +399,7 @@ describe('updateCampaign', () => {
   });
 
   it('validates like create and leaves the campaign as it was when refused', async () => {
-    const connector = new SandboxPlatforms(db, { now }).connector(9, 'GOOGLE_ADS');
+    const connector = new SandboxPlatforms(temp.db, { now }).connector(9, 'GOOGLE_ADS');
     const account = await firstAccount(connector, 'GOOGLE_ADS');
     const original = await connector.createCampaign(account, draft(), token());
     await refused(connector.updateCampaign(account, original.campaign.adPlatformId, withFirstAd(draft(), { adType: 'EXPANDED_TEXT_AD' })), /EXPANDED_TEXT_AD cannot be created on GOOGLE_ADS/);
@@ -422,7 +408,7 @@ describe('updateCampaign', () => {
   });
 
   it('refuses catalog campaigns, NOT_FOUND for unknown ones and other accounts', async () => {
-    const connector = new SandboxPlatforms(db, { now }).connector(9, 'MICROSOFT_ADVERTISING');
+    const connector = new SandboxPlatforms(temp.db, { now }).connector(9, 'MICROSOFT_ADVERTISING');
     const [account, other] = (await connector.listAccountsUnderMaster(MASTER.MICROSOFT_ADVERTISING)).map((a) => a.adPlatformId);
     const catalog = (await connector.listCampaigns(account!))[0]!;
     await refused(connector.updateCampaign(account!, catalog.adPlatformId, draft()), /^only campaigns created through the API can be replaced in the sandbox$/);
@@ -435,7 +421,7 @@ describe('updateCampaign', () => {
 
 describe('pushChange on created campaigns', () => {
   it('changes status and names in the stored tree; a later update replaces them', async () => {
-    const connector = new SandboxPlatforms(db, { now }).connector(10, 'GOOGLE_ADS');
+    const connector = new SandboxPlatforms(temp.db, { now }).connector(10, 'GOOGLE_ADS');
     const account = await firstAccount(connector, 'GOOGLE_ADS');
     const tree = await connector.createCampaign(account, draft(), token());
     const group = tree.adGroups[0]!;

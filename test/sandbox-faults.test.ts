@@ -1,29 +1,15 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PlatformError, type PlatformConnector } from '../src/platforms/connector.js';
 import { parseSandboxFaults, SandboxPlatforms, type SandboxFaultConfig } from '../src/platforms/sandbox/index.js';
-import { Database } from '../src/store/database.js';
-import { migrate } from '../src/store/migrate.js';
+import { useTempDatabase } from './helpers/temp-database.js';
 
-let dir: string;
-let db: Database;
-beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'adreport-sandbox-faults-'));
-  db = await Database.open(path.join(dir, 'sandbox.duckdb'), { readConnections: 2, maxQueued: 64 });
-  await migrate(db);
-});
-afterAll(async () => {
-  await db.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+const temp = useTempDatabase('adreport-sandbox-faults-');
 
 const now = () => new Date('2026-05-10T12:00:00Z');
 const MASTER = '123-456-7890';
 
 function sandbox(faults?: SandboxFaultConfig): SandboxPlatforms {
-  return new SandboxPlatforms(db, faults ? { now, faults } : { now });
+  return new SandboxPlatforms(temp.db, faults ? { now, faults } : { now });
 }
 
 /** The outcome of a call: 'ok' or the error code. */

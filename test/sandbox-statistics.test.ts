@@ -1,23 +1,9 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AD_PLATFORM_TYPES, PlatformError, type AdPlatformType, type DailyStatistic, type PlatformConnector } from '../src/platforms/connector.js';
 import { SandboxPlatforms } from '../src/platforms/sandbox/index.js';
-import { Database } from '../src/store/database.js';
-import { migrate } from '../src/store/migrate.js';
+import { useTempDatabase } from './helpers/temp-database.js';
 
-let dir: string;
-let db: Database;
-beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'adreport-sandbox-stats-'));
-  db = await Database.open(path.join(dir, 'sandbox.duckdb'), { readConnections: 2, maxQueued: 64 });
-  await migrate(db);
-});
-afterAll(async () => {
-  await db.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+const temp = useTempDatabase('adreport-sandbox-stats-');
 
 const DAY = 86_400_000;
 const NOW = new Date('2026-11-25T12:00:00Z');
@@ -94,20 +80,20 @@ function total(rows: readonly DailyStatistic[], figure: (typeof FIGURES)[number]
 
 describe('daily statistics', () => {
   it('are the same from a second instance and from a narrower range', async () => {
-    const a = new SandboxPlatforms(db, { now: () => NOW }).connector(1, 'GOOGLE_ADS');
-    const b = new SandboxPlatforms(db, { now: () => NOW }).connector(1, 'GOOGLE_ADS');
+    const a = new SandboxPlatforms(temp.db, { now: () => NOW }).connector(1, 'GOOGLE_ADS');
+    const b = new SandboxPlatforms(temp.db, { now: () => NOW }).connector(1, 'GOOGLE_ADS');
     const account = (await accountIds(a))[0]!;
     const wide = await a.fetchDailyStatistics(account, '2026-10-01', '2026-10-10');
     expect(wide.length).toBeGreaterThan(0);
     expect(await b.fetchDailyStatistics(account, '2026-10-01', '2026-10-10')).toEqual(wide);
     expect(await b.fetchDailyStatistics(account, '2026-10-04', '2026-10-04')).toEqual(wide.filter((r) => r.date === '2026-10-04'));
-    const other = new SandboxPlatforms(db, { now: () => NOW }).connector(2, 'GOOGLE_ADS');
+    const other = new SandboxPlatforms(temp.db, { now: () => NOW }).connector(2, 'GOOGLE_ADS');
     const theirs = await other.fetchDailyStatistics((await accountIds(other))[0]!, '2026-10-01', '2026-10-10');
     expect(theirs).not.toEqual(wide);
   });
 
   it('keep every row consistent: counts nest, money has at most 6 decimals, entities belong to the account', async () => {
-    const platforms = new SandboxPlatforms(db, { now: () => NOW });
+    const platforms = new SandboxPlatforms(temp.db, { now: () => NOW });
     for (const platform of AD_PLATFORM_TYPES) {
       const connector = platforms.connector(1, platform);
       const accounts = await accountIds(connector);
@@ -130,7 +116,7 @@ describe('daily statistics', () => {
   });
 
   it('split each ad group, day, device and network once over keywords and once over ads, with equal sums', async () => {
-    const platforms = new SandboxPlatforms(db, { now: () => NOW });
+    const platforms = new SandboxPlatforms(temp.db, { now: () => NOW });
     for (const platform of ['GOOGLE_ADS', 'MICROSOFT_ADVERTISING'] as const) {
       const connector = platforms.connector(2, platform);
       for (const account of (await accountIds(connector)).slice(0, 2)) {
@@ -158,7 +144,7 @@ describe('daily statistics', () => {
 
   it('restate conversions as they come in, final after 14 days; traffic never changes', async () => {
     let now = new Date('2026-09-10T06:00:00Z');
-    const connector = new SandboxPlatforms(db, { now: () => now }).connector(3, 'GOOGLE_ADS');
+    const connector = new SandboxPlatforms(temp.db, { now: () => now }).connector(3, 'GOOGLE_ADS');
     const account = (await accountIds(connector))[0]!;
     const fetchAt = async (iso: string) => {
       now = new Date(iso);
@@ -194,7 +180,7 @@ describe('daily statistics', () => {
   });
 
   it('look like advertising: Google mobile-heavy, Microsoft desktop-heavy, a Q4 peak, a long tail of campaigns', async () => {
-    const platforms = new SandboxPlatforms(db, { now: () => NOW });
+    const platforms = new SandboxPlatforms(temp.db, { now: () => NOW });
     const byDevice = async (platform: AdPlatformType) => {
       const connector = platforms.connector(5, platform);
       const sums = new Map<string, number>();
@@ -232,7 +218,7 @@ describe('daily statistics', () => {
   });
 
   it('report nothing for today or the future, and refuse bad ranges', async () => {
-    const connector = new SandboxPlatforms(db, { now: () => NOW }).connector(1, 'FACEBOOK');
+    const connector = new SandboxPlatforms(temp.db, { now: () => NOW }).connector(1, 'FACEBOOK');
     const account = (await accountIds(connector))[0]!;
     expect(await connector.fetchDailyStatistics(account, '2026-11-25', '2026-12-31')).toEqual([]);
     const yesterday = await connector.fetchDailyStatistics(account, '2026-11-24', '2026-11-24');
@@ -247,7 +233,7 @@ describe('daily statistics', () => {
   });
 
   it('generate a 30-day month of the largest account', async () => {
-    const connector = new SandboxPlatforms(db, { now: () => NOW }).connector(6, 'GOOGLE_ADS');
+    const connector = new SandboxPlatforms(temp.db, { now: () => NOW }).connector(6, 'GOOGLE_ADS');
     let largest = '';
     let most = 0;
     for (const account of await accountIds(connector)) {
@@ -261,7 +247,7 @@ describe('daily statistics', () => {
 
   it('let a clock that moves on add days without changing earlier traffic', async () => {
     let now = new Date('2026-08-01T12:00:00Z');
-    const connector = new SandboxPlatforms(db, { now: () => now }).connector(7, 'MICROSOFT_ADVERTISING');
+    const connector = new SandboxPlatforms(temp.db, { now: () => now }).connector(7, 'MICROSOFT_ADVERTISING');
     const account = (await accountIds(connector))[0]!;
     const before = await connector.fetchDailyStatistics(account, '2026-07-01', '2026-08-31');
     now = new Date(now.getTime() + 10 * DAY);

@@ -110,15 +110,8 @@ export interface CampaignDraft {
   readonly adGroups: ReadonlyArray<{
     readonly name: string;
     readonly status: EntityStatus;
-    readonly keywords: ReadonlyArray<{ readonly text: string; readonly matchType: PlatformKeyword['matchType']; readonly status: EntityStatus }>;
-    readonly ads: ReadonlyArray<{
-      readonly name: string;
-      readonly status: EntityStatus;
-      readonly adType: string;
-      readonly headline: string;
-      readonly description: string;
-      readonly finalUrl: string;
-    }>;
+    readonly keywords: ReadonlyArray<Pick<PlatformKeyword, 'text' | 'matchType' | 'status'>>;
+    readonly ads: ReadonlyArray<Pick<PlatformAd, 'name' | 'status' | 'adType' | 'headline' | 'description' | 'finalUrl'>>;
   }>;
 }
 
