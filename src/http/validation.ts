@@ -19,7 +19,8 @@ export const validationHook: Hook<unknown, AppEnv, string, unknown> = (result) =
     const names = [...new Set(details.map((d) => d.field))].join(', ');
     throw new ApiError(400, 'invalid_parameter', `Invalid ${target === 'param' ? 'path' : 'query'} parameter ${names}: ${details[0]?.message ?? 'invalid'}.`, details);
   }
-  const unreadable = issues.filter((issue) => issue.path.length <= 1 && issue.code !== 'unrecognized_keys' || issue.path.length === 0);
+  // Depth 0 is the body itself; depth 1 the wrapper member, unless it is only an unknown key inside the wrapper.
+  const unreadable = issues.filter((issue) => issue.path.length === 0 || (issue.path.length === 1 && issue.code !== 'unrecognized_keys'));
   if (unreadable.length > 0) {
     throw new ApiError(400, 'invalid_body', `The request body is not the documented object: ${describe(unreadable[0]!)}.`, unreadable.flatMap(issueDetails));
   }

@@ -95,8 +95,14 @@ export class JobRunner {
 
   private async pump(): Promise<void> {
     while (!this.stopped && this.running.size < this.options.concurrency) {
+      // Look before taking: an idle poll stays a read, not a commit (which would also expire every cached plan).
+      const due = await this.db.read(nextDueAt);
+      if (!due || due.getTime() > this.options.now().getTime()) {
+        this.scheduleNextLook(due);
+        return;
+      }
       const job = await this.db.write((tx) => claimDueJob(tx, this.options.now()));
-      if (!job) break;
+      if (!job) continue;
       // A job whose bookkeeping fails (e.g. the store closed under a forced stop) stays RUNNING and resumes at the next start.
       const run = this.execute(job)
         .catch((error: unknown) => this.options.log({ jobId: job.id, error }))
@@ -106,12 +112,11 @@ export class JobRunner {
         });
       this.running.add(run);
     }
-    await this.scheduleNextLook();
   }
 
-  private async scheduleNextLook(): Promise<void> {
+  /** Sleeps until the next job is due (or pollMs); finished jobs and enqueues wake it earlier. */
+  private scheduleNextLook(due: Date | undefined): void {
     if (this.stopped) return;
-    const due = await this.db.read(nextDueAt);
     const wait = due ? Math.max(0, due.getTime() - this.options.now().getTime()) : this.options.pollMs;
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => this.wake(), Math.min(wait, this.options.pollMs));

@@ -1,7 +1,7 @@
 import { PlatformError, type PlatformDirectory } from '../../platforms/connector.js';
 import type { Database } from '../../store/database.js';
 import type { KnownPlatformAccount } from '../platform-accounts/platform-account-store.js';
-import { findCampaign, insertCampaignTree, type ImportedCampaign, type TreeCounts } from './campaign-store.js';
+import { findCampaign, getCampaign, insertCampaignTree, type ImportedCampaign, type TreeCounts } from './campaign-store.js';
 
 export interface ImportOutcome {
   readonly campaign: ImportedCampaign;
@@ -31,8 +31,9 @@ export async function importCampaign(
     const raced = await findCampaign(tx, organizationId, platformAccount.id, campaignAdPlatformId);
     if (raced) return { campaign: raced, alreadyImported: true, counts: null };
     const { campaignId, counts } = await insertCampaignTree(tx, organizationId, { id: platformAccount.id, type: platformAccount.adPlatformType }, tree, campaignGroup);
-    const campaign = (await findCampaign(tx, organizationId, platformAccount.id, campaignAdPlatformId))!;
-    return { campaign: { ...campaign, id: campaignId }, alreadyImported: false, counts };
+    // Read back by primary key for the stored importedAt and group label.
+    const campaign = (await getCampaign(tx, organizationId, campaignId))!;
+    return { campaign, alreadyImported: false, counts };
   });
 }
 

@@ -3,7 +3,6 @@ import type { StoredJob } from '../../jobs/job-store.js';
 import type { PlatformCampaign, PlatformDirectory } from '../../platforms/connector.js';
 import { notFound } from '../../shared/errors.js';
 import type { Database } from '../../store/database.js';
-import { accountExists } from '../accounts/account-store.js';
 import { platformFailureToApi } from '../platform-accounts/platform-errors.js';
 import { getKnownPlatformAccount, type KnownPlatformAccount } from '../platform-accounts/platform-account-store.js';
 import { withAccessWatch } from './campaign-import.js';
@@ -42,10 +41,8 @@ export class CampaignService {
     return job;
   }
 
-  async list(organizationId: number, filter: { accountId?: number | undefined; adPlatformAccountId?: number | undefined }, page: { limit: number; offset: number }) {
-    if (filter.accountId !== undefined && !(await this.db.read((r) => accountExists(r, organizationId, filter.accountId!)))) {
-      return { total: 0, campaigns: [] as ImportedCampaign[] };
-    }
+  /** Scoped by organization in the query itself, so another tenant's accountId simply matches nothing. */
+  list(organizationId: number, filter: { accountId?: number | undefined; adPlatformAccountId?: number | undefined }, page: { limit: number; offset: number }) {
     return this.db.read((r) => listImportedCampaigns(r, organizationId, filter, page));
   }
 
