@@ -97,6 +97,10 @@ describe('importing one campaign (IMPORT_CAMPAIGN)', () => {
     const theirs = { authorization: `Bearer ${await otherTenantToken(server)}` };
     expect((await server.http.get(`${P}/adplatform-accounts/id/${platformAccountId}/available-campaigns`, theirs)).status).toBe(404);
     expect((await server.http.get(`${P}/campaigns`, theirs)).json.campaigns).toEqual([]);
+    const ourAccount = (await server.http.get(`${P}/adplatform-accounts/id/${platformAccountId}`, auth)).json.adPlatformAccount.linkedAccountIds[0];
+    const filtered = await server.http.get(`${P}/campaigns?accountId=${ourAccount}`, theirs);
+    expect(filtered.json.campaigns).toEqual([]);
+    expect(filtered.headers['x-totalcount']).toBe('0');
   });
 
   it('marks the links NO_ACCESS when the platform revoked access', async () => {

@@ -59,6 +59,11 @@ describe('master accounts (linked by the operator; the demo links one per search
     expect(down.status).toBe(503);
     expect(down.json.error.code).toBe('platform_unavailable');
     expect(Number(down.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+
+    server.service.platforms.setFaults('*', 'GOOGLE_ADS', { revoked: true });
+    const denied = await server.http.get(`${P}/adplatform-master-accounts/id/${google.id}/adplatform-accounts`, auth);
+    expect(denied.status).toBe(422);
+    expect(denied.json.error.details[0].code).toBe('no_access');
   });
 });
 

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PlatformError, type CampaignDraft, type CampaignTree, type PlatformConnector } from '../src/platforms/connector.js';
+import { type CampaignDraft, type CampaignTree, type PlatformConnector } from '../src/platforms/connector.js';
 import { parseSandboxFaults, SandboxPlatforms } from '../src/platforms/sandbox/index.js';
+import { caught } from './helpers/platform-errors.js';
 import { useTempDatabase } from './helpers/temp-database.js';
 
 const temp = useTempDatabase('adreport-sandbox-campaigns-');
@@ -80,14 +81,6 @@ function withFirstKeywordText(base: CampaignDraft, text: string): CampaignDraft 
   return withFirstGroup(base, (group) => ({ ...group, keywords: group.keywords.map((k, index) => (index === 0 ? { ...k, text } : k)) }));
 }
 
-async function caught(call: Promise<unknown>): Promise<PlatformError> {
-  const error = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(PlatformError);
-  return error as PlatformError;
-}
 
 async function refused(call: Promise<unknown>, message: RegExp): Promise<void> {
   const error = await caught(call);

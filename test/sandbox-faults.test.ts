@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PlatformError, type PlatformConnector } from '../src/platforms/connector.js';
 import { parseSandboxFaults, SandboxPlatforms, type SandboxFaultConfig } from '../src/platforms/sandbox/index.js';
+import { caught } from './helpers/platform-errors.js';
 import { useTempDatabase } from './helpers/temp-database.js';
 
 const temp = useTempDatabase('adreport-sandbox-faults-');
@@ -23,14 +24,6 @@ async function outcome(call: Promise<unknown>): Promise<string> {
   }
 }
 
-async function caught(call: Promise<unknown>): Promise<PlatformError> {
-  const error = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(PlatformError);
-  return error as PlatformError;
-}
 
 /** One account id, found with faults off. */
 async function firstAccount(connector: PlatformConnector): Promise<string> {

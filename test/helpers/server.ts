@@ -39,7 +39,12 @@ export async function startTestServer(overrides: ServiceConfigInput = {}, clock?
     errors,
     async token(scope) {
       const body = new URLSearchParams({ grant_type: 'client_credentials', ...(scope ? { scope } : {}) }).toString();
-      const res = await http.request('POST', '/token', { headers: { authorization: basic(clientId, clientSecret), 'content-type': FORM }, body });
+      let res = await http.request('POST', '/token', { headers: { authorization: basic(clientId, clientSecret), 'content-type': FORM }, body });
+      // A server configured without a queue answers 503 while a background read holds its one connection; clients retry.
+      for (let i = 0; i < 50 && res.status === 503; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        res = await http.request('POST', '/token', { headers: { authorization: basic(clientId, clientSecret), 'content-type': FORM }, body });
+      }
       if (res.status !== 200) throw new Error(`token request failed: ${res.status} ${res.text}`);
       return res.json.access_token as string;
     },
