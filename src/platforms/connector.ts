@@ -102,6 +102,70 @@ export interface DailyStatistic {
   readonly callConversionsFractional: number;
 }
 
+/**
+ * GOOGLE_ADS impression-share inputs of one campaign, day, device and network, as counts so that
+ * any bucket aggregates as sums over sums. `impressions` equals the impressions of the campaign's
+ * statistic rows of that day, device and network. budgetLost + rankLost = eligible - impressions;
+ * absoluteTop <= top <= impressions.
+ */
+export interface DailyImpressionShare {
+  readonly date: string;
+  readonly campaignId: string;
+  readonly device: DeviceType;
+  readonly network: NetworkType;
+  readonly impressions: number;
+  readonly eligibleImpressions: number;
+  readonly budgetLostImpressions: number;
+  readonly rankLostImpressions: number;
+  readonly topImpressions: number;
+  readonly absoluteTopImpressions: number;
+}
+
+/**
+ * FACEBOOK reach input: the people one ad reached on one day, as a run [from, to) of the ad
+ * platform account's audience numbering (an ad's day may need two runs where it wraps around its
+ * audience). The length of the union of runs is the deduplicated reach of any set of ads and days.
+ */
+export interface DailyAudienceRun {
+  readonly date: string;
+  readonly campaignId: string;
+  readonly adGroupId: string;
+  readonly adId: string;
+  readonly from: number;
+  readonly to: number;
+}
+
+/** One phone call from an ad (search platforms); each is counted in the statistic rows' `calls`. */
+export interface CallRecord {
+  /** Stable across fetches: a re-sync recognises the call. */
+  readonly callId: string;
+  /** YYYY-MM-DD in the account's time zone: the statistic day the call is counted on. */
+  readonly date: string;
+  readonly campaignId: string;
+  readonly adGroupId: string;
+  /** ISO 8601 UTC. */
+  readonly startTime: string;
+  readonly durationSeconds: number;
+  readonly status: 'RECEIVED' | 'MISSED';
+  readonly callType: 'CALL_ASSET' | 'CALL_ONLY_AD' | 'WEBSITE_CALL';
+  /** ISO 3166-1 alpha-2. */
+  readonly callerCountry: string;
+  readonly callerAreaCode: string;
+  /** Turns true as conversions are restated; counted in `callConversions`. */
+  readonly isConversion: boolean;
+}
+
+/** Everything an account reports for a date range, from one consistent model of its traffic. */
+export interface DailyReport {
+  readonly statistics: DailyStatistic[];
+  /** GOOGLE_ADS only; empty elsewhere. */
+  readonly impressionShare: DailyImpressionShare[];
+  /** FACEBOOK only; empty elsewhere. */
+  readonly audienceRuns: DailyAudienceRun[];
+  /** Search platforms; empty for FACEBOOK. */
+  readonly calls: CallRecord[];
+}
+
 /** A campaign tree to create (or re-push) at a platform: what a campaign is, without platform ids. */
 export interface CampaignDraft {
   readonly name: string;
@@ -180,8 +244,8 @@ export interface PlatformConnector {
   createCampaign(accountId: string, draft: CampaignDraft, requestToken: string): Promise<CampaignTree>;
   /** Replaces a campaign's settings and tree with the draft (a re-sync of a copy); ids of the result are new where the tree changed. */
   updateCampaign(accountId: string, campaignId: string, draft: CampaignDraft): Promise<CampaignTree>;
-  /** Daily rows for every entity of the account in [from, to], inclusive, YYYY-MM-DD. */
-  fetchDailyStatistics(accountId: string, from: string, to: string): Promise<DailyStatistic[]>;
+  /** Daily figures for every entity of the account in [from, to], inclusive, YYYY-MM-DD. */
+  fetchDailyReport(accountId: string, from: string, to: string): Promise<DailyReport>;
 }
 
 /** Connectors per organization: each organization has its own platform credentials. */

@@ -4,6 +4,7 @@ import { m003PlatformsJobs } from './003-platforms-jobs.js';
 import { m004Campaigns } from './004-campaigns.js';
 import { m005SandboxCampaigns } from './005-sandbox-campaigns.js';
 import { m006CampaignCopies } from './006-campaign-copies.js';
+import { m007Statistics } from './007-statistics.js';
 
 export interface Migration {
   readonly version: number;
@@ -13,4 +14,4 @@ export interface Migration {
 }
 
 /** Append only: a released migration is never edited, a change is a new version. */
-export const MIGRATIONS: readonly Migration[] = [m001Tenancy, m002Accounts, m003PlatformsJobs, m004Campaigns, m005SandboxCampaigns, m006CampaignCopies];
+export const MIGRATIONS: readonly Migration[] = [m001Tenancy, m002Accounts, m003PlatformsJobs, m004Campaigns, m005SandboxCampaigns, m006CampaignCopies, m007Statistics];
