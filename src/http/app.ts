@@ -12,6 +12,7 @@ import type { JobService } from '../jobs/job-service.js';
 import type { LabelService } from '../provisioning/labels/label-service.js';
 import type { CampaignService } from '../provisioning/campaigns/campaign-service.js';
 import type { CampaignCopyService } from '../provisioning/campaigns/campaign-copy-service.js';
+import type { MarkupService } from '../provisioning/markups/markup-service.js';
 import type { AppEnv } from './context.js';
 import { makeErrorHandler, notFoundHandler, type ErrorLogger } from './error-mapper.js';
 import { apiGuard } from './middleware/api-guard.js';
@@ -24,6 +25,7 @@ import { registerCampaignCopyRoutes } from './routes/campaign-copies.js';
 import { registerCampaignRoutes } from './routes/campaigns.js';
 import { registerJobRoutes } from './routes/jobs.js';
 import { registerLabelRoutes } from './routes/labels.js';
+import { registerMarkupRoutes } from './routes/markups.js';
 import { registerPlatformAccountRoutes } from './routes/platform-accounts.js';
 import { registerOrganizationRoutes } from './routes/organization.js';
 import { registerTokenRoute } from './routes/token.js';
@@ -39,6 +41,7 @@ export interface AppDeps {
   labels: LabelService;
   campaigns: CampaignService;
   campaignCopies: CampaignCopyService;
+  markups: MarkupService;
   authenticator: Authenticator;
   tokenIssuer: TokenIssuer;
   apiRate: TokenBuckets;
@@ -114,6 +117,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerJobRoutes(app, deps.jobs);
   registerCampaignRoutes(app, deps.campaigns);
   registerCampaignCopyRoutes(app, deps.campaignCopies);
+  registerMarkupRoutes(app, deps.markups);
   app.openapi(healthRoute, (c) => c.json({ status: 'ok' as const }, 200));
   refuseOtherMethods(app);
 

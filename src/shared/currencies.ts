@@ -13,3 +13,8 @@ export const CURRENCY_LIST_PUBLISHED: string = publishDate;
 export function isCurrencyCode(code: string): boolean {
   return CODES.has(code);
 }
+
+/** Why a valid ISO code is refused when the FX reference has no rates for it (detail code `unsupported_currency`). */
+export function noRatesMessage(code: string): string {
+  return `there are no exchange rates for ${code}, so reports in it could not be converted; use a currency with daily reference rates`;
+}

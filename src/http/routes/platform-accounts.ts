@@ -2,7 +2,8 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { toJobResponse } from '../../jobs/job-service.js';
 import { AD_PLATFORM_TYPES } from '../../platforms/connector.js';
 import { parsePlatformType, ACCEPTED_PLATFORM_NAMES } from '../../platforms/platform-types.js';
-import { isCurrencyCode } from '../../shared/currencies.js';
+import { isCurrencyCode, noRatesMessage } from '../../shared/currencies.js';
+import { supportedCurrencies } from '../../reference/fx-rates.js';
 import type { PlatformAccountService } from '../../provisioning/platform-accounts/platform-account-service.js';
 import { ruleIssue } from '../../shared/zod-rules.js';
 import type { AppEnv } from '../context.js';
@@ -41,6 +42,7 @@ const NewAccountBody = z.strictObject({
     name: z.string().min(1, 'must not be empty').max(255, 'must be at most 255 characters'),
     currency: z.string().superRefine((value, ctx) => {
       if (!isCurrencyCode(value)) ctx.addIssue(ruleIssue('unknown_currency', `"${value}" is not an ISO 4217 currency code`));
+      else if (!supportedCurrencies().has(value)) ctx.addIssue(ruleIssue('unsupported_currency', noRatesMessage(value)));
     }),
     timeZone: z.string().superRefine((value, ctx) => {
       if (!TIME_ZONES.has(value)) ctx.addIssue(ruleIssue('unknown_time_zone', `"${value}" is not an IANA time zone such as Europe/Berlin`));

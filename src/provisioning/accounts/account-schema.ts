@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ruleIssue } from '../../shared/zod-rules.js';
-import { isCurrencyCode } from '../../shared/currencies.js';
+import { isCurrencyCode, noRatesMessage } from '../../shared/currencies.js';
+import { supportedCurrencies } from '../../reference/fx-rates.js';
 import { labelsSchema, type Labels } from '../labels.js';
 import { COUNTRIES_BY_LANGUAGE, isAllowedPair, isKnownLanguage } from './language-country.js';
 
@@ -56,6 +57,7 @@ const countryCode = z.string().regex(/^[A-Z]{2}$/, 'must be a two-letter upper-c
 
 const currency = z.string().superRefine((value, ctx) => {
   if (!isCurrencyCode(value)) ctx.addIssue(ruleIssue('unknown_currency', `"${value}" is not an ISO 4217 currency code (upper case, e.g. EUR)`));
+  else if (!supportedCurrencies().has(value)) ctx.addIssue(ruleIssue('unsupported_currency', noRatesMessage(value)));
 });
 
 const optionalFields = {

@@ -104,12 +104,13 @@ export const m007Statistics: Migration = {
        end_date DATE,
        created_at TIMESTAMPTZ NOT NULL DEFAULT now()
      )`,
-    // Daily reference rates, loaded from the file under data/fx (its source is written beside it).
+    // Daily reference rates, replaced whole from the file under data/fx (its source is written
+    // beside it; the loader checks one value per day and currency). No key: with one, loading the
+    // 447k rows took 1.2 s instead of 0.2 s and replacing them 25 s instead of 15 ms (DuckDB 1.5.6).
     `CREATE TABLE fx_rates (
        day DATE NOT NULL,
        currency VARCHAR NOT NULL,
-       units_per_eur DECIMAL(18,8) NOT NULL,
-       PRIMARY KEY (day, currency)
+       units_per_eur DECIMAL(18,8) NOT NULL
      )`,
     // Which reference file is loaded, so a start reloads only when the file changed.
     `CREATE TABLE reference_data (

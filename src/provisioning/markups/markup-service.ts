@@ -1,0 +1,54 @@
+import { notFound, unprocessable } from '../../shared/errors.js';
+import type { Database, Executor } from '../../store/database.js';
+import { accountExists } from '../accounts/account-store.js';
+import type { MarkupCreate } from './markup-schema.js';
+import { deleteMarkup, insertMarkup, listMarkups, overlappingMarkups, type Markup } from './markup-store.js';
+
+export type { Markup } from './markup-store.js';
+
+/**
+ * Markup periods of an account (supplement 3): cost x (1 + rate) on the days of the period.
+ * Periods of one account never overlap: the check and the insert run in one transaction of the
+ * single writer, so two concurrent requests cannot both pass it.
+ */
+export class MarkupService {
+  constructor(private readonly db: Database) {}
+
+  list(organizationId: number, accountId: number, page: { limit: number; offset: number }): Promise<{ total: number; markups: Markup[] }> {
+    return this.db.read(async (r) => {
+      await requireAccount(r, organizationId, accountId);
+      return listMarkups(r, organizationId, accountId, page);
+    });
+  }
+
+  create(organizationId: number, accountId: number, input: MarkupCreate): Promise<Markup> {
+    const period = { rate: input.rate, startDate: input.startDate, endDate: input.endDate ?? null };
+    return this.db.write(async (tx) => {
+      await requireAccount(tx, organizationId, accountId);
+      const overlapping = await overlappingMarkups(tx, organizationId, accountId, period.startDate, period.endDate);
+      if (overlapping.length > 0) {
+        const ids = overlapping.map((m) => m.id).join(', ');
+        throw unprocessable(
+          `The period ${describe(period)} overlaps markup${overlapping.length > 1 ? 's' : ''} ${ids} of account ${accountId}; periods of one account must not overlap.`,
+          overlapping.map((m) => ({ field: 'markup', code: 'overlapping_period', message: `overlaps markup ${m.id} (${describe(m)})` })),
+        );
+      }
+      return insertMarkup(tx, organizationId, accountId, period);
+    });
+  }
+
+  delete(organizationId: number, accountId: number, markupId: number): Promise<void> {
+    return this.db.write(async (tx) => {
+      await requireAccount(tx, organizationId, accountId);
+      if (!(await deleteMarkup(tx, organizationId, accountId, markupId))) throw notFound(`Account ${accountId} has no markup with id ${markupId}.`);
+    });
+  }
+}
+
+async function requireAccount(db: Executor, organizationId: number, accountId: number): Promise<void> {
+  if (!(await accountExists(db, organizationId, accountId))) throw notFound(`No account with id ${accountId}.`);
+}
+
+function describe(period: { startDate: string; endDate: string | null }): string {
+  return `${period.startDate} to ${period.endDate ?? 'open end'}`;
+}

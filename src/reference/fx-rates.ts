@@ -1,0 +1,142 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Database, Executor } from '../store/database.js';
+
+/**
+ * Daily FX reference rates (units of a currency per 1 EUR, ECB convention) from
+ * data/fx/eur-reference-rates.csv: one row per calendar day, a column per currency. Where the
+ * rates come from, which are published and which continued: data/fx/SOURCE.md and series.csv.
+ * The same path from src/reference and from dist/reference.
+ */
+export const FX_REFERENCE_FILE = fileURLToPath(new URL('../../data/fx/eur-reference-rates.csv', import.meta.url));
+
+const REFERENCE_NAME = 'fx-rates';
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const CODE = /^[A-Z]{3}$/;
+
+export interface FxLoadResult {
+  /** True when this call replaced fx_rates; false when the stored checksum matched the file. */
+  readonly loaded: boolean;
+  readonly currencies: number;
+  readonly from: string;
+  readonly to: string;
+}
+
+/**
+ * Makes fx_rates the content of the reference file, in one write transaction, unless the
+ * checksum stored in reference_data says it already is (a start then costs one file hash, ~10 ms).
+ * The text is checked (consecutive days, one positive rate per currency and day) and parsed by
+ * DuckDB from one bound parameter: the store's hardening only lets DuckDB read files under the
+ * database's own directory and the temp dir, and a repository file is in neither.
+ */
+export async function loadFxReference(db: Database, file: string = FX_REFERENCE_FILE): Promise<FxLoadResult> {
+  const bytes = await fs.promises.readFile(file);
+  const checksum = `sha256:${crypto.createHash('sha256').update(bytes).digest('hex')}`;
+  const stored = await db.read((r) => r.one<{ checksum: string }>('SELECT checksum FROM reference_data WHERE name = $1', [REFERENCE_NAME]));
+  const text = bytes.toString('utf8').replaceAll('\r\n', '\n');
+  const coverage = coverageOfText(text, file);
+  if (stored?.checksum === checksum) return { loaded: false, ...coverage };
+
+  const codes = headerCodes(text, file);
+  checkRows(text, file, codes);
+  await db.write(async (tx) => {
+    await tx.run('DELETE FROM fx_rates');
+    // Lines are day,rate,rate,...; unnest pairs each rate with its column's code, in file order,
+    // which is (day, currency) order, so zone maps skip the days a report does not ask for.
+    await tx.run(
+      `INSERT INTO fx_rates (day, currency, units_per_eur)
+       SELECT cells[1]::DATE, unnest($2::VARCHAR[]), unnest(cells[2:])::DECIMAL(18,8)
+       FROM (SELECT string_split(line, ',') AS cells FROM (SELECT unnest(string_split(rtrim($1, chr(10)), chr(10))) AS line) WHERE line NOT LIKE 'day,%')`,
+      [text, codes],
+    );
+    const bad = await tx.one<{ day: string; currency: string; rate: string }>(
+      "SELECT strftime(day, '%Y-%m-%d') AS day, currency, units_per_eur::VARCHAR AS rate FROM fx_rates WHERE units_per_eur <= 0 LIMIT 1",
+    );
+    if (bad) throw new Error(`${file}: the ${bad.currency} rate of ${bad.day} is ${bad.rate}, not a positive decimal`);
+    await tx.run(
+      `INSERT INTO reference_data (name, checksum, loaded_at) VALUES ($1, $2, now())
+       ON CONFLICT (name) DO UPDATE SET checksum = excluded.checksum, loaded_at = excluded.loaded_at`,
+      [REFERENCE_NAME, checksum],
+    );
+  });
+  return { loaded: true, ...coverage };
+}
+
+export interface FxCoverage {
+  readonly currencies: number;
+  readonly rows: number;
+  readonly from: string | null;
+  readonly to: string | null;
+}
+
+/** What fx_rates holds now. */
+export async function fxCoverage(db: Executor): Promise<FxCoverage> {
+  const row = await db.one<{ currencies: number; rows: number; from: string | null; to: string | null }>(
+    `SELECT count(DISTINCT currency)::INTEGER AS currencies, count(*)::INTEGER AS rows,
+            strftime(min(day), '%Y-%m-%d') AS "from", strftime(max(day), '%Y-%m-%d') AS "to" FROM fx_rates`,
+  );
+  return row ?? { currencies: 0, rows: 0, from: null, to: null };
+}
+
+let supported: ReadonlySet<string> | undefined;
+
+/**
+ * The currencies the reference file has rates for, read once from its header line, so the rule
+ * "an account's currency must be convertible" cannot drift from what fx_rates is loaded with.
+ */
+export function supportedCurrencies(): ReadonlySet<string> {
+  supported ??= new Set(headerCodes(readHeaderLine(FX_REFERENCE_FILE), FX_REFERENCE_FILE));
+  return supported;
+}
+
+function readHeaderLine(file: string): string {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const buffer = Buffer.alloc(16 * 1024);
+    const read = fs.readSync(fd, buffer, 0, buffer.length, 0);
+    const text = buffer.subarray(0, read).toString('utf8');
+    const end = text.indexOf('\n');
+    if (end < 0) throw new Error(`${file}: no header line in its first ${buffer.length} bytes`);
+    return text.slice(0, end);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function headerCodes(text: string, file: string): string[] {
+  const end = text.indexOf('\n');
+  const header = (end < 0 ? text : text.slice(0, end)).replace(/\r$/, '').split(',');
+  const codes = header.slice(1);
+  if (header[0] !== 'day' || codes.length === 0 || codes.some((c) => !CODE.test(c)) || new Set(codes).size !== codes.length) {
+    throw new Error(`${file}: the header must be day followed by distinct three-letter currency codes`);
+  }
+  return codes;
+}
+
+/** Coverage from the header, the first and the last line, without splitting the whole text. */
+function coverageOfText(text: string, file: string): { currencies: number; from: string; to: string } {
+  const codes = headerCodes(text, file);
+  const body = text.trimEnd();
+  const from = body.slice(body.indexOf('\n') + 1, body.indexOf('\n') + 11);
+  const to = body.slice(body.lastIndexOf('\n') + 1, body.lastIndexOf('\n') + 11);
+  if (body.indexOf('\n') < 0 || !DAY.test(from) || !DAY.test(to)) throw new Error(`${file}: no rows of rates`);
+  return { currencies: codes.length, from, to };
+}
+
+/**
+ * Every line: consecutive calendar days, one cell per currency. Cells are checked by DuckDB (a
+ * cast that fails, or a rate that is not positive, rolls the load back): a regular expression
+ * per cell here cost 120-150 ms of the ~350 ms load.
+ */
+function checkRows(text: string, file: string, codes: readonly string[]): void {
+  const lines = text.trimEnd().split('\n');
+  let expected = Date.parse(`${lines[1]!.slice(0, 10)}T00:00:00Z`);
+  for (let i = 1; i < lines.length; i++) {
+    const cells = lines[i]!.split(',');
+    const day = new Date(expected).toISOString().slice(0, 10);
+    if (cells[0] !== day) throw new Error(`${file} line ${i + 1}: expected day ${day}, found ${cells[0]}`);
+    if (cells.length !== codes.length + 1) throw new Error(`${file} line ${i + 1}: ${cells.length - 1} rates for ${codes.length} currencies`);
+    expected += 86_400_000;
+  }
+}
