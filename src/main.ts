@@ -7,6 +7,7 @@ import { FailureSlowdown } from './auth/failure-slowdown.js';
 import { TokenIssuer } from './auth/token-issuer.js';
 import { VerifiedSecretCache } from './auth/verified-secret-cache.js';
 import type { ServiceConfig } from './config/config.js';
+import { seedDemoData } from './demo/demo-data.js';
 import { seedDemo, type DemoSeed } from './demo/demo-seed.js';
 import { buildApp, servedRoutes } from './http/app.js';
 import type { ErrorLogger } from './http/error-mapper.js';
@@ -16,15 +17,18 @@ import { AccountService } from './provisioning/accounts/account-service.js';
 import { jobHandlers } from './jobs/handlers/index.js';
 import { JobRunner } from './jobs/job-runner.js';
 import { queueAutoImports } from './jobs/platform-sync.js';
+import { queueTrailingSyncs } from './jobs/statistics-sync-queue.js';
 import { CampaignService } from './provisioning/campaigns/campaign-service.js';
 import { CampaignCopyService } from './provisioning/campaigns/campaign-copy-service.js';
 import { JobService } from './jobs/job-service.js';
 import { LabelService } from './provisioning/labels/label-service.js';
+import { MarkupService } from './provisioning/markups/markup-service.js';
 import { parseSandboxFaults, SandboxPlatforms } from './platforms/sandbox/index.js';
 import { PlatformAccountService } from './provisioning/platform-accounts/platform-account-service.js';
 import { TokenBuckets } from './shared/token-bucket.js';
 import { Database } from './store/database.js';
 import { migrate } from './store/migrate.js';
+import { loadFxReference } from './reference/fx-rates.js';
 import { VERSION } from './version.js';
 
 export interface ServiceIo {
@@ -43,6 +47,8 @@ export interface RunningService {
   /** The embedded sandbox platforms (tests switch their faults on). */
   readonly platforms: SandboxPlatforms;
   readonly jobRunner: JobRunner;
+  /** Queues jobs (tests and admin paths start syncs through it). */
+  readonly jobs: JobService;
   readonly routes: ReadonlyArray<{ method: string; path: string }>;
   close(): Promise<void>;
 }
@@ -55,8 +61,10 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
   let disabledClients: DisabledClients | undefined;
   let jobRunner: JobRunner | undefined;
   let platformSync: NodeJS.Timeout | undefined;
+  let statisticsSync: NodeJS.Timeout | undefined;
   try {
     await migrate(db);
+    await loadFxReference(db);
     const signingKey = Buffer.from(
       await db.write((tx) => getOrCreateServerKey(tx, 'token-signing', () => crypto.randomBytes(32).toString('hex'))),
       'hex',
@@ -69,21 +77,34 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     );
     await disabledClients.start();
 
-    jobRunner = new JobRunner(db, jobHandlers(db, platforms), {
+    // Handlers queue follow-up jobs through the service, which wakes the runner built next.
+    const jobs = new JobService(db, { wake: () => jobRunner?.wake() }, now);
+    jobRunner = new JobRunner(db, jobHandlers({ db, platforms, jobs, now, statistics: config.statistics }), {
       now,
       ...config.jobs,
       log: ({ jobId, error }) => io.logError({ requestId: `job-${jobId}`, method: '-', path: 'job runner', error }),
     });
-    const jobs = new JobService(db, jobRunner, now);
 
+    const accounts = new AccountService(db, jobs);
+    const platformAccounts = new PlatformAccountService(db, platforms, jobs);
+    const markups = new MarkupService(db);
+    if (config.demoData && demo?.created) {
+      await seedDemoData(
+        { accounts, platformAccounts, addMarkup: (organizationId, accountId, markup) => markups.create(organizationId, accountId, markup) },
+        demo.organization,
+        demo.masterAccounts,
+        now().toISOString().slice(0, 10),
+      );
+    }
     const app = buildApp({
       db,
-      accounts: new AccountService(db, jobs),
-      platformAccounts: new PlatformAccountService(db, platforms, jobs),
+      accounts,
+      platformAccounts,
       jobs,
       labels: new LabelService(db),
       campaigns: new CampaignService(db, platforms, jobs),
       campaignCopies: new CampaignCopyService(db, platforms, jobs),
+      markups,
       authenticator: new Authenticator(signingKey, disabledClients, nowMs),
       tokenIssuer: new TokenIssuer({
         db,
@@ -115,6 +136,13 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       queueAutoImports(db, jobs).catch((error: unknown) => io.logError({ requestId: '-', method: '-', path: 'platform sync', error }));
     }, config.platformSyncMs);
     platformSync.unref();
+    // The scheduled statistics sync: the trailing window, so restated days are replaced.
+    statisticsSync = setInterval(() => {
+      queueTrailingSyncs(db, jobs, now(), config.statistics.trailingDays).catch((error: unknown) =>
+        io.logError({ requestId: '-', method: '-', path: 'statistics sync', error }),
+      );
+    }, config.statistics.syncMs);
+    statisticsSync.unref();
 
     let closing: Promise<void> | undefined;
     const stoppable = disabledClients;
@@ -129,12 +157,14 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       disabledClients,
       platforms,
       jobRunner: runner,
+      jobs,
       routes: servedRoutes(app),
       close() {
         closing ??= (async () => {
           await Promise.all(listeners.map((l) => l.close(config.shutdownTimeoutMs)));
           // A job still running then stays RUNNING and resumes at the next start.
           clearInterval(platformSync);
+          clearInterval(statisticsSync);
           await runner.stop(config.shutdownTimeoutMs);
           stoppable.stop();
           await db.close();
@@ -145,6 +175,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
   } catch (error) {
     await Promise.all(listeners.map((l) => l.close(0)));
     clearInterval(platformSync);
+    clearInterval(statisticsSync);
     await jobRunner?.stop(0);
     disabledClients?.stop();
     await db.close().catch(() => undefined);

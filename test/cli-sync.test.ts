@@ -14,7 +14,7 @@ describe('adreport sync --org ID', () => {
     const dir = tempDir('adreport-sync-');
     const dbPath = path.join(dir, 'adreport.duckdb');
     try {
-      const service = await startService(serviceConfigSchema.parse({ dbPath, host: '127.0.0.1', port: 0, demo: true }), { logError: () => undefined });
+      const service = await startService(serviceConfigSchema.parse({ dbPath, host: '127.0.0.1', port: 0, demo: true, statistics: { backfillDays: 10 } }), { logError: () => undefined });
       const demo = service.demo!.created ? service.demo : undefined;
       const http = new HttpClient(service.url, service.tls!.cert);
       const token = (await http.request('POST', '/token', { headers: { authorization: basic(demo!.client.clientId, demo!.client.clientSecret), 'content-type': FORM }, body: 'grant_type=client_credentials' })).json.access_token;
@@ -27,6 +27,7 @@ describe('adreport sync --org ID', () => {
       await jsonRequest(server, token, 'PATCH', `/provisioning/v0/accounts/id/${account.id}`, { account: { autoImport: true } });
       const autoJob = (await http.get('/provisioning/v0/jobs?type=AUTO_IMPORT', auth)).json.jobs[0];
       await waitForJob(server, token, autoJob.id);
+      for (const job of (await http.get('/provisioning/v0/jobs?type=SYNC_STATISTICS', auth)).json.jobs) await waitForJob(server, token, job.id, undefined, 60_000);
       const imported = Number((await http.get('/provisioning/v0/campaigns', auth)).headers['x-totalcount']);
       expect(imported).toBeGreaterThan(1);
       // Two campaigns "appear" at the platform: the store forgets them, the platform still lists them.
@@ -34,15 +35,28 @@ describe('adreport sync --org ID', () => {
       http.close();
       await service.close();
 
-      const result = await runCli(['sync', '--org', '1', '--db', dbPath, '--json']);
+      const env = { ADREPORT_STATISTICS_BACKFILL_DAYS: '10' };
+      const result = await runCli(['sync', '--org', '1', '--days', '5', '--db', dbPath, '--json'], env);
       expect(result.code).toBe(0);
-      const { jobs } = JSON.parse(result.stdout);
-      expect(jobs).toHaveLength(1);
-      expect(jobs[0]).toMatchObject({ type: 'AUTO_IMPORT', status: 'SUCCEEDED', input: { accountId: account.id } });
-      expect(jobs[0].result.imported).toHaveLength(2);
+      const { jobs } = JSON.parse(result.stdout) as { jobs: Array<Record<string, any>> };
+      const autoImports = jobs.filter((job) => job.type === 'AUTO_IMPORT');
+      expect(autoImports).toHaveLength(1);
+      expect(autoImports[0]).toMatchObject({ status: 'SUCCEEDED', input: { accountId: account.id } });
+      expect(autoImports[0]!.result.imported).toHaveLength(2);
+      // The two imports share one statistics backfill; then the trailing window of the whole platform account is synced.
+      const syncs = jobs.filter((job) => job.type === 'SYNC_STATISTICS');
+      const backfill = syncs.find((job) => job.input.campaignIds);
+      expect(backfill).toMatchObject({ status: 'SUCCEEDED', result: { status: 'SYNCED', campaigns: 2 } });
+      expect(backfill!.input.campaignIds.sort()).toEqual(autoImports[0]!.result.imported.map((c: { campaignId: number }) => c.campaignId).sort());
+      const trailing = syncs.filter((job) => !job.input.campaignIds);
+      expect(trailing).toHaveLength(1);
+      expect(trailing[0]).toMatchObject({ status: 'SUCCEEDED', result: { status: 'SYNCED', campaigns: imported } });
 
-      const again = await runCli(['sync', '--org', '1', '--db', dbPath, '--json']);
-      expect(JSON.parse(again.stdout).jobs[0].result.imported).toEqual([]);
+      const again = await runCli(['sync', '--org', '1', '--days', '5', '--db', dbPath, '--json'], env);
+      const second = JSON.parse(again.stdout).jobs as Array<Record<string, any>>;
+      expect(second.find((job) => job.type === 'AUTO_IMPORT')!.result.imported).toEqual([]);
+      expect(second.filter((job) => job.type === 'SYNC_STATISTICS')).toHaveLength(1);
+      expect((await runCli(['sync', '--org', '1', '--days', '0', '--db', dbPath])).stderr).toMatch(/--days must be a whole number of days from 1 to 1827/);
       expect((await runCli(['sync', '--org', '7', '--db', dbPath])).stderr).toMatch(/organization 7 does not exist/);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

@@ -22,6 +22,11 @@ export const serviceConfigSchema = z.object({
   tlsKey: z.string().optional(),
   trustProxy: z.boolean().default(false),
   demo: z.boolean().default(false),
+  /**
+   * With `demo`: also demo accounts linked to sandbox platform accounts with autoImport on, so
+   * the first start imports their campaigns and fetches their history (statistics.backfillDays).
+   */
+  demoData: z.boolean().default(false),
   tokenTtlSeconds: positiveInt.default(3600),
   /** How often the disabled-client list is re-read, so a disabled client's tokens die within 60 s. */
   clientStatusRefreshMs: positiveInt.max(60_000).default(15_000),
@@ -56,6 +61,16 @@ export const serviceConfigSchema = z.object({
     .prefault({}),
   /** How often every account with autoImport on looks for new campaigns at its platforms. */
   platformSyncMs: positiveInt.default(3_600_000),
+  statistics: z
+    .object({
+      /** History fetched when a campaign is imported. */
+      backfillDays: positiveInt.max(1827).default(400),
+      /** Days the scheduled sync replaces; longer than the platforms' 14-day conversion lag. */
+      trailingDays: positiveInt.max(92).default(30),
+      /** How often the scheduled statistics sync runs. */
+      syncMs: positiveInt.default(21_600_000),
+    })
+    .prefault({}),
   /** JSON of SandboxFaultConfig, e.g. {"GOOGLE_ADS":{"latencyMs":200,"failureRate":0.1}}. */
   sandboxFaults: z.string().optional(),
 });
@@ -84,6 +99,12 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServiceConfigInput {
     },
     sandboxFaults: pick('ADREPORT_SANDBOX_FAULTS'),
     platformSyncMs: pick('ADREPORT_PLATFORM_SYNC_MS'),
+    demoData: bool('ADREPORT_DEMO_DATA'),
+    statistics: {
+      backfillDays: pick('ADREPORT_STATISTICS_BACKFILL_DAYS'),
+      trailingDays: pick('ADREPORT_STATISTICS_TRAILING_DAYS'),
+      syncMs: pick('ADREPORT_STATISTICS_SYNC_MS'),
+    },
     jobs: {
       concurrency: pick('ADREPORT_JOB_CONCURRENCY'),
       backoffBaseMs: pick('ADREPORT_JOB_BACKOFF_BASE_MS'),

@@ -136,3 +136,15 @@ export async function purgeJobsBefore(tx: Executor, cutoff: Date): Promise<numbe
   const rows = await tx.all('DELETE FROM jobs WHERE created_at < $1::TIMESTAMPTZ RETURNING id', [cutoff.toISOString()]);
   return rows.length;
 }
+
+/** Queued jobs of one type in an organization, oldest first (to merge work into one not yet started). */
+export async function queuedJobsOfType(tx: Executor, organizationId: number, type: JobType): Promise<StoredJob[]> {
+  const rows = await tx.all<JobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE organization_id = $1 AND type = $2 AND status = 'QUEUED' ORDER BY id`, [organizationId, type]);
+  return rows.map(fromRow);
+}
+
+/** Changes the input of a job nobody has claimed yet; false when it was claimed meanwhile. */
+export async function updateQueuedJobInput(tx: Executor, id: number, input: JsonObject): Promise<boolean> {
+  const row = await tx.one<{ id: number }>(`UPDATE jobs SET input = $2 WHERE id = $1 AND status = 'QUEUED' RETURNING id`, [id, JSON.stringify(input)]);
+  return row !== undefined;
+}

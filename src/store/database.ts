@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DuckDBInstance, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
+import { BIGINT, BOOLEAN, DOUBLE, DuckDBDataChunk, DuckDBInstance, INTEGER, VARCHAR, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBType } from '@duckdb/node-api';
 import { fromDuckDBRow, toDuckDBTypes, toDuckDBValues, type Row, type SqlParams } from './sql-values.js';
 import { WorkLimiter } from './work-limiter.js';
 import { OverloadedError } from '../shared/errors.js';
@@ -11,7 +11,22 @@ export interface Executor {
   all<T extends object = Row>(sql: string, params?: SqlParams): Promise<T[]>;
   one<T extends object = Row>(sql: string, params?: SqlParams): Promise<T | undefined>;
   run(sql: string, params?: SqlParams): Promise<void>;
+  /**
+   * Appends rows to a table (usually a TEMP staging table) column by column through DuckDB's
+   * appender, inside the caller's transaction: ~10x faster than INSERT with bound values.
+   */
+  append(table: string, columns: readonly AppendColumn[]): Promise<void>;
 }
+
+/** One column of rows to append; all columns of a call have the same length. */
+export type AppendColumn =
+  | { readonly type: 'VARCHAR'; readonly values: ReadonlyArray<string | null> }
+  | { readonly type: 'INTEGER' | 'BIGINT' | 'DOUBLE'; readonly values: ReadonlyArray<number | null> }
+  | { readonly type: 'BOOLEAN'; readonly values: ReadonlyArray<boolean | null> };
+
+const APPEND_TYPES: Readonly<Record<AppendColumn['type'], DuckDBType>> = { VARCHAR, INTEGER, BIGINT, DOUBLE, BOOLEAN };
+/** DuckDB's vector size: the most rows one data chunk holds. */
+const CHUNK_ROWS = 2048;
 
 export interface DatabaseOptions {
   readConnections: number;
@@ -79,6 +94,31 @@ class ConnectionExecutor implements Executor {
       statement.bind(toDuckDBValues(params), toDuckDBTypes(params));
       await statement.run();
     });
+  }
+
+  async append(table: string, columns: readonly AppendColumn[]): Promise<void> {
+    const rows = columns[0]?.values.length ?? 0;
+    if (columns.some((c) => c.values.length !== rows)) throw new Error(`append to ${table}: columns differ in length`);
+    if (rows === 0) return;
+    const types = columns.map((c) => APPEND_TYPES[c.type]);
+    const appender = await this.connection.createAppender(table);
+    try {
+      for (let offset = 0; offset < rows; offset += CHUNK_ROWS) {
+        const end = Math.min(rows, offset + CHUNK_ROWS);
+        const chunk = DuckDBDataChunk.create(types, end - offset);
+        chunk.setColumns(
+          columns.map((c) => {
+            const slice = c.values.slice(offset, end);
+            // BIGINT vectors take bigint; ids and counts arrive as safe integers.
+            return c.type === 'BIGINT' ? slice.map((v) => (v === null ? null : BigInt(v as number))) : (slice as (string | number | boolean | null)[]);
+          }),
+        );
+        appender.appendDataChunk(chunk);
+      }
+      appender.flushSync();
+    } finally {
+      appender.closeSync();
+    }
   }
 
   release(): void {

@@ -25,7 +25,8 @@ export function tempDir(prefix = 'adreport-test-'): string {
 export async function startTestServer(overrides: ServiceConfigInput = {}, clock?: { nowMs: () => number }): Promise<TestServer> {
   const dir = tempDir();
   const errors: unknown[] = [];
-  const config = serviceConfigSchema.parse({ dbPath: path.join(dir, 'adreport.duckdb'), host: '127.0.0.1', port: 0, demo: true, ...overrides });
+  // Imports fetch a short history here: most tests import campaigns and need none of it.
+  const config = serviceConfigSchema.parse({ dbPath: path.join(dir, 'adreport.duckdb'), host: '127.0.0.1', port: 0, demo: true, statistics: { backfillDays: 10 }, ...overrides });
   const service = await startService(config, { logError: (entry) => errors.push(entry.error), nowMs: clock?.nowMs });
   if (!service.demo?.created) throw new Error('demo client was not created');
   const { clientId, clientSecret } = service.demo.client;

@@ -12,7 +12,7 @@ export const serve: Command = {
     '--tls-key F        PEM private key',
     '--http-port N      also listen for plain HTTP and answer every request 404 (HTTPS only)',
     '--trust-proxy      behind a TLS-terminating proxy: listen for plain HTTP, serve only X-Forwarded-Proto: https',
-    '--demo             on an empty database, create a demo organization and client and print the credentials',
+    '--demo             on an empty database, create a demo organization, client and accounts (400 days of sandbox history,\n                     fetched in the background; ADREPORT_DEMO_DATA=false leaves the accounts out) and print the credentials',
     '--host H           interface to bind (default 0.0.0.0)',
     'Environment: ADREPORT_DB, ADREPORT_PORT, ADREPORT_RATE_LIMIT_PER_SECOND, ADREPORT_RATE_LIMIT_BURST, ...',
   ],
@@ -35,6 +35,8 @@ export const serve: Command = {
       tlsKey: values['tls-key'] as string | undefined,
       trustProxy: values['trust-proxy'] as boolean | undefined,
       demo: values.demo as boolean | undefined,
+      // The demo organization comes with demo accounts and their history unless ADREPORT_DEMO_DATA=false.
+      demoData: values.demo === true && configFromEnv(io.env).demoData !== false ? true : undefined,
       host: values.host as string | undefined,
     };
     const parsed = serviceConfigSchema.safeParse(mergeConfig(configFromEnv(io.env), flags));

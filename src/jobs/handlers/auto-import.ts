@@ -4,6 +4,7 @@ import { importedPlatformIds } from '../../provisioning/campaigns/campaign-store
 import { getKnownPlatformAccount } from '../../provisioning/platform-accounts/platform-account-store.js';
 import type { Database } from '../../store/database.js';
 import type { JobHandler } from '../job-runner.js';
+import type { AfterImport } from './index.js';
 
 /**
  * AUTO_IMPORT: every not-yet-imported campaign of every platform account linked to the account,
@@ -11,7 +12,7 @@ import type { JobHandler } from '../job-runner.js';
  * the whole job (imports are idempotent, so done work is skipped); a permanent one for one
  * platform account or campaign is recorded and the rest goes on (PARTIALLY_SUCCEEDED).
  */
-export function autoImportHandler(db: Database, platforms: PlatformDirectory): JobHandler {
+export function autoImportHandler(db: Database, platforms: PlatformDirectory, afterImport: AfterImport): JobHandler {
   return async (job) => {
     const { accountId } = job.input as { accountId: number };
     const links = await db.read((r) =>
@@ -38,7 +39,7 @@ export function autoImportHandler(db: Database, platforms: PlatformDirectory): J
       for (const campaign of campaigns) {
         if (done.has(campaign.adPlatformId) || campaign.status === 'REMOVED') continue;
         try {
-          const outcome = await importCampaign(db, platforms, job.organizationId, platformAccount, campaign.adPlatformId, campaign.name);
+          const outcome = await importCampaign(db, platforms, job.organizationId, platformAccount, campaign.adPlatformId, campaign.name, afterImport);
           if (!outcome.alreadyImported) imported.push({ campaignId: outcome.campaign.id, adPlatformId: campaign.adPlatformId, adPlatformAccountId: platformAccount.id });
         } catch (error) {
           failures.push(permanentFailure(error, `campaign ${campaign.adPlatformId}`));

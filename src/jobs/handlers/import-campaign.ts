@@ -3,14 +3,15 @@ import { importCampaign } from '../../provisioning/campaigns/campaign-import.js'
 import { getKnownPlatformAccount } from '../../provisioning/platform-accounts/platform-account-store.js';
 import type { Database } from '../../store/database.js';
 import { PermanentJobFailure, type JobHandler } from '../job-runner.js';
+import type { AfterImport } from './index.js';
 
-/** IMPORT_CAMPAIGN: one campaign and its tree; importing it again is a no-op that says so. */
-export function importCampaignHandler(db: Database, platforms: PlatformDirectory): JobHandler {
+/** IMPORT_CAMPAIGN: one campaign and its tree, then its history; importing it again is a no-op that says so. */
+export function importCampaignHandler(db: Database, platforms: PlatformDirectory, afterImport: AfterImport): JobHandler {
   return async (job) => {
     const input = job.input as { adPlatformAccountId: number; campaign: { adPlatformId: string; campaignGroup: string } };
     const platformAccount = await db.read((r) => getKnownPlatformAccount(r, job.organizationId, input.adPlatformAccountId));
     if (!platformAccount) throw new PermanentJobFailure('adplatform_account_gone', `Ad platform account ${input.adPlatformAccountId} is no longer known.`);
-    const outcome = await importCampaign(db, platforms, job.organizationId, platformAccount, input.campaign.adPlatformId, input.campaign.campaignGroup);
+    const outcome = await importCampaign(db, platforms, job.organizationId, platformAccount, input.campaign.adPlatformId, input.campaign.campaignGroup, afterImport);
     return { result: { campaign: outcome.campaign, alreadyImported: outcome.alreadyImported, imported: outcome.counts } };
   };
 }

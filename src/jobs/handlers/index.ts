@@ -1,18 +1,38 @@
 import type { PlatformDirectory } from '../../platforms/connector.js';
-import type { Database } from '../../store/database.js';
+import type { ImportedCampaign } from '../../provisioning/campaigns/campaign-store.js';
+import type { Database, Executor } from '../../store/database.js';
 import type { JobHandler } from '../job-runner.js';
+import type { JobService } from '../job-service.js';
 import type { JobType } from '../job-types.js';
+import { queueBackfillIn, windowEndingToday, type StatisticsSyncSettings } from '../statistics-sync-queue.js';
 import { autoImportHandler } from './auto-import.js';
 import { copyCampaignsHandler } from './copy-campaigns.js';
 import { createAdPlatformAccountHandler } from './create-adplatform-account.js';
 import { importCampaignHandler } from './import-campaign.js';
+import { syncStatisticsHandler } from './sync-statistics.js';
 
-/** Every job type this release runs; SYNC_STATISTICS arrives with the statistics issue. */
-export function jobHandlers(db: Database, platforms: PlatformDirectory): Partial<Record<JobType, JobHandler>> {
+/** Follow-up work of an import, run in the import's transaction. */
+export type AfterImport = (tx: Executor, organizationId: number, campaign: ImportedCampaign) => Promise<void>;
+
+export interface JobHandlerDependencies {
+  readonly db: Database;
+  readonly platforms: PlatformDirectory;
+  /** Handlers queue follow-up jobs (an import queues its statistics backfill). */
+  readonly jobs: JobService;
+  readonly now: () => Date;
+  readonly statistics: StatisticsSyncSettings;
+}
+
+/** Every job type of supplement 3. */
+export function jobHandlers({ db, platforms, jobs, now, statistics }: JobHandlerDependencies): Record<JobType, JobHandler> {
+  const backfill: AfterImport = async (tx, organizationId, campaign) => {
+    await queueBackfillIn(tx, jobs, organizationId, campaign.adPlatformAccountId, campaign.id, windowEndingToday(now(), statistics.backfillDays));
+  };
   return {
     CREATE_ADPLATFORM_ACCOUNT: createAdPlatformAccountHandler(db, platforms),
-    IMPORT_CAMPAIGN: importCampaignHandler(db, platforms),
-    AUTO_IMPORT: autoImportHandler(db, platforms),
+    IMPORT_CAMPAIGN: importCampaignHandler(db, platforms, backfill),
+    AUTO_IMPORT: autoImportHandler(db, platforms, backfill),
     COPY_CAMPAIGNS: copyCampaignsHandler(db, platforms),
+    SYNC_STATISTICS: syncStatisticsHandler(db, platforms, now),
   };
 }

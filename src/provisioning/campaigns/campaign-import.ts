@@ -1,5 +1,5 @@
 import { PlatformError, type PlatformDirectory } from '../../platforms/connector.js';
-import type { Database } from '../../store/database.js';
+import type { Database, Executor } from '../../store/database.js';
 import type { KnownPlatformAccount } from '../platform-accounts/platform-account-store.js';
 import { findCampaign, getCampaign, insertCampaignTree, type ImportedCampaign, type TreeCounts } from './campaign-store.js';
 
@@ -21,6 +21,8 @@ export async function importCampaign(
   platformAccount: KnownPlatformAccount,
   campaignAdPlatformId: string,
   campaignGroup: string,
+  /** Runs in the import's transaction, so follow-up work (a statistics backfill) is never lost. */
+  onImported?: (tx: Executor, organizationId: number, campaign: ImportedCampaign) => Promise<void>,
 ): Promise<ImportOutcome> {
   const existing = await db.read((r) => findCampaign(r, organizationId, platformAccount.id, campaignAdPlatformId));
   if (existing) return { campaign: existing, alreadyImported: true, counts: null };
@@ -33,6 +35,7 @@ export async function importCampaign(
     const { campaignId, counts } = await insertCampaignTree(tx, organizationId, { id: platformAccount.id, type: platformAccount.adPlatformType }, tree, campaignGroup);
     // Read back by primary key for the stored importedAt and group label.
     const campaign = (await getCampaign(tx, organizationId, campaignId))!;
+    await onImported?.(tx, organizationId, campaign);
     return { campaign, alreadyImported: false, counts };
   });
 }

@@ -1,0 +1,26 @@
+/** Calendar dates as `YYYY-MM-DD` strings, computed in UTC so the host's time zone never matters. */
+
+const DAY_MS = 86_400_000;
+
+export function isoDate(at: Date): string {
+  return at.toISOString().slice(0, 10);
+}
+
+export function addDays(date: string, days: number): string {
+  return isoDate(new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS));
+}
+
+/** Whole days from `from` to `to` (negative when `to` is earlier). */
+export function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS);
+}
+
+/** [from, to] cut into consecutive inclusive ranges of at most `days` days. */
+export function dateChunks(from: string, to: string, days: number): Array<{ from: string; to: string }> {
+  const chunks: Array<{ from: string; to: string }> = [];
+  for (let start = from; start <= to; start = addDays(start, days)) {
+    const end = addDays(start, days - 1);
+    chunks.push({ from: start, to: end < to ? end : to });
+  }
+  return chunks;
+}
