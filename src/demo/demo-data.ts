@@ -1,6 +1,6 @@
 import type { Organization } from '../organizations/organizations.js';
 import type { AdPlatformType } from '../platforms/connector.js';
-import type { AccountWrite } from '../provisioning/accounts/account-schema.js';
+import { accountWriteSchema } from '../provisioning/accounts/account-schema.js';
 import type { AccountService } from '../provisioning/accounts/account-service.js';
 import type { MasterAccount } from '../provisioning/platform-accounts/master-account-store.js';
 import type { PlatformAccountService } from '../provisioning/platform-accounts/platform-account-service.js';
@@ -13,7 +13,8 @@ export interface DemoDataServices {
 }
 
 interface DemoAccount {
-  readonly account: AccountWrite;
+  /** The body of POST /accounts (validated by the same schema before use). */
+  readonly account: Readonly<Record<string, unknown>>;
   /** Which sandbox platform accounts to link: the n-th under the platform's demo master, or the n-th direct FACEBOOK account. */
   readonly links: ReadonlyArray<{ platform: AdPlatformType; index: number }>;
   readonly markup?: { rate: number; startDaysAgo: number };
@@ -27,8 +28,9 @@ const DEMO_ACCOUNTS: readonly DemoAccount[] = [
       countryCode: 'DE',
       currency: 'EUR',
       labels: { clientId: 'C-1001', tier: 'gold' },
-      customFields: { field1: 'Outdoor', field21: 12000 },
-    } as AccountWrite,
+      field1: 'Outdoor',
+      field21: 12000,
+    },
     links: [
       { platform: 'GOOGLE_ADS', index: 0 },
       { platform: 'FACEBOOK', index: 0 },
@@ -42,8 +44,9 @@ const DEMO_ACCOUNTS: readonly DemoAccount[] = [
       countryCode: 'US',
       currency: 'USD',
       labels: { clientId: 'C-1002', tier: 'silver' },
-      customFields: { field1: 'Retail', field21: 8000 },
-    } as AccountWrite,
+      field1: 'Retail',
+      field21: 8000,
+    },
     links: [
       { platform: 'MICROSOFT_ADVERTISING', index: 0 },
       { platform: 'GOOGLE_ADS', index: 1 },
@@ -56,8 +59,9 @@ const DEMO_ACCOUNTS: readonly DemoAccount[] = [
       countryCode: 'GB',
       currency: 'GBP',
       labels: { clientId: 'C-1003', tier: 'bronze' },
-      customFields: { field1: 'Home', field21: 3000 },
-    } as AccountWrite,
+      field1: 'Home',
+      field21: 3000,
+    },
     links: [{ platform: 'GOOGLE_ADS', index: 2 }],
     markup: { rate: 0.08, startDaysAgo: 90 },
   },
@@ -78,7 +82,7 @@ export async function seedDemoData(services: DemoDataServices, organization: Org
 
   const accountIds: number[] = [];
   for (const demo of DEMO_ACCOUNTS) {
-    const account = await services.accounts.create(organization.id, { ...demo.account, autoImport: false });
+    const account = await services.accounts.create(organization.id, accountWriteSchema.parse({ ...demo.account, autoImport: false }));
     for (const link of demo.links) {
       const adPlatformId = candidates.get(link.platform)?.[link.index];
       if (adPlatformId) await services.platformAccounts.link(organization.id, account.id, { adPlatformType: link.platform, adPlatformId, status: 'READ_WRITE' });

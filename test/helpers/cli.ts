@@ -49,5 +49,7 @@ export function startServe(args: string[], env: Record<string, string> = {}): Pr
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('ADREPORT_')) env[key] = value;
-  return { ...env, ...extra };
+  // `serve --demo` would also import demo accounts' 400 days of history in the background: the
+  // demo data has its own test (demo-data.test.ts); elsewhere it would only load the machine.
+  return { ...env, ADREPORT_DEMO_DATA: 'false', ...extra };
 }
