@@ -192,7 +192,7 @@ describe('catalog', () => {
       for (const accountId of [foreign, malformed]) {
         await expectPlatformError(mine.listCampaigns(accountId), 'NOT_FOUND');
         await expectPlatformError(mine.fetchCampaignTree(accountId, foreignCampaign), 'NOT_FOUND');
-        await expectPlatformError(mine.fetchDailyStatistics(accountId, '2026-10-01', '2026-10-02'), 'NOT_FOUND');
+        await expectPlatformError(mine.fetchDailyReport(accountId, '2026-10-01', '2026-10-02'), 'NOT_FOUND');
         await expectPlatformError(mine.pushChange(accountId, { kind: 'SET_STATUS', entity: 'CAMPAIGN', adPlatformId: foreignCampaign, status: 'PAUSED' }), 'NOT_FOUND');
       }
       // A campaign of another account of the same organization is not in this account.
@@ -326,7 +326,7 @@ describe('campaign lifecycle', () => {
     }
     expect(removed).toBeDefined();
     const since = removed!.since.toISOString().slice(0, 10);
-    const stats = await connector.fetchDailyStatistics(account, since, new Date(removed!.since.getTime() + 20 * DAY).toISOString().slice(0, 10));
+    const { statistics: stats } = await connector.fetchDailyReport(account, since, new Date(removed!.since.getTime() + 20 * DAY).toISOString().slice(0, 10));
     now = new Date(removed!.since.getTime() + 45 * DAY);
     expect(stats.filter((r) => r.campaignId === removed!.id)).toEqual([]);
     expect((await connector.listCampaigns(account)).map((c) => c.adPlatformId)).not.toContain(removed!.id);

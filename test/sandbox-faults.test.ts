@@ -70,7 +70,7 @@ describe('fault injection', () => {
       google.listCampaigns(one!.adPlatformId),
       google.fetchCampaignTree(one!.adPlatformId, campaign),
       google.pushChange(one!.adPlatformId, { kind: 'SET_STATUS', entity: 'CAMPAIGN', adPlatformId: campaign, status: 'PAUSED' }),
-      google.fetchDailyStatistics(one!.adPlatformId, '2026-05-01', '2026-05-02'),
+      google.fetchDailyReport(one!.adPlatformId, '2026-05-01', '2026-05-02'),
     ];
     for (const call of calls) {
       const error = await caught(call);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { allocate } from '../src/platforms/sandbox/allocation.js';
 import { FeistelPermutation } from '../src/platforms/sandbox/feistel.js';
-import { IdScheme } from '../src/platforms/sandbox/ids.js';
+import { dayOf, localDay, utcOfLocalTime } from '../src/platforms/sandbox/dates.js';
+import { CALLS_PER_CELL, IdScheme } from '../src/platforms/sandbox/ids.js';
 import { Rng } from '../src/platforms/sandbox/random.js';
 
 describe('allocate', () => {
@@ -66,6 +67,56 @@ describe('id permutation', () => {
       const account = ids.accountId(4_321);
       expect(ids.accountPayload(account)).toBe(4_321);
       expect(other.accountPayload(account)).not.toBe(4_321);
+    }
+  });
+});
+
+describe('call ids', () => {
+  it('are 19 digits, distinct for distinct calls, and refuse what the layout cannot hold', () => {
+    for (const platform of ['GOOGLE_ADS', 'MICROSOFT_ADVERTISING'] as const) {
+      const ids = new IdScheme(1, platform);
+      const seen = new Set<string>();
+      const base = { payload: 2 * ids.issuedPayloads - 1, campaign: 511, adGroup: 15, day: dayOf('2026-10-01'), device: 0, index: 0 };
+      const variants = [
+        base,
+        { ...base, payload: 0 },
+        { ...base, campaign: 0 },
+        { ...base, adGroup: 0 },
+        { ...base, day: base.day + 1 },
+        { ...base, device: 3 },
+        { ...base, index: CALLS_PER_CELL - 1 },
+      ];
+      for (const path of variants) seen.add(ids.callId(path));
+      expect(seen.size).toBe(variants.length);
+      for (const id of seen) expect(id).toMatch(/^\d{19}$/);
+      expect(ids.callId(base)).toBe(new IdScheme(1, platform).callId(base));
+      expect(ids.callId(base)).not.toBe(new IdScheme(2, platform).callId(base));
+      expect(() => ids.callId({ ...base, index: CALLS_PER_CELL })).toThrow(RangeError);
+    }
+  });
+});
+
+describe('local times', () => {
+  it('land on the asked day at the asked wall time, on the days the clocks change too', () => {
+    const wall = (date: Date, timeZone: string) => new Intl.DateTimeFormat('en-GB', { timeZone, hourCycle: 'h23', hour: '2-digit', minute: '2-digit', second: '2-digit' }).format(date);
+    const cases: Array<[string, string]> = [
+      ['Europe/Berlin', '2026-03-29'], // 02:00 -> 03:00
+      ['Europe/Berlin', '2026-10-25'], // 03:00 -> 02:00
+      ['America/New_York', '2026-03-08'],
+      ['America/Sao_Paulo', '2018-11-04'], // clocks went from 00:00 to 01:00: the day began at 01:00
+      ['Australia/Sydney', '2026-04-05'],
+      ['Asia/Tokyo', '2026-06-01'],
+    ];
+    for (const [timeZone, date] of cases) {
+      const day = dayOf(date);
+      for (let second = 0; second < 86_400; second += 1_799) {
+        const instant = utcOfLocalTime(day, second, timeZone);
+        expect(localDay(instant, timeZone)).toBe(day);
+        const asked = new Date(second * 1000).toISOString().slice(11, 19);
+        // Inside a skipped hour the time moves an hour on; otherwise the wall clock shows what was asked.
+        const shown = wall(instant, timeZone);
+        if (shown !== asked) expect(new Date((second + 3600) * 1000).toISOString().slice(11, 19)).toBe(shown);
+      }
     }
   });
 });

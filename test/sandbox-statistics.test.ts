@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { AD_PLATFORM_TYPES, PlatformError, type AdPlatformType, type DailyStatistic, type PlatformConnector } from '../src/platforms/connector.js';
+import { AD_PLATFORM_TYPES, type AdPlatformType, type DailyStatistic, type PlatformConnector } from '../src/platforms/connector.js';
 import { SandboxPlatforms } from '../src/platforms/sandbox/index.js';
+import { caught } from './helpers/platform-errors.js';
 import { useTempDatabase } from './helpers/temp-database.js';
 
 const temp = useTempDatabase('adreport-sandbox-stats-');
@@ -22,6 +23,10 @@ const NETWORKS: Record<AdPlatformType, readonly string[]> = {
   MICROSOFT_ADVERTISING: ['SEARCH', 'SEARCH_PARTNERS'],
   FACEBOOK: ['SOCIAL'],
 };
+
+async function statisticsOf(connector: PlatformConnector, account: string, from: string, to: string): Promise<DailyStatistic[]> {
+  return (await connector.fetchDailyReport(account, from, to)).statistics;
+}
 
 async function accountIds(connector: PlatformConnector): Promise<string[]> {
   const accounts = connector.platform === 'FACEBOOK' ? await connector.listDirectAccounts() : await connector.listAccountsUnderMaster(connector.platform === 'GOOGLE_ADS' ? '123-456-7890' : '7654321');
@@ -83,12 +88,12 @@ describe('daily statistics', () => {
     const a = new SandboxPlatforms(temp.db, { now: () => NOW }).connector(1, 'GOOGLE_ADS');
     const b = new SandboxPlatforms(temp.db, { now: () => NOW }).connector(1, 'GOOGLE_ADS');
     const account = (await accountIds(a))[0]!;
-    const wide = await a.fetchDailyStatistics(account, '2026-10-01', '2026-10-10');
+    const wide = await statisticsOf(a, account, '2026-10-01', '2026-10-10');
     expect(wide.length).toBeGreaterThan(0);
-    expect(await b.fetchDailyStatistics(account, '2026-10-01', '2026-10-10')).toEqual(wide);
-    expect(await b.fetchDailyStatistics(account, '2026-10-04', '2026-10-04')).toEqual(wide.filter((r) => r.date === '2026-10-04'));
+    expect(await statisticsOf(b, account, '2026-10-01', '2026-10-10')).toEqual(wide);
+    expect(await statisticsOf(b, account, '2026-10-04', '2026-10-04')).toEqual(wide.filter((r) => r.date === '2026-10-04'));
     const other = new SandboxPlatforms(temp.db, { now: () => NOW }).connector(2, 'GOOGLE_ADS');
-    const theirs = await other.fetchDailyStatistics((await accountIds(other))[0]!, '2026-10-01', '2026-10-10');
+    const theirs = await statisticsOf(other, (await accountIds(other))[0]!, '2026-10-01', '2026-10-10');
     expect(theirs).not.toEqual(wide);
   });
 
@@ -98,7 +103,7 @@ describe('daily statistics', () => {
       const connector = platforms.connector(1, platform);
       const accounts = await accountIds(connector);
       for (const account of accounts.slice(0, 2)) {
-        const rows = await connector.fetchDailyStatistics(account, '2026-11-01', '2026-11-30');
+        const rows = await statisticsOf(connector, account, '2026-11-01', '2026-11-30');
         expect(rows.length).toBeGreaterThan(100);
         const tree = new Map<string, Tree>();
         for (const campaign of await connector.listCampaigns(account)) {
@@ -120,7 +125,7 @@ describe('daily statistics', () => {
     for (const platform of ['GOOGLE_ADS', 'MICROSOFT_ADVERTISING'] as const) {
       const connector = platforms.connector(2, platform);
       for (const account of (await accountIds(connector)).slice(0, 2)) {
-        const rows = await connector.fetchDailyStatistics(account, '2026-11-03', '2026-11-16');
+        const rows = await statisticsOf(connector, account, '2026-11-03', '2026-11-16');
         // Per cell: the sums of the ad rows and of the keyword rows, as integers (micros, hundredths).
         const cells = new Map<string, { ads: number[]; keywords: number[] }>();
         const keywordRowsWithAd: DailyStatistic[] = [];
@@ -148,7 +153,7 @@ describe('daily statistics', () => {
     const account = (await accountIds(connector))[0]!;
     const fetchAt = async (iso: string) => {
       now = new Date(iso);
-      return connector.fetchDailyStatistics(account, '2026-09-01', '2026-09-07');
+      return statisticsOf(connector, account, '2026-09-01', '2026-09-07');
     };
     const snapshots = [
       await fetchAt('2026-09-08T12:00:00Z'),
@@ -185,7 +190,7 @@ describe('daily statistics', () => {
       const connector = platforms.connector(5, platform);
       const sums = new Map<string, number>();
       for (const account of await accountIds(connector)) {
-        for (const row of await connector.fetchDailyStatistics(account, '2026-10-01', '2026-10-14')) {
+        for (const row of await statisticsOf(connector, account, '2026-10-01', '2026-10-14')) {
           if (row.keywordId === null) sums.set(row.device, (sums.get(row.device) ?? 0) + row.impressions);
         }
       }
@@ -202,8 +207,8 @@ describe('daily statistics', () => {
     let august = 0;
     const perCampaign: number[] = [];
     for (const account of await accountIds(connector)) {
-      const nov = await connector.fetchDailyStatistics(account, '2025-11-24', '2025-11-30');
-      const aug = await connector.fetchDailyStatistics(account, '2025-08-18', '2025-08-24');
+      const nov = await statisticsOf(connector, account, '2025-11-24', '2025-11-30');
+      const aug = await statisticsOf(connector, account, '2025-08-18', '2025-08-24');
       const inAugust = new Set(aug.map((r) => r.campaignId));
       const campaigns = new Set(nov.map((r) => r.campaignId).filter((id) => inAugust.has(id)));
       const sum = (rows: DailyStatistic[]) => rows.filter((r) => r.keywordId === null && campaigns.has(r.campaignId)).reduce((s, r) => s + r.impressions, 0);
@@ -220,15 +225,13 @@ describe('daily statistics', () => {
   it('report nothing for today or the future, and refuse bad ranges', async () => {
     const connector = new SandboxPlatforms(temp.db, { now: () => NOW }).connector(1, 'FACEBOOK');
     const account = (await accountIds(connector))[0]!;
-    expect(await connector.fetchDailyStatistics(account, '2026-11-25', '2026-12-31')).toEqual([]);
-    const yesterday = await connector.fetchDailyStatistics(account, '2026-11-24', '2026-11-24');
+    expect(await connector.fetchDailyReport(account, '2026-11-25', '2026-12-31')).toEqual({ statistics: [], impressionShare: [], audienceRuns: [], calls: [] });
+    const yesterday = await statisticsOf(connector, account, '2026-11-24', '2026-11-24');
     expect(yesterday.length).toBeGreaterThan(0);
     // A quarter is the most one call returns (92 days); longer ranges are asked for in pieces.
-    expect((await connector.fetchDailyStatistics(account, '2026-08-25', '2026-11-24')).length).toBeGreaterThan(0);
+    expect((await statisticsOf(connector, account, '2026-08-25', '2026-11-24')).length).toBeGreaterThan(0);
     for (const [from, to] of [['2026-11-02', '2026-11-01'], ['2026-02-30', '2026-03-01'], ['20261101', '2026-11-02'], ['2026-01-01', '2026-04-03']] as const) {
-      const error = await connector.fetchDailyStatistics(account, from, to).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(PlatformError);
-      expect((error as PlatformError).code).toBe('INVALID_REQUEST');
+      expect((await caught(connector.fetchDailyReport(account, from, to))).code).toBe('INVALID_REQUEST');
     }
   });
 
@@ -240,18 +243,19 @@ describe('daily statistics', () => {
       const count = (await connector.listCampaigns(account)).length;
       if (count > most) [largest, most] = [account, count];
     }
-    const rows = await connector.fetchDailyStatistics(largest, '2026-10-01', '2026-10-30');
+    const rows = await statisticsOf(connector, largest, '2026-10-01', '2026-10-30');
     expect(rows.length).toBeGreaterThan(1000);
     expect(new Set(rows.map((row) => row.date)).size).toBe(30);
+
   });
 
   it('let a clock that moves on add days without changing earlier traffic', async () => {
     let now = new Date('2026-08-01T12:00:00Z');
     const connector = new SandboxPlatforms(temp.db, { now: () => now }).connector(7, 'MICROSOFT_ADVERTISING');
     const account = (await accountIds(connector))[0]!;
-    const before = await connector.fetchDailyStatistics(account, '2026-07-01', '2026-08-31');
+    const before = await statisticsOf(connector, account, '2026-07-01', '2026-08-31');
     now = new Date(now.getTime() + 10 * DAY);
-    const after = await connector.fetchDailyStatistics(account, '2026-07-01', '2026-08-31');
+    const after = await statisticsOf(connector, account, '2026-07-01', '2026-08-31');
     const dates = (rows: DailyStatistic[]) => [...new Set(rows.map((r) => r.date))].sort();
     expect(dates(before).at(-1)).toBe('2026-07-31');
     expect(dates(after).at(-1)).toBe('2026-08-10');

@@ -2,7 +2,7 @@ import type { PlatformAccount, PlatformMasterAccount } from '../connector.js';
 import { dayOf } from './dates.js';
 import type { IdScheme } from './ids.js';
 import { Rng } from './random.js';
-import { AGENCIES, BRANDS, MARKETS, OFFICES, THEMES, type Theme } from './vocabulary.js';
+import { AGENCIES, BRANDS, countryOf, MARKETS, OFFICES, THEMES, type Theme } from './vocabulary.js';
 
 /**
  * Made-up masters and accounts. A master's account list derives from (organization, platform,
@@ -12,6 +12,8 @@ import { AGENCIES, BRANDS, MARKETS, OFFICES, THEMES, type Theme } from './vocabu
 export interface AccountProfile extends PlatformAccount {
   readonly payload: number;
   readonly theme: Theme;
+  /** ISO 3166-1 alpha-2 of the account's market (GB for the "UK" in names): where its callers ring from. */
+  readonly country: string;
   /** Day number the account opened; no campaign is older. */
   readonly openedOn: number;
   /** Made by createAccount (its campaigns appear over the weeks after opening). */
@@ -67,6 +69,7 @@ export function catalogProfile(scheme: IdScheme, payload: number): AccountProfil
     timeZone: market.timeZone,
     payload,
     theme,
+    country: market.country,
     openedOn: rng.int(OPENED_FROM, OPENED_UNTIL),
     created: false,
     seed,
@@ -84,6 +87,7 @@ export function createdProfile(scheme: IdScheme, payload: number, record: Create
     timeZone: record.timeZone,
     payload,
     theme,
+    country: countryOf(record.timeZone, record.currency),
     openedOn: record.createdOn,
     created: true,
     seed,

@@ -72,7 +72,8 @@ export function toPlatformCampaign(plan: CampaignPlan, today: number): PlatformC
   return { adPlatformId: plan.adPlatformId, name: plan.name, status: statusOn(plan, today), dailyBudget: plan.dailyBudget, createdOn: isoDay(plan.createdOn) };
 }
 
-function baseCampaigns(scheme: IdScheme, profile: AccountProfile): CampaignPlan[] {
+/** The account's base campaigns, whether or not they exist yet at some clock. */
+export function baseCampaigns(scheme: IdScheme, profile: AccountProfile): CampaignPlan[] {
   const rng = Rng.of(profile.seed, 'campaigns');
   const count = 4 + Math.floor(14 * rng.next() ** 2.2);
   const variants = scheme.platform === 'FACEBOOK' ? SOCIAL_VARIANTS : SEARCH_VARIANTS;

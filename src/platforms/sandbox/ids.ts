@@ -45,6 +45,26 @@ export const CREATED_AD_GROUP_SLOTS = 100;
 export const CREATED_KEYWORD_SLOTS = 200;
 export const CREATED_AD_SLOTS = 50;
 
+/**
+ * Call ids (search platforms): a keyed permutation of (payload, campaign slot, ad group, day,
+ * device, index) in 19 digits. The day is the day number (1970-based, 16 bits: until 2149), the
+ * device one of CALL_DEVICES, the index the call's place among its ad group's calls of that day
+ * and device (the statistics keep that count below CALLS_PER_CELL).
+ */
+export const CALL_DEVICES = ['MOBILE', 'DESKTOP', 'TABLET', 'OTHER'] as const;
+export const CALLS_PER_CELL = 256;
+const CALL_DAYS = 65_536;
+
+export interface CallPath {
+  readonly payload: number;
+  readonly campaign: number;
+  readonly adGroup: number;
+  readonly day: number;
+  /** Index into CALL_DEVICES. */
+  readonly device: number;
+  readonly index: number;
+}
+
 /** Where an entity of a created campaign sits: campaign index, ad group position, item position. */
 export interface CreatedPath {
   readonly kind: EntityKind;
@@ -118,6 +138,7 @@ export class IdScheme {
   /** Where each kind's codes start inside its domain, so kinds never share an id. */
   private readonly offsets: Readonly<Record<EntityKind, bigint>>;
   private readonly payloads: bigint;
+  private callPermutation: FeistelPermutation | undefined;
   /** Start of each kind's created range (search platforms only). */
   private readonly createdOffsets: Readonly<Record<EntityKind, bigint>> | undefined;
 
@@ -263,6 +284,21 @@ export class IdScheme {
         return { kind, campaign: Number(group / groupSlots), adGroup: Number(group % groupSlots), item: Number(code % itemSlots) };
       }
     }
+  }
+
+  /** A call's id: digits only, unique per organization and platform, the same for the same call in any process. */
+  callId(path: CallPath): string {
+    if (path.day < 0 || path.day >= CALL_DAYS || path.index < 0 || path.index >= CALLS_PER_CELL || path.device < 0 || path.device >= CALL_DEVICES.length) {
+      throw new RangeError(`no call id for ${JSON.stringify(path)}`);
+    }
+    // 2,000,000 payloads x 512 x 16 x 65,536 x 4 x 256 < 2^60: within the permutation's reach.
+    this.callPermutation ??= new FeistelPermutation(
+      this.payloads * S * G * BigInt(CALL_DAYS * CALL_DEVICES.length * CALLS_PER_CELL),
+      hashString(`${this.organizationId}|${this.platform}|call`),
+    );
+    const group = (BigInt(path.payload) * S + BigInt(path.campaign)) * G + BigInt(path.adGroup);
+    const code = group * BigInt(CALL_DAYS * CALL_DEVICES.length * CALLS_PER_CELL) + BigInt((path.day * CALL_DEVICES.length + path.device) * CALLS_PER_CELL + path.index);
+    return (10n ** 18n + this.callPermutation.forward(code)).toString();
   }
 
   private localCode(path: EntityPath): bigint {

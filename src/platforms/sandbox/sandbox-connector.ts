@@ -4,7 +4,7 @@ import {
   type CampaignChange,
   type CampaignDraft,
   type CampaignTree,
-  type DailyStatistic,
+  type DailyReport,
   type NewPlatformAccount,
   type PlatformAccount,
   type PlatformCampaign,
@@ -32,7 +32,7 @@ import { CREATED_CAMPAIGN_SLOTS, IdScheme } from './ids.js';
 import { Overlay } from './overlay.js';
 import { Rng } from './random.js';
 import * as store from './sandbox-store.js';
-import { dailyStatistics } from './statistics.js';
+import { audienceOf, dailyReport, trueReach, type CampaignWithChildren, type ReachSelection } from './statistics.js';
 
 export interface SandboxEnvironment {
   readonly db: Database;
@@ -186,19 +186,47 @@ export class SandboxConnector implements PlatformConnector {
     return tree;
   }
 
-  async fetchDailyStatistics(accountId: string, from: string, to: string): Promise<DailyStatistic[]> {
+  async fetchDailyReport(accountId: string, from: string, to: string): Promise<DailyReport> {
     await this.beforeCall(accountId);
     const profile = await this.account(accountId);
+    const [fromDay, toDay] = this.range(from, to);
+    if (toDay - fromDay + 1 > MAX_RANGE_DAYS) throw this.error('INVALID_REQUEST', `Ask for at most ${MAX_RANGE_DAYS} days per call, not ${from}..${to}`);
+    // Complete days only: today's figures are still moving at a real platform.
+    const lastDay = Math.min(toDay, localDay(this.env.now(), profile.timeZone) - 1);
+    if (lastDay < fromDay) return { statistics: [], impressionShare: [], audienceRuns: [], calls: [] };
+    return dailyReport(this.ids, profile, this.campaignsServing(profile, fromDay, lastDay), fromDay, lastDay, this.env.now());
+  }
+
+  /**
+   * Test support (SandboxPlatforms.trueReach), FACEBOOK only: the exact number of distinct people
+   * the selected ads reached on the complete days of [from, to], any length; no faults apply.
+   */
+  async trueReach(accountId: string, selection: ReachSelection, from: string, to: string): Promise<number> {
+    if (this.platform !== 'FACEBOOK') throw this.error('INVALID_REQUEST', 'reach exists on FACEBOOK only');
+    const profile = await this.account(accountId);
+    const [fromDay, toDay] = this.range(from, to);
+    const lastDay = Math.min(toDay, localDay(this.env.now(), profile.timeZone) - 1);
+    if (lastDay < fromDay) return 0;
+    return trueReach(this.ids, profile, this.campaignsServing(profile, fromDay, lastDay), fromDay, lastDay, selection);
+  }
+
+  /** Test support, FACEBOOK only: the size U of the account's audience numbering (runs lie in [0, U)). */
+  async audienceSize(accountId: string): Promise<number> {
+    if (this.platform !== 'FACEBOOK') throw this.error('INVALID_REQUEST', 'audiences exist on FACEBOOK only');
+    return audienceOf(this.ids, await this.account(accountId)).size;
+  }
+
+  private range(from: string, to: string): [number, number] {
     const fromDay = parseDay(from);
     const toDay = parseDay(to);
     if (fromDay === undefined || toDay === undefined) throw this.error('INVALID_REQUEST', `Dates must be YYYY-MM-DD, got ${from} and ${to}`);
     if (fromDay > toDay) throw this.error('INVALID_REQUEST', `The range ${from}..${to} ends before it starts`);
-    if (toDay - fromDay + 1 > MAX_RANGE_DAYS) throw this.error('INVALID_REQUEST', `Ask for at most ${MAX_RANGE_DAYS} days per call, not ${from}..${to}`);
-    // Complete days only: today's figures are still moving at a real platform.
-    const lastDay = Math.min(toDay, localDay(this.env.now(), profile.timeZone) - 1);
-    if (lastDay < fromDay) return [];
-    const campaigns = campaignsBetween(this.ids, profile, fromDay, lastDay).map((plan) => ({ plan, adGroups: campaignChildren(this.ids, profile, plan) }));
-    return dailyStatistics(this.platform, profile, campaigns, fromDay, lastDay, this.env.now());
+    return [fromDay, toDay];
+  }
+
+  /** Catalog campaigns that may serve in the range, with their trees (created campaigns have no statistics). */
+  private campaignsServing(profile: AccountProfile, fromDay: number, toDay: number): CampaignWithChildren[] {
+    return campaignsBetween(this.ids, profile, fromDay, toDay).map((plan) => ({ plan, adGroups: campaignChildren(this.ids, profile, plan) }));
   }
 
   private beforeCall(...ids: string[]): Promise<void> {

@@ -3,6 +3,7 @@ import type { Database } from '../../store/database.js';
 import type { SandboxFaultConfig, SandboxFaults } from './fault-config.js';
 import { FaultInjector } from './fault-injector.js';
 import { SandboxConnector } from './sandbox-connector.js';
+import type { ReachSelection } from './statistics.js';
 
 export interface SandboxOptions {
   /** The platforms' clock: decides which campaigns exist yet and how complete conversions are. */
@@ -27,6 +28,33 @@ export class SandboxPlatforms implements PlatformDirectory {
   }
 
   connector(organizationId: number, platform: AdPlatformType): PlatformConnector {
+    return this.sandboxConnector(organizationId, platform);
+  }
+
+  /**
+   * Test oracle for the reach endpoints: the exact number of distinct people the selected ads of
+   * a FACEBOOK account reached on the complete days of [from, to] (inclusive, any length). An ad
+   * is selected when its id, its ad group's or its campaign's id is listed; an empty selection
+   * selects every ad of the account. Counted person by person from the audience model, not from
+   * the runs fetchDailyReport returns. NOT_FOUND for an account the organization cannot see;
+   * faults do not apply.
+   */
+  trueReach(
+    organizationId: number,
+    adPlatformAccountId: string,
+    selection: ReachSelection,
+    from: string,
+    to: string,
+  ): Promise<number> {
+    return this.sandboxConnector(organizationId, 'FACEBOOK').trueReach(adPlatformAccountId, selection, from, to);
+  }
+
+  /** The size U of a FACEBOOK account's audience: every audience run lies in [0, U). */
+  audienceSize(organizationId: number, adPlatformAccountId: string): Promise<number> {
+    return this.sandboxConnector(organizationId, 'FACEBOOK').audienceSize(adPlatformAccountId);
+  }
+
+  private sandboxConnector(organizationId: number, platform: AdPlatformType): SandboxConnector {
     if (!Number.isSafeInteger(organizationId) || organizationId < 1) throw new RangeError(`not an organization id: ${organizationId}`);
     const key = `${organizationId}|${platform}`;
     let connector = this.connectors.get(key);
