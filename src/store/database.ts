@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { setImmediate } from 'node:timers/promises';
 import { BIGINT, BOOLEAN, DOUBLE, DuckDBDataChunk, DuckDBInstance, INTEGER, VARCHAR, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBType } from '@duckdb/node-api';
 import { fromDuckDBRow, toDuckDBTypes, toDuckDBValues, type Row, type SqlParams } from './sql-values.js';
 import { WorkLimiter } from './work-limiter.js';
@@ -114,6 +115,12 @@ class ConnectionExecutor implements Executor {
           }),
         );
         appender.appendDataChunk(chunk);
+        // Appending runs on the event loop (the bindings' appender calls are synchronous, and
+        // DuckDB flushes its buffer every ~200k rows): flush every ~8k rows and let requests in.
+        if ((offset / CHUNK_ROWS) % 4 === 3) {
+          appender.flushSync();
+          await setImmediate();
+        }
       }
       appender.flushSync();
     } finally {
