@@ -8,125 +8,24 @@
  *
  * Full: 3 runs x 10 s per endpoint; --quick: 1 run x 3 s. Writes bench/out/http-load.md.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
+import type autocannon from 'autocannon';
+import { CONNECTIONS, measure, post, root, startServer, stopServer, table, type Run } from './lib.js';
 
 const quick = process.argv.includes('--quick');
 const RUNS = quick ? 1 : 3;
 const DURATION_S = quick ? 3 : 10;
-const CONNECTIONS = 16;
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-
-interface Listening {
-  port: number;
-  demo: { clientId: string; clientSecret: string } | null;
-}
-interface Run {
-  rps: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
-}
-
-/** Spawns the server and resolves with its `listening` line (or rejects if it exits first). */
-function startServer(dbPath: string): { child: ChildProcess; ready: Promise<Listening> } {
-  const big = '1000000';
-  const child = spawn(
-    process.execPath,
-    ['dist/cli.js', 'serve', '--demo', '--json', '--port', '0', '--host', '127.0.0.1', '--db', dbPath],
-    {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'inherit'],
-      env: {
-        ...process.env,
-        ADREPORT_TOKEN_RATE_LIMIT_PER_SECOND: big,
-        ADREPORT_TOKEN_RATE_LIMIT_BURST: big,
-        ADREPORT_RATE_LIMIT_PER_SECOND: big,
-        ADREPORT_RATE_LIMIT_BURST: big,
-      },
-    },
-  );
-  const ready = new Promise<Listening>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`server exited early (code ${code})`)));
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      try {
-        const msg = JSON.parse(line) as { event?: string } & Listening;
-        if (msg.event === 'listening') resolve(msg);
-      } catch {
-        /* not JSON: ignore */
-      }
-    });
-  });
-  return { child, ready };
-}
-
-/** One POST over node:https, trusting only the server's self-signed cert. */
-function post(url: string, headers: Record<string, string>, body: string, ca: string): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const req = https.request(url, { method: 'POST', ca, headers: { ...headers, 'content-length': Buffer.byteLength(body) } });
-    req.on('error', reject).on('response', (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => {
-        if ((res.statusCode ?? 0) >= 300) reject(new Error(`POST ${url} -> ${res.statusCode}: ${text}`));
-        else resolve(JSON.parse(text));
-      });
-    });
-    req.end(body);
-  });
-}
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const ACCOUNT_BODY = JSON.stringify({
   account: { name: 'Bench GmbH', languageCode: 'de', countryCode: 'DE', currency: 'EUR', field1: 'x', field21: 1.5, labels: { clientId: 'C-1', tier: 'gold' } },
 });
 
-/** One autocannon run. autocannon always connects with rejectUnauthorized: false. */
-async function load(opts: autocannon.Options): Promise<Run> {
-  const r = await autocannon({ connections: CONNECTIONS, duration: DURATION_S, ...opts });
-  return {
-    rps: r.requests.average,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    non2xx: r.non2xx,
-    errors: r.errors + r.timeouts,
-  };
-}
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
-
-function table(results: Record<string, Run[]>): string {
-  const rows = ['| endpoint | run | req/s | p50 ms | p99 ms | non-2xx | errors |', '|---|---|---:|---:|---:|---:|---:|'];
-  const row = (name: string, label: string, r: Run) =>
-    `| ${name} | ${label} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.errors} |`;
-  for (const [name, runs] of Object.entries(results)) {
-    runs.forEach((r, i) => rows.push(row(name, String(i + 1), r)));
-    const med: Run = {
-      rps: median(runs.map((r) => r.rps)),
-      p50: median(runs.map((r) => r.p50)),
-      p99: median(runs.map((r) => r.p99)),
-      non2xx: runs.reduce((a, r) => a + r.non2xx, 0),
-      errors: runs.reduce((a, r) => a + r.errors, 0),
-    };
-    rows.push(row(`**${name}**`, '**median**', med));
-  }
-  return rows.join('\n');
-}
-
 async function main(): Promise<number> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'adreport-bench-'));
-  const { child, ready } = startServer(path.join(tmp, 'bench.duckdb'));
+  const { child, ready } = startServer(path.join(tmp, 'bench.duckdb'), ['--demo']);
   try {
     const { port, demo } = await ready;
     if (!demo) throw new Error('no demo credentials (database not fresh?)');
@@ -155,16 +54,7 @@ async function main(): Promise<number> {
       'GET /provisioning/v0/accounts/id/{id}': { url: `${base}/provisioning/v0/accounts/id/${accountIds[50]}`, headers: bearer },
       'GET /provisioning/v0/accounts?limit=100': { url: `${base}/provisioning/v0/accounts?limit=100`, headers: bearer },
     };
-    const results: Record<string, Run[]> = {};
-    for (const [name, opts] of Object.entries(targets)) {
-      await load({ ...opts, duration: 1 }); // warm-up, not reported
-      results[name] = [];
-      for (let i = 0; i < RUNS; i++) {
-        const r = await load(opts);
-        results[name].push(r);
-        console.error(`${name} run ${i + 1}/${RUNS}: ${Math.round(r.rps)} req/s, p99 ${r.p99} ms`);
-      }
-    }
+    const results: Record<string, Run[]> = await measure(targets, RUNS, DURATION_S);
 
     const md = table(results);
     console.log(md);
@@ -190,11 +80,7 @@ async function main(): Promise<number> {
     if (bad) console.error('FAIL: some runs had non-2xx responses or errors');
     return bad ? 1 : 0;
   } finally {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    }
+    await stopServer(child);
     rmSync(tmp, { recursive: true, force: true });
   }
 }

@@ -23,6 +23,7 @@ import { CampaignCopyService } from './provisioning/campaigns/campaign-copy-serv
 import { JobService } from './jobs/job-service.js';
 import { LabelService } from './provisioning/labels/label-service.js';
 import { MarkupService } from './provisioning/markups/markup-service.js';
+import { ReportService } from './reporting/report-service.js';
 import { parseSandboxFaults, SandboxPlatforms } from './platforms/sandbox/index.js';
 import { PlatformAccountService } from './provisioning/platform-accounts/platform-account-service.js';
 import { TokenBuckets } from './shared/token-bucket.js';
@@ -105,6 +106,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       campaigns: new CampaignService(db, platforms, jobs),
       campaignCopies: new CampaignCopyService(db, platforms, jobs),
       markups,
+      reports: new ReportService(db, now),
       authenticator: new Authenticator(signingKey, disabledClients, nowMs),
       tokenIssuer: new TokenIssuer({
         db,

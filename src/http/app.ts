@@ -24,6 +24,8 @@ import { registerAccountRoutes } from './routes/accounts.js';
 import { registerCampaignCopyRoutes } from './routes/campaign-copies.js';
 import { registerCampaignRoutes } from './routes/campaigns.js';
 import { registerJobRoutes } from './routes/jobs.js';
+import { registerReportingRoutes } from './routes/reporting.js';
+import type { ReportService } from '../reporting/report-service.js';
 import { registerLabelRoutes } from './routes/labels.js';
 import { registerMarkupRoutes } from './routes/markups.js';
 import { registerPlatformAccountRoutes } from './routes/platform-accounts.js';
@@ -42,6 +44,7 @@ export interface AppDeps {
   campaigns: CampaignService;
   campaignCopies: CampaignCopyService;
   markups: MarkupService;
+  reports: ReportService;
   authenticator: Authenticator;
   tokenIssuer: TokenIssuer;
   apiRate: TokenBuckets;
@@ -118,6 +121,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerCampaignRoutes(app, deps.campaigns);
   registerCampaignCopyRoutes(app, deps.campaignCopies);
   registerMarkupRoutes(app, deps.markups);
+  registerReportingRoutes(app, deps.reports);
   app.openapi(healthRoute, (c) => c.json({ status: 'ok' as const }, 200));
   refuseOtherMethods(app);
 

@@ -8,7 +8,8 @@ import { badRequest } from '../shared/errors.js';
 export class QueryParams {
   private constructor(private readonly params: URLSearchParams) {}
 
-  static parse(url: string, allowed: readonly string[]): QueryParams {
+  /** `repeatable` names may be given more than once (read them with getAll). */
+  static parse(url: string, allowed: readonly string[], repeatable: readonly string[] = []): QueryParams {
     const query = url.includes('?') ? url.slice(url.indexOf('?') + 1) : '';
     const params = new URLSearchParams(query);
     for (const name of new Set(params.keys())) {
@@ -17,7 +18,7 @@ export class QueryParams {
           { field: name, code: 'unknown_parameter', message: `${name} is not a parameter of this endpoint` },
         ]);
       }
-      if (params.getAll(name).length > 1) {
+      if (params.getAll(name).length > 1 && !repeatable.includes(name)) {
         throw badRequest('invalid_parameter', `The query parameter ${name} is given more than once.`, [{ field: name, code: 'repeated', message: 'given more than once' }]);
       }
     }
@@ -26,6 +27,10 @@ export class QueryParams {
 
   get(name: string): string | undefined {
     return this.params.get(name) ?? undefined;
+  }
+
+  getAll(name: string): string[] {
+    return this.params.getAll(name);
   }
 }
 

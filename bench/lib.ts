@@ -1,0 +1,125 @@
+/** Shared pieces of the load benchmarks: the server process, HTTPS posts, autocannon runs, tables. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import https from 'node:https';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const CONNECTIONS = 16;
+
+export interface Listening {
+  port: number;
+  demo: { clientId: string; clientSecret: string } | null;
+}
+export interface Run {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** Spawns `adreport serve` with rate limits lifted and resolves with its `listening` line (or rejects if it exits first). */
+export function startServer(dbPath: string, extraArgs: readonly string[] = []): { child: ChildProcess; ready: Promise<Listening> } {
+  const big = '1000000';
+  const child = spawn(process.execPath, ['dist/cli.js', 'serve', ...extraArgs, '--json', '--port', '0', '--host', '127.0.0.1', '--db', dbPath], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: {
+      ...process.env,
+      // The demo accounts' background backfill would load the machine during the measurement.
+      ADREPORT_DEMO_DATA: 'false',
+      ADREPORT_TOKEN_RATE_LIMIT_PER_SECOND: big,
+      ADREPORT_TOKEN_RATE_LIMIT_BURST: big,
+      ADREPORT_RATE_LIMIT_PER_SECOND: big,
+      ADREPORT_RATE_LIMIT_BURST: big,
+    },
+  });
+  const ready = new Promise<Listening>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`server exited early (code ${code})`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      try {
+        const msg = JSON.parse(line) as { event?: string } & Listening;
+        if (msg.event === 'listening') resolve(msg);
+      } catch {
+        /* not JSON: ignore */
+      }
+    });
+  });
+  return { child, ready };
+}
+
+export async function stopServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** One POST over node:https, trusting only the server's self-signed cert. */
+export function post(url: string, headers: Record<string, string>, body: string, ca: string): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const req = https.request(url, { method: 'POST', ca, headers: { ...headers, 'content-length': Buffer.byteLength(body) } });
+    req.on('error', reject).on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => {
+        if ((res.statusCode ?? 0) >= 300) reject(new Error(`POST ${url} -> ${res.statusCode}: ${text}`));
+        else resolve(JSON.parse(text));
+      });
+    });
+    req.end(body);
+  });
+}
+
+/** One autocannon run. autocannon always connects with rejectUnauthorized: false. */
+export async function load(opts: autocannon.Options, durationSeconds: number): Promise<Run> {
+  const r = await autocannon({ connections: CONNECTIONS, duration: durationSeconds, ...opts });
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors + r.timeouts,
+  };
+}
+
+export const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+export function table(results: Record<string, Run[]>): string {
+  const rows = ['| endpoint | run | req/s | p50 ms | p99 ms | non-2xx | errors |', '|---|---|---:|---:|---:|---:|---:|'];
+  const row = (name: string, label: string, r: Run) => `| ${name} | ${label} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.errors} |`;
+  for (const [name, runs] of Object.entries(results)) {
+    runs.forEach((r, i) => rows.push(row(name, String(i + 1), r)));
+    const med: Run = {
+      rps: median(runs.map((r) => r.rps)),
+      p50: median(runs.map((r) => r.p50)),
+      p99: median(runs.map((r) => r.p99)),
+      non2xx: runs.reduce((a, r) => a + r.non2xx, 0),
+      errors: runs.reduce((a, r) => a + r.errors, 0),
+    };
+    rows.push(row(`**${name}**`, '**median**', med));
+  }
+  return rows.join('\n');
+}
+
+/** Runs each target RUNS times after a 1 s warm-up; logs each run on stderr. */
+export async function measure(targets: Record<string, autocannon.Options>, runs: number, durationSeconds: number): Promise<Record<string, Run[]>> {
+  const results: Record<string, Run[]> = {};
+  for (const [name, opts] of Object.entries(targets)) {
+    await load(opts, 1);
+    results[name] = [];
+    for (let i = 0; i < runs; i++) {
+      const r = await load(opts, durationSeconds);
+      results[name].push(r);
+      console.error(`${name} run ${i + 1}/${runs}: ${Math.round(r.rps)} req/s, p99 ${r.p99} ms`);
+    }
+  }
+  return results;
+}

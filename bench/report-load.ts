@@ -1,0 +1,101 @@
+/**
+ * Load test of reports on a generated database: a small campaign report (one organization, the
+ * 30 days ending yesterday, 100 rows) at 16 connections over HTTPS, plus a Day x DeviceType
+ * segmented and a filtered + sorted variant. The database (scale 10 by default) is generated once
+ * into bench/out/scale-<N>/ and reused while the day it ends on is still yesterday.
+ *
+ *   npm run build && node --import tsx bench/report-load.ts [--quick] [--scale N]
+ *
+ * Full: 3 runs x 10 s per request; --quick: 1 run x 3 s. Writes bench/out/report-load.md.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type autocannon from 'autocannon';
+import { CONNECTIONS, measure, post, root, startServer, stopServer, table } from './lib.js';
+
+const quick = process.argv.includes('--quick');
+const scaleArg = process.argv.indexOf('--scale');
+const SCALE = scaleArg > 0 ? Number(process.argv[scaleArg + 1]) : 10;
+const RUNS = quick ? 1 : 3;
+const DURATION_S = quick ? 3 : 10;
+
+interface Generated {
+  organizations: Array<{ id: number; clientId: string; clientSecret: string }>;
+  factRows: number;
+  seconds: number;
+  lastDay: string;
+}
+
+/** Generates the database unless one ending yesterday is already there. */
+function generatedDatabase(dir: string): Generated {
+  const dbPath = path.join(dir, 'adreport.duckdb');
+  const meta = path.join(dir, 'generated.json');
+  const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+  if (existsSync(meta) && existsSync(dbPath)) {
+    const known = JSON.parse(readFileSync(meta, 'utf8')) as Generated;
+    if (known.lastDay === yesterday) return known;
+  }
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  console.error(`generating scale ${SCALE} into ${dbPath} ...`);
+  const run = spawnSync(process.execPath, ['dist/cli.js', 'data', 'generate', '--scale', String(SCALE), '--db', dbPath, '--json'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (run.status !== 0) throw new Error(`data generate failed (${run.status})`);
+  const generated = { ...(JSON.parse(run.stdout) as Omit<Generated, 'lastDay'>), lastDay: yesterday };
+  writeFileSync(meta, JSON.stringify(generated));
+  return generated;
+}
+
+async function main(): Promise<number> {
+  const dir = path.join(root, 'bench', 'out', `scale-${SCALE}`);
+  const generated = generatedDatabase(dir);
+  const org = generated.organizations[0]!;
+  const { child, ready } = startServer(path.join(dir, 'adreport.duckdb'));
+  try {
+    const { port } = await ready;
+    const base = `https://127.0.0.1:${port}`;
+    const ca = readFileSync(path.join(dir, 'tls', 'cert.pem'), 'utf8');
+    const basic = `Basic ${Buffer.from(`${org.clientId}:${org.clientSecret}`).toString('base64')}`;
+    const token = ((await post(`${base}/token`, { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, 'grant_type=client_credentials', ca)) as { access_token: string })
+      .access_token;
+    const bearer = { authorization: `Bearer ${token}` };
+    const to = generated.lastDay;
+    const from = new Date(Date.parse(`${to}T00:00:00Z`) - 29 * 86_400_000).toISOString().slice(0, 10);
+    const range = `startDate=${from}&endDate=${to}`;
+    const targets: Record<string, autocannon.Options> = {
+      'campaigns, 30 days, 100 rows': { url: `${base}/reporting/v0/campaigns?${range}&limit=100`, headers: bearer },
+      'adgroups by Day x DeviceType, 100 rows': { url: `${base}/reporting/v0/adgroups?${range}&segments=Day,DeviceType&limit=100`, headers: bearer },
+      'keywords filtered + sorted, 100 rows': {
+        url: `${base}/reporting/v0/keywords?${range}&limit=100&sort=-statistics.cost&filter=${encodeURIComponent("statistics.clicks > 5 && matchType != 'BROAD'")}`,
+        headers: bearer,
+      },
+    };
+    const results = await measure(targets, RUNS, DURATION_S);
+    const md = table(results);
+    console.log(md);
+    const cpus = os.cpus();
+    writeFileSync(
+      path.join(root, 'bench', 'out', 'report-load.md'),
+      [
+        '# report-load',
+        '',
+        `- date: ${new Date().toISOString()}`,
+        `- command: \`node --import tsx bench/report-load.ts${quick ? ' --quick' : ''}${scaleArg > 0 ? ` --scale ${SCALE}` : ''}\``,
+        `- database: scale ${SCALE}, ${generated.factRows} fact rows, ${generated.organizations.length} organizations; reports of organization ${org.id}`,
+        `- cpu: ${cpus[0]?.model ?? 'unknown'} (${cpus.length} cores), node ${process.version}`,
+        `- ${CONNECTIONS} connections, ${RUNS} run(s) x ${DURATION_S} s per request`,
+        '',
+        md,
+        '',
+      ].join('\n'),
+    );
+    const bad = Object.values(results).flat().some((r) => r.non2xx > 0 || r.errors > 0 || r.rps === 0);
+    if (bad) console.error('FAIL: some runs had non-2xx responses or errors');
+    return bad ? 1 : 0;
+  } finally {
+    await stopServer(child);
+  }
+}
+
+process.exitCode = await main();

@@ -1,0 +1,125 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { customFieldType, LEVELS, type LevelDefinition } from '../../catalog/levels.js';
+import { SEGMENTS } from '../../catalog/segments.js';
+import { DEFAULT_STATISTICS, STATISTICS } from '../../catalog/statistics.js';
+import type { ReportRequest } from '../../planner/report-plan.js';
+import type { ReportService } from '../../reporting/report-service.js';
+import type { AppEnv } from '../context.js';
+import { invalidParameter, parsePaging, QueryParams } from '../query-params.js';
+
+const MAX_LIMIT = 10_000;
+const COMMON_PARAMETERS = ['startDate', 'endDate', 'statistics', 'segments', 'filter', 'sort', 'formulas', 'embed', 'limit', 'offset', 'totals'] as const;
+
+const commaList = (query: QueryParams, name: string): string[] | undefined => {
+  const value = query.get(name);
+  if (value === undefined) return undefined;
+  const items = value.split(',').map((item) => item.trim());
+  if (items.some((item) => item === '')) invalidParameter(name, 'is a comma-separated list without empty entries');
+  return items;
+};
+
+function parseRequest(url: string, level: LevelDefinition, organizationId: number): ReportRequest {
+  const query = QueryParams.parse(url, [...COMMON_PARAMETERS, level.nameParameter], ['formulas']);
+  const totals = query.get('totals');
+  if (totals !== undefined && totals !== 'true' && totals !== 'false') invalidParameter('totals', 'must be true or false');
+  const name = query.get(level.nameParameter);
+  if (name !== undefined && (name.length === 0 || name.length > 255)) invalidParameter(level.nameParameter, 'must be 1 to 255 characters');
+  return {
+    organizationId,
+    startDate: query.get('startDate'),
+    endDate: query.get('endDate'),
+    statistics: commaList(query, 'statistics'),
+    segments: commaList(query, 'segments'),
+    filter: query.get('filter'),
+    sort: query.get('sort'),
+    formulas: query.getAll('formulas'),
+    embed: commaList(query, 'embed'),
+    name,
+    ...parsePaging(query, MAX_LIMIT, 100),
+    totals: totals === 'true',
+  };
+}
+
+const StatisticsSchema = z.record(z.string(), z.number().nullable());
+const ReportRowSchema = z
+  .object({
+    id: z.number().int(),
+    currency: z.string(),
+    segments: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
+    statistics: StatisticsSchema,
+    formulas: StatisticsSchema.optional(),
+    labels: z.record(z.string(), z.string()).optional(),
+    customFields: z.record(z.string(), z.union([z.string(), z.number()]).nullable()).optional(),
+  })
+  .passthrough()
+  .openapi('ReportRow');
+
+function routeOf(level: LevelDefinition) {
+  return createRoute({
+    method: 'get',
+    path: `/reporting/v0/${level.path}`,
+    summary: `Statistics of ${level.plural}`,
+    description: `One row per ${level.path === 'adplatform-accounts' ? 'ad platform account' : level.path.replace(/s$/, '')} (and segment bucket). See GET /reporting/v0/fields for what this endpoint filters, sorts and embeds.`,
+    security: [{ bearerAuth: [] }],
+    request: {
+      query: z.object(
+        Object.fromEntries([...COMMON_PARAMETERS, level.nameParameter].map((name) => [name, name === 'formulas' ? z.union([z.string(), z.array(z.string())]).optional() : z.string().optional()])),
+      ),
+    },
+    responses: {
+      200: {
+        description: 'One page; X-TotalCount counts the rows of the whole result.',
+        content: { 'application/json': { schema: z.object({ [level.plural]: z.array(ReportRowSchema), totals: StatisticsSchema.optional() }) } },
+      },
+      400: { description: 'A parameter breaks its rules; the error names it (and the position in an expression).' },
+    },
+  });
+}
+
+const fieldsRoute = createRoute({
+  method: 'get',
+  path: '/reporting/v0/fields',
+  summary: 'What each reporting endpoint offers',
+  description: 'Per endpoint: statistics (type, additive or ratio), segments, and the fields filter, sort and embed accept.',
+  security: [{ bearerAuth: [] }],
+  responses: { 200: { description: 'The catalogue.', content: { 'application/json': { schema: z.object({ endpoints: z.array(z.record(z.string(), z.unknown())) }) } } } },
+});
+
+/** The catalogue as clients see it; built from the same definitions the planner uses. */
+function describeFields() {
+  const statistics = STATISTICS.map((s) => ({ name: s.name, type: s.type, additive: s.additive, default: (DEFAULT_STATISTICS as readonly string[]).includes(s.name), description: s.description }));
+  return {
+    endpoints: LEVELS.map((level) => {
+      const dimensions = level.fields.map((f) => f.name);
+      const extra = [...(level.labels ? ['labels.<name>'] : []), ...(level.customFields ? ['customFields.field1..field30'] : [])];
+      return {
+        path: `/reporting/v0/${level.path}`,
+        rows: level.plural,
+        statistics,
+        segments: SEGMENTS.map((s) => ({ name: s.name, key: `segments.${s.key}`, description: s.description })),
+        filterable: [...dimensions, ...extra, 'statistics.<name>', 'formulas.<name>', 'segments.deviceType', 'segments.networkType'],
+        sortable: [...dimensions, ...extra, 'statistics.<name>', 'formulas.<name>', 'segments.<key of a requested segment>'],
+        embeddable: [...level.embeds],
+        nameParameter: level.nameParameter,
+        ...(level.customFields ? { customFieldTypes: { 'field1..field20': customFieldType('field1')!, 'field21..field30': customFieldType('field21')! } } : {}),
+      };
+    }),
+  };
+}
+
+export function registerReportingRoutes(app: OpenAPIHono<AppEnv>, reports: ReportService): void {
+  for (const level of LEVELS) {
+    const route = routeOf(level);
+    app.openAPIRegistry.registerPath(route);
+    app.get(route.path, async (c) => {
+      const request = parseRequest(c.req.url, level, c.get('auth').organizationId);
+      const page = await reports.run(level.path, request);
+      const body: Record<string, unknown> = { [level.plural]: page.rows };
+      if (page.totals) body.totals = page.totals;
+      return c.json(body, 200, { 'X-TotalCount': String(page.total) });
+    });
+  }
+  const catalogue = describeFields();
+  app.openAPIRegistry.registerPath(fieldsRoute);
+  app.get(fieldsRoute.path, (c) => c.json(catalogue, 200));
+}

@@ -1,0 +1,413 @@
+import { customFieldType, type LevelDefinition } from '../catalog/levels.js';
+import { FACT_FILTER_FIELDS, SEGMENT_BY_KEY, SEGMENT_BY_NAME, SEGMENTS, type SegmentDefinition } from '../catalog/segments.js';
+import { DEFAULT_STATISTICS, STATISTIC_BY_NAME, STATISTICS, type StatisticDefinition } from '../catalog/statistics.js';
+import { badRequest } from '../shared/errors.js';
+import { addDays, daysBetween, isoDate } from '../shared/dates.js';
+import { ExpressionError, parseExpression, splitFormulas, type Expr } from './expression/index.js';
+import type { ConditionNode, Operand, PlannedFormula, ReportPlan, ReportRequest, SortKey, Stage, ValueNode } from './report-plan.js';
+
+/** Supplement 5: a range over five years is refused. */
+const MAX_RANGE_DAYS = 5 * 366;
+const MAX_FORMULAS = 20;
+const FORMULA_TYPES = ['Integer', 'Decimal', 'Money', 'Percentage'] as const;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A 400 that names the parameter (and, for expressions, the position and the token). */
+function invalid(parameter: string, message: string, code = 'invalid_parameter'): never {
+  throw badRequest('invalid_parameter', `Invalid query parameter ${parameter}: ${message}`, [{ field: parameter, code, message }]);
+}
+
+function expressionFailure(parameter: string, error: ExpressionError, offset = 0): never {
+  const where = `at position ${error.position + offset}${error.token === '' ? ' (end of text)' : ` near "${error.token}"`}`;
+  invalid(parameter, `${error.message} ${where}`, 'invalid_expression');
+}
+
+/**
+ * The planner: a pure function from a validated request to a ReportPlan. Every name is looked up
+ * in the catalogue (unknown -> 400 with position), every literal stays a value for the compiler
+ * to bind, and each filter conjunct is placed where it can be evaluated: fact rows, entities or
+ * buckets (DESIGN D5).
+ */
+export function buildPlan(level: LevelDefinition, request: ReportRequest, now: Date): ReportPlan {
+  const { from, to } = dateRange(request, now);
+  const statistics = pickStatistics(request.statistics);
+  const segments = pickSegments(request.segments);
+  const context: Context = { level, segments, formulas: [] };
+  const formulas = planFormulas(context, request.formulas);
+  context.formulas = formulas;
+  const filters = request.filter === undefined ? {} : splitFilter(context, request.filter);
+  return {
+    level,
+    organizationId: request.organizationId,
+    from,
+    to,
+    statistics,
+    segments,
+    formulas,
+    factFilter: filters.fact,
+    entityFilter: filters.entity,
+    bucketFilter: filters.bucket,
+    namePattern: request.name === undefined ? undefined : likePattern(request.name),
+    sort: request.sort === undefined ? [] : planSort(context, request.sort),
+    embed: pickEmbeds(level, request.embed),
+    limit: request.limit,
+    offset: request.offset,
+    totals: request.totals,
+  };
+}
+
+interface Context {
+  readonly level: LevelDefinition;
+  readonly segments: readonly SegmentDefinition[];
+  formulas: readonly PlannedFormula[];
+}
+
+function dateRange(request: ReportRequest, now: Date): { from: string; to: string } {
+  const yesterday = addDays(isoDate(now), -1);
+  for (const name of ['startDate', 'endDate'] as const) {
+    const value = request[name];
+    if (value !== undefined && (!DATE.test(value) || isoDate(new Date(`${value}T00:00:00Z`)) !== value)) invalid(name, `"${value}" is not a date YYYY-MM-DD`);
+  }
+  const to = request.endDate ?? (request.startDate !== undefined && request.startDate > yesterday ? request.startDate : yesterday);
+  const from = request.startDate ?? addDays(to, -29);
+  if (to < from) invalid('endDate', `${to} is before startDate ${from}`);
+  if (daysBetween(from, to) >= MAX_RANGE_DAYS) invalid('endDate', 'the range is longer than five years');
+  return { from, to };
+}
+
+function pickStatistics(names: readonly string[] | undefined): StatisticDefinition[] {
+  if (names === undefined) return DEFAULT_STATISTICS.map((name) => STATISTIC_BY_NAME.get(name)!);
+  const out: StatisticDefinition[] = [];
+  for (const raw of names) {
+    const name = raw.startsWith('statistics.') ? raw.slice('statistics.'.length) : raw;
+    const statistic = STATISTIC_BY_NAME.get(name);
+    if (!statistic) invalid('statistics', `unknown statistic "${raw}"; valid: ${STATISTICS.map((s) => s.name).join(', ')}`, 'unknown_statistic');
+    if (!out.includes(statistic)) out.push(statistic);
+  }
+  return out;
+}
+
+function pickSegments(names: readonly string[] | undefined): SegmentDefinition[] {
+  const out: SegmentDefinition[] = [];
+  for (const name of names ?? []) {
+    const segment = SEGMENT_BY_NAME.get(name);
+    if (!segment) invalid('segments', `unknown segment "${name}"; valid: ${SEGMENTS.map((s) => s.name).join(', ')}`, 'unknown_segment');
+    if (!out.includes(segment)) out.push(segment);
+  }
+  return out;
+}
+
+function pickEmbeds(level: LevelDefinition, names: readonly string[] | undefined): Set<string> {
+  const out = new Set<string>();
+  for (const name of names ?? []) {
+    if (!level.embeds.includes(name)) {
+      invalid('embed', level.embeds.length === 0 ? `/${level.path} embeds nothing` : `"${name}" cannot be embedded on /${level.path}; valid: ${level.embeds.join(', ')}`, 'unknown_embed');
+    }
+    out.add(name);
+  }
+  return out;
+}
+
+/** `*` matches any run of characters; LIKE's own wildcards are escaped so they match themselves. */
+function likePattern(name: string): string {
+  return name.replace(/[\\%_]/g, (c) => `\\${c}`).replaceAll('*', '%');
+}
+
+function planFormulas(context: Context, values: readonly string[]): PlannedFormula[] {
+  let texts;
+  try {
+    texts = splitFormulas(values);
+  } catch (error) {
+    if (error instanceof ExpressionError) expressionFailure('formulas', error);
+    throw error;
+  }
+  if (texts.length > MAX_FORMULAS) invalid('formulas', `at most ${MAX_FORMULAS} formulas, got ${texts.length}`);
+  const planned: PlannedFormula[] = [];
+  for (const text of texts) {
+    if (planned.some((f) => f.name === text.name)) invalid('formulas', `the formula name "${text.name}" is used twice`);
+    if (!(FORMULA_TYPES as readonly string[]).includes(text.type)) invalid('formulas', `formula ${text.name}: type "${text.type}" is not one of ${FORMULA_TYPES.join(', ')}`);
+    let expr: Expr;
+    try {
+      expr = parseExpression(text.expression);
+    } catch (error) {
+      if (error instanceof ExpressionError) expressionFailure('formulas', error, text.offset);
+      throw error;
+    }
+    // A formula sees statistics and numbers only (and earlier formulas are not in scope).
+    const value = planValue({ ...context, formulas: [] }, 'formulas', expr, text.offset, true);
+    if (valueType(value) !== 'number') invalid('formulas', `formula ${text.name} must compute a number`);
+    planned.push({ name: text.name, type: text.type as PlannedFormula['type'], value });
+  }
+  return planned;
+}
+
+function splitFilter(context: Context, text: string): { fact?: ConditionNode; entity?: ConditionNode; bucket?: ConditionNode } {
+  let expr: Expr;
+  try {
+    expr = parseExpression(text);
+  } catch (error) {
+    if (error instanceof ExpressionError) expressionFailure('filter', error);
+    throw error;
+  }
+  const condition = planCondition(context, 'filter', expr);
+  const parts: { fact: ConditionNode[]; entity: ConditionNode[]; bucket: ConditionNode[] } = { fact: [], entity: [], bucket: [] };
+  for (const conjunct of conjuncts(condition)) {
+    const stages = stagesOf(conjunct);
+    if (stages.has('fact') && stages.size > 1) {
+      invalid('filter', 'segments.deviceType and segments.networkType filters cannot be combined with other fields in one OR or NOT (filter them with &&)', 'unsupported_combination');
+    }
+    if (stages.has('fact')) parts.fact.push(conjunct);
+    else if (stages.has('bucket')) parts.bucket.push(conjunct);
+    else parts.entity.push(conjunct);
+  }
+  const join = (list: ConditionNode[]) => list.reduce<ConditionNode | undefined>((acc, c) => (acc ? { kind: 'logical', op: 'and', left: acc, right: c } : c), undefined);
+  const out: { fact?: ConditionNode; entity?: ConditionNode; bucket?: ConditionNode } = {};
+  const fact = join(parts.fact);
+  const entity = join(parts.entity);
+  const bucket = join(parts.bucket);
+  if (fact) out.fact = fact;
+  if (entity) out.entity = entity;
+  if (bucket) out.bucket = bucket;
+  return out;
+}
+
+function conjuncts(node: ConditionNode): ConditionNode[] {
+  return node.kind === 'logical' && node.op === 'and' ? [...conjuncts(node.left), ...conjuncts(node.right)] : [node];
+}
+
+function stageOf(operand: Operand): Stage {
+  switch (operand.kind) {
+    case 'fact':
+      return 'fact';
+    case 'dimension':
+    case 'label':
+    case 'customField':
+      return 'entity';
+    default:
+      return 'bucket';
+  }
+}
+
+function stagesOf(node: ConditionNode | ValueNode): Set<Stage> {
+  const out = new Set<Stage>();
+  const visit = (n: ConditionNode | ValueNode): void => {
+    switch (n.kind) {
+      case 'ref':
+        out.add(stageOf(n.operand));
+        break;
+      case 'literal':
+        break;
+      case 'arithmetic':
+      case 'compare':
+      case 'logical':
+        visit(n.left);
+        visit(n.right);
+        break;
+      case 'negate':
+      case 'not':
+        visit(n.operand);
+        break;
+      case 'function':
+        n.args.forEach(visit);
+        break;
+      case 'isNull':
+      case 'in':
+      case 'text':
+        visit(n.value);
+        break;
+    }
+  };
+  visit(node);
+  return out;
+}
+
+const COMPARE_OPS = new Set(['==', '!=', '<', '<=', '>', '>=']);
+const TEXT_FUNCTIONS = new Set(['contains', 'startsWith', 'endsWith']);
+const VALUE_FUNCTIONS: Readonly<Record<string, { min: number; max: number }>> = {
+  min: { min: 2, max: 20 },
+  max: { min: 2, max: 20 },
+  abs: { min: 1, max: 1 },
+  round: { min: 1, max: 2 },
+  if: { min: 3, max: 3 },
+};
+
+function planCondition(context: Context, parameter: string, expr: Expr): ConditionNode {
+  const fail = (message: string, at: Expr, token: string): never => invalid(parameter, `${message} at position ${at.position} near "${token}"`, 'invalid_expression');
+  switch (expr.kind) {
+    case 'logical':
+      return { kind: 'logical', op: expr.op, left: planCondition(context, parameter, expr.left), right: planCondition(context, parameter, expr.right) };
+    case 'not':
+      return { kind: 'not', operand: planCondition(context, parameter, expr.operand) };
+    case 'compare': {
+      if (!COMPARE_OPS.has(expr.op)) return fail(`unsupported operator ${expr.op}`, expr, expr.op);
+      // x == null and x != null test for a missing value (a ratio over zero, a label not set).
+      if (expr.right.kind === 'null' || expr.left.kind === 'null') {
+        if (expr.op !== '==' && expr.op !== '!=') return fail('null can only be compared with == or !=', expr, expr.op);
+        const other = expr.right.kind === 'null' ? expr.left : expr.right;
+        return { kind: 'isNull', value: planValue(context, parameter, other, 0, false), negated: expr.op === '!=' };
+      }
+      const left = planValue(context, parameter, expr.left, 0, false);
+      const right = planValue(context, parameter, expr.right, 0, false, aliasesOf(left));
+      const lt = valueType(left);
+      const rt = valueType(right);
+      if (lt !== rt) return fail(`cannot compare a ${lt} with a ${rt}`, expr, expr.op);
+      return { kind: 'compare', op: expr.op, left, right };
+    }
+    case 'in': {
+      const value = planValue(context, parameter, expr.value, 0, false);
+      const type = valueType(value);
+      const aliases = aliasesOf(value);
+      const list: (string | number)[] = [];
+      let includesNull = false;
+      for (const item of expr.list) {
+        if (item.kind === 'null') includesNull = true;
+        else if (item.kind === 'number' || item.kind === 'string') {
+          if ((item.kind === 'number' ? 'number' : 'string') !== type) return fail(`the list mixes ${type} and ${item.kind} values`, item, String(item.value));
+          list.push(item.kind === 'string' && aliases ? (aliases[item.value] ?? item.value) : item.value);
+        } else return fail('a list holds literals only', item, item.kind === 'field' ? item.text : item.kind);
+      }
+      return { kind: 'in', value, list, includesNull };
+    }
+    case 'call': {
+      if (!TEXT_FUNCTIONS.has(expr.name)) return fail(`unknown condition function ${expr.name}; use contains, startsWith or endsWith`, expr, expr.name);
+      const [subject, pattern, ...rest] = expr.args;
+      if (!subject || !pattern || rest.length > 0) return fail(`${expr.name} takes a field and a string`, expr, expr.name);
+      const value = planValue(context, parameter, subject, 0, false);
+      if (valueType(value) !== 'string') return fail(`${expr.name} needs a text field`, subject, subject.kind === 'field' ? subject.text : subject.kind);
+      if (pattern.kind !== 'string') return fail(`${expr.name} needs a string literal as its second argument`, pattern, pattern.kind);
+      return { kind: 'text', fn: expr.name as 'contains' | 'startsWith' | 'endsWith', value, pattern: pattern.value };
+    }
+    default:
+      return fail('expected a condition (a comparison, in, contains/startsWith/endsWith, and/or/not)', expr, expr.kind === 'field' ? expr.text : expr.kind);
+  }
+}
+
+/** Input aliases of a dimension's values (ADWORDS means GOOGLE_ADS). */
+function aliasesOf(value: ValueNode): Readonly<Record<string, string>> | undefined {
+  return value.kind === 'ref' && value.operand.kind === 'dimension' ? value.operand.aliases : undefined;
+}
+
+function planValue(
+  context: Context,
+  parameter: string,
+  expr: Expr,
+  offset: number,
+  statisticsOnly: boolean,
+  aliases?: Readonly<Record<string, string>>,
+): ValueNode {
+  const fail = (message: string, at: Expr, token: string, hint = ''): never =>
+    invalid(parameter, `${message} at position ${at.position + offset} near "${token}"${hint}`, 'invalid_expression');
+  switch (expr.kind) {
+    case 'number':
+      return { kind: 'literal', value: expr.value };
+    case 'string':
+      if (statisticsOnly) return fail('a formula computes with numbers only', expr, expr.value);
+      return { kind: 'literal', value: aliases?.[expr.value] ?? expr.value };
+    case 'null':
+      return fail('null is only allowed in == null and != null', expr, 'null');
+    case 'field': {
+      const resolved = resolveField(context, expr.path, statisticsOnly);
+      if (!resolved) return fail(`unknown field ${expr.text}`, expr, expr.text, fieldHint(context, statisticsOnly));
+      return resolved;
+    }
+    case 'arithmetic': {
+      const left = planValue(context, parameter, expr.left, offset, statisticsOnly);
+      const right = planValue(context, parameter, expr.right, offset, statisticsOnly);
+      if (valueType(left) !== 'number' || valueType(right) !== 'number') return fail(`${expr.op} needs numbers`, expr, expr.op);
+      return { kind: 'arithmetic', op: expr.op, left, right };
+    }
+    case 'negate': {
+      const operand = planValue(context, parameter, expr.operand, offset, statisticsOnly);
+      if (valueType(operand) !== 'number') return fail('- needs a number', expr, '-');
+      return { kind: 'negate', operand };
+    }
+    case 'call': {
+      const arity = VALUE_FUNCTIONS[expr.name];
+      if (!arity) return fail(`unknown function ${expr.name}; use ${Object.keys(VALUE_FUNCTIONS).join(', ')}`, expr, expr.name);
+      if (expr.args.length < arity.min || expr.args.length > arity.max) return fail(`${expr.name} takes ${arity.min === arity.max ? arity.min : `${arity.min} to ${arity.max}`} arguments`, expr, expr.name);
+      const args = expr.args.map((arg, i) =>
+        expr.name === 'if' && i === 0 ? planCondition({ ...context, formulas: statisticsOnly ? [] : context.formulas }, parameter, arg) : planValue(context, parameter, arg, offset, statisticsOnly),
+      );
+      for (const arg of expr.name === 'if' ? args.slice(1) : args) {
+        if (valueType(arg as ValueNode) !== 'number') return fail(`${expr.name} computes with numbers`, expr, expr.name);
+      }
+      return { kind: 'function', name: expr.name as 'min' | 'max' | 'abs' | 'round' | 'if', args };
+    }
+    default:
+      return fail('expected a value', expr, expr.kind);
+  }
+}
+
+function fieldHint(context: Context, statisticsOnly: boolean): string {
+  if (statisticsOnly) return '; formulas use statistics.<name> and numbers';
+  const fields = context.level.fields.map((f) => f.name);
+  return `; /${context.level.path} filters on statistics.<name>, formulas.<name>, ${fields.join(', ')}${context.level.labels ? ', labels.<name>' : ''}${
+    context.level.customFields ? ', customFields.field<N>' : ''
+  }, segments.deviceType, segments.networkType`;
+}
+
+function resolveField(context: Context, path: readonly string[], statisticsOnly: boolean): ValueNode | undefined {
+  const [head, name, ...rest] = path;
+  if (rest.length > 0 || head === undefined) return undefined;
+  if (head === 'statistics' && name !== undefined) {
+    const statistic = STATISTIC_BY_NAME.get(name);
+    return statistic ? { kind: 'ref', operand: { kind: 'statistic', statistic }, type: 'number' } : undefined;
+  }
+  if (statisticsOnly) return undefined;
+  if (head === 'formulas' && name !== undefined) {
+    const index = context.formulas.findIndex((f) => f.name === name);
+    return index < 0 ? undefined : { kind: 'ref', operand: { kind: 'formula', index }, type: 'number' };
+  }
+  if (head === 'labels' && name !== undefined) {
+    return context.level.labels && /^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(name) ? { kind: 'ref', operand: { kind: 'label', name }, type: 'string' } : undefined;
+  }
+  if (head === 'customFields' && name !== undefined) {
+    const type = context.level.customFields ? customFieldType(name) : undefined;
+    return type ? { kind: 'ref', operand: { kind: 'customField', column: name }, type } : undefined;
+  }
+  if (head === 'segments' && name !== undefined) {
+    const segment = SEGMENT_BY_KEY.get(name);
+    if (segment && context.segments.includes(segment) && name !== 'deviceType') return { kind: 'ref', operand: { kind: 'segment', segment }, type: segment.type };
+    const fact = FACT_FILTER_FIELDS[name];
+    return fact ? { kind: 'ref', operand: { kind: 'fact', column: fact.column as 'device' | 'network' }, type: 'string' } : undefined;
+  }
+  if (name !== undefined) return undefined;
+  const dimension = context.level.fields.find((f) => f.name === head);
+  if (!dimension) return undefined;
+  return { kind: 'ref', operand: { kind: 'dimension', column: dimension.column, aliases: dimension.aliases }, type: dimension.type };
+}
+
+function valueType(node: ValueNode | ConditionNode): 'string' | 'number' | 'null' {
+  switch (node.kind) {
+    case 'literal':
+      return node.value === null ? 'null' : typeof node.value === 'number' ? 'number' : 'string';
+    case 'ref':
+      return node.type;
+    default:
+      return 'number';
+  }
+}
+
+/** `-statistics.cost,name`: keys as in filter plus segment keys; ties break by segments and id in the compiler. */
+function planSort(context: Context, text: string): SortKey[] {
+  const keys: SortKey[] = [];
+  let position = 0;
+  for (const raw of text.split(',')) {
+    const descending = raw.startsWith('-');
+    const name = descending ? raw.slice(1) : raw;
+    if (!/^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)?$/.test(name)) invalid('sort', `"${raw}" at position ${position} is not a sort key`, 'invalid_expression');
+    const path = name.split('.');
+    let value: ValueNode | undefined;
+    if (path[0] === 'segments' && path[1] !== undefined) {
+      const segment = SEGMENT_BY_KEY.get(path[1]);
+      if (segment && context.segments.includes(segment)) value = { kind: 'ref', operand: { kind: 'segment', segment }, type: segment.type };
+    } else {
+      value = resolveField(context, path, false);
+      if (value?.kind === 'ref' && value.operand.kind === 'fact') value = undefined;
+    }
+    if (!value) invalid('sort', `unknown sort key "${name}" at position ${position + (descending ? 1 : 0)}${fieldHint(context, false)}, or a segment of the request`, 'unknown_field');
+    keys.push({ value, descending });
+    position += raw.length + 1;
+  }
+  return keys;
+}

@@ -1,0 +1,88 @@
+import type { LevelDefinition } from '../catalog/levels.js';
+import type { SegmentDefinition } from '../catalog/segments.js';
+import type { StatisticDefinition } from '../catalog/statistics.js';
+
+/**
+ * The validated request as the planner takes it: parameter texts already split, nothing
+ * interpreted yet. The HTTP layer builds it; the planner never sees a URL.
+ */
+export interface ReportRequest {
+  readonly organizationId: number;
+  readonly startDate: string | undefined;
+  readonly endDate: string | undefined;
+  readonly statistics: readonly string[] | undefined;
+  readonly segments: readonly string[] | undefined;
+  readonly filter: string | undefined;
+  readonly sort: string | undefined;
+  /** Raw values of the (repeatable) `formulas` parameter. */
+  readonly formulas: readonly string[];
+  readonly embed: readonly string[] | undefined;
+  /** `name` (or `text` on keywords): exact, `*` wildcard. */
+  readonly name: string | undefined;
+  readonly limit: number;
+  readonly offset: number;
+  readonly totals: boolean;
+}
+
+/** Where an operand can be evaluated: on fact rows before aggregation, on entities, or on buckets. */
+export type Stage = 'fact' | 'entity' | 'bucket';
+
+export type Operand =
+  | { readonly kind: 'statistic'; readonly statistic: StatisticDefinition }
+  | { readonly kind: 'formula'; readonly index: number }
+  | { readonly kind: 'dimension'; readonly column: string; readonly aliases?: Readonly<Record<string, string>> | undefined }
+  | { readonly kind: 'label'; readonly name: string }
+  | { readonly kind: 'customField'; readonly column: string }
+  | { readonly kind: 'segment'; readonly segment: SegmentDefinition }
+  | { readonly kind: 'fact'; readonly column: 'device' | 'network' };
+
+/** A value: numbers and strings from the text, references, arithmetic. */
+export type ValueNode =
+  | { readonly kind: 'literal'; readonly value: string | number | null }
+  | { readonly kind: 'ref'; readonly operand: Operand; readonly type: 'string' | 'number' }
+  | { readonly kind: 'arithmetic'; readonly op: '+' | '-' | '*' | '/'; readonly left: ValueNode; readonly right: ValueNode }
+  | { readonly kind: 'negate'; readonly operand: ValueNode }
+  | { readonly kind: 'function'; readonly name: 'min' | 'max' | 'abs' | 'round' | 'if'; readonly args: readonly (ValueNode | ConditionNode)[] };
+
+export type ConditionNode =
+  | { readonly kind: 'compare'; readonly op: '==' | '!=' | '<' | '<=' | '>' | '>='; readonly left: ValueNode; readonly right: ValueNode }
+  | { readonly kind: 'isNull'; readonly value: ValueNode; readonly negated: boolean }
+  | { readonly kind: 'logical'; readonly op: 'and' | 'or'; readonly left: ConditionNode; readonly right: ConditionNode }
+  | { readonly kind: 'not'; readonly operand: ConditionNode }
+  | { readonly kind: 'in'; readonly value: ValueNode; readonly list: readonly (string | number)[]; readonly includesNull: boolean }
+  | { readonly kind: 'text'; readonly fn: 'contains' | 'startsWith' | 'endsWith'; readonly value: ValueNode; readonly pattern: string };
+
+export interface PlannedFormula {
+  readonly name: string;
+  readonly type: 'Integer' | 'Decimal' | 'Money' | 'Percentage';
+  readonly value: ValueNode;
+}
+
+export interface SortKey {
+  readonly value: ValueNode;
+  readonly descending: boolean;
+}
+
+/** Everything the SQL compiler needs; plain data, no SQL. */
+export interface ReportPlan {
+  readonly level: LevelDefinition;
+  readonly organizationId: number;
+  readonly from: string;
+  readonly to: string;
+  readonly statistics: readonly StatisticDefinition[];
+  readonly segments: readonly SegmentDefinition[];
+  readonly formulas: readonly PlannedFormula[];
+  /** Conjuncts tested on fact rows before aggregation (device, network). */
+  readonly factFilter: ConditionNode | undefined;
+  /** Conjuncts over entity fields only, tested before aggregation. */
+  readonly entityFilter: ConditionNode | undefined;
+  /** The rest: statistics, formulas, segments, mixed ORs; tested on the buckets. */
+  readonly bucketFilter: ConditionNode | undefined;
+  /** `name`/`text` with `*` turned into a LIKE pattern. */
+  readonly namePattern: string | undefined;
+  readonly sort: readonly SortKey[];
+  readonly embed: ReadonlySet<string>;
+  readonly limit: number;
+  readonly offset: number;
+  readonly totals: boolean;
+}

@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { LEVEL_BY_PATH, type LevelPath } from '../src/catalog/levels.js';
+import { buildPlan } from '../src/planner/build-plan.js';
+import type { ReportRequest } from '../src/planner/report-plan.js';
+import { ApiError } from '../src/shared/errors.js';
+import { compileReport } from '../src/sql/compile-report.js';
+
+const NOW = new Date('2026-11-22T10:00:00Z');
+const request = (overrides: Partial<ReportRequest> = {}): ReportRequest => ({
+  organizationId: 7,
+  startDate: undefined,
+  endDate: undefined,
+  statistics: undefined,
+  segments: undefined,
+  filter: undefined,
+  sort: undefined,
+  formulas: [],
+  embed: undefined,
+  name: undefined,
+  limit: 100,
+  offset: 0,
+  totals: false,
+  ...overrides,
+});
+const plan = (path: LevelPath, overrides: Partial<ReportRequest> = {}) => buildPlan(LEVEL_BY_PATH.get(path)!, request(overrides), NOW);
+
+function refusal(work: () => unknown): ApiError {
+  try {
+    work();
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  throw new Error('expected a 400');
+}
+
+describe('planner: request -> plan', () => {
+  it('defaults to the nine statistics and the 30 days ending yesterday', () => {
+    const p = plan('campaigns');
+    expect(p.statistics.map((s) => s.name)).toEqual(['impressions', 'clicks', 'cost', 'conversions', 'conversionValue', 'ctr', 'averageCpc', 'conversionRate', 'costPerConversion']);
+    expect([p.from, p.to]).toEqual(['2026-10-23', '2026-11-21']);
+  });
+
+  it('places each filter conjunct where it can be evaluated', () => {
+    const p = plan('campaigns', { filter: "segments.deviceType == 'MOBILE' && name != 'x' && statistics.clicks > 10 && (status == 'PAUSED' || statistics.ctr > 0.1)" });
+    expect(p.factFilter).toMatchObject({ kind: 'compare', left: { operand: { kind: 'fact', column: 'device' } } });
+    expect(p.entityFilter).toMatchObject({ kind: 'compare', left: { operand: { kind: 'dimension', column: '"name"' } } });
+    // The statistic conjunct and the mixed OR are evaluated on the buckets.
+    expect(p.bucketFilter).toMatchObject({ kind: 'logical', op: 'and', right: { kind: 'logical', op: 'or' } });
+  });
+
+  it('maps the pre-rebranding platform names in comparisons and lists', () => {
+    const p = plan('campaigns', { filter: "adPlatformType in ['ADWORDS', 'BING_ADS']" });
+    expect(p.entityFilter).toMatchObject({ kind: 'in', list: ['GOOGLE_ADS', 'MICROSOFT_ADVERTISING'] });
+  });
+
+  it('refuses a device filter mixed with a statistic in one OR', () => {
+    expect(refusal(() => plan('ads', { filter: "segments.deviceType == 'MOBILE' || statistics.clicks > 3" })).details[0]).toMatchObject({ field: 'filter', code: 'unsupported_combination' });
+  });
+
+  it.each([
+    [{ statistics: ['bogus'] }, 'statistics', /valid: impressions, clicks/],
+    [{ segments: ['Hour'] }, 'segments', /valid: Day, Week/],
+    [{ startDate: '2026-02-30' }, 'startDate', /not a date/],
+    [{ startDate: '2026-05-02', endDate: '2026-05-01' }, 'endDate', /before startDate/],
+    [{ startDate: '2020-01-01', endDate: '2026-01-02' }, 'endDate', /five years/],
+    [{ filter: 'statistics.nope > 1' }, 'filter', /unknown field statistics\.nope at position 0/],
+    [{ filter: "statistics.clicks > 'a'" }, 'filter', /cannot compare a number with a string/],
+    [{ sort: 'customFields.field1' }, 'sort', /unknown sort key/],
+    [{ embed: ['images'] }, 'embed', /cannot be embedded/],
+    [{ formulas: ['a:statistics.clicks:Weird'] }, 'formulas', /type "Weird"/],
+    [{ formulas: [Array.from({ length: 21 }, (_, i) => `f${i}:statistics.clicks:Integer`).join(',')] }, 'formulas', /at most 20/],
+  ] as const)('400 naming the parameter for %j', (overrides, field, message) => {
+    const error = refusal(() => plan('campaigns', overrides as Partial<ReportRequest>));
+    expect(error.status).toBe(400);
+    expect(error.details[0]!.field).toBe(field);
+    expect(error.message).toMatch(message);
+  });
+});
+
+describe('compiler: plan -> SQL + parameters', () => {
+  it('scopes every query to the organization and binds every value', () => {
+    const hostile = "x'); DROP TABLE accounts; --";
+    const compiled = compileReport(plan('accounts', { filter: `name == "${hostile}" && labels.tier == 'gold'`, name: 'A*', formulas: ['f:statistics.cost * 1.5:Money'], sort: '-formulas.f' }));
+    expect(compiled.params[0]).toBe(7);
+    expect(compiled.sql).toContain('a.organization_id = $1::BIGINT');
+    expect(compiled.sql).toContain('f.organization_id = $1::BIGINT');
+    expect(compiled.sql).not.toContain('DROP');
+    expect(compiled.sql).not.toContain('gold');
+    expect(compiled.sql).not.toContain('1.5');
+    expect(compiled.params).toEqual(expect.arrayContaining([hostile, 'tier', 'gold', 1.5, 'A%']));
+  });
+
+  it('uses a LEFT JOIN without segments (every entity) and an inner join with them (active buckets)', () => {
+    expect(compileReport(plan('campaigns')).sql).toMatch(/entities e LEFT JOIN sums s/);
+    expect(compileReport(plan('campaigns', { segments: ['Day'] })).sql).toMatch(/entities e JOIN sums s/);
+  });
+
+  it('converts account money per day through fx_rates and only joins markups when costWithMarkup is asked', () => {
+    const accounts = compileReport(plan('accounts')).sql;
+    expect(accounts).toContain('fx_rates ra');
+    expect(accounts).not.toContain('markups');
+    expect(compileReport(plan('accounts', { statistics: ['costWithMarkup'] })).sql).toContain('markups mk');
+    expect(compileReport(plan('campaigns', { filter: 'statistics.costWithMarkup > 1' })).sql).toContain('markups mk');
+    expect(compileReport(plan('campaigns')).sql).not.toContain('fx_rates');
+  });
+
+  it('breaks sort ties by segments and then id, and adds a totals query only when asked', () => {
+    const compiled = compileReport(plan('ads', { segments: ['Day'], sort: '-statistics.clicks' }));
+    expect(compiled.sql).toMatch(/ORDER BY .* DESC NULLS LAST, r\.seg_0 ASC, r\.id ASC/s);
+    expect(compiled.totalsSql).toBeUndefined();
+    expect(compileReport(plan('ads', { totals: true })).totalsSql).toContain('FROM filtered');
+  });
+});
