@@ -105,9 +105,9 @@ describe('compiler: plan -> SQL + parameters', () => {
     expect(compileReport(plan('campaigns')).sql).not.toContain('fx_rates');
   });
 
-  it('breaks sort ties by segments and then id, and adds a totals query only when asked', () => {
+  it('breaks sort ties by id and then segments, and adds a totals query only when asked', () => {
     const compiled = compileReport(plan('ads', { segments: ['Day'], sort: '-statistics.clicks' }));
-    expect(compiled.sql).toMatch(/ORDER BY .* DESC NULLS LAST, r\.seg_0 ASC, r\.id ASC/s);
+    expect(compiled.sql).toMatch(/ORDER BY .* DESC NULLS LAST, r\.id ASC, r\.seg_0 ASC/s);
     expect(compiled.totalsSql).toBeUndefined();
     expect(compileReport(plan('ads', { totals: true })).totalsSql).toContain('FROM filtered');
   });

@@ -66,13 +66,19 @@ function dateRange(request: ReportRequest, now: Date): { from: string; to: strin
   const yesterday = addDays(isoDate(now), -1);
   for (const name of ['startDate', 'endDate'] as const) {
     const value = request[name];
-    if (value !== undefined && (!DATE.test(value) || isoDate(new Date(`${value}T00:00:00Z`)) !== value)) invalid(name, `"${value}" is not a date YYYY-MM-DD`);
+    if (value !== undefined && !isCalendarDay(value)) invalid(name, `"${value}" is not a date YYYY-MM-DD`);
   }
   const to = request.endDate ?? (request.startDate !== undefined && request.startDate > yesterday ? request.startDate : yesterday);
   const from = request.startDate ?? addDays(to, -29);
   if (to < from) invalid('endDate', `${to} is before startDate ${from}`);
   if (daysBetween(from, to) >= MAX_RANGE_DAYS) invalid('endDate', 'the range is longer than five years');
   return { from, to };
+}
+
+/** YYYY-MM-DD naming a real day (2026-02-30 and 2026-13-01 are not). */
+function isCalendarDay(value: string): boolean {
+  const at = Date.parse(`${value}T00:00:00Z`);
+  return DATE.test(value) && !Number.isNaN(at) && isoDate(new Date(at)) === value;
 }
 
 function pickStatistics(names: readonly string[] | undefined): StatisticDefinition[] {

@@ -117,8 +117,9 @@ export function compileReport(plan: ReportPlan): CompiledReport {
   ];
   const order = [
     ...plan.sort.map((key) => `${value(key.value, 'r', plan, bind)} ${key.descending ? 'DESC' : 'ASC'} NULLS LAST`),
-    ...plan.segments.map((_, i) => `r.${segmentColumn(i)} ASC`),
+    // Supplement 1 and 5: by id unless a sort says otherwise, ties by id; then the buckets of an entity in segment order.
     'r.id ASC',
+    ...plan.segments.map((_, i) => `r.${segmentColumn(i)} ASC`),
   ];
   const sql = `${ctes}
     SELECT r.*${outputs.map((o) => `, ${o}`).join('')}, count(*) OVER () AS ${TOTAL_COLUMN}
