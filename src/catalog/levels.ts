@@ -64,12 +64,10 @@ export const LEVELS: readonly LevelDefinition[] = [
     plural: 'adPlatformAccounts',
     factTable: 'fact_ad_daily',
     factKey: 'adplatform_account_id',
-    // Platform accounts the organization uses: linked to an account, or with imported campaigns.
+    // Every platform account the organization knows, as GET /provisioning/v0/adplatform-accounts lists them.
     entities: `SELECT p.id, p.name, p.ad_platform_type AS "adPlatformType", p.ad_platform_id AS "adPlatformId", p.currency
                  FROM adplatform_accounts p
-                WHERE p.organization_id = $1::BIGINT
-                  AND (EXISTS (SELECT 1 FROM account_adplatform_links l WHERE l.adplatform_account_id = p.id)
-                       OR EXISTS (SELECT 1 FROM campaigns c WHERE c.adplatform_account_id = p.id))`,
+                WHERE p.organization_id = $1::BIGINT`,
     rowKeys: ['id', 'name', 'adPlatformType', 'adPlatformId', 'currency'],
     fields: [field('id', 'number'), field('name', 'string'), field('adPlatformType', 'string', PLATFORM_ALIASES), field('adPlatformId', 'string'), field('currency', 'string')],
     nameParameter: 'name',

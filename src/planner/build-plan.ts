@@ -2,12 +2,10 @@ import { customFieldType, type LevelDefinition } from '../catalog/levels.js';
 import { FACT_FILTER_FIELDS, SEGMENT_BY_KEY, SEGMENT_BY_NAME, SEGMENTS, type SegmentDefinition } from '../catalog/segments.js';
 import { DEFAULT_STATISTICS, STATISTIC_BY_NAME, STATISTICS, type StatisticDefinition } from '../catalog/statistics.js';
 import { badRequest } from '../shared/errors.js';
-import { addDays, daysBetween, isoDate } from '../shared/dates.js';
+import { addDays, isoDate } from '../shared/dates.js';
 import { ExpressionError, parseExpression, splitFormulas, type Expr } from './expression/index.js';
 import type { ConditionNode, Operand, PlannedFormula, ReportPlan, ReportRequest, SortKey, Stage, ValueNode } from './report-plan.js';
 
-/** Supplement 5: a range over five years is refused. */
-const MAX_RANGE_DAYS = 5 * 366;
 const MAX_FORMULAS = 20;
 const FORMULA_TYPES = ['Integer', 'Decimal', 'Money', 'Percentage'] as const;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -71,8 +69,14 @@ function dateRange(request: ReportRequest, now: Date): { from: string; to: strin
   const to = request.endDate ?? (request.startDate !== undefined && request.startDate > yesterday ? request.startDate : yesterday);
   const from = request.startDate ?? addDays(to, -29);
   if (to < from) invalid('endDate', `${to} is before startDate ${from}`);
-  if (daysBetween(from, to) >= MAX_RANGE_DAYS) invalid('endDate', 'the range is longer than five years');
+  if (to >= addYears(from, 5)) invalid('endDate', `the range ${from}..${to} is longer than five years`);
   return { from, to };
+}
+
+/** The same day `years` later (29 February becomes 1 March). */
+function addYears(date: string, years: number): string {
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  return isoDate(new Date(Date.UTC(y + years, m - 1, d)));
 }
 
 /** YYYY-MM-DD naming a real day (2026-02-30 and 2026-13-01 are not). */
@@ -269,7 +273,7 @@ function planCondition(context: Context, parameter: string, expr: Expr): Conditi
         if (item.kind === 'null') includesNull = true;
         else if (item.kind === 'number' || item.kind === 'string') {
           if ((item.kind === 'number' ? 'number' : 'string') !== type) return fail(`the list mixes ${type} and ${item.kind} values`, item, String(item.value));
-          list.push(item.kind === 'string' && aliases ? (aliases[item.value] ?? item.value) : item.value);
+          list.push(item.kind === 'string' ? aliasOf(aliases, item.value) : item.value);
         } else return fail('a list holds literals only', item, item.kind === 'field' ? item.text : item.kind);
       }
       return { kind: 'in', value, list, includesNull };
@@ -286,6 +290,11 @@ function planCondition(context: Context, parameter: string, expr: Expr): Conditi
     default:
       return fail('expected a condition (a comparison, in, contains/startsWith/endsWith, and/or/not)', expr, expr.kind === 'field' ? expr.text : expr.kind);
   }
+}
+
+/** The value an alias stands for; own keys only, so '__proto__' or 'constructor' stay themselves. */
+function aliasOf(aliases: Readonly<Record<string, string>> | undefined, value: string): string {
+  return aliases && Object.hasOwn(aliases, value) ? aliases[value]! : value;
 }
 
 /** Input aliases of a dimension's values (ADWORDS means GOOGLE_ADS). */
@@ -308,7 +317,7 @@ function planValue(
       return { kind: 'literal', value: expr.value };
     case 'string':
       if (statisticsOnly) return fail('a formula computes with numbers only', expr, expr.value);
-      return { kind: 'literal', value: aliases?.[expr.value] ?? expr.value };
+      return { kind: 'literal', value: aliasOf(aliases, expr.value) };
     case 'null':
       return fail('null is only allowed in == null and != null', expr, 'null');
     case 'field': {
@@ -331,6 +340,11 @@ function planValue(
       const arity = VALUE_FUNCTIONS[expr.name];
       if (!arity) return fail(`unknown function ${expr.name}; use ${Object.keys(VALUE_FUNCTIONS).join(', ')}`, expr, expr.name);
       if (expr.args.length < arity.min || expr.args.length > arity.max) return fail(`${expr.name} takes ${arity.min === arity.max ? arity.min : `${arity.min} to ${arity.max}`} arguments`, expr, expr.name);
+      // round's precision becomes an INTEGER in SQL: only a literal of a sensible size.
+      const digits = expr.name === 'round' ? expr.args[1] : undefined;
+      if (digits && (digits.kind !== 'number' || !Number.isInteger(digits.value) || Math.abs(digits.value) > 12)) {
+        return fail('round takes a whole number of decimals from -12 to 12 as its second argument', digits, digits.kind === 'number' ? String(digits.value) : digits.kind);
+      }
       const args = expr.args.map((arg, i) =>
         expr.name === 'if' && i === 0 ? planCondition({ ...context, formulas: statisticsOnly ? [] : context.formulas }, parameter, arg) : planValue(context, parameter, arg, offset, statisticsOnly),
       );
