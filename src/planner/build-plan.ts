@@ -2,13 +2,12 @@ import { customFieldType, type LevelDefinition } from '../catalog/levels.js';
 import { FACT_FILTER_FIELDS, SEGMENT_BY_KEY, SEGMENT_BY_NAME, SEGMENTS, type SegmentDefinition } from '../catalog/segments.js';
 import { DEFAULT_STATISTICS, STATISTIC_BY_NAME, STATISTICS, type StatisticDefinition } from '../catalog/statistics.js';
 import { badRequest } from '../shared/errors.js';
-import { addDays, isoDate } from '../shared/dates.js';
+import { addDays, isCalendarDay, isoDate } from '../shared/dates.js';
 import { ExpressionError, parseExpression, splitFormulas, type Expr } from './expression/index.js';
 import type { ConditionNode, Operand, PlannedFormula, ReportPlan, ReportRequest, SortKey, Stage, ValueNode } from './report-plan.js';
 
 const MAX_FORMULAS = 20;
 const FORMULA_TYPES = ['Integer', 'Decimal', 'Money', 'Percentage'] as const;
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** A 400 that names the parameter (and, for expressions, the position and the token). */
 function invalid(parameter: string, message: string, code = 'invalid_parameter'): never {
@@ -77,12 +76,6 @@ function dateRange(request: ReportRequest, now: Date): { from: string; to: strin
 function addYears(date: string, years: number): string {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];
   return isoDate(new Date(Date.UTC(y + years, m - 1, d)));
-}
-
-/** YYYY-MM-DD naming a real day (2026-02-30 and 2026-13-01 are not). */
-function isCalendarDay(value: string): boolean {
-  const at = Date.parse(`${value}T00:00:00Z`);
-  return DATE.test(value) && !Number.isNaN(at) && isoDate(new Date(at)) === value;
 }
 
 function pickStatistics(names: readonly string[] | undefined): StatisticDefinition[] {

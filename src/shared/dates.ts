@@ -24,3 +24,11 @@ export function dateChunks(from: string, to: string, days: number): Array<{ from
   }
   return chunks;
 }
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** `YYYY-MM-DD` naming a real day (2026-02-30 and 2026-13-01 are not). */
+export function isCalendarDay(value: string): boolean {
+  const at = Date.parse(`${value}T00:00:00Z`);
+  return DATE.test(value) && !Number.isNaN(at) && isoDate(new Date(at)) === value;
+}

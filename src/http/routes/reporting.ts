@@ -3,7 +3,10 @@ import { customFieldType, LEVELS, type LevelDefinition } from '../../catalog/lev
 import { SEGMENTS } from '../../catalog/segments.js';
 import { DEFAULT_STATISTICS, STATISTICS } from '../../catalog/statistics.js';
 import type { ReportRequest } from '../../planner/report-plan.js';
+import { listMarkupPeriods } from '../../reporting/markup-periods.js';
 import type { ReportService } from '../../reporting/report-service.js';
+import { isCalendarDay } from '../../shared/dates.js';
+import type { Database } from '../../store/database.js';
 import type { AppEnv } from '../context.js';
 import { invalidParameter, parsePaging, QueryParams } from '../query-params.js';
 
@@ -89,7 +92,7 @@ const fieldsRoute = createRoute({
 function describeFields() {
   const statistics = STATISTICS.map((s) => ({ name: s.name, type: s.type, additive: s.additive, default: (DEFAULT_STATISTICS as readonly string[]).includes(s.name), description: s.description }));
   return {
-    endpoints: LEVELS.map((level) => {
+    endpoints: [...LEVELS.map((level) => {
       const dimensions = level.fields.map((f) => f.name);
       const extra = [...(level.labels ? ['labels.<name>'] : []), ...(level.customFields ? ['customFields.field1..field30'] : [])];
       return {
@@ -104,10 +107,61 @@ function describeFields() {
         ...(level.customFields ? { customFieldTypes: { 'field1..field20': customFieldType('field1')!, 'field21..field30': customFieldType('field21')! } } : {}),
       };
     }),
+    {
+      path: '/reporting/v0/markups',
+      rows: 'markups',
+      fields: ['id', 'accountId', 'accountName', 'currency', 'rate', 'startDate', 'endDate'],
+      parameters: ['startDate', 'endDate', 'accountId', 'limit', 'offset'],
+    }],
   };
 }
 
-export function registerReportingRoutes(app: OpenAPIHono<AppEnv>, reports: ReportService): void {
+const MarkupPeriodSchema = z
+  .object({
+    id: z.number().int(),
+    accountId: z.number().int(),
+    accountName: z.string(),
+    currency: z.string(),
+    rate: z.number(),
+    startDate: z.string(),
+    endDate: z.string().nullable(),
+  })
+  .openapi('MarkupPeriod');
+
+const markupsRoute = createRoute({
+  method: 'get',
+  path: '/reporting/v0/markups',
+  summary: 'Markup periods of the organization',
+  description:
+    'Markup rates applied to cost (costWithMarkup = cost x (1 + rate) on the days of a period). Without dates every period; with startDate/endDate the periods sharing a day with the range. accountId: comma list.',
+  security: [{ bearerAuth: [] }],
+  request: { query: z.object({ startDate: z.string().optional(), endDate: z.string().optional(), accountId: z.string().optional(), limit: z.string().optional(), offset: z.string().optional() }) },
+  responses: {
+    200: { description: 'One page by account, start date and id; X-TotalCount counts all.', content: { 'application/json': { schema: z.object({ markups: z.array(MarkupPeriodSchema) }) } } },
+    400: { description: 'A parameter breaks its rules.' },
+  },
+});
+
+function markupQuery(url: string, organizationId: number) {
+  const query = QueryParams.parse(url, ['startDate', 'endDate', 'accountId', 'limit', 'offset']);
+  const from = query.get('startDate');
+  const to = query.get('endDate');
+  for (const [name, value] of [['startDate', from], ['endDate', to]] as const) {
+    if (value !== undefined && !isCalendarDay(value)) invalidParameter(name, `"${value}" is not a date YYYY-MM-DD`);
+  }
+  if (from !== undefined && to !== undefined && to < from) invalidParameter('endDate', `${to} is before startDate ${from}`);
+  const ids = commaList(query, 'accountId');
+  if (ids?.some((id) => !/^[1-9][0-9]{0,15}$/.test(id))) invalidParameter('accountId', 'is a comma-separated list of account ids');
+  return { organizationId, from, to, accountIds: ids?.map(Number), ...parsePaging(query, MAX_LIMIT, 100) };
+}
+
+export function registerReportingRoutes(app: OpenAPIHono<AppEnv>, reports: ReportService, db: Database): void {
+  app.openAPIRegistry.registerPath(markupsRoute);
+  app.get(markupsRoute.path, async (c) => {
+    const { total, markups } = await listMarkupPeriods(db, markupQuery(c.req.url, c.get('auth').organizationId));
+    return c.json({ markups }, 200, { 'X-TotalCount': String(total) });
+  });
+
   for (const level of LEVELS) {
     const route = routeOf(level);
     app.openAPIRegistry.registerPath(route);
