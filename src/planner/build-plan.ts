@@ -50,6 +50,7 @@ export function buildPlan(level: LevelDefinition, request: ReportRequest, now: D
     limit: request.limit,
     offset: request.offset,
     totals: request.totals,
+    campaignLabel: level.path === 'accounts' ? request.campaignLabel : undefined,
   };
 }
 

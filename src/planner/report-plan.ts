@@ -22,6 +22,13 @@ export interface ReportRequest {
   readonly limit: number;
   readonly offset: number;
   readonly totals: boolean;
+  /** /accounts/campaign-labels/name/{name}: the label as the path names it and as it is stored (campaignGroup is sys.campaignGroup). */
+  readonly campaignLabel?: CampaignLabelName | undefined;
+}
+
+export interface CampaignLabelName {
+  readonly name: string;
+  readonly stored: string;
 }
 
 /** Where an operand can be evaluated: on fact rows before aggregation, on entities, or on buckets. */
@@ -85,4 +92,6 @@ export interface ReportPlan {
   readonly limit: number;
   readonly offset: number;
   readonly totals: boolean;
+  /** Accounts only: count just the campaigns carrying this label, one row per (account, label value). */
+  readonly campaignLabel: CampaignLabelName | undefined;
 }

@@ -48,6 +48,7 @@ function statisticsOf(plan: ReportPlan, row: Row): Record<string, number | null>
 function shapeRow(plan: ReportPlan, row: Row): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of plan.level.rowKeys) out[key] = row[key] ?? null;
+  if (plan.campaignLabel !== undefined) out.campaignLabel = { name: plan.campaignLabel.name, value: row.label_value };
   if (plan.segments.length > 0) out.segments = Object.fromEntries(plan.segments.map((s, i) => [s.key, row[segmentColumn(i)]]));
   out.statistics = statisticsOf(plan, row);
   if (plan.formulas.length > 0) out.formulas = Object.fromEntries(plan.formulas.map((f, i) => [f.name, (row[formulaColumn(i)] as number | null) ?? null]));
@@ -75,3 +76,4 @@ async function embedLabels(r: Executor, plan: ReportPlan, rows: Record<string, u
   for (const label of found) (byId.get(label.id) ?? byId.set(label.id, {}).get(label.id)!)[label.name] = label.value;
   for (const row of rows) row.labels = byId.get(row.id as number) ?? {};
 }
+

@@ -48,7 +48,15 @@ export function compileReport(plan: ReportPlan): CompiledReport {
   const entityWhere: string[] = [];
   if (plan.namePattern !== undefined) entityWhere.push(`e.${level.nameParameter === 'text' ? 'text' : 'name'} LIKE ${bind(plan.namePattern)} ESCAPE '\\'`);
   if (plan.entityFilter) entityWhere.push(condition(plan.entityFilter, 'e', plan, bind));
-  const entities = `SELECT * FROM (${level.entities}) e${entityWhere.length > 0 ? ` WHERE ${entityWhere.join(' AND ')}` : ''}`;
+  // /accounts/campaign-labels/name/{name}: an account once per value of the label on campaigns of its platform accounts.
+  const label = plan.campaignLabel === undefined ? undefined : bind(plan.campaignLabel.stored);
+  const labelled = label
+    ? ` JOIN (SELECT DISTINCT l.account_id, cl.value AS label_value FROM account_adplatform_links l
+               JOIN campaigns c ON c.adplatform_account_id = l.adplatform_account_id
+               JOIN campaign_labels cl ON cl.campaign_id = c.id
+              WHERE cl.name = ${label} AND c.organization_id = $1::BIGINT) lv ON lv.account_id = e.id`
+    : '';
+  const entities = `SELECT e.*${label ? ', lv.label_value' : ''} FROM (${level.entities}) e${labelled}${entityWhere.length > 0 ? ` WHERE ${entityWhere.join(' AND ')}` : ''}`;
 
   const factWhere = ['f.organization_id = $1::BIGINT', 'f.day BETWEEN $2::DATE AND $3::DATE'];
   if (plan.factFilter) factWhere.push(condition(plan.factFilter, 'f', plan, bind));
@@ -62,6 +70,7 @@ export function compileReport(plan: ReportPlan): CompiledReport {
   // it leads to an account (accounts: FX and links; costWithMarkup: the markup's account).
   const keys = [
     ...(level.factKey ? [`f.${level.factKey} AS entity_id`] : []),
+    ...(label ? ['cl.value AS label_value'] : []),
     ...(level.factKey === null || withMarkup ? ['f.adplatform_account_id AS pa'] : []),
     ...(byDay ? ['f.day'] : []),
     ...(byDevice ? ['f.device'] : []),
@@ -70,7 +79,8 @@ export function compileReport(plan: ReportPlan): CompiledReport {
       ${Object.values(FACT_SUM_COLUMNS)
         .map((c) => `sum(f.${c}) AS ${c}`)
         .join(', ')}
-    FROM ${level.factTable} f WHERE ${factWhere.join(' AND ')} GROUP BY ALL`;
+    FROM ${level.factTable} f${label ? ` JOIN campaign_labels cl ON cl.campaign_id = f.campaign_id AND cl.name = ${label}` : ''}
+   WHERE ${factWhere.join(' AND ')} GROUP BY ALL`;
 
   const money = (column: string, factor: string) => `d.${column} * ${factor}`;
   let buckets: string;
@@ -81,7 +91,7 @@ export function compileReport(plan: ReportPlan): CompiledReport {
         ${withMarkup ? `${money('cost', factor)} * (1 + coalesce(mk.rate, 0)::DOUBLE)` : 'NULL'} AS m_cost_with_markup
       FROM daily d
       JOIN account_adplatform_links l ON l.adplatform_account_id = d.pa
-      JOIN entities e ON e.id = l.account_id
+      JOIN entities e ON e.id = l.account_id${label ? ' AND e.label_value = d.label_value' : ''}
       JOIN adplatform_accounts p ON p.id = d.pa
       LEFT JOIN fx_rates ra ON ra.day = d.day AND ra.currency = e.currency AND ra.day BETWEEN $2::DATE AND $3::DATE
       LEFT JOIN fx_rates rp ON rp.day = d.day AND rp.currency = p.currency AND rp.day BETWEEN $2::DATE AND $3::DATE
@@ -103,12 +113,12 @@ export function compileReport(plan: ReportPlan): CompiledReport {
     ? `SELECT f.${level.factKey} AS entity_id${plan.segments.map((seg, i) => `, ${seg.sql('f.day', 'f.device')} AS ${segmentColumn(i)}`).join('')},
         ${BASE_MEASURES.map((m) => `${m === 'costWithMarkup' ? 'NULL::DOUBLE' : `sum(f.${FACT_SUM_COLUMNS[m]})`} AS ${sumColumn(m)}`).join(', ')}
         FROM ${level.factTable} f WHERE ${factWhere.join(' AND ')} GROUP BY ALL`
-    : `SELECT b.entity_id${segmentSelect.map((s) => `, ${s}`).join('')}, ${sumSelect.join(', ')} FROM buckets b GROUP BY ALL`;
+    : `SELECT b.entity_id${label ? ', b.label_value' : ''}${segmentSelect.map((s) => `, ${s}`).join('')}, ${sumSelect.join(', ')} FROM buckets b GROUP BY ALL`;
 
   const joinKind = plan.segments.length === 0 ? 'LEFT JOIN' : 'JOIN';
   const rows = `SELECT e.*${plan.segments.map((_, i) => `, s.${segmentColumn(i)}`).join('')},
       ${BASE_MEASURES.map((m) => `coalesce(s.${sumColumn(m)}, 0) AS ${sumColumn(m)}`).join(', ')}
-    FROM entities e ${joinKind} sums s ON s.entity_id = e.id`;
+    FROM entities e ${joinKind} sums s ON s.entity_id = e.id${label ? ' AND s.label_value = e.label_value' : ''}`;
 
   const ctes = `WITH entities AS (${entities}),
     ${direct ? '' : `daily AS (${daily}), buckets AS (${buckets}),`}
@@ -125,12 +135,14 @@ export function compileReport(plan: ReportPlan): CompiledReport {
     ...plan.sort.map((key) => `${value(key.value, 'r', plan, bind)} ${key.descending ? 'DESC' : 'ASC'} NULLS LAST`),
     // Supplement 1 and 5: by id unless a sort says otherwise, ties by id; then the buckets of an entity in segment order.
     'r.id ASC',
+    ...(label ? ['r.label_value ASC'] : []),
     ...plan.segments.map((_, i) => `r.${segmentColumn(i)} ASC`),
   ];
   // Only what the response shows: converting unused columns (the DECIMAL sums above all) into JS
   // values cost more main-thread time than the rest of a small report.
   const shown = [
     ...level.rowKeys.map((key) => `r."${key}"`),
+    ...(label ? ['r.label_value'] : []),
     ...plan.segments.map((_, i) => `r.${segmentColumn(i)}`),
     ...(plan.embed.has('customFields') ? Array.from({ length: 30 }, (_, i) => `r.field${i + 1}`) : []),
     ...(plan.embed.has('images') ? ['r."__images"'] : []),

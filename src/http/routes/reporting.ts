@@ -3,6 +3,7 @@ import { customFieldType, LEVELS, type LevelDefinition } from '../../catalog/lev
 import { SEGMENTS } from '../../catalog/segments.js';
 import { DEFAULT_STATISTICS, STATISTICS } from '../../catalog/statistics.js';
 import type { ReportRequest } from '../../planner/report-plan.js';
+import { CALL_DETAIL_FIELDS, listCallDetails } from '../../reporting/call-details.js';
 import { listMarkupPeriods } from '../../reporting/markup-periods.js';
 import type { ReportService } from '../../reporting/report-service.js';
 import { isCalendarDay } from '../../shared/dates.js';
@@ -108,10 +109,24 @@ function describeFields() {
       };
     }),
     {
+      path: '/reporting/v0/accounts/campaign-labels/name/{name}',
+      rows: 'accounts',
+      like: '/reporting/v0/accounts',
+      description: 'as /reporting/v0/accounts, over the campaigns carrying the label, one row per (account, label value) with campaignLabel {name, value}',
+    },
+    {
       path: '/reporting/v0/markups',
       rows: 'markups',
       fields: ['id', 'accountId', 'accountName', 'currency', 'rate', 'startDate', 'endDate'],
       parameters: ['startDate', 'endDate', 'accountId', 'limit', 'offset'],
+    },
+    {
+      path: '/reporting/v0/call-details',
+      rows: 'callDetails',
+      fields: Object.keys(CALL_DETAIL_FIELDS),
+      filterable: Object.keys(CALL_DETAIL_FIELDS),
+      sortable: Object.keys(CALL_DETAIL_FIELDS),
+      parameters: [...CALL_DETAIL_PARAMETERS],
     }],
   };
 }
@@ -155,11 +170,80 @@ function markupQuery(url: string, organizationId: number) {
   return { organizationId, from, to, accountIds: ids?.map(Number), ...parsePaging(query, MAX_LIMIT, 100) };
 }
 
+const accounts = LEVELS.find((level) => level.path === 'accounts')!;
+const campaignLabelRoute = createRoute({
+  ...routeOf(accounts),
+  path: '/reporting/v0/accounts/campaign-labels/name/{name}',
+  summary: 'Statistics of accounts over their campaigns carrying a campaign label',
+  description:
+    'One row per (account, value of the label) for accounts with campaigns carrying the label; statistics over those campaigns only, in the account currency. `campaignGroup` names the campaign group. Rows carry campaignLabel {name, value}.',
+  request: { ...routeOf(accounts).request, params: z.object({ name: z.string() }) },
+});
+
+/** Label names as the label endpoints allow them; campaignGroup is kept as sys.campaignGroup. */
+function campaignLabelName(name: string): { name: string; stored: string } {
+  if (name === 'campaignGroup') return { name, stored: 'sys.campaignGroup' };
+  if (!/^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(name)) invalidParameter('name', 'a campaign label name is a letter followed by up to 63 letters, digits or _ (or campaignGroup)');
+  return { name, stored: name };
+}
+
+const CALL_DETAIL_PARAMETERS = ['startDate', 'endDate', 'filter', 'sort', 'limit', 'offset'] as const;
+
+const CallDetailSchema = z
+  .object({
+    id: z.number().int(),
+    accountId: z.number().int().nullable(),
+    campaignId: z.number().int(),
+    adGroupId: z.number().int(),
+    adPlatformAccountId: z.number().int(),
+    adPlatformType: z.string(),
+    startTime: z.string(),
+    durationSeconds: z.number().int(),
+    status: z.string(),
+    callType: z.string(),
+    callerCountry: z.string(),
+    callerAreaCode: z.string(),
+    isConversion: z.boolean(),
+  })
+  .openapi('CallDetail');
+
+const callDetailsRoute = createRoute({
+  method: 'get',
+  path: '/reporting/v0/call-details',
+  summary: 'Single calls of the organization',
+  description:
+    'Calls whose account-local day lies in startDate..endDate (default the 30 days ending yesterday, UTC). accountId is the account the platform account is linked to: a platform account linked to two accounts gives each call once per account; an unlinked one gives accountId null. filter and sort take the row fields (ADWORDS/BING_ADS accepted for adPlatformType; isConversion compares with true/false or 1/0); default sort startTime, ties by id.',
+  security: [{ bearerAuth: [] }],
+  request: { query: z.object(Object.fromEntries(CALL_DETAIL_PARAMETERS.map((name) => [name, z.string().optional()]))) },
+  responses: {
+    200: { description: 'One page; X-TotalCount counts all.', content: { 'application/json': { schema: z.object({ callDetails: z.array(CallDetailSchema) }) } } },
+    400: { description: 'A parameter breaks its rules; the error names it (and the position in an expression).' },
+  },
+});
+
+function callDetailsQuery(url: string, organizationId: number) {
+  const query = QueryParams.parse(url, CALL_DETAIL_PARAMETERS);
+  return { organizationId, startDate: query.get('startDate'), endDate: query.get('endDate'), filter: query.get('filter'), sort: query.get('sort'), ...parsePaging(query, MAX_LIMIT, 100) };
+}
+
 export function registerReportingRoutes(app: OpenAPIHono<AppEnv>, reports: ReportService, db: Database): void {
+  app.openAPIRegistry.registerPath(campaignLabelRoute);
+  app.get('/reporting/v0/accounts/campaign-labels/name/:name', async (c) => {
+    const request = { ...parseRequest(c.req.url, accounts, c.get('auth').organizationId), campaignLabel: campaignLabelName(c.req.param('name')) };
+    const page = await reports.run('accounts', request);
+    const body: Record<string, unknown> = { accounts: page.rows };
+    if (page.totals) body.totals = page.totals;
+    return c.json(body, 200, { 'X-TotalCount': String(page.total) });
+  });
   app.openAPIRegistry.registerPath(markupsRoute);
   app.get(markupsRoute.path, async (c) => {
     const { total, markups } = await listMarkupPeriods(db, markupQuery(c.req.url, c.get('auth').organizationId));
     return c.json({ markups }, 200, { 'X-TotalCount': String(total) });
+  });
+  app.openAPIRegistry.registerPath(callDetailsRoute);
+  app.get(callDetailsRoute.path, async (c) => {
+    const { total, callDetails } = await listCallDetails(db, callDetailsQuery(c.req.url, c.get('auth').organizationId), new Date());
+    return c.json({ callDetails }, 200, { 'X-TotalCount': String(total) });
   });
 
   for (const level of LEVELS) {
