@@ -121,7 +121,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerCampaignRoutes(app, deps.campaigns);
   registerCampaignCopyRoutes(app, deps.campaignCopies);
   registerMarkupRoutes(app, deps.markups);
-  registerReportingRoutes(app, deps.reports, deps.db);
+  registerReportingRoutes(app, deps.reports, deps.db, () => new Date(deps.nowMs()));
   app.openapi(healthRoute, (c) => c.json({ status: 'ok' as const }, 200));
   refuseOtherMethods(app);
 

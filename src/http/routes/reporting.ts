@@ -226,7 +226,7 @@ function callDetailsQuery(url: string, organizationId: number) {
   return { organizationId, startDate: query.get('startDate'), endDate: query.get('endDate'), filter: query.get('filter'), sort: query.get('sort'), ...parsePaging(query, MAX_LIMIT, 100) };
 }
 
-export function registerReportingRoutes(app: OpenAPIHono<AppEnv>, reports: ReportService, db: Database): void {
+export function registerReportingRoutes(app: OpenAPIHono<AppEnv>, reports: ReportService, db: Database, now: () => Date): void {
   app.openAPIRegistry.registerPath(campaignLabelRoute);
   app.get('/reporting/v0/accounts/campaign-labels/name/:name', async (c) => {
     const request = { ...parseRequest(c.req.url, accounts, c.get('auth').organizationId), campaignLabel: campaignLabelName(c.req.param('name')) };
@@ -242,7 +242,7 @@ export function registerReportingRoutes(app: OpenAPIHono<AppEnv>, reports: Repor
   });
   app.openAPIRegistry.registerPath(callDetailsRoute);
   app.get(callDetailsRoute.path, async (c) => {
-    const { total, callDetails } = await listCallDetails(db, callDetailsQuery(c.req.url, c.get('auth').organizationId), new Date());
+    const { total, callDetails } = await listCallDetails(db, callDetailsQuery(c.req.url, c.get('auth').organizationId), now());
     return c.json({ callDetails }, 200, { 'X-TotalCount': String(total) });
   });
 
