@@ -1,9 +1,11 @@
 /**
  * The shape of generated traffic: device x network cells per platform, the week, the year and
- * conversion lag. The figures follow the sandbox's traffic model (src/platforms/sandbox/
- * traffic-model.ts: search CTR a few percent, display well under one, mobile-heavy Google,
- * desktop-heavy Microsoft), copied rather than imported because they become SQL tables here.
+ * conversion lag. Cells, weekdays and the lag come from the sandbox's traffic model
+ * (src/platforms/sandbox/traffic-model.ts), so generated and synced data follow one model; the
+ * generator turns them into SQL tables.
  */
+import type { NetworkType } from '../platforms/connector.js';
+import { cellsFor, RESTATEMENT_DAYS, weekdayFactor, type Cell as TrafficCell } from '../platforms/sandbox/traffic-model.js';
 
 export const PLATFORMS = ['GOOGLE_ADS', 'MICROSOFT_ADVERTISING', 'FACEBOOK'] as const;
 export type GeneratedPlatform = (typeof PLATFORMS)[number];
@@ -17,80 +19,25 @@ export const NET_PARTNERS = 2;
 export const NET_DISPLAY = 4;
 export const NET_SOCIAL = 8;
 
-export interface Cell {
+/** A sandbox traffic cell placed in the generator's reference table. */
+export interface Cell extends TrafficCell {
   readonly platform: number;
   readonly index: number;
-  readonly device: string;
-  readonly network: string;
   readonly netBit: number;
-  /** Share of the ad group's daily search volume this cell gets (DISPLAY and SOCIAL add more). */
-  readonly share: number;
-  readonly ctr: number;
-  readonly cpc: number;
-  readonly cvr: number;
-  /** Multiplier on the campaign's call rate; 0 where calls cannot happen. */
-  readonly calls: number;
 }
 
-const NETWORKS = {
-  SEARCH: { bit: NET_SEARCH, impressions: 1, ctr: 0.05, cpc: 1, cvr: 1 },
-  SEARCH_PARTNERS: { bit: NET_PARTNERS, impressions: 0.3, ctr: 0.022, cpc: 0.7, cvr: 0.7 },
-  DISPLAY: { bit: NET_DISPLAY, impressions: 3.5, ctr: 0.006, cpc: 0.35, cvr: 0.3 },
-  SOCIAL: { bit: NET_SOCIAL, impressions: 4, ctr: 0.011, cpc: 0.55, cvr: 0.5 },
-} as const;
+const NET_BITS: Readonly<Record<NetworkType, number>> = { SEARCH: NET_SEARCH, SEARCH_PARTNERS: NET_PARTNERS, DISPLAY: NET_DISPLAY, SOCIAL: NET_SOCIAL };
 
-const DEVICES = {
-  MOBILE: { ctr: 1, cpc: 0.9, cvr: 0.75, calls: 1 },
-  DESKTOP: { ctr: 1.1, cpc: 1.15, cvr: 1.35, calls: 0.12 },
-  TABLET: { ctr: 0.95, cpc: 0.95, cvr: 1, calls: 0.3 },
-  CONNECTED_TV: { ctr: 0.15, cpc: 0.6, cvr: 0.2, calls: 0 },
-  OTHER: { ctr: 0.6, cpc: 0.7, cvr: 0.5, calls: 0 },
-  UNKNOWN: { ctr: 1, cpc: 1, cvr: 1, calls: 0 },
-} as const;
-
-type DeviceName = keyof typeof DEVICES;
-type NetworkName = keyof typeof NETWORKS;
-type DeviceMix = ReadonlyArray<readonly [DeviceName, number]>;
-
-const GOOGLE_SEARCH: DeviceMix = [['MOBILE', 0.6], ['DESKTOP', 0.31], ['TABLET', 0.07], ['OTHER', 0.02]];
-const GOOGLE_DISPLAY: DeviceMix = [['MOBILE', 0.58], ['DESKTOP', 0.18], ['TABLET', 0.09], ['CONNECTED_TV', 0.12], ['OTHER', 0.03]];
-const MICROSOFT_SEARCH: DeviceMix = [['DESKTOP', 0.64], ['MOBILE', 0.28], ['TABLET', 0.08]];
-
-const LAYOUT: ReadonlyArray<readonly [number, NetworkName, DeviceMix]> = [
-  [GOOGLE, 'SEARCH', GOOGLE_SEARCH],
-  [GOOGLE, 'SEARCH_PARTNERS', GOOGLE_SEARCH],
-  [GOOGLE, 'DISPLAY', GOOGLE_DISPLAY],
-  [MICROSOFT, 'SEARCH', MICROSOFT_SEARCH],
-  [MICROSOFT, 'SEARCH_PARTNERS', MICROSOFT_SEARCH],
-  [FACEBOOK, 'SOCIAL', [['UNKNOWN', 1]]],
-];
-
-/** Every device x network cell of every platform; a campaign uses those its net_mask allows. */
-export const CELLS: readonly Cell[] = LAYOUT.flatMap(([platform, networkName, mix]) =>
-  mix.map(([deviceName, share]) => {
-    const network = NETWORKS[networkName];
-    const device = DEVICES[deviceName];
-    return {
-      platform,
-      network: networkName,
-      device: deviceName,
-      netBit: network.bit,
-      share: network.impressions * share,
-      ctr: network.ctr * device.ctr,
-      cpc: network.cpc * device.cpc,
-      cvr: network.cvr * device.cvr,
-      // Calls come from call assets on the search results page only.
-      calls: networkName === 'SEARCH' ? device.calls : 0,
-    };
-  }),
+/**
+ * Every device x network cell of every platform, as the sandbox's traffic model defines them
+ * (each platform with all its networks); a campaign uses those its net_mask allows.
+ */
+export const CELLS: readonly Cell[] = PLATFORMS.flatMap((name, platform) =>
+  cellsFor(name, { partners: true, display: true }).map((cell) => ({ ...cell, platform, netBit: NET_BITS[cell.network] })),
 ).map((cell, index) => ({ ...cell, index }));
 
-/** Sunday first. Search dips at the weekend; social scrolling rises. */
-const SEARCH_WEEK = [0.88, 1.06, 1.08, 1.06, 1.03, 0.96, 0.84];
-const SOCIAL_WEEK = [1.08, 0.96, 0.95, 0.97, 1.0, 1.02, 1.07];
-
 /** Days until a day's conversions are final at the platform. */
-export const CONVERSION_LAG_DAYS = 14;
+export const CONVERSION_LAG_DAYS = RESTATEMENT_DAYS;
 
 export interface GeneratedDay {
   readonly index: number;
@@ -116,8 +63,8 @@ export function generatedDays(lastDay: string, days: number): GeneratedDay[] {
       index,
       date: at.toISOString().slice(0, 10),
       season: seasonFactor(at),
-      weekSearch: SEARCH_WEEK[weekday]!,
-      weekSocial: SOCIAL_WEEK[weekday]!,
+      weekSearch: weekdayFactor('GOOGLE_ADS', weekday),
+      weekSocial: weekdayFactor('FACEBOOK', weekday),
       reported: reportedShare(age),
     };
   });
