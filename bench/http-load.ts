@@ -8,11 +8,11 @@
  *
  * Full: 3 runs x 10 s per endpoint; --quick: 1 run x 3 s. Writes bench/out/http-load.md.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type autocannon from 'autocannon';
-import { CONNECTIONS, measure, post, root, startServer, stopServer, table, type Run } from './lib.js';
+import { CONNECTIONS, measure, post, report, startServer, stopServer, type Run } from './lib.js';
 
 const quick = process.argv.includes('--quick');
 const RUNS = quick ? 1 : 3;
@@ -56,29 +56,10 @@ async function main(): Promise<number> {
     };
     const results: Record<string, Run[]> = await measure(targets, RUNS, DURATION_S);
 
-    const md = table(results);
-    console.log(md);
-    const cpus = os.cpus();
-    const outDir = path.join(root, 'bench', 'out');
-    mkdirSync(outDir, { recursive: true });
-    writeFileSync(
-      path.join(outDir, 'http-load.md'),
-      [
-        '# http-load',
-        '',
-        `- date: ${new Date().toISOString()}`,
-        `- command: \`node --import tsx bench/http-load.ts${quick ? ' --quick' : ''}\``,
-        `- cpu: ${cpus[0]?.model ?? 'unknown'} (${cpus.length} cores), ${os.platform()} ${os.release()}`,
-        `- node: ${process.version}`,
-        `- ${CONNECTIONS} connections, ${RUNS} run(s) x ${DURATION_S} s per endpoint, rate limits lifted`,
-        '',
-        md,
-        '',
-      ].join('\n'),
-    );
-    const bad = Object.values(results).flat().some((r) => r.non2xx > 0 || r.errors > 0 || r.rps === 0);
-    if (bad) console.error('FAIL: some runs had non-2xx responses or errors');
-    return bad ? 1 : 0;
+    return report('http-load', [
+      `command: \`node --import tsx bench/http-load.ts${quick ? ' --quick' : ''}\``,
+      `${CONNECTIONS} connections, ${RUNS} run(s) x ${DURATION_S} s per endpoint, rate limits lifted`,
+    ], results);
   } finally {
     await stopServer(child);
     rmSync(tmp, { recursive: true, force: true });

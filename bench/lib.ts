@@ -1,6 +1,8 @@
 /** Shared pieces of the load benchmarks: the server process, HTTPS posts, autocannon runs, tables. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
+import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -122,4 +124,27 @@ export async function measure(targets: Record<string, autocannon.Options>, runs:
     }
   }
   return results;
+}
+
+/**
+ * Prints the table, writes bench/out/<name>.md with the machine and the run's facts, and
+ * returns the exit code: 1 when any run had non-2xx responses, errors or no throughput.
+ */
+export function report(name: string, facts: readonly string[], results: Record<string, Run[]>): number {
+  const md = table(results);
+  console.log(md);
+  const cpus = os.cpus();
+  const outDir = path.join(root, 'bench', 'out');
+  mkdirSync(outDir, { recursive: true });
+  const header = [
+    `# ${name}`,
+    '',
+    `- date: ${new Date().toISOString()}`,
+    ...facts.map((fact) => `- ${fact}`),
+    `- cpu: ${cpus[0]?.model ?? 'unknown'} (${cpus.length} cores), ${os.platform()} ${os.release()}, node ${process.version}`,
+  ];
+  writeFileSync(path.join(outDir, `${name}.md`), [...header, '', md, ''].join('\n'));
+  const bad = Object.values(results).flat().some((r) => r.non2xx > 0 || r.errors > 0 || r.rps === 0);
+  if (bad) console.error('FAIL: some runs had non-2xx responses or errors');
+  return bad ? 1 : 0;
 }

@@ -10,10 +10,9 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type autocannon from 'autocannon';
-import { CONNECTIONS, measure, post, root, startServer, stopServer, table } from './lib.js';
+import { CONNECTIONS, measure, post, report, root, startServer, stopServer } from './lib.js';
 
 const quick = process.argv.includes('--quick');
 const scaleArg = process.argv.indexOf('--scale');
@@ -72,27 +71,11 @@ async function main(): Promise<number> {
       },
     };
     const results = await measure(targets, RUNS, DURATION_S);
-    const md = table(results);
-    console.log(md);
-    const cpus = os.cpus();
-    writeFileSync(
-      path.join(root, 'bench', 'out', 'report-load.md'),
-      [
-        '# report-load',
-        '',
-        `- date: ${new Date().toISOString()}`,
-        `- command: \`node --import tsx bench/report-load.ts${quick ? ' --quick' : ''}${scaleArg > 0 ? ` --scale ${SCALE}` : ''}\``,
-        `- database: scale ${SCALE}, ${generated.factRows} fact rows, ${generated.organizations.length} organizations; reports of organization ${org.id}`,
-        `- cpu: ${cpus[0]?.model ?? 'unknown'} (${cpus.length} cores), node ${process.version}`,
-        `- ${CONNECTIONS} connections, ${RUNS} run(s) x ${DURATION_S} s per request`,
-        '',
-        md,
-        '',
-      ].join('\n'),
-    );
-    const bad = Object.values(results).flat().some((r) => r.non2xx > 0 || r.errors > 0 || r.rps === 0);
-    if (bad) console.error('FAIL: some runs had non-2xx responses or errors');
-    return bad ? 1 : 0;
+    return report('report-load', [
+      `command: \`node --import tsx bench/report-load.ts${quick ? ' --quick' : ''}${scaleArg > 0 ? ` --scale ${SCALE}` : ''}\``,
+      `database: scale ${SCALE}, ${generated.factRows} fact rows, ${generated.organizations.length} organizations; reports of organization ${org.id}`,
+      `${CONNECTIONS} connections, ${RUNS} run(s) x ${DURATION_S} s per request`,
+    ], results);
   } finally {
     await stopServer(child);
   }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, jsonRequest, otherTenantToken } from './helpers/accounts.js';
+import { createAccount, jsonRequest, linkedGoogleAccount, otherTenantToken } from './helpers/accounts.js';
 import { waitForJob } from './helpers/jobs.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -19,12 +19,7 @@ beforeAll(async () => {
   );
   token = await server.token();
   auth = { authorization: `Bearer ${token}` };
-  const google = (await server.http.get(`${P}/adplatform-master-accounts`, auth)).json.adPlatformMasterAccounts[0];
-  const under = (await server.http.get(`${P}/adplatform-master-accounts/id/${google.id}/adplatform-accounts`, auth)).json.adPlatformAccounts;
-  const account = await createAccount(server, token, { name: 'Importer' });
-  const linked = await jsonRequest(server, token, 'POST', `${P}/accounts/id/${account.id}/adplatform-accounts`, { adPlatformAccount: { adPlatformType: 'GOOGLE_ADS', adPlatformId: under[0].adPlatformId } });
-  platformAccountId = linked.json.adPlatformAccount.id;
-  adPlatformId = under[0].adPlatformId;
+  ({ platformAccountId, adPlatformId } = await linkedGoogleAccount(server, token, 'Importer'));
 });
 afterAll(() => server.close());
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DailyReport } from '../src/platforms/connector.js';
 import { addDays, isoDate } from '../src/shared/dates.js';
 import type { SqlValue } from '../src/store/sql-values.js';
-import { createAccount, jsonRequest, otherTenantToken } from './helpers/accounts.js';
+import { jsonRequest, linkedGoogleAccount, otherTenantToken } from './helpers/accounts.js';
 import { waitForJob } from './helpers/jobs.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -55,13 +55,9 @@ beforeAll(async () => {
   server = await startTestServer({ rateLimit: { ratePerSecond: 10_000, burst: 10_000 }, statistics: { backfillDays: 20 } });
   token = await server.token();
   auth = { authorization: `Bearer ${token}` };
-  const google = (await server.http.get(`${P}/adplatform-master-accounts`, auth)).json.adPlatformMasterAccounts[0];
-  const under = (await server.http.get(`${P}/adplatform-master-accounts/id/${google.id}/adplatform-accounts`, auth)).json.adPlatformAccounts;
-  const account = await createAccount(server, token, { name: 'Calls' });
-  accountId = account.id;
-  const adPlatformId = under[0].adPlatformId as string;
-  const linked = await jsonRequest(server, token, 'POST', `${P}/accounts/id/${account.id}/adplatform-accounts`, { adPlatformAccount: { adPlatformType: 'GOOGLE_ADS', adPlatformId } });
-  platformAccountId = linked.json.adPlatformAccount.id;
+  const linked = await linkedGoogleAccount(server, token, 'Calls');
+  ({ accountId, platformAccountId } = linked);
+  const adPlatformId = linked.adPlatformId;
   // The campaign with the most traffic over the window, so calls of every kind occur.
   const connector = server.service.platforms.connector(1, 'GOOGLE_ADS');
   const report: DailyReport = await connector.fetchDailyReport(adPlatformId, from, to);

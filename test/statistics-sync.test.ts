@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queueTrailingSyncs } from '../src/jobs/statistics-sync-queue.js';
 import type { DailyReport } from '../src/platforms/connector.js';
 import { addDays, isoDate } from '../src/shared/dates.js';
-import { createAccount, jsonRequest } from './helpers/accounts.js';
+import { jsonRequest, linkedGoogleAccount } from './helpers/accounts.js';
 import { waitForJob } from './helpers/jobs.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -25,12 +25,7 @@ beforeAll(async () => {
   );
   token = await server.token();
   auth = { authorization: `Bearer ${token}` };
-  const google = (await server.http.get(`${P}/adplatform-master-accounts`, auth)).json.adPlatformMasterAccounts[0];
-  const under = (await server.http.get(`${P}/adplatform-master-accounts/id/${google.id}/adplatform-accounts`, auth)).json.adPlatformAccounts;
-  const account = await createAccount(server, token, { name: 'Statistics' });
-  const linked = await jsonRequest(server, token, 'POST', `${P}/accounts/id/${account.id}/adplatform-accounts`, { adPlatformAccount: { adPlatformType: 'GOOGLE_ADS', adPlatformId: under[0].adPlatformId } });
-  platformAccountId = linked.json.adPlatformAccount.id;
-  adPlatformId = under[0].adPlatformId;
+  ({ platformAccountId, adPlatformId } = await linkedGoogleAccount(server, token, 'Statistics'));
   // The campaign with the most traffic over the backfill window, so every kind of row occurs.
   const report = await platformReport(addDays(isoDate(now()), -40), isoDate(now()));
   const byCampaign = new Map<string, number>();

@@ -34,3 +34,14 @@ export async function accountCount(server: TestServer, token: string): Promise<n
   const res = await server.http.get('/provisioning/v0/accounts?limit=1', { authorization: `Bearer ${token}` });
   return Number(res.headers['x-totalcount']);
 }
+
+/** A new account linked to the first GOOGLE_ADS platform account under the demo manager account. */
+export async function linkedGoogleAccount(server: TestServer, token: string, name: string) {
+  const auth = { authorization: `Bearer ${token}` };
+  const google = (await server.http.get('/provisioning/v0/adplatform-master-accounts', auth)).json.adPlatformMasterAccounts[0];
+  const under = (await server.http.get(`/provisioning/v0/adplatform-master-accounts/id/${google.id}/adplatform-accounts`, auth)).json.adPlatformAccounts;
+  const account = await createAccount(server, token, { name });
+  const adPlatformId = under[0].adPlatformId as string;
+  const linked = await jsonRequest(server, token, 'POST', `/provisioning/v0/accounts/id/${account.id}/adplatform-accounts`, { adPlatformAccount: { adPlatformType: 'GOOGLE_ADS', adPlatformId } });
+  return { accountId: account.id as number, platformAccountId: linked.json.adPlatformAccount.id as number, adPlatformId };
+}
