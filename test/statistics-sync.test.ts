@@ -229,3 +229,28 @@ describe('SYNC_STATISTICS', () => {
     }
   });
 });
+
+describe('the scheduled statistics sync', () => {
+  it('queues a trailing-window SYNC_STATISTICS for each platform account with imported campaigns, every statistics.syncMs', async () => {
+    const scheduled = await startTestServer({ jobs: { pollMs: 100 }, statistics: { backfillDays: 5, trailingDays: 7, syncMs: 300 } });
+    try {
+      const own = await scheduled.token();
+      const linked = await linkedGoogleAccount(scheduled, own, 'Scheduled');
+      const campaign = (await scheduled.http.get(`${P}/adplatform-accounts/id/${linked.platformAccountId}/available-campaigns`, { authorization: `Bearer ${own}` })).json.campaigns[0];
+      const imported = await jsonRequest(scheduled, own, 'POST', `${P}/adplatform-accounts/id/${linked.platformAccountId}/campaigns`, { campaign: { adPlatformId: campaign.adPlatformId, campaignGroup: 'Timer' } });
+      await waitForJob(scheduled, own, imported.json.job.id);
+      let trailing: Record<string, any> | undefined;
+      for (let i = 0; i < 100 && !trailing; i++) {
+        const jobs = (await scheduled.http.get(`${P}/jobs?type=SYNC_STATISTICS`, { authorization: `Bearer ${own}` })).json.jobs as Array<Record<string, any>>;
+        trailing = jobs.find((job) => job.input.campaignIds === undefined);
+        if (!trailing) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(trailing).toBeDefined();
+      const to = isoDate(new Date());
+      expect(trailing!.input).toEqual({ adPlatformAccountId: linked.platformAccountId, from: addDays(to, -7), to });
+      expect((await waitForJob(scheduled, own, trailing!.id, undefined, 60_000)).status).toBe('SUCCEEDED');
+    } finally {
+      await scheduled.close();
+    }
+  });
+});
