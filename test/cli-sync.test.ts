@@ -43,11 +43,15 @@ describe('adreport sync --org ID', () => {
       expect(autoImports).toHaveLength(1);
       expect(autoImports[0]).toMatchObject({ status: 'SUCCEEDED', input: { accountId: account.id } });
       expect(autoImports[0]!.result.imported).toHaveLength(2);
-      // The two imports share one statistics backfill; then the trailing window of the whole platform account is synced.
+      // The imports get their history: they join the backfill job while it is still queued, so
+      // one or two jobs (the runner may start the first before the second import), covering both.
       const syncs = jobs.filter((job) => job.type === 'SYNC_STATISTICS');
-      const backfill = syncs.find((job) => job.input.campaignIds);
-      expect(backfill).toMatchObject({ status: 'SUCCEEDED', result: { status: 'SYNCED', campaigns: 2 } });
-      expect(backfill!.input.campaignIds.sort()).toEqual(autoImports[0]!.result.imported.map((c: { campaignId: number }) => c.campaignId).sort());
+      const backfills = syncs.filter((job) => job.input.campaignIds);
+      expect(backfills.length).toBeGreaterThanOrEqual(1);
+      for (const backfill of backfills) {
+        expect(backfill).toMatchObject({ status: 'SUCCEEDED', result: { status: 'SYNCED', campaigns: backfill.input.campaignIds.length } });
+      }
+      expect(backfills.flatMap((job) => job.input.campaignIds as number[]).sort()).toEqual(autoImports[0]!.result.imported.map((c: { campaignId: number }) => c.campaignId).sort());
       const trailing = syncs.filter((job) => !job.input.campaignIds);
       expect(trailing).toHaveLength(1);
       expect(trailing[0]).toMatchObject({ status: 'SUCCEEDED', result: { status: 'SYNCED', campaigns: imported } });
