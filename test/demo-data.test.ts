@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceConfigSchema } from '../src/config/config.js';
 import { addDays, isoDate } from '../src/shared/dates.js';
-import { waitForJob } from './helpers/jobs.js';
+import { waitForIdleJobs } from './helpers/jobs.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 const P = '/provisioning/v0';
@@ -12,14 +12,7 @@ beforeAll(async () => {
   server = await startTestServer({ demoData: true, statistics: { backfillDays: 30 }, jobs: { pollMs: 100 } });
   const token = await server.token();
   auth = { authorization: `Bearer ${token}` };
-  // Imports queue their backfills while they run: wait until no job is left.
-  for (let round = 0; round < 600; round++) {
-    const jobs = (await server.http.get(`${P}/jobs?limit=100`, auth)).json.jobs as Array<{ id: number; status: string }>;
-    const pending = jobs.filter((job) => job.status === 'QUEUED' || job.status === 'RUNNING');
-    if (jobs.length > 0 && pending.length === 0) break;
-    if (pending[0]) await waitForJob(server, token, pending[0].id, undefined, 120_000);
-    else await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await waitForIdleJobs(server, token);
 }, 180_000);
 afterAll(() => server.close());
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LEVEL_BY_PATH, type LevelPath } from '../src/catalog/levels.js';
+import { ENDPOINT_BY_PATH } from '../src/catalog/endpoints.js';
+import type { LevelPath } from '../src/catalog/levels.js';
 import { buildPlan } from '../src/planner/build-plan.js';
 import type { ReportRequest } from '../src/planner/report-plan.js';
 import { ApiError } from '../src/shared/errors.js';
@@ -22,7 +23,7 @@ const request = (overrides: Partial<ReportRequest> = {}): ReportRequest => ({
   totals: false,
   ...overrides,
 });
-const plan = (path: LevelPath, overrides: Partial<ReportRequest> = {}) => buildPlan(LEVEL_BY_PATH.get(path)!, request(overrides), NOW);
+const plan = (path: LevelPath | `${LevelPath}/${"facebook" | "google-ads"}`, overrides: Partial<ReportRequest> = {}) => buildPlan(ENDPOINT_BY_PATH.get(path)!, request(overrides), NOW);
 
 function refusal(work: () => unknown): ApiError {
   try {
@@ -59,7 +60,7 @@ describe('planner: request -> plan', () => {
   });
 
   it.each([
-    [{ statistics: ['bogus'] }, 'statistics', /valid: impressions, clicks/],
+    [{ statistics: ['bogus'] }, 'statistics', /valid on \/campaigns: impressions, clicks/],
     [{ segments: ['Hour'] }, 'segments', /valid: Day, Week/],
     [{ startDate: '2026-02-30' }, 'startDate', /not a date/],
     [{ startDate: '2026-05-02', endDate: '2026-05-01' }, 'endDate', /before startDate/],
@@ -103,6 +104,26 @@ describe('compiler: plan -> SQL + parameters', () => {
     expect(compileReport(plan('accounts', { statistics: ['costWithMarkup'] })).sql).toContain('markups mk');
     expect(compileReport(plan('campaigns', { filter: 'statistics.costWithMarkup > 1' })).sql).toContain('markups mk');
     expect(compileReport(plan('campaigns')).sql).not.toContain('fx_rates');
+  });
+
+  it('reads audience runs and impression-share facts only on their endpoints and only when a statistic needs them', () => {
+    const reach = compileReport(plan('campaigns/facebook'));
+    expect(reach.sql).toContain('fact_audience_runs');
+    expect(reach.params).toContain('FACEBOOK');
+    expect(compileReport(plan('campaigns/facebook', { statistics: ['clicks'] })).sql).not.toContain('fact_audience_runs');
+    expect(compileReport(plan('ads/facebook', { statistics: ['clicks'], filter: 'statistics.frequency > 2' })).sql).toContain('fact_audience_runs');
+    const shares = compileReport(plan('adplatform-accounts/google-ads'));
+    expect(shares.sql).toContain('fact_impression_share_daily');
+    expect(shares.params).toContain('GOOGLE_ADS');
+    expect(compileReport(plan('adplatform-accounts/google-ads', { statistics: ['cost'] })).sql).not.toContain('fact_impression_share_daily');
+    expect(compileReport(plan('campaigns')).sql).not.toMatch(/fact_audience_runs|fact_impression_share_daily/);
+  });
+
+  it('defaults to the nine plus the endpoint\'s own statistics', () => {
+    const names = (path: Parameters<typeof plan>[0]) => plan(path).statistics.map((s) => s.name);
+    expect(names('ads/facebook').slice(-2)).toEqual(['reach', 'frequency']);
+    expect(names('adplatform-accounts/google-ads')).toHaveLength(14);
+    expect(names('campaigns')).toHaveLength(9);
   });
 
   it('breaks sort ties by id and then segments, and adds a totals query only when asked', () => {

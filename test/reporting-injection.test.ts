@@ -266,6 +266,47 @@ describe('reporting: an injection corpus through every text parameter of every l
     expect(problems).toEqual([]);
   });
 
+  it('the FACEBOOK and Google Ads endpoints show own rows only, whatever the filter, and keep hostile names literal', async () => {
+    const problems: string[] = [];
+    const special = [
+      ['adplatform-accounts/facebook', 'adplatform-accounts', 'adPlatformAccounts', 'reach'],
+      ['campaigns/facebook', 'campaigns', 'campaigns', 'reach'],
+      ['ads/facebook', 'ads', 'ads', 'frequency'],
+      ['adplatform-accounts/google-ads', 'adplatform-accounts', 'adPlatformAccounts', 'searchImpressionShare'],
+    ] as const;
+    // The isolation checks mean something only where an organization has figures on the endpoint.
+    const reported = new Set<string>();
+    for (const [mine, theirs] of [
+      [0, 1],
+      [1, 0],
+    ] as const) {
+      const token = fx.orgs[mine]!.token;
+      for (const [path, level, plural, statistic] of special) {
+        const foreign = [...own[theirs]!.get(level)!].slice(0, 150);
+        const queries = [
+          { totals: true },
+          { filter: `id in [${foreign.join(', ')}]`, totals: true },
+          { filter: `statistics.${statistic} >= 0 || id == ${foreign[0]}`, segments: 'Week' },
+          ...TEXTS.slice(0, 12).map((text) => ({ name: text, filter: `name != ${literal(text)}` })),
+        ];
+        for (const query of queries) {
+          const res = await fx.report(path, token, query);
+          if (res.status !== 200 && res.status !== 400) problems.push(`${path} ${JSON.stringify(query).slice(0, 60)}: ${res.status}`);
+          else if (res.status === 200) {
+            const rows = res.json[plural] as any[];
+            const leaked = rows.filter((r) => !own[mine]!.get(level)!.has(r.id));
+            if (leaked.length > 0) problems.push(`${path} ${JSON.stringify(query).slice(0, 60)}: ${leaked.length} foreign rows`);
+            if (query === queries[0] && rows.length > 0 && res.json.totals?.impressions > 0) reported.add(path);
+            if (query.filter?.startsWith('id in') && (rows.length > 0 || (res.json.totals?.[statistic] ?? 0) !== 0)) problems.push(`${path} foreign ids: ${rows.length} rows, totals ${JSON.stringify(res.json.totals)}`);
+          }
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    expect([...reported].sort()).toEqual(special.map(([path]) => path).sort());
+    expect(fx.errors).toEqual([]);
+  });
+
   it('labels named like Object.prototype members and hostile label and custom field values stay data', async () => {
     const org = fx.orgs[0]!;
     const account = (await fx.sql<{ id: number }>('SELECT id FROM accounts WHERE organization_id = $1 ORDER BY id LIMIT 1', [org.id]))[0]!.id;

@@ -1,6 +1,7 @@
+import { endpointsOffering, type ReportEndpoint } from '../catalog/endpoints.js';
 import { customFieldType, type LevelDefinition } from '../catalog/levels.js';
 import { FACT_FILTER_FIELDS, SEGMENT_BY_KEY, SEGMENT_BY_NAME, SEGMENTS, type SegmentDefinition } from '../catalog/segments.js';
-import { DEFAULT_STATISTICS, STATISTIC_BY_NAME, STATISTICS, type StatisticDefinition } from '../catalog/statistics.js';
+import { STATISTIC_BY_NAME, type StatisticDefinition } from '../catalog/statistics.js';
 import { badRequest } from '../shared/errors.js';
 import { addDays, isCalendarDay, isoDate } from '../shared/dates.js';
 import { ExpressionError, parseExpression, splitFormulas, type Expr } from './expression/index.js';
@@ -25,15 +26,17 @@ function expressionFailure(parameter: string, error: ExpressionError, offset = 0
  * to bind, and each filter conjunct is placed where it can be evaluated: fact rows, entities or
  * buckets (DESIGN D5).
  */
-export function buildPlan(level: LevelDefinition, request: ReportRequest, now: Date): ReportPlan {
+export function buildPlan(endpoint: ReportEndpoint, request: ReportRequest, now: Date): ReportPlan {
+  const level = endpoint.level;
   const { from, to } = dateRange(request, now);
-  const statistics = pickStatistics(request.statistics);
+  const statistics = pickStatistics(endpoint, request.statistics);
   const segments = pickSegments(request.segments);
-  const context: Context = { level, segments, formulas: [] };
+  const context: Context = { endpoint, level, segments, formulas: [] };
   const formulas = planFormulas(context, request.formulas);
   context.formulas = formulas;
   const filters = request.filter === undefined ? {} : splitFilter(context, request.filter);
   return {
+    endpoint,
     level,
     organizationId: request.organizationId,
     from,
@@ -55,6 +58,7 @@ export function buildPlan(level: LevelDefinition, request: ReportRequest, now: D
 }
 
 interface Context {
+  readonly endpoint: ReportEndpoint;
   readonly level: LevelDefinition;
   readonly segments: readonly SegmentDefinition[];
   formulas: readonly PlannedFormula[];
@@ -79,16 +83,22 @@ function addYears(date: string, years: number): string {
   return isoDate(new Date(Date.UTC(y + years, m - 1, d)));
 }
 
-function pickStatistics(names: readonly string[] | undefined): StatisticDefinition[] {
-  if (names === undefined) return DEFAULT_STATISTICS.map((name) => STATISTIC_BY_NAME.get(name)!);
+function pickStatistics(endpoint: ReportEndpoint, names: readonly string[] | undefined): StatisticDefinition[] {
+  if (names === undefined) return [...endpoint.defaultStatistics];
   const out: StatisticDefinition[] = [];
   for (const raw of names) {
     const name = raw.startsWith('statistics.') ? raw.slice('statistics.'.length) : raw;
     const statistic = STATISTIC_BY_NAME.get(name);
-    if (!statistic) invalid('statistics', `unknown statistic "${raw}"; valid: ${STATISTICS.map((s) => s.name).join(', ')}`, 'unknown_statistic');
+    if (!statistic) invalid('statistics', `unknown statistic "${raw}"; valid on /${endpoint.path}: ${endpoint.statistics.map((s) => s.name).join(', ')}`, 'unknown_statistic');
+    if (!endpoint.statistics.includes(statistic)) invalid('statistics', notOffered(endpoint, statistic), 'statistic_not_available');
     if (!out.includes(statistic)) out.push(statistic);
   }
   return out;
+}
+
+/** reach on /campaigns, shares on FACEBOOK: the platform does not report it there; say where it is. */
+function notOffered(endpoint: ReportEndpoint, statistic: StatisticDefinition): string {
+  return `statistics.${statistic.name} is not available on /reporting/v0/${endpoint.path}; it is reported on ${endpointsOffering(statistic).join(', ')}`;
 }
 
 function pickSegments(names: readonly string[] | undefined): SegmentDefinition[] {
@@ -315,6 +325,8 @@ function planValue(
     case 'null':
       return fail('null is only allowed in == null and != null', expr, 'null');
     case 'field': {
+      const offered = unofferedStatistic(context, expr.path);
+      if (offered) return fail(notOffered(context.endpoint, offered), expr, expr.text);
       const resolved = resolveField(context, expr.path, statisticsOnly);
       if (!resolved) return fail(`unknown field ${expr.text}`, expr, expr.text, fieldHint(context, statisticsOnly));
       return resolved;
@@ -355,9 +367,16 @@ function planValue(
 function fieldHint(context: Context, statisticsOnly: boolean): string {
   if (statisticsOnly) return '; formulas use statistics.<name> and numbers';
   const fields = context.level.fields.map((f) => f.name);
-  return `; /${context.level.path} filters on statistics.<name>, formulas.<name>, ${fields.join(', ')}${context.level.labels ? ', labels.<name>' : ''}${
+  return `; /${context.endpoint.path} filters on statistics.<name>, formulas.<name>, ${fields.join(', ')}${context.level.labels ? ', labels.<name>' : ''}${
     context.level.customFields ? ', customFields.field<N>' : ''
   }, segments.deviceType, segments.networkType`;
+}
+
+/** A statistic of the catalogue that this endpoint does not offer (statistics.reach on /campaigns). */
+function unofferedStatistic(context: Context, path: readonly string[]): StatisticDefinition | undefined {
+  if (path.length !== 2 || path[0] !== 'statistics') return undefined;
+  const statistic = STATISTIC_BY_NAME.get(path[1]!);
+  return statistic && !context.endpoint.statistics.includes(statistic) ? statistic : undefined;
 }
 
 function resolveField(context: Context, path: readonly string[], statisticsOnly: boolean): ValueNode | undefined {
@@ -365,7 +384,7 @@ function resolveField(context: Context, path: readonly string[], statisticsOnly:
   if (rest.length > 0 || head === undefined) return undefined;
   if (head === 'statistics' && name !== undefined) {
     const statistic = STATISTIC_BY_NAME.get(name);
-    return statistic ? { kind: 'ref', operand: { kind: 'statistic', statistic }, type: 'number' } : undefined;
+    return statistic && context.endpoint.statistics.includes(statistic) ? { kind: 'ref', operand: { kind: 'statistic', statistic }, type: 'number' } : undefined;
   }
   if (statisticsOnly) return undefined;
   if (head === 'formulas' && name !== undefined) {
@@ -416,6 +435,8 @@ function planSort(context: Context, text: string): SortKey[] {
       const segment = SEGMENT_BY_KEY.get(path[1]);
       if (segment && context.segments.includes(segment)) value = { kind: 'ref', operand: { kind: 'segment', segment }, type: segment.type };
     } else {
+      const offered = unofferedStatistic(context, path);
+      if (offered) invalid('sort', notOffered(context.endpoint, offered), 'statistic_not_available');
       value = resolveField(context, path, false);
       if (value?.kind === 'ref' && value.operand.kind === 'fact') value = undefined;
     }

@@ -1,3 +1,4 @@
+import type { ReportEndpoint } from '../catalog/endpoints.js';
 import type { LevelDefinition } from '../catalog/levels.js';
 import type { SegmentDefinition } from '../catalog/segments.js';
 import type { StatisticDefinition } from '../catalog/statistics.js';
@@ -72,6 +73,8 @@ export interface SortKey {
 
 /** Everything the SQL compiler needs; plain data, no SQL. */
 export interface ReportPlan {
+  readonly endpoint: ReportEndpoint;
+  /** The endpoint's level. */
   readonly level: LevelDefinition;
   readonly organizationId: number;
   readonly from: string;

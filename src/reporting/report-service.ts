@@ -1,4 +1,4 @@
-import { LEVEL_BY_PATH, type LevelPath } from '../catalog/levels.js';
+import type { ReportEndpoint } from '../catalog/endpoints.js';
 import { buildPlan } from '../planner/build-plan.js';
 import type { ReportPlan, ReportRequest } from '../planner/report-plan.js';
 import { compileReport, formulaColumn, segmentColumn, statisticColumn, TOTAL_COLUMN } from '../sql/compile-report.js';
@@ -19,8 +19,8 @@ export class ReportService {
     private readonly now: () => Date,
   ) {}
 
-  async run(path: LevelPath, request: ReportRequest): Promise<ReportPage> {
-    const plan = buildPlan(LEVEL_BY_PATH.get(path)!, request, this.now());
+  async run(endpoint: ReportEndpoint, request: ReportRequest): Promise<ReportPage> {
+    const plan = buildPlan(endpoint, request, this.now());
     const compiled = compileReport(plan);
     return this.db.read(async (r) => {
       const found = await r.all(compiled.sql, compiled.params);

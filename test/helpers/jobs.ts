@@ -11,3 +11,15 @@ export async function waitForJob(server: TestServer, token: string, id: number, 
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
+
+/** Waits until every job of the organization has ended (imports queue backfills while they run). */
+export async function waitForIdleJobs(server: TestServer, token: string, timeoutMs = 120_000): Promise<void> {
+  const auth = { authorization: `Bearer ${token}` };
+  for (let round = 0; round < 600; round++) {
+    const jobs = (await server.http.get('/provisioning/v0/jobs?limit=100', auth)).json.jobs as Array<{ id: number; status: string }>;
+    const pending = jobs.filter((job) => job.status === 'QUEUED' || job.status === 'RUNNING');
+    if (jobs.length > 0 && pending.length === 0) return;
+    if (pending[0]) await waitForJob(server, token, pending[0].id, undefined, timeoutMs);
+    else await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -1,7 +1,8 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { customFieldType, LEVELS, type LevelDefinition } from '../../catalog/levels.js';
+import { ENDPOINT_BY_PATH, ENDPOINTS, type ReportEndpoint } from '../../catalog/endpoints.js';
+import { customFieldType, type LevelDefinition } from '../../catalog/levels.js';
 import { SEGMENTS } from '../../catalog/segments.js';
-import { DEFAULT_STATISTICS, STATISTICS } from '../../catalog/statistics.js';
+import { DEFAULT_STATISTICS } from '../../catalog/statistics.js';
 import type { ReportRequest } from '../../planner/report-plan.js';
 import { CALL_DETAIL_FIELDS, listCallDetails } from '../../reporting/call-details.js';
 import { listMarkupPeriods } from '../../reporting/markup-periods.js';
@@ -58,12 +59,14 @@ const ReportRowSchema = z
   .passthrough()
   .openapi('ReportRow');
 
-function routeOf(level: LevelDefinition) {
+function routeOf(endpoint: ReportEndpoint) {
+  const level = endpoint.level;
+  const special = endpoint.platform === undefined ? '' : ` of ${endpoint.platform} platform accounts only, with ${endpoint.defaultStatistics.filter((s) => !(DEFAULT_STATISTICS as readonly string[]).includes(s.name)).map((s) => s.name).join(', ')} by default`;
   return createRoute({
     method: 'get',
-    path: `/reporting/v0/${level.path}`,
-    summary: `Statistics of ${level.plural}`,
-    description: `One row per ${level.path === 'adplatform-accounts' ? 'ad platform account' : level.path.replace(/s$/, '')} (and segment bucket). See GET /reporting/v0/fields for what this endpoint filters, sorts and embeds.`,
+    path: `/reporting/v0/${endpoint.path}`,
+    summary: endpoint.summary,
+    description: `One row per ${level.path === 'adplatform-accounts' ? 'ad platform account' : level.path.replace(/s$/, '')} (and segment bucket)${special}. See GET /reporting/v0/fields for what this endpoint offers, filters, sorts and embeds.`,
     security: [{ bearerAuth: [] }],
     request: {
       query: z.object(
@@ -91,14 +94,16 @@ const fieldsRoute = createRoute({
 
 /** The catalogue as clients see it; built from the same definitions the planner uses. */
 function describeFields() {
-  const statistics = STATISTICS.map((s) => ({ name: s.name, type: s.type, additive: s.additive, default: (DEFAULT_STATISTICS as readonly string[]).includes(s.name), description: s.description }));
   return {
-    endpoints: [...LEVELS.map((level) => {
+    endpoints: [...ENDPOINTS.map((endpoint) => {
+      const level = endpoint.level;
+      const statistics = endpoint.statistics.map((s) => ({ name: s.name, type: s.type, additive: s.additive, default: endpoint.defaultStatistics.includes(s), description: s.description }));
       const dimensions = level.fields.map((f) => f.name);
       const extra = [...(level.labels ? ['labels.<name>'] : []), ...(level.customFields ? ['customFields.field1..field30'] : [])];
       return {
-        path: `/reporting/v0/${level.path}`,
+        path: `/reporting/v0/${endpoint.path}`,
         rows: level.plural,
+        ...(endpoint.platform ? { adPlatformType: endpoint.platform } : {}),
         statistics,
         segments: SEGMENTS.map((s) => ({ name: s.name, key: `segments.${s.key}`, description: s.description })),
         filterable: [...dimensions, ...extra, 'statistics.<name>', 'formulas.<name>', 'segments.deviceType', 'segments.networkType'],
@@ -170,7 +175,7 @@ function markupQuery(url: string, organizationId: number) {
   return { organizationId, from, to, accountIds: ids?.map(Number), ...parsePaging(query, MAX_LIMIT, 100) };
 }
 
-const accounts = LEVELS.find((level) => level.path === 'accounts')!;
+const accounts = ENDPOINT_BY_PATH.get('accounts')!;
 const campaignLabelRoute = createRoute({
   ...routeOf(accounts),
   path: '/reporting/v0/accounts/campaign-labels/name/{name}',
@@ -229,8 +234,8 @@ function callDetailsQuery(url: string, organizationId: number) {
 export function registerReportingRoutes(app: OpenAPIHono<AppEnv>, reports: ReportService, db: Database, now: () => Date): void {
   app.openAPIRegistry.registerPath(campaignLabelRoute);
   app.get('/reporting/v0/accounts/campaign-labels/name/:name', async (c) => {
-    const request = { ...parseRequest(c.req.url, accounts, c.get('auth').organizationId), campaignLabel: campaignLabelName(c.req.param('name')) };
-    const page = await reports.run('accounts', request);
+    const request = { ...parseRequest(c.req.url, accounts.level, c.get('auth').organizationId), campaignLabel: campaignLabelName(c.req.param('name')) };
+    const page = await reports.run(accounts, request);
     const body: Record<string, unknown> = { accounts: page.rows };
     if (page.totals) body.totals = page.totals;
     return c.json(body, 200, { 'X-TotalCount': String(page.total) });
@@ -246,13 +251,13 @@ export function registerReportingRoutes(app: OpenAPIHono<AppEnv>, reports: Repor
     return c.json({ callDetails }, 200, { 'X-TotalCount': String(total) });
   });
 
-  for (const level of LEVELS) {
-    const route = routeOf(level);
+  for (const endpoint of ENDPOINTS) {
+    const route = routeOf(endpoint);
     app.openAPIRegistry.registerPath(route);
     app.get(route.path, async (c) => {
-      const request = parseRequest(c.req.url, level, c.get('auth').organizationId);
-      const page = await reports.run(level.path, request);
-      const body: Record<string, unknown> = { [level.plural]: page.rows };
+      const request = parseRequest(c.req.url, endpoint.level, c.get('auth').organizationId);
+      const page = await reports.run(endpoint, request);
+      const body: Record<string, unknown> = { [endpoint.level.plural]: page.rows };
       if (page.totals) body.totals = page.totals;
       return c.json(body, 200, { 'X-TotalCount': String(page.total) });
     });
