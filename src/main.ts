@@ -23,6 +23,7 @@ import { CampaignCopyService } from './provisioning/campaigns/campaign-copy-serv
 import { JobService } from './jobs/job-service.js';
 import { LabelService } from './provisioning/labels/label-service.js';
 import { MarkupService } from './provisioning/markups/markup-service.js';
+import { ExportService } from './reporting/export-stream.js';
 import { ReportService } from './reporting/report-service.js';
 import { parseSandboxFaults, SandboxPlatforms } from './platforms/sandbox/index.js';
 import { PlatformAccountService } from './provisioning/platform-accounts/platform-account-service.js';
@@ -97,6 +98,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
         now().toISOString().slice(0, 10),
       );
     }
+    const exports = new ExportService(db, config.exports.maxConcurrent);
     const app = buildApp({
       db,
       accounts,
@@ -106,7 +108,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       campaigns: new CampaignService(db, platforms, jobs),
       campaignCopies: new CampaignCopyService(db, platforms, jobs),
       markups,
-      reports: new ReportService(db, now),
+      reports: new ReportService(db, now, exports),
       authenticator: new Authenticator(signingKey, disabledClients, nowMs),
       tokenIssuer: new TokenIssuer({
         db,
@@ -163,7 +165,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       routes: servedRoutes(app),
       close() {
         closing ??= (async () => {
-          await Promise.all(listeners.map((l) => l.close(config.shutdownTimeoutMs)));
+          // Exports can run for minutes: they end now, with their error line, rather than hold up the shutdown.
+          await Promise.all([exports.close(), ...listeners.map((l) => l.close(config.shutdownTimeoutMs))]);
           // A job still running then stays RUNNING and resumes at the next start.
           clearInterval(platformSync);
           clearInterval(statisticsSync);

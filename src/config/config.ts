@@ -49,6 +49,12 @@ export const serviceConfigSchema = z.object({
       threads: positiveInt.optional(),
     })
     .prefault({}),
+  exports: z
+    .object({
+      /** Exports running at once; each holds a read connection for its whole length, so fewer than readConnections. */
+      maxConcurrent: positiveInt.max(16).default(2),
+    })
+    .prefault({}),
   shutdownTimeoutMs: positiveInt.default(10_000),
   jobs: z
     .object({
@@ -110,6 +116,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServiceConfigInput {
       backoffBaseMs: pick('ADREPORT_JOB_BACKOFF_BASE_MS'),
       maxBackoffMs: pick('ADREPORT_JOB_MAX_BACKOFF_MS'),
     },
+    exports: { maxConcurrent: pick('ADREPORT_EXPORTS_MAX_CONCURRENT') },
     database: {
       readConnections: pick('ADREPORT_DB_READ_CONNECTIONS'),
       maxQueued: pick('ADREPORT_DB_MAX_QUEUED'),

@@ -43,7 +43,7 @@ export function parsePaging(query: QueryParams, maxLimit: number, defaultLimit: 
   const limitText = query.get('limit');
   const offsetText = query.get('offset');
   const limit = limitText === undefined ? defaultLimit : Number(limitText);
-  if (limitText !== undefined && (!/^\d{1,6}$/.test(limitText) || limit < 1 || limit > maxLimit)) {
+  if (limitText !== undefined && (!/^\d{1,10}$/.test(limitText) || limit < 1 || limit > maxLimit)) {
     invalidParameter('limit', `must be an integer from 1 to ${maxLimit}`);
   }
   const offset = offsetText === undefined ? 0 : Number(offsetText);

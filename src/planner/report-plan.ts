@@ -71,6 +71,9 @@ export interface SortKey {
   readonly descending: boolean;
 }
 
+/** `limit` of an export asked without one: the whole result. */
+export const NO_LIMIT = Number.MAX_SAFE_INTEGER;
+
 /** Everything the SQL compiler needs; plain data, no SQL. */
 export interface ReportPlan {
   readonly endpoint: ReportEndpoint;

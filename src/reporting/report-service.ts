@@ -1,7 +1,9 @@
 import type { ReportEndpoint } from '../catalog/endpoints.js';
 import { buildPlan } from '../planner/build-plan.js';
+import type { Readable } from 'node:stream';
 import type { ReportPlan, ReportRequest } from '../planner/report-plan.js';
-import { compileReport, formulaColumn, segmentColumn, statisticColumn, TOTAL_COLUMN } from '../sql/compile-report.js';
+import type { ExportService } from './export-stream.js';
+import { compileReport, formulaColumn, segmentColumn, statisticColumn, TOTAL_COLUMN, type ExportFormat } from '../sql/compile-report.js';
 import type { Database, Executor } from '../store/database.js';
 import type { Row } from '../store/sql-values.js';
 
@@ -17,7 +19,14 @@ export class ReportService {
   constructor(
     private readonly db: Database,
     private readonly now: () => Date,
+    private readonly exports: ExportService,
   ) {}
+
+  /** The whole result (or the asked page) as CSV, NDJSON or Parquet, rendered and streamed by DuckDB. */
+  async export(endpoint: ReportEndpoint, request: ReportRequest, format: ExportFormat): Promise<{ plan: ReportPlan; stream: Readable }> {
+    const plan = buildPlan(endpoint, request, this.now());
+    return { plan, stream: await this.exports.open(plan, format) };
+  }
 
   async run(endpoint: ReportEndpoint, request: ReportRequest): Promise<ReportPage> {
     const plan = buildPlan(endpoint, request, this.now());

@@ -1,5 +1,5 @@
 import { FACT_MEASURES, measuresOf, SHARE_MEASURES, sourceOf, type BaseMeasure, type FactMeasure, type ShareMeasure, type StatisticDefinition } from '../catalog/statistics.js';
-import type { ConditionNode, Operand, PlannedFormula, ReportPlan, ValueNode } from '../planner/report-plan.js';
+import { NO_LIMIT, type ConditionNode, type Operand, type PlannedFormula, type ReportPlan, type ValueNode } from '../planner/report-plan.js';
 import type { SqlValue } from '../store/sql-values.js';
 
 /** The page query and, when asked, the totals query: the same CTEs, every value a bound parameter. */
@@ -57,6 +57,30 @@ function unionLength(runs: string, partition: string): string {
  * page, and the total count as a window.
  */
 export function compileReport(plan: ReportPlan): CompiledReport {
+  return compile(plan, 'page') as CompiledReport;
+}
+
+/** The formats a report can be exported in (DESIGN D3: DuckDB renders them). */
+export type ExportFormat = 'csv' | 'ndjson' | 'parquet';
+
+export interface CompiledExport {
+  /** One SELECT of the whole result (or the asked page), in the order of the JSON form. */
+  readonly sql: string;
+  readonly params: readonly SqlValue[];
+  /** Output column names; for ndjson the one column `line` holding a row's JSON text. */
+  readonly columns: readonly string[];
+}
+
+/**
+ * The export SELECT: CSV and Parquet get flat columns named like the JSON paths
+ * (`statistics.clicks`, `segments.day`), labels, images and specificFields as JSON text; NDJSON
+ * gets one JSON text per row shaped exactly like the JSON form's rows.
+ */
+export function compileExport(plan: ReportPlan, format: ExportFormat): CompiledExport {
+  return compile(plan, format) as CompiledExport;
+}
+
+function compile(plan: ReportPlan, mode: 'page' | ExportFormat): CompiledReport | CompiledExport {
   const params: SqlValue[] = [plan.organizationId, plan.from, plan.to];
   const bind = (value: SqlValue) => {
     params.push(value);
@@ -168,16 +192,25 @@ export function compileReport(plan: ReportPlan): CompiledReport {
   const where = plan.bucketFilter ? ` WHERE ${condition(plan.bucketFilter, 'r', plan, bind)}` : '';
   const totalsParams = [...params];
 
-  const outputs = [
-    ...plan.statistics.map((s, i) => `${statisticOutput(s, 'r')} AS ${statisticColumn(i)}`),
-    ...plan.formulas.map((f, i) => `${formulaOutput(f, plan, bind)} AS ${formulaColumn(i)}`),
-  ];
   const order = [
     ...plan.sort.map((key) => `${value(key.value, 'r', plan, bind)} ${key.descending ? 'DESC' : 'ASC'} NULLS LAST`),
     // Supplement 1 and 5: by id unless a sort says otherwise, ties by id; then the buckets of an entity in segment order.
     'r.id ASC',
     ...(label ? ['r.label_value ASC'] : []),
     ...plan.segments.map((_, i) => `r.${segmentColumn(i)} ASC`),
+  ];
+  if (mode !== 'page') {
+    const columns = exportColumns(plan, label !== undefined, mode === 'ndjson', bind);
+    const select = mode === 'ndjson' ? `to_json(${nestedStruct(columns)}) AS line` : columns.map(([name, sql]) => `${sql} AS ${quoteName(name)}`).join(', ');
+    const page = plan.limit === NO_LIMIT && plan.offset === 0 ? '' : ` LIMIT ${bind(plan.limit)}::BIGINT OFFSET ${bind(plan.offset)}::BIGINT`;
+    const sql = `${ctes}
+      SELECT ${select} FROM report_rows r${where}
+       ORDER BY ${order.join(', ')}${page}`;
+    return { sql, params, columns: mode === 'ndjson' ? ['line'] : columns.map(([name]) => name) };
+  }
+  const outputs = [
+    ...plan.statistics.map((s, i) => `${statisticOutput(s, 'r')} AS ${statisticColumn(i)}`),
+    ...plan.formulas.map((f, i) => `${formulaOutput(f, plan, bind)} AS ${formulaColumn(i)}`),
   ];
   // Only what the response shows: converting unused columns (the DECIMAL sums above all) into JS
   // values cost more main-thread time than the rest of a small report.
@@ -204,6 +237,51 @@ export function compileReport(plan: ReportPlan): CompiledReport {
          FROM (SELECT ${rowMeasures.map((m) => (m === 'reach' ? `(${totalReach}) AS ${sumColumn(m)}` : `coalesce(sum(${sumColumn(m)}), 0) AS ${sumColumn(m)}`)).join(', ')} FROM filtered) r`
     : undefined;
   return { sql, totalsSql, params, totalsParams };
+}
+
+/** A JSON path as a column name or struct key; the names come from the catalogue and formula names (letters, digits, _). */
+function quoteName(name: string): string {
+  if (!/^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)?$/.test(name)) throw new Error(`not a column name: ${name}`);
+  return `"${name}"`;
+}
+
+/** Export columns as [JSON path, SQL], in the order of the JSON form's rows. */
+function exportColumns(plan: ReportPlan, labelled: boolean, nested: boolean, bind: (v: SqlValue) => string): Array<[string, string]> {
+  const json = (sql: string) => (nested ? sql : `(${sql})::VARCHAR`);
+  const labels = plan.level.labels;
+  return [
+    ...plan.level.rowKeys.map((key): [string, string] => [key, `r."${key}"`]),
+    ...(labelled ? ([['campaignLabel.name', `${bind(plan.campaignLabel!.name)}::VARCHAR`], ['campaignLabel.value', 'r.label_value']] as Array<[string, string]>) : []),
+    ...plan.segments.map((s, i): [string, string] => [`segments.${s.key}`, `r.${segmentColumn(i)}`]),
+    ...plan.statistics.map((s): [string, string] => [`statistics.${s.name}`, statisticOutput(s, 'r')]),
+    ...plan.formulas.map((f): [string, string] => [`formulas.${f.name}`, formulaOutput(f, plan, bind)]),
+    ...(plan.embed.has('customFields') ? Array.from({ length: 30 }, (_, i): [string, string] => [`customFields.field${i + 1}`, `r.field${i + 1}`]) : []),
+    ...(plan.embed.has('images') ? [['images', json(`coalesce(to_json(r."__images"), '[]'::JSON)`)] as [string, string]] : []),
+    ...(plan.embed.has('specificFields') ? [['specificFields', json(`CASE WHEN r."adPlatformAccountType" = 'FACEBOOK' THEN r."__specificFields"::JSON END`)] as [string, string]] : []),
+    ...(plan.embed.has('labels') && labels
+      ? [['labels', json(`coalesce((SELECT json_group_object(lb.name, lb.value) FROM ${labels.table} lb WHERE lb.${labels.key} = r.id AND lb.name NOT LIKE 'sys.%'), '{}'::JSON)`)] as [string, string]]
+      : []),
+  ];
+}
+
+/** `{id, name, segments: {day}, statistics: {...}}` from flat [path, SQL] columns. */
+function nestedStruct(columns: ReadonlyArray<[string, string]>): string {
+  const groups = new Map<string, Array<[string, string]>>();
+  const fields: string[] = [];
+  for (const [name, sql] of columns) {
+    const [head, tail] = name.split('.') as [string, string | undefined];
+    if (tail === undefined) {
+      fields.push(`${quoteName(head)} := ${sql}`);
+      continue;
+    }
+    if (!groups.has(head)) {
+      groups.set(head, []);
+      fields.push(head);
+    }
+    groups.get(head)!.push([tail, sql]);
+  }
+  const pack = (list: ReadonlyArray<[string, string]>) => `struct_pack(${list.map(([key, sql]) => `${quoteName(key)} := ${sql}`).join(', ')})`;
+  return `struct_pack(${fields.map((f) => (groups.has(f) ? `${quoteName(f)} := ${pack(groups.get(f)!)}` : f)).join(', ')})`;
 }
 
 function markupJoin(accountColumn: string): string {

@@ -1,19 +1,28 @@
+import { Readable, pipeline } from 'node:stream';
+import type { ReadableStream } from 'node:stream/web';
+import { createGzip } from 'node:zlib';
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { ENDPOINT_BY_PATH, ENDPOINTS, type ReportEndpoint } from '../../catalog/endpoints.js';
 import { customFieldType, type LevelDefinition } from '../../catalog/levels.js';
 import { SEGMENTS } from '../../catalog/segments.js';
 import { DEFAULT_STATISTICS } from '../../catalog/statistics.js';
-import type { ReportRequest } from '../../planner/report-plan.js';
+import { NO_LIMIT, type ReportRequest } from '../../planner/report-plan.js';
 import { CALL_DETAIL_FIELDS, listCallDetails } from '../../reporting/call-details.js';
 import { listMarkupPeriods } from '../../reporting/markup-periods.js';
 import type { ReportService } from '../../reporting/report-service.js';
 import { isCalendarDay } from '../../shared/dates.js';
 import type { Database } from '../../store/database.js';
 import type { AppEnv } from '../context.js';
+import { acceptsGzip, CONTENT_TYPES, responseFormat, type ResponseFormat } from '../export-negotiation.js';
 import { invalidParameter, parsePaging, QueryParams } from '../query-params.js';
 
 const MAX_LIMIT = 10_000;
-const COMMON_PARAMETERS = ['startDate', 'endDate', 'statistics', 'segments', 'filter', 'sort', 'formulas', 'embed', 'limit', 'offset', 'totals'] as const;
+/** Fast gzip: exports are large and the CPU is shared with DuckDB rendering them. */
+const GZIP_LEVEL = 1;
+const COMMON_PARAMETERS = ['startDate', 'endDate', 'statistics', 'segments', 'filter', 'sort', 'formulas', 'embed', 'limit', 'offset', 'totals', 'format'] as const;
+/** An export's `limit`, when one is given: the JSON form's cap does not apply. */
+const MAX_EXPORT_LIMIT = 1_000_000_000;
 
 const commaList = (query: QueryParams, name: string): string[] | undefined => {
   const value = query.get(name);
@@ -23,13 +32,17 @@ const commaList = (query: QueryParams, name: string): string[] | undefined => {
   return items;
 };
 
-function parseRequest(url: string, level: LevelDefinition, organizationId: number): ReportRequest {
+function parseRequest(url: string, level: LevelDefinition, organizationId: number, accept: string | undefined): { request: ReportRequest; format: ResponseFormat } {
   const query = QueryParams.parse(url, [...COMMON_PARAMETERS, level.nameParameter], ['formulas']);
+  const format = responseFormat(query.get('format'), accept);
   const totals = query.get('totals');
   if (totals !== undefined && totals !== 'true' && totals !== 'false') invalidParameter('totals', 'must be true or false');
+  if (format !== 'json' && totals === 'true') invalidParameter('totals', `is part of the JSON form only; a ${format} export has the rows alone`);
+  // An export is the whole result unless a page is asked for.
+  const paging = format === 'json' ? parsePaging(query, MAX_LIMIT, 100) : query.get('limit') === undefined && query.get('offset') === undefined ? { limit: NO_LIMIT, offset: 0 } : parsePaging(query, MAX_EXPORT_LIMIT, MAX_EXPORT_LIMIT);
   const name = query.get(level.nameParameter);
   if (name !== undefined && (name.length === 0 || name.length > 255)) invalidParameter(level.nameParameter, 'must be 1 to 255 characters');
-  return {
+  const request: ReportRequest = {
     organizationId,
     startDate: query.get('startDate'),
     endDate: query.get('endDate'),
@@ -40,9 +53,31 @@ function parseRequest(url: string, level: LevelDefinition, organizationId: numbe
     formulas: query.getAll('formulas'),
     embed: commaList(query, 'embed'),
     name,
-    ...parsePaging(query, MAX_LIMIT, 100),
+    ...paging,
     totals: totals === 'true',
   };
+  return { request, format };
+}
+
+/** The JSON page, or the whole result streamed as CSV, NDJSON or Parquet. */
+async function respond(c: Context<AppEnv>, reports: ReportService, endpoint: ReportEndpoint, parsed: { request: ReportRequest; format: ResponseFormat }) {
+  const { request, format } = parsed;
+  if (format === 'json') {
+    const page = await reports.run(endpoint, request);
+    const body: Record<string, unknown> = { [endpoint.level.plural]: page.rows };
+    if (page.totals) body.totals = page.totals;
+    return c.json(body, 200, { 'X-TotalCount': String(page.total), Vary: 'Accept' });
+  }
+  const { plan, stream } = await reports.export(endpoint, request, format);
+  const gzip = format !== 'parquet' && acceptsGzip(c.req.header('accept-encoding'));
+  const body = gzip ? pipeline(stream, createGzip({ level: GZIP_LEVEL }), () => undefined) : stream;
+  const base = `${endpoint.path.replaceAll('/', '-')}${request.campaignLabel ? `-${request.campaignLabel.name}` : ''}_${plan.from}_${plan.to}`;
+  return c.body(Readable.toWeb(body) as ReadableStream, 200, {
+    'Content-Type': CONTENT_TYPES[format],
+    'Content-Disposition': `attachment; filename="${base}.${format}"`,
+    Vary: 'Accept, Accept-Encoding',
+    ...(gzip ? { 'Content-Encoding': 'gzip' } : {}),
+  });
 }
 
 const StatisticsSchema = z.record(z.string(), z.number().nullable());
@@ -234,11 +269,8 @@ function callDetailsQuery(url: string, organizationId: number) {
 export function registerReportingRoutes(app: OpenAPIHono<AppEnv>, reports: ReportService, db: Database, now: () => Date): void {
   app.openAPIRegistry.registerPath(campaignLabelRoute);
   app.get('/reporting/v0/accounts/campaign-labels/name/:name', async (c) => {
-    const request = { ...parseRequest(c.req.url, accounts.level, c.get('auth').organizationId), campaignLabel: campaignLabelName(c.req.param('name')) };
-    const page = await reports.run(accounts, request);
-    const body: Record<string, unknown> = { accounts: page.rows };
-    if (page.totals) body.totals = page.totals;
-    return c.json(body, 200, { 'X-TotalCount': String(page.total) });
+    const parsed = parseRequest(c.req.url, accounts.level, c.get('auth').organizationId, c.req.header('accept'));
+    return respond(c, reports, accounts, { ...parsed, request: { ...parsed.request, campaignLabel: campaignLabelName(c.req.param('name')) } });
   });
   app.openAPIRegistry.registerPath(markupsRoute);
   app.get(markupsRoute.path, async (c) => {
@@ -255,11 +287,7 @@ export function registerReportingRoutes(app: OpenAPIHono<AppEnv>, reports: Repor
     const route = routeOf(endpoint);
     app.openAPIRegistry.registerPath(route);
     app.get(route.path, async (c) => {
-      const request = parseRequest(c.req.url, endpoint.level, c.get('auth').organizationId);
-      const page = await reports.run(endpoint, request);
-      const body: Record<string, unknown> = { [endpoint.level.plural]: page.rows };
-      if (page.totals) body.totals = page.totals;
-      return c.json(body, 200, { 'X-TotalCount': String(page.total) });
+      return respond(c, reports, endpoint, parseRequest(c.req.url, endpoint.level, c.get('auth').organizationId, c.req.header('accept')));
     });
   }
   const catalogue = describeFields();

@@ -1,0 +1,54 @@
+import type { ExportFormat } from '../sql/compile-report.js';
+import { ApiError } from '../shared/errors.js';
+import { invalidParameter } from './query-params.js';
+
+export type ResponseFormat = 'json' | ExportFormat;
+
+const MEDIA_TYPES: Readonly<Record<ResponseFormat, readonly string[]>> = {
+  json: ['application/json', 'application/*', '*/*'],
+  csv: ['text/csv'],
+  ndjson: ['application/x-ndjson', 'application/jsonl'],
+  parquet: ['application/vnd.apache.parquet', 'application/parquet'],
+};
+
+export const CONTENT_TYPES: Readonly<Record<ExportFormat, string>> = {
+  csv: 'text/csv; charset=utf-8; header=present',
+  ndjson: 'application/x-ndjson; charset=utf-8',
+  parquet: 'application/vnd.apache.parquet',
+};
+
+/**
+ * `format=` wins; otherwise the Accept header's most preferred type we serve (q-values
+ * honoured, ties in header order). No Accept, or one that allows anything, is JSON; an Accept
+ * naming only types we cannot produce is 406.
+ */
+export function responseFormat(formatParameter: string | undefined, accept: string | undefined): ResponseFormat {
+  if (formatParameter !== undefined) {
+    if (!(formatParameter in MEDIA_TYPES)) invalidParameter('format', `"${formatParameter}" is not one of json, csv, ndjson, parquet`);
+    return formatParameter as ResponseFormat;
+  }
+  if (accept === undefined || accept.trim() === '') return 'json';
+  const ranges = accept
+    .split(',')
+    .map((part, index) => {
+      const [type = '', ...parameters] = part.split(';').map((p) => p.trim().toLowerCase());
+      const q = parameters.find((p) => p.startsWith('q='));
+      return { type, q: q === undefined ? 1 : Number(q.slice(2)) || 0, index };
+    })
+    .filter((range) => range.q > 0)
+    .sort((a, b) => b.q - a.q || a.index - b.index);
+  for (const range of ranges) {
+    const format = (Object.keys(MEDIA_TYPES) as ResponseFormat[]).find((f) => MEDIA_TYPES[f].includes(range.type));
+    if (format) return format;
+  }
+  throw new ApiError(406, 'not_acceptable', `None of the types in Accept can be produced; reports are application/json, text/csv, application/x-ndjson or application/vnd.apache.parquet (or ask with format=).`);
+}
+
+/** gzip when the client accepts it (and did not refuse it with q=0). */
+export function acceptsGzip(acceptEncoding: string | undefined): boolean {
+  return (acceptEncoding ?? '').split(',').some((part) => {
+    const [coding = '', ...parameters] = part.split(';').map((p) => p.trim().toLowerCase());
+    const q = parameters.find((p) => p.startsWith('q='));
+    return (coding === 'gzip' || coding === '*') && (q === undefined || Number(q.slice(2)) > 0);
+  });
+}

@@ -1,0 +1,194 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { promisify } from 'node:util';
+import type { ReportPlan } from '../planner/report-plan.js';
+import { compileExport, type CompiledExport, type ExportFormat } from '../sql/compile-report.js';
+import { OverloadedError } from '../shared/errors.js';
+import type { Database, Executor } from '../store/database.js';
+
+const run = promisify(execFile);
+
+/** How an export that fails after its first byte ends, so a truncated file never looks complete. */
+export const CSV_ERROR_TRAILER = '#adreport-error:';
+
+/**
+ * COPY options per format. NDJSON goes through DuckDB's CSV writer, one column of `to_json` text
+ * with delimiter and quote set to control characters JSON text never holds raw (to_json escapes
+ * them): 992k rows/s against 805k for COPY ... (FORMAT json) on the same 2 M rows, same bytes.
+ */
+const COPY_OPTIONS: Readonly<Record<ExportFormat, string>> = {
+  csv: 'FORMAT csv, HEADER true',
+  ndjson: "FORMAT csv, HEADER false, DELIMITER '\x01', QUOTE '\x02', ESCAPE '\x02'",
+  parquet: 'FORMAT parquet',
+};
+
+/**
+ * Exports (DESIGN D3): DuckDB renders the whole result itself with COPY ... TO a named pipe, and
+ * we stream the pipe. JS never sees a row: the event loop only moves 64 KiB buffers, memory
+ * stays at the pipe and stream buffers, and backpressure is the pipe's (DuckDB's writer blocks
+ * while the client is slow). Measured on 2 M rows: CSV 1.55 M rows/s through the pipe vs 1.60 M
+ * for COPY to a file, Parquet 5.55 M vs 5.64 M; reading the same rows as JSON strings through
+ * the client API's streaming result managed 0.32 M rows/s.
+ */
+export class ExportService {
+  private running = 0;
+  private fifoDir: string | undefined;
+  private sequence = 0;
+  /** Shutdown hooks of the running exports. */
+  private readonly active = new Set<() => Promise<void>>();
+  private closed = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly maxConcurrent: number,
+  ) {}
+
+  /**
+   * Starts the export and resolves with its stream once the first bytes are there (or the
+   * export ended), so a failure before any output is still an HTTP error. Destroying the stream
+   * interrupts the query. 503 when `maxConcurrent` exports run already.
+   */
+  async open(plan: ReportPlan, format: ExportFormat): Promise<Readable> {
+    if (this.closed || this.running >= this.maxConcurrent) throw new OverloadedError(5);
+    this.running++;
+    let released = false;
+    const release = () => {
+      if (!released) {
+        released = true;
+        this.running--;
+      }
+    };
+    let fifo: string | undefined;
+    try {
+      const compiled = compileExport(plan, format);
+      fifo = await this.newFifo();
+      // The pipe's path is ours (a temp directory and a counter), never user text.
+      return await this.stream(fifo, `COPY (${compiled.sql}) TO '${fifo}' (${COPY_OPTIONS[format]})`, compiled.params, format, release);
+    } catch (error) {
+      release();
+      if (fifo) fs.rmSync(fifo, { force: true });
+      throw error;
+    }
+  }
+
+  /** Interrupts every running export; each ends with its error line (shutdown). */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.active].map((shutdown) => shutdown()));
+    if (this.fifoDir) fs.rmSync(this.fifoDir, { recursive: true, force: true });
+  }
+
+  private async newFifo(): Promise<string> {
+    this.fifoDir ??= fs.mkdtempSync(path.join(os.tmpdir(), 'adreport-exports-'));
+    const fifo = path.join(this.fifoDir, `export-${++this.sequence}.pipe`);
+    await run('mkfifo', ['-m', '600', fifo]);
+    return fifo;
+  }
+
+  private async stream(fifo: string, sql: string, params: CompiledExport['params'], format: ExportFormat, release: () => void): Promise<Readable> {
+    // Reader first and non-blocking, then a writer of our own: the pipe has a reader before DuckDB
+    // opens it (its open never blocks), and no end-of-file shows before DuckDB's writer has closed.
+    const readFd = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    const keepOpenFd = fs.openSync(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
+    const pipe = new net.Socket({ fd: readFd, readable: true, writable: false });
+    pipe.pause();
+    let executor: Executor | undefined;
+    let abortReason: string | undefined;
+    const copied: Promise<Error | undefined> = this.db
+      .read(async (r) => {
+        executor = r;
+        if (abortReason !== undefined) throw new Error(abortReason);
+        await r.runOnce(sql, params);
+      })
+      .then(
+        () => undefined,
+        (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+      )
+      .finally(() => fs.closeSync(keepOpenFd));
+    const cleanedUp = copied.then(() => new Promise<void>((resolve) => (pipe.readableEnded || pipe.destroyed ? resolve() : pipe.once('close', () => resolve()))));
+
+    let ended = false;
+    /** The last byte handed on: a failure line must start on a line of its own. */
+    let lastByte: number | undefined;
+    /** The export's last words: nothing after success; after a failure a line saying so (Parquet: an aborted response). */
+    const finish = (failure: Error | undefined) => {
+      if (ended) return;
+      ended = true;
+      if (!failure) output.push(null);
+      else if (format === 'parquet') output.destroy(failure);
+      else {
+        const newline = lastByte === undefined || lastByte === 0x0a ? '' : '\n';
+        const line = format === 'csv' ? `${CSV_ERROR_TRAILER} export_failed: ${oneLine(failure.message)}` : JSON.stringify({ error: { code: 'export_failed', message: oneLine(failure.message) } });
+        output.push(`${newline}${line}\n`);
+        output.push(null);
+      }
+    };
+    /**
+     * Stops DuckDB and drains the pipe until it has stopped (a writer blocked on a full pipe must
+     * get unstuck to see the interrupt); what it still wrote is dropped.
+     */
+    const abort = async (reason: string): Promise<Error> => {
+      abortReason ??= reason;
+      executor?.interrupt();
+      pipe.removeAllListeners('data');
+      pipe.on('data', () => undefined);
+      pipe.resume();
+      await copied;
+      return new Error(abortReason);
+    };
+    const shutdown = async () => {
+      const failure = await abort('the service is shutting down');
+      finish(failure);
+    };
+    this.active.add(shutdown);
+    void cleanedUp.finally(() => {
+      pipe.destroy();
+      fs.rmSync(fifo, { force: true });
+      this.active.delete(shutdown);
+      release();
+    });
+
+    const output = new Readable({
+      highWaterMark: 256 * 1024,
+      read: () => {
+        if (abortReason === undefined) pipe.resume();
+      },
+      destroy: (error, callback) => {
+        // The client went away (or the response failed): stop the query, nothing more to say.
+        ended = true;
+        abort('the client disconnected').then(
+          () => callback(error),
+          () => callback(error),
+        );
+      },
+    });
+    pipe.on('data', (chunk: Buffer) => {
+      lastByte = chunk[chunk.length - 1];
+      if (!output.push(chunk)) pipe.pause();
+    });
+    pipe.on('error', (error) => output.destroy(error));
+    pipe.on('end', () => {
+      void copied.then((failure) => finish(failure && abortReason !== undefined ? new Error(abortReason) : failure));
+    });
+
+    // Wait for the first bytes or the end: an export that fails before writing anything is an HTTP error.
+    let onReadable: (() => void) | undefined;
+    const readable = new Promise<'data'>((resolve) => pipe.once('readable', (onReadable = () => resolve('data'))));
+    const first = await Promise.race([readable, copied.then((failure) => failure ?? ('done' as const))]);
+    // While a 'readable' listener is attached, resume() does nothing: the stream must be free to flow.
+    pipe.removeListener('readable', onReadable!);
+    if (first instanceof Error && pipe.readableLength === 0) {
+      output.destroy();
+      throw first;
+    }
+    return output;
+  }
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').slice(0, 500);
+}
