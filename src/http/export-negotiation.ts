@@ -1,6 +1,6 @@
 import type { ExportFormat } from '../sql/compile-report.js';
 import { ApiError } from '../shared/errors.js';
-import { invalidParameter } from './query-params.js';
+import { invalidParameter } from '../shared/query-params.js';
 
 export type ResponseFormat = 'json' | ExportFormat;
 

@@ -15,6 +15,9 @@ const run = promisify(execFile);
 /** How an export that fails after its first byte ends, so a truncated file never looks complete. */
 export const CSV_ERROR_TRAILER = '#adreport-error:';
 
+/** The rendered bytes, and how the export ended: undefined when complete, else why not. */
+export type ExportStream = Readable & { readonly outcome: Promise<Error | undefined> };
+
 /**
  * COPY options per format. NDJSON goes through DuckDB's CSV writer, one column of `to_json` text
  * with delimiter and quote set to control characters JSON text never holds raw (to_json escapes
@@ -52,7 +55,7 @@ export class ExportService {
    * export ended), so a failure before any output is still an HTTP error. Destroying the stream
    * interrupts the query. 503 when `maxConcurrent` exports run already.
    */
-  async open(plan: ReportPlan, format: ExportFormat): Promise<Readable> {
+  async open(plan: ReportPlan, format: ExportFormat): Promise<ExportStream> {
     if (this.closed || this.running >= this.maxConcurrent) throw new OverloadedError(5);
     this.running++;
     let released = false;
@@ -89,7 +92,7 @@ export class ExportService {
     return fifo;
   }
 
-  private async stream(fifo: string, sql: string, params: CompiledExport['params'], format: ExportFormat, release: () => void): Promise<Readable> {
+  private async stream(fifo: string, sql: string, params: CompiledExport['params'], format: ExportFormat, release: () => void): Promise<ExportStream> {
     // Reader first and non-blocking, then a writer of our own: the pipe has a reader before DuckDB
     // opens it (its open never blocks), and no end-of-file shows before DuckDB's writer has closed.
     const readFd = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
@@ -112,12 +115,15 @@ export class ExportService {
     const cleanedUp = copied.then(() => new Promise<void>((resolve) => (pipe.readableEnded || pipe.destroyed ? resolve() : pipe.once('close', () => resolve()))));
 
     let ended = false;
+    let settle!: (failure: Error | undefined) => void;
+    const outcome = new Promise<Error | undefined>((resolve) => (settle = resolve));
     /** The last byte handed on: a failure line must start on a line of its own. */
     let lastByte: number | undefined;
     /** The export's last words: nothing after success; after a failure a line saying so (Parquet: an aborted response). */
     const finish = (failure: Error | undefined) => {
       if (ended) return;
       ended = true;
+      settle(failure);
       if (!failure) output.push(null);
       else if (format === 'parquet') output.destroy(failure);
       else {
@@ -159,6 +165,7 @@ export class ExportService {
       },
       destroy: (error, callback) => {
         // The client went away (or the response failed): stop the query, nothing more to say.
+        if (!ended) settle(error ?? new Error('the client disconnected'));
         ended = true;
         abort('the client disconnected').then(
           () => callback(error),
@@ -185,7 +192,7 @@ export class ExportService {
       output.destroy();
       throw first;
     }
-    return output;
+    return Object.assign(output, { outcome });
   }
 }
 

@@ -1,8 +1,7 @@
 import type { ReportEndpoint } from '../catalog/endpoints.js';
 import { buildPlan } from '../planner/build-plan.js';
-import type { Readable } from 'node:stream';
 import type { ReportPlan, ReportRequest } from '../planner/report-plan.js';
-import type { ExportService } from './export-stream.js';
+import type { ExportService, ExportStream } from './export-stream.js';
 import { compileReport, formulaColumn, segmentColumn, statisticColumn, TOTAL_COLUMN, type ExportFormat } from '../sql/compile-report.js';
 import type { Database, Executor } from '../store/database.js';
 import type { Row } from '../store/sql-values.js';
@@ -22,8 +21,14 @@ export class ReportService {
     private readonly exports: ExportService,
   ) {}
 
+  /** Rows of the whole result (what X-TotalCount says), for an export's progress. */
+  async count(endpoint: ReportEndpoint, request: ReportRequest): Promise<number> {
+    const plan = buildPlan(endpoint, { ...request, limit: 1, offset: 0, totals: false }, this.now());
+    return this.db.read((r) => countAll(r, { ...plan, offset: 1 }));
+  }
+
   /** The whole result (or the asked page) as CSV, NDJSON or Parquet, rendered and streamed by DuckDB. */
-  async export(endpoint: ReportEndpoint, request: ReportRequest, format: ExportFormat): Promise<{ plan: ReportPlan; stream: Readable }> {
+  async export(endpoint: ReportEndpoint, request: ReportRequest, format: ExportFormat): Promise<{ plan: ReportPlan; stream: ExportStream }> {
     const plan = buildPlan(endpoint, request, this.now());
     return { plan, stream: await this.exports.open(plan, format) };
   }

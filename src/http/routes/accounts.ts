@@ -6,7 +6,7 @@ import type { AppEnv } from '../context.js';
 import { jsonContent } from '../openapi-helpers.js';
 import { acceptJson } from '../middleware/content-type.js';
 import { idParam, pathId } from '../path-ids.js';
-import { invalidParameter, parsePaging, QueryParams } from '../query-params.js';
+import { invalidParameter, parsePaging, QueryParams } from '../../shared/query-params.js';
 
 const BASE = '/provisioning/v0/accounts';
 const MAX_LABEL_FILTERS = 5;

@@ -7,7 +7,7 @@ import { idempotencyOf } from '../idempotency.js';
 import { acceptJson } from '../middleware/content-type.js';
 import { jsonContent } from '../openapi-helpers.js';
 import { idParam, pathId } from '../path-ids.js';
-import { invalidParameter, parsePaging, QueryParams } from '../query-params.js';
+import { invalidParameter, parsePaging, QueryParams } from '../../shared/query-params.js';
 import { JobSchema } from './jobs.js';
 
 const P = '/provisioning/v0';

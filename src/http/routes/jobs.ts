@@ -3,7 +3,7 @@ import { toJobResponse, type JobService } from '../../jobs/job-service.js';
 import { JOB_STATUSES, JOB_TYPES, type JobStatus, type JobType } from '../../jobs/job-types.js';
 import type { AppEnv } from '../context.js';
 import { idParam, pathId } from '../path-ids.js';
-import { invalidParameter, parsePaging, QueryParams } from '../query-params.js';
+import { invalidParameter, parsePaging, QueryParams } from '../../shared/query-params.js';
 
 export const JobSchema = z
   .object({

@@ -5,7 +5,7 @@ import type { AppEnv } from '../context.js';
 import { acceptJson } from '../middleware/content-type.js';
 import { jsonContent } from '../openapi-helpers.js';
 import { idParam, pathId } from '../path-ids.js';
-import { parsePaging, QueryParams } from '../query-params.js';
+import { parsePaging, QueryParams } from '../../shared/query-params.js';
 
 const BASE = '/provisioning/v0/accounts/id/{id}/markups';
 const secured = { security: [{ bearerAuth: [] }] };

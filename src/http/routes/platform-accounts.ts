@@ -11,7 +11,7 @@ import { jsonContent } from '../openapi-helpers.js';
 import { idempotencyOf } from '../idempotency.js';
 import { acceptJson } from '../middleware/content-type.js';
 import { idParam, pathId } from '../path-ids.js';
-import { invalidParameter, parsePaging, QueryParams } from '../query-params.js';
+import { invalidParameter, parsePaging, QueryParams } from '../../shared/query-params.js';
 import { JobSchema } from './jobs.js';
 
 const P = '/provisioning/v0';

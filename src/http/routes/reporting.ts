@@ -7,7 +7,8 @@ import { ENDPOINT_BY_PATH, ENDPOINTS, type ReportEndpoint } from '../../catalog/
 import { customFieldType, type LevelDefinition } from '../../catalog/levels.js';
 import { SEGMENTS } from '../../catalog/segments.js';
 import { DEFAULT_STATISTICS } from '../../catalog/statistics.js';
-import { NO_LIMIT, type ReportRequest } from '../../planner/report-plan.js';
+import type { ReportRequest } from '../../planner/report-plan.js';
+import { commaList, MAX_LIMIT, parseReportQuery, REPORT_PARAMETERS, reportRequest } from '../../reporting/report-request.js';
 import { CALL_DETAIL_FIELDS, listCallDetails } from '../../reporting/call-details.js';
 import { listMarkupPeriods } from '../../reporting/markup-periods.js';
 import type { ReportService } from '../../reporting/report-service.js';
@@ -15,48 +16,14 @@ import { isCalendarDay } from '../../shared/dates.js';
 import type { Database } from '../../store/database.js';
 import type { AppEnv } from '../context.js';
 import { acceptsGzip, CONTENT_TYPES, responseFormat, type ResponseFormat } from '../export-negotiation.js';
-import { invalidParameter, parsePaging, QueryParams } from '../query-params.js';
+import { invalidParameter, parsePaging, QueryParams } from '../../shared/query-params.js';
 
-const MAX_LIMIT = 10_000;
 /** Fast gzip: exports are large and the CPU is shared with DuckDB rendering them. */
 const GZIP_LEVEL = 1;
-const COMMON_PARAMETERS = ['startDate', 'endDate', 'statistics', 'segments', 'filter', 'sort', 'formulas', 'embed', 'limit', 'offset', 'totals', 'format'] as const;
-/** An export's `limit`, when one is given: the JSON form's cap does not apply. */
-const MAX_EXPORT_LIMIT = 1_000_000_000;
-
-const commaList = (query: QueryParams, name: string): string[] | undefined => {
-  const value = query.get(name);
-  if (value === undefined) return undefined;
-  const items = value.split(',').map((item) => item.trim());
-  if (items.some((item) => item === '')) invalidParameter(name, 'is a comma-separated list without empty entries');
-  return items;
-};
-
 function parseRequest(url: string, level: LevelDefinition, organizationId: number, accept: string | undefined): { request: ReportRequest; format: ResponseFormat } {
-  const query = QueryParams.parse(url, [...COMMON_PARAMETERS, level.nameParameter], ['formulas']);
+  const query = parseReportQuery(url, level);
   const format = responseFormat(query.get('format'), accept);
-  const totals = query.get('totals');
-  if (totals !== undefined && totals !== 'true' && totals !== 'false') invalidParameter('totals', 'must be true or false');
-  if (format !== 'json' && totals === 'true') invalidParameter('totals', `is part of the JSON form only; a ${format} export has the rows alone`);
-  // An export is the whole result unless a page is asked for.
-  const paging = format === 'json' ? parsePaging(query, MAX_LIMIT, 100) : query.get('limit') === undefined && query.get('offset') === undefined ? { limit: NO_LIMIT, offset: 0 } : parsePaging(query, MAX_EXPORT_LIMIT, MAX_EXPORT_LIMIT);
-  const name = query.get(level.nameParameter);
-  if (name !== undefined && (name.length === 0 || name.length > 255)) invalidParameter(level.nameParameter, 'must be 1 to 255 characters');
-  const request: ReportRequest = {
-    organizationId,
-    startDate: query.get('startDate'),
-    endDate: query.get('endDate'),
-    statistics: commaList(query, 'statistics'),
-    segments: commaList(query, 'segments'),
-    filter: query.get('filter'),
-    sort: query.get('sort'),
-    formulas: query.getAll('formulas'),
-    embed: commaList(query, 'embed'),
-    name,
-    ...paging,
-    totals: totals === 'true',
-  };
-  return { request, format };
+  return { request: reportRequest(query, level, organizationId, format), format };
 }
 
 /** The JSON page, or the whole result streamed as CSV, NDJSON or Parquet. */
@@ -105,7 +72,7 @@ function routeOf(endpoint: ReportEndpoint) {
     security: [{ bearerAuth: [] }],
     request: {
       query: z.object(
-        Object.fromEntries([...COMMON_PARAMETERS, level.nameParameter].map((name) => [name, name === 'formulas' ? z.union([z.string(), z.array(z.string())]).optional() : z.string().optional()])),
+        Object.fromEntries([...REPORT_PARAMETERS, level.nameParameter].map((name) => [name, name === 'formulas' ? z.union([z.string(), z.array(z.string())]).optional() : z.string().optional()])),
       ),
     },
     responses: {

@@ -1,4 +1,4 @@
-import { badRequest } from '../shared/errors.js';
+import { badRequest } from './errors.js';
 
 /**
  * Strict query parameters: a name the endpoint does not know, or a name given twice, is a 400

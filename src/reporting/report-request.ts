@@ -1,0 +1,57 @@
+import type { LevelDefinition } from '../catalog/levels.js';
+import { NO_LIMIT, type ReportRequest } from '../planner/report-plan.js';
+import type { ExportFormat } from '../sql/compile-report.js';
+import { invalidParameter, parsePaging, QueryParams } from '../shared/query-params.js';
+
+/** The JSON form's page cap (supplement 1). */
+export const MAX_LIMIT = 10_000;
+/** An export's `limit`, when one is given: the JSON form's cap does not apply. */
+const MAX_EXPORT_LIMIT = 1_000_000_000;
+
+/** Parameters of every statistics endpoint, besides its `name` or `text`. */
+export const REPORT_PARAMETERS = ['startDate', 'endDate', 'statistics', 'segments', 'filter', 'sort', 'formulas', 'embed', 'limit', 'offset', 'totals', 'format'] as const;
+
+export function commaList(query: QueryParams, name: string): string[] | undefined {
+  const value = query.get(name);
+  if (value === undefined) return undefined;
+  const items = value.split(',').map((item) => item.trim());
+  if (items.some((item) => item === '')) invalidParameter(name, 'is a comma-separated list without empty entries');
+  return items;
+}
+
+/** Strict parse of a statistics endpoint's query (`url` may be just `?a=b`). */
+export function parseReportQuery(url: string, level: LevelDefinition): QueryParams {
+  return QueryParams.parse(url, [...REPORT_PARAMETERS, level.nameParameter], ['formulas']);
+}
+
+/**
+ * The query as the planner takes it, for the HTTP routes and `adreport export` alike. An export
+ * is the whole result unless a page is asked for, and has no totals.
+ */
+export function reportRequest(query: QueryParams, level: LevelDefinition, organizationId: number, format: 'json' | ExportFormat): ReportRequest {
+  const totals = query.get('totals');
+  if (totals !== undefined && totals !== 'true' && totals !== 'false') invalidParameter('totals', 'must be true or false');
+  if (format !== 'json' && totals === 'true') invalidParameter('totals', `is part of the JSON form only; a ${format} export has the rows alone`);
+  const paging =
+    format === 'json'
+      ? parsePaging(query, MAX_LIMIT, 100)
+      : query.get('limit') === undefined && query.get('offset') === undefined
+        ? { limit: NO_LIMIT, offset: 0 }
+        : parsePaging(query, MAX_EXPORT_LIMIT, MAX_EXPORT_LIMIT);
+  const name = query.get(level.nameParameter);
+  if (name !== undefined && (name.length === 0 || name.length > 255)) invalidParameter(level.nameParameter, 'must be 1 to 255 characters');
+  return {
+    organizationId,
+    startDate: query.get('startDate'),
+    endDate: query.get('endDate'),
+    statistics: commaList(query, 'statistics'),
+    segments: commaList(query, 'segments'),
+    filter: query.get('filter'),
+    sort: query.get('sort'),
+    formulas: query.getAll('formulas'),
+    embed: commaList(query, 'embed'),
+    name,
+    ...paging,
+    totals: totals === 'true',
+  };
+}
