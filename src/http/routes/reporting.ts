@@ -77,10 +77,18 @@ function routeOf(endpoint: ReportEndpoint) {
     },
     responses: {
       200: {
-        description: 'One page; X-TotalCount counts the rows of the whole result.',
-        content: { 'application/json': { schema: z.object({ [level.plural]: z.array(ReportRowSchema), totals: StatisticsSchema.optional() }) } },
+        description:
+          'JSON: one page; X-TotalCount counts the rows of the whole result. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response.',
+        content: {
+          'application/json': { schema: z.object({ [level.plural]: z.array(ReportRowSchema), totals: StatisticsSchema.optional() }) },
+          'text/csv': { schema: z.string().describe('header row of JSON paths (statistics.clicks, segments.day, ...), then one row per result row') },
+          'application/x-ndjson': { schema: z.string().describe('one JSON object per line, shaped like the JSON rows') },
+          'application/vnd.apache.parquet': { schema: z.string().describe('a Parquet file, columns as in CSV') },
+        },
       },
       400: { description: 'A parameter breaks its rules; the error names it (and the position in an expression).' },
+      406: { description: 'Accept names no type the endpoint produces.' },
+      503: { description: 'All export slots are busy (exports.maxConcurrent); Retry-After says when to retry.' },
     },
   });
 }
