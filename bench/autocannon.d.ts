@@ -9,6 +9,10 @@ declare module 'autocannon' {
       headers?: Record<string, string>;
       body?: string | Buffer;
       tlsOptions?: import('node:tls').ConnectionOptions;
+      /** Requests per second over all connections (open loop: latencies corrected for coordinated omission). */
+      overallRate?: number;
+      /** Cycled through by every connection. */
+      requests?: Array<{ method?: string; path?: string; headers?: Record<string, string>; body?: string }>;
     }
     interface Histogram {
       average: number;
@@ -19,6 +23,7 @@ declare module 'autocannon' {
       p50: number;
       p90: number;
       p99: number;
+      total?: number;
     }
     interface Result {
       requests: Histogram;

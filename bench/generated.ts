@@ -1,0 +1,40 @@
+/** Generated benchmark databases: made once per scale into bench/out/scale-<N>/, reused while they end yesterday. */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { root } from './lib.js';
+
+export interface Generated {
+  readonly dir: string;
+  readonly dbPath: string;
+  readonly scale: number;
+  readonly organizations: ReadonlyArray<{ id: number; clientId: string; clientSecret: string }>;
+  readonly factRows: number;
+  readonly seconds: number;
+  /** The last day of data: yesterday when generated. */
+  readonly lastDay: string;
+}
+
+/** `data generate --scale N` into bench/out/scale-N/ unless a database ending yesterday is already there (needs `npm run build`). */
+export function generatedDatabase(scale: number, log: (line: string) => void = (line) => console.error(line)): Generated {
+  const dir = path.join(root, 'bench', 'out', `scale-${scale}`);
+  const dbPath = path.join(dir, 'adreport.duckdb');
+  const meta = path.join(dir, 'generated.json');
+  const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+  if (existsSync(meta) && existsSync(dbPath)) {
+    const known = JSON.parse(readFileSync(meta, 'utf8')) as Omit<Generated, 'dir' | 'dbPath' | 'scale'>;
+    if (known.lastDay === yesterday) return { ...known, dir, dbPath, scale };
+  }
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  log(`generating scale ${scale} into ${dbPath} ...`);
+  const run = spawnSync(process.execPath, ['dist/cli.js', 'data', 'generate', '--scale', String(scale), '--db', dbPath, '--json'], {
+    cwd: root,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (run.status !== 0) throw new Error(`data generate failed (${run.status})`);
+  const generated = { ...(JSON.parse(run.stdout) as { organizations: Generated['organizations']; factRows: number; seconds: number }), lastDay: yesterday };
+  writeFileSync(meta, JSON.stringify(generated));
+  return { ...generated, dir, dbPath, scale };
+}
