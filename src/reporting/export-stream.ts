@@ -23,7 +23,7 @@ export type ExportStream = Readable & { readonly outcome: Promise<Error | undefi
  * with delimiter and quote set to control characters JSON text never holds raw (to_json escapes
  * them): 992k rows/s against 805k for COPY ... (FORMAT json) on the same 2 M rows, same bytes.
  */
-const COPY_OPTIONS: Readonly<Record<ExportFormat, string>> = {
+export const COPY_OPTIONS: Readonly<Record<ExportFormat, string>> = {
   csv: 'FORMAT csv, HEADER true',
   ndjson: "FORMAT csv, HEADER false, DELIMITER '\x01', QUOTE '\x02', ESCAPE '\x02'",
   parquet: 'FORMAT parquet',
@@ -105,7 +105,12 @@ export class ExportService {
       .read(async (r) => {
         executor = r;
         if (abortReason !== undefined) throw new Error(abortReason);
-        await r.runOnce(sql, params);
+        try {
+          await r.runOnce(sql, params);
+        } finally {
+          // The connection goes back to the pool now: an interrupt after this would hit another request's query.
+          executor = undefined;
+        }
       })
       .then(
         () => undefined,
@@ -164,6 +169,11 @@ export class ExportService {
         if (abortReason === undefined) pipe.resume();
       },
       destroy: (error, callback) => {
+        // Node destroys a stream after its clean end too: then there is nothing to stop.
+        if (ended && !error) {
+          callback(null);
+          return;
+        }
         // The client went away (or the response failed): stop the query, nothing more to say.
         if (!ended) settle(error ?? new Error('the client disconnected'));
         ended = true;

@@ -38,7 +38,8 @@ async function respond(c: Context<AppEnv>, reports: ReportService, endpoint: Rep
   const { plan, stream } = await reports.export(endpoint, request, format);
   const gzip = format !== 'parquet' && acceptsGzip(c.req.header('accept-encoding'));
   const body = gzip ? pipeline(stream, createGzip({ level: GZIP_LEVEL }), () => undefined) : stream;
-  const base = `${endpoint.path.replaceAll('/', '-')}${request.campaignLabel ? `-${request.campaignLabel.name}` : ''}_${plan.from}_${plan.to}`;
+  const path = request.campaignLabel ? `accounts/campaign-labels/name/${request.campaignLabel.name}` : endpoint.path;
+  const base = `${path.replaceAll('/', '-')}_${plan.from}_${plan.to}`;
   return c.body(Readable.toWeb(body) as ReadableStream, 200, {
     'Content-Type': CONTENT_TYPES[format],
     'Content-Disposition': `attachment; filename="${base}.${format}"`,
