@@ -321,7 +321,8 @@ function formulaOutput(formula: PlannedFormula, plan: ReportPlan, bind: (v: SqlV
   const sql = value(formula.value, 'r', plan, bind);
   switch (formula.type) {
     case 'Integer':
-      return `round((${sql})::DOUBLE)::BIGINT`;
+      // Past BIGINT an Integer formula has no value (null), rather than failing the report.
+      return `TRY_CAST(round((${sql})::DOUBLE) AS BIGINT)`;
     case 'Decimal':
     case 'Money':
       return `round((${sql})::DOUBLE, 6)`;
