@@ -18,7 +18,6 @@
  * Exit code 1 when an export or a small request fails (or rows go missing); goals missed are
  * reported, not failed, since they depend on the machine.
  */
-import { spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';
@@ -33,6 +32,7 @@ import { compileExport, type CompiledExport, type ExportFormat } from '../src/sq
 import { toDuckDBTypes, toDuckDBValues } from '../src/store/sql-values.js';
 import { median, post, root, startServer, stopServer } from './lib.js';
 import { COPY_OPTIONS } from '../src/reporting/export-stream.js';
+import { generatedDatabase, type Generated } from './generated.js';
 
 const argv = process.argv.slice(2);
 const flag = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
@@ -56,32 +56,6 @@ interface Organization {
   clientId: string;
   clientSecret: string;
 }
-interface Generated {
-  organizations: Organization[];
-  factRows: number;
-  seconds: number;
-  lastDay: string;
-}
-
-/** Generates the database unless one ending yesterday is already there (as bench/report-load.ts does). */
-function generatedDatabase(dir: string): Generated {
-  const dbPath = path.join(dir, 'adreport.duckdb');
-  const meta = path.join(dir, 'generated.json');
-  const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
-  if (existsSync(meta) && existsSync(dbPath)) {
-    const known = JSON.parse(readFileSync(meta, 'utf8')) as Generated;
-    if (known.lastDay === yesterday) return known;
-  }
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  console.error(`generating scale ${SCALE} into ${dbPath} ...`);
-  const run = spawnSync(process.execPath, ['dist/cli.js', 'data', 'generate', '--scale', String(SCALE), '--db', dbPath, '--json'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-  if (run.status !== 0) throw new Error(`data generate failed (${run.status})`);
-  const generated = { ...(JSON.parse(run.stdout) as Omit<Generated, 'lastDay'>), lastDay: yesterday };
-  writeFileSync(meta, JSON.stringify(generated));
-  return generated;
-}
-
 const minusDays = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) - days * 86_400_000).toISOString().slice(0, 10);
 
 /** The export: an organization, an endpoint below /reporting/v0 and its query without `format`. */
@@ -596,8 +570,8 @@ function summarize(service: Record<ExportFormat, ServiceResult>, copies: Map<Cop
 
 async function main(): Promise<number> {
   if (THREADS !== undefined) process.env.ADREPORT_DB_THREADS = String(THREADS); // startServer passes process.env on
-  const dir = path.join(root, 'bench', 'out', `scale-${SCALE}`);
-  const generated = generatedDatabase(dir);
+  const generated = generatedDatabase(SCALE);
+  const dir = generated.dir;
   const request = exportRequest(generated);
   const org = request.org;
   const probePath = smallRequestPath(generated.lastDay);

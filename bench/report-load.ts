@@ -8,11 +8,11 @@
  *
  * Full: 3 runs x 10 s per request; --quick: 1 run x 3 s. Writes bench/out/report-load.md.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { generatedDatabase } from './generated.js';
 import path from 'node:path';
 import type autocannon from 'autocannon';
-import { CONNECTIONS, measure, post, report, root, startServer, stopServer } from './lib.js';
+import { CONNECTIONS, measure, post, report, startServer, stopServer } from './lib.js';
 
 const quick = process.argv.includes('--quick');
 const scaleArg = process.argv.indexOf('--scale');
@@ -20,35 +20,9 @@ const SCALE = scaleArg > 0 ? Number(process.argv[scaleArg + 1]) : 10;
 const RUNS = quick ? 1 : 3;
 const DURATION_S = quick ? 3 : 10;
 
-interface Generated {
-  organizations: Array<{ id: number; clientId: string; clientSecret: string }>;
-  factRows: number;
-  seconds: number;
-  lastDay: string;
-}
-
-/** Generates the database unless one ending yesterday is already there. */
-function generatedDatabase(dir: string): Generated {
-  const dbPath = path.join(dir, 'adreport.duckdb');
-  const meta = path.join(dir, 'generated.json');
-  const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
-  if (existsSync(meta) && existsSync(dbPath)) {
-    const known = JSON.parse(readFileSync(meta, 'utf8')) as Generated;
-    if (known.lastDay === yesterday) return known;
-  }
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  console.error(`generating scale ${SCALE} into ${dbPath} ...`);
-  const run = spawnSync(process.execPath, ['dist/cli.js', 'data', 'generate', '--scale', String(SCALE), '--db', dbPath, '--json'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-  if (run.status !== 0) throw new Error(`data generate failed (${run.status})`);
-  const generated = { ...(JSON.parse(run.stdout) as Omit<Generated, 'lastDay'>), lastDay: yesterday };
-  writeFileSync(meta, JSON.stringify(generated));
-  return generated;
-}
-
 async function main(): Promise<number> {
-  const dir = path.join(root, 'bench', 'out', `scale-${SCALE}`);
-  const generated = generatedDatabase(dir);
+  const generated = generatedDatabase(SCALE);
+  const dir = generated.dir;
   const org = generated.organizations[0]!;
   const { child, ready } = startServer(path.join(dir, 'adreport.duckdb'));
   try {

@@ -34,7 +34,9 @@ import { loadFacts, pgbench, startPostgres } from './peer/postgres.js';
 import { MIX, MIX_NAMES, mixParams, PEER_QUERIES, serviceUrlPath, verifyPeerQueries } from './peer/report-queries.js';
 
 const quick = process.argv.includes('--quick');
-const SCALES = quick ? [1] : [10, 100];
+const scaleArg = process.argv.indexOf('--scale');
+/** `--scale N` runs one scale (e.g. 10 alone when scale 100's ~40 extra minutes do not fit). */
+const SCALES = scaleArg > 0 ? [Number(process.argv[scaleArg + 1])] : quick ? [1] : [10, 100];
 const RUNS = quick ? 1 : 3;
 const SECONDS = quick ? 3 : 10;
 const CONCURRENCY = [1, 16, 64] as const;
@@ -291,7 +293,7 @@ function machineFacts(): string[] {
   return [
     `- date: ${new Date().toISOString()}`,
     `- machine: ${cpus[0]?.model ?? 'unknown cpu'}, ${cpus.length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, node ${process.version}`,
-    `- command: \`npm run bench${quick ? ' -- --quick' : ''}\` (${RUNS} run(s) x ${SECONDS} s per measurement, medians; load by autocannon in a child process over HTTPS; the service in the bench process, DuckDB threads = cores)`,
+    `- command: \`npm run bench${quick || scaleArg > 0 ? ' --' : ''}${quick ? ' --quick' : ''}${scaleArg > 0 ? ` --scale ${SCALES[0]}` : ''}\` (${RUNS} run(s) x ${SECONDS} s per measurement, medians; load by autocannon in a child process over HTTPS; the service in the bench process, DuckDB threads = cores)`,
     '- on one machine the load generator, the service and DuckDB share the cores: read ratios, not absolute claims',
   ];
 }
