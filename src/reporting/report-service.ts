@@ -2,12 +2,17 @@ import type { ReportEndpoint } from '../catalog/endpoints.js';
 import { buildPlan } from '../planner/build-plan.js';
 import type { ReportPlan, ReportRequest } from '../planner/report-plan.js';
 import type { ExportService, ExportStream } from './export-stream.js';
-import { compileReport, formulaColumn, segmentColumn, statisticColumn, TOTAL_COLUMN, type ExportFormat } from '../sql/compile-report.js';
+import { compileJsonPage, compileReport, formulaColumn, segmentColumn, statisticColumn, TOTAL_COLUMN, type ExportFormat } from '../sql/compile-report.js';
 import type { Database, Executor } from '../store/database.js';
 import type { Row } from '../store/sql-values.js';
 
+/** Pages asked with a larger limit are rendered as JSON text by DuckDB, not built as JS objects. */
+const LARGE_PAGE = 1000;
+
 export interface ReportPage {
+  /** The rows, or for a large page `rowsJson`: the same rows as one JSON array text. */
   readonly rows: Record<string, unknown>[];
+  readonly rowsJson?: string | undefined;
   /** Rows of the whole result, all pages. */
   readonly total: number;
   readonly totals: Record<string, number | null> | undefined;
@@ -20,6 +25,17 @@ export class ReportService {
     private readonly now: () => Date,
     private readonly exports: ExportService,
   ) {}
+
+  private largePage(plan: ReportPlan): Promise<ReportPage> {
+    const compiled = compileJsonPage(plan);
+    const totalsQuery = plan.totals ? compileReport(plan) : undefined;
+    return this.db.read(async (r) => {
+      const page = (await r.one<{ rows: string; total: number | bigint }>(compiled.sql, compiled.params))!;
+      const totals = totalsQuery?.totalsSql === undefined ? undefined : statisticsOf(plan, (await r.all(totalsQuery.totalsSql, totalsQuery.totalsParams))[0] ?? {});
+      const total = Number(page.total) > 0 ? Number(page.total) : await countAll(r, plan);
+      return { rows: [], rowsJson: page.rows, total, totals };
+    });
+  }
 
   /** Rows of the whole result (what X-TotalCount says), for an export's progress. */
   async count(endpoint: ReportEndpoint, request: ReportRequest): Promise<number> {
@@ -35,6 +51,7 @@ export class ReportService {
 
   async run(endpoint: ReportEndpoint, request: ReportRequest): Promise<ReportPage> {
     const plan = buildPlan(endpoint, request, this.now());
+    if (plan.limit > LARGE_PAGE) return this.largePage(plan);
     const compiled = compileReport(plan);
     return this.db.read(async (r) => {
       const found = await r.all(compiled.sql, compiled.params);

@@ -80,7 +80,12 @@ export function compileExport(plan: ReportPlan, format: ExportFormat): CompiledE
   return compile(plan, format) as CompiledExport;
 }
 
-function compile(plan: ReportPlan, mode: 'page' | ExportFormat): CompiledReport | CompiledExport {
+/** A large JSON page: `rows` (the JSON array text, rows shaped as the JSON form) and `total` (rows of the whole result). */
+export function compileJsonPage(plan: ReportPlan): CompiledExport {
+  return compile(plan, 'jsonPage') as CompiledExport;
+}
+
+function compile(plan: ReportPlan, mode: 'page' | 'jsonPage' | ExportFormat): CompiledReport | CompiledExport {
   const params: SqlValue[] = [plan.organizationId, plan.from, plan.to];
   const bind = (value: SqlValue) => {
     params.push(value);
@@ -199,6 +204,17 @@ function compile(plan: ReportPlan, mode: 'page' | ExportFormat): CompiledReport 
     ...(label ? ['r.label_value ASC'] : []),
     ...plan.segments.map((_, i) => `r.${segmentColumn(i)} ASC`),
   ];
+  if (mode === 'jsonPage') {
+    // The page as one JSON array text, rendered by DuckDB (DESIGN D3): 8,214 keyword rows took
+    // ~200 ms of event-loop time as JS objects, against a 28 ms query.
+    const columns = exportColumns(plan, label !== undefined, true, bind);
+    const flat = `SELECT ${columns.map(([, sql], i) => `${sql} AS c${i}`).join(', ')}, count(*) OVER () AS total, row_number() OVER (ORDER BY ${order.join(', ')}) AS n
+      FROM report_rows r${where}
+      ORDER BY ${order.join(', ')} LIMIT ${bind(plan.limit)}::BIGINT OFFSET ${bind(plan.offset)}::BIGINT`;
+    const line = `to_json(${nestedStruct(columns.map(([name], i): [string, string] => [name, `sorted.c${i}`]))})`;
+    const sql = `${ctes} SELECT '[' || coalesce(string_agg(${line}::VARCHAR, ',' ORDER BY sorted.n), '') || ']' AS rows, coalesce(max(sorted.total), 0) AS total FROM (${flat}) sorted`;
+    return { sql, params, columns: ['rows', 'total'] };
+  }
   if (mode !== 'page') {
     const columns = exportColumns(plan, label !== undefined, mode === 'ndjson', bind);
     const page = plan.limit === NO_LIMIT && plan.offset === 0 ? '' : ` LIMIT ${bind(plan.limit)}::BIGINT OFFSET ${bind(plan.offset)}::BIGINT`;
