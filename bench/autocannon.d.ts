@@ -11,6 +11,8 @@ declare module 'autocannon' {
       tlsOptions?: import('node:tls').ConnectionOptions;
       /** Requests per second over all connections (open loop: latencies corrected for coordinated omission). */
       overallRate?: number;
+      /** Seconds before a request counts as timed out (default 10). */
+      timeout?: number;
       /** Cycled through by every connection. */
       requests?: Array<{ method?: string; path?: string; headers?: Record<string, string>; body?: string }>;
     }
