@@ -7,7 +7,7 @@ import type { Database, Executor } from '../store/database.js';
 import type { Row } from '../store/sql-values.js';
 
 /** Pages asked with a larger limit are rendered as JSON text by DuckDB, not built as JS objects. */
-const LARGE_PAGE = 1000;
+export const LARGE_PAGE = 1000;
 
 export interface ReportPage {
   /** The rows, or for a large page `rowsJson`: the same rows as one JSON array text. */
