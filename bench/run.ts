@@ -25,8 +25,7 @@ import { serviceConfigSchema } from '../src/config/config.js';
 import { startService, type RunningService } from '../src/main.js';
 import { buildPlan } from '../src/planner/build-plan.js';
 import { parseReportQuery, reportRequest } from '../src/reporting/report-request.js';
-import { compileJsonPage, compileReport } from '../src/sql/compile-report.js';
-import { LARGE_PAGE } from '../src/reporting/report-service.js';
+import { compileJsonPage } from '../src/sql/compile-report.js';
 import type { SqlValue } from '../src/store/sql-values.js';
 import { generatedDatabase, type Generated } from './generated.js';
 import { median, post, root } from './lib.js';
@@ -71,9 +70,8 @@ function mixOf(organizationId: number, lastDay: string) {
 function floorQuery(endpoint: string, query: string, organizationId: number, now: Date): { sql: string; params: readonly SqlValue[] } {
   const found = ENDPOINT_BY_PATH.get(endpoint)!;
   const request = reportRequest(parseReportQuery(`?${query}`, found.level), found.level, organizationId, 'json');
-  const plan = buildPlan(found, request, now);
-  // Large pages are one JSON text rendered by DuckDB in the service: the floor runs that SQL too.
-  return plan.limit > LARGE_PAGE ? compileJsonPage(plan) : compileReport(plan);
+  // The service's page is one JSON text rendered by DuckDB: the floor runs that SQL.
+  return compileJsonPage(buildPlan(found, request, now));
 }
 
 function loadChild(options: autocannon.Options): Promise<LoadRun> {

@@ -31,13 +31,8 @@ async function respond(c: Context<AppEnv>, reports: ReportService, endpoint: Rep
   const { request, format } = parsed;
   if (format === 'json') {
     const page = await reports.run(endpoint, request);
-    if (page.rowsJson !== undefined) {
-      const totals = page.totals ? `,"totals":${JSON.stringify(page.totals)}` : '';
-      return c.body(`{"${endpoint.level.plural}":${page.rowsJson}${totals}}`, 200, { 'Content-Type': 'application/json', 'X-TotalCount': String(page.total), Vary: 'Accept' });
-    }
-    const body: Record<string, unknown> = { [endpoint.level.plural]: page.rows };
-    if (page.totals) body.totals = page.totals;
-    return c.json(body, 200, { 'X-TotalCount': String(page.total), Vary: 'Accept' });
+    const totals = page.totals ? `,"totals":${JSON.stringify(page.totals)}` : '';
+    return c.body(`{"${endpoint.level.plural}":${page.rowsJson}${totals}}`, 200, { 'Content-Type': 'application/json', 'X-TotalCount': String(page.total), Vary: 'Accept' });
   }
   const { plan, stream } = await reports.export(endpoint, request, format);
   const gzip = format !== 'parquet' && acceptsGzip(c.req.header('accept-encoding'));
