@@ -140,6 +140,19 @@ describe('bad parameters: 400 naming the parameter', () => {
     await expect200('ads', { limit: 7, offset: 14 });
   });
 
+  it('a page over 64 KB (sent in slices) arrives whole: Content-Length counts its bytes, its rows are the pages of 100 end to end', async () => {
+    const days = { startDate: addDays(Y, -6), endDate: Y, segments: 'Day' };
+    const labelled = await expect200('accounts', { ...days, embed: 'labels', limit: 10_000 });
+    const big = await expect200('ads', { ...days, limit: 1000 });
+    for (const res of [labelled, big]) expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.text));
+    // The multi-byte label makes bytes and characters differ.
+    expect(Buffer.byteLength(labelled.text)).toBeGreaterThan(labelled.text.length);
+    expect(Buffer.byteLength(big.text)).toBeGreaterThan(64 * 1024);
+    const paged: unknown[] = [];
+    for (let offset = 0; offset < 1000; offset += 100) paged.push(...(await expect200('ads', { ...days, limit: 100, offset })).json.ads);
+    expect(big.json.ads).toEqual(paged);
+  });
+
   it('an unknown parameter, and a parameter given twice (formulas may repeat)', async () => {
     for (const level of LEVELS) await expect400(level.path, { foo: '1' }, 'foo');
     await expect400('campaigns', { Statistics: 'clicks' }, 'Statistics');

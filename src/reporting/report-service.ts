@@ -7,8 +7,8 @@ import type { Database, Executor } from '../store/database.js';
 import type { Row } from '../store/sql-values.js';
 
 export interface ReportPage {
-  /** The page's rows as one JSON array text, shaped as supplement 5 says (DuckDB renders it). */
-  readonly rowsJson: string;
+  /** The page's rows as one JSON array in UTF-8, shaped as supplement 5 says (DuckDB renders it). */
+  readonly rowsJson: Uint8Array<ArrayBuffer>;
   /** Rows of the whole result, all pages. */
   readonly total: number;
   readonly totals: Record<string, number | null> | undefined;
@@ -32,7 +32,7 @@ export class ReportService {
     const compiled = compileJsonPage(plan);
     const totalsQuery = plan.totals ? compileReport(plan) : undefined;
     return this.db.read(async (r) => {
-      const page = (await r.one<{ rows: string; total: number | bigint }>(compiled.sql, compiled.params))!;
+      const page = (await r.one<{ rows: Uint8Array<ArrayBuffer>; total: number | bigint }>(compiled.sql, compiled.params))!;
       const totals = totalsQuery?.totalsSql === undefined ? undefined : statisticsOf(plan, (await r.all(totalsQuery.totalsSql, totalsQuery.totalsParams))[0] ?? {});
       // An empty page past the end still tells the total: count it when the page has no row to carry it.
       const total = Number(page.total) > 0 ? Number(page.total) : await countAll(r, plan);

@@ -212,7 +212,9 @@ function compile(plan: ReportPlan, mode: 'page' | 'jsonPage' | ExportFormat): Co
       FROM report_rows r${where}
       ORDER BY ${order.join(', ')} LIMIT ${bind(plan.limit)}::BIGINT OFFSET ${bind(plan.offset)}::BIGINT`;
     const line = `to_json(${nestedStruct(columns.map(([name], i): [string, string] => [name, `sorted.c${i}`]))})`;
-    const sql = `${ctes} SELECT '[' || coalesce(string_agg(${line}::VARCHAR, ',' ORDER BY sorted.n), '') || ']' AS rows, coalesce(max(sorted.total), 0) AS total FROM (${flat}) sorted`;
+    // As UTF-8 bytes (BLOB), not VARCHAR: the service sends them as they are, where a string costs
+    // a decode into JS, a byte count and an encode again on the event loop (~10 ms per 3.4 MB page).
+    const sql = `${ctes} SELECT encode('[' || coalesce(string_agg(${line}::VARCHAR, ',' ORDER BY sorted.n), '') || ']') AS rows, coalesce(max(sorted.total), 0) AS total FROM (${flat}) sorted`;
     return { sql, params, columns: ['rows', 'total'] };
   }
   if (mode !== 'page') {

@@ -15,6 +15,7 @@ import type { ReportService } from '../../reporting/report-service.js';
 import { isCalendarDay } from '../../shared/dates.js';
 import type { Database } from '../../store/database.js';
 import type { AppEnv } from '../context.js';
+import { jsonPageBody } from '../json-page-body.js';
 import { acceptsGzip, CONTENT_TYPES, responseFormat, type ResponseFormat } from '../export-negotiation.js';
 import { invalidParameter, parsePaging, QueryParams } from '../../shared/query-params.js';
 
@@ -32,7 +33,8 @@ async function respond(c: Context<AppEnv>, reports: ReportService, endpoint: Rep
   if (format === 'json') {
     const page = await reports.run(endpoint, request);
     const totals = page.totals ? `,"totals":${JSON.stringify(page.totals)}` : '';
-    return c.body(`{"${endpoint.level.plural}":${page.rowsJson}${totals}}`, 200, { 'Content-Type': 'application/json', 'X-TotalCount': String(page.total), Vary: 'Accept' });
+    const { body, length } = jsonPageBody(`{"${endpoint.level.plural}":`, page.rowsJson, `${totals}}`);
+    return c.body(body, 200, { 'Content-Type': 'application/json', 'Content-Length': String(length), 'X-TotalCount': String(page.total), Vary: 'Accept' });
   }
   const { plan, stream } = await reports.export(endpoint, request, format);
   const gzip = format !== 'parquet' && acceptsGzip(c.req.header('accept-encoding'));
