@@ -19,6 +19,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { DuckDBInstance } from '@duckdb/node-api';
 import type autocannon from 'autocannon';
 import { ENDPOINT_BY_PATH } from '../src/catalog/endpoints.js';
 import { serviceConfigSchema } from '../src/config/config.js';
@@ -31,6 +32,7 @@ import { generatedDatabase, type Generated } from './generated.js';
 import { median, post, root } from './lib.js';
 import { runMicro, type MicroResult } from './micro.js';
 import { loadFacts, pgbench, startPostgres } from './peer/postgres.js';
+import type { OpenLoopOptions, OpenLoopResult } from './open-loop-child.js';
 import { MIX, MIX_NAMES, mixParams, PEER_QUERIES, serviceUrlPath, verifyPeerQueries } from './peer/report-queries.js';
 
 const quick = process.argv.includes('--quick');
@@ -42,11 +44,8 @@ const SECONDS = quick ? 3 : 10;
 const CONCURRENCY = [1, 16, 64] as const;
 const BIG = 1_000_000;
 
-/** The worst event-loop delay seen over the load runs (max, and the worst run's p99). */
-interface LoopWatch {
-  maxMs: number;
-  p99Ms: number;
-}
+/** Event-loop delay per load run (max and p99, ms), by run label. */
+type LoopWatch = Map<string, { maxMs: number; p99Ms: number }>;
 
 interface LoadRun {
   rps: number;
@@ -55,6 +54,11 @@ interface LoadRun {
   requests: number;
   non2xx: number;
   errors: number;
+}
+
+interface OpenLoopRun extends LoadRun {
+  connections: number;
+  byName: Record<string, { p50: number; p99: number }>;
 }
 
 /** The load mix (defined with the peer's equivalent SQL in bench/peer/report-queries.ts). */
@@ -74,72 +78,107 @@ function floorQuery(endpoint: string, query: string, organizationId: number, now
   return compileJsonPage(buildPlan(found, request, now));
 }
 
-function loadChild(options: autocannon.Options): Promise<LoadRun> {
+/** Runs a bench child script with one JSON argument and resolves with the JSON of its last stdout line. */
+function jsonChild<T>(script: string, options: object): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'bench', 'load-child.ts'), JSON.stringify(options)], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'bench', script), JSON.stringify(options)], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!) as LoadRun) : reject(new Error(`autocannon child exited ${code}`))));
+    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!) as T) : reject(new Error(`${script} exited ${code}`))));
   });
 }
 
-/** Medians of RUNS runs after a 1 s warm-up. */
-async function measureLoad(label: string, requested: autocannon.Options, loop?: LoopWatch): Promise<LoadRun> {
-  // 64 connections of keyword pulls queue for longer than autocannon's default 10 s timeout: count those as latency, not errors.
-  const options = { timeout: 60, ...requested };
-  await loadChild({ ...options, duration: 1 });
-  // The event loop is watched while the service is under load only, not while the floor runs in
-  // this process; a histogram per run, since one re-enabled after a pause counts the pause as a delay.
-  const histogram = monitorEventLoopDelay({ resolution: 5 });
-  histogram.enable();
-  const runs: LoadRun[] = [];
-  for (let i = 0; i < RUNS; i++) runs.push(await loadChild({ ...options, duration: SECONDS }));
-  histogram.disable();
-  if (loop) {
-    loop.maxMs = Math.max(loop.maxMs, histogram.max / 1e6);
-    loop.p99Ms = Math.max(loop.p99Ms, histogram.percentile(99) / 1e6);
+/**
+ * RUNS runs of `runFor(SECONDS)` after a 1 s warm-up, the event loop watched during each, and
+ * `between` (the floor) after each, so drift on a shared machine hits the service and the floor
+ * alike. The loop is watched while the service is under load only; a histogram per run, since
+ * one re-enabled after a pause counts the pause as a delay.
+ */
+async function measureRuns<R extends LoadRun>(label: string, runFor: (seconds: number) => Promise<R>, loop: LoopWatch, between?: () => Promise<void>): Promise<R[]> {
+  await runFor(1);
+  const runs: R[] = [];
+  const watched = { maxMs: 0, p99Ms: 0 };
+  for (let i = 0; i < RUNS; i++) {
+    const histogram = monitorEventLoopDelay({ resolution: 5 });
+    histogram.enable();
+    runs.push(await runFor(SECONDS));
+    histogram.disable();
+    watched.maxMs = Math.max(watched.maxMs, histogram.max / 1e6);
+    watched.p99Ms = Math.max(watched.p99Ms, histogram.percentile(99) / 1e6);
+    await between?.();
   }
+  loop.set(label, watched);
+  return runs;
+}
+
+/** The medians of the runs (errors summed), logged. */
+function medianRun(label: string, runs: readonly LoadRun[]): LoadRun {
   const m = (pick: (r: LoadRun) => number) => median(runs.map(pick));
   const result = { rps: m((r) => r.rps), p50: m((r) => r.p50), p99: m((r) => r.p99), requests: m((r) => r.requests), non2xx: sum(runs, (r) => r.non2xx), errors: sum(runs, (r) => r.errors) };
-  console.error(`${label}: ${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms${result.non2xx + result.errors > 0 ? `, ${result.non2xx} non-2xx, ${result.errors} errors` : ''}`);
+  console.error(`${label}: ${Math.round(result.rps)} req/s, p50 ${fmt(result.p50, 1)} ms, p99 ${fmt(result.p99, 1)} ms${result.non2xx + result.errors > 0 ? `, ${result.non2xx} non-2xx, ${result.errors} errors` : ''}`);
   return result;
+}
+
+/** Closed-loop load by autocannon: medians of RUNS runs. */
+async function measureLoad(label: string, requested: autocannon.Options, loop: LoopWatch, between?: () => Promise<void>): Promise<LoadRun> {
+  // 64 connections of keyword pulls queue for longer than autocannon's default 10 s timeout: count those as latency, not errors.
+  const options = { timeout: 60, ...requested };
+  return medianRun(label, await measureRuns(label, (duration) => jsonChild<LoadRun>('load-child.ts', { ...options, duration }), loop, between));
+}
+
+/** The service under autocannon and the engine floor over the same queries at the same concurrency, run by run in turn. */
+async function measureAgainstFloor(label: string, options: autocannon.Options, loop: LoopWatch, service: RunningService, queries: readonly Query[]): Promise<{ service: LoadRun; floor: FloorRun }> {
+  for (const q of queries) await service.db.read((r) => r.all(q.sql, q.params));
+  const floors: FloorRun[] = [];
+  const serviceRun = await measureLoad(label, options, loop, async () => void floors.push(await floorRun(service, queries, options.connections ?? 1)));
+  return { service: serviceRun, floor: { qps: median(floors.map((f) => f.qps)), p50: median(floors.map((f) => f.p50)), p99: median(floors.map((f) => f.p99)) } };
+}
+
+/** Open-loop load at a constant rate (bench/open-loop-child.ts): medians of RUNS runs, overall and per request name. */
+async function measureOpenLoop(label: string, options: Omit<OpenLoopOptions, 'duration'>, loop: LoopWatch): Promise<OpenLoopRun> {
+  const runs = await measureRuns(label, (duration) => jsonChild<OpenLoopResult>('open-loop-child.ts', { ...options, duration }), loop);
+  const byName = Object.fromEntries(
+    Object.keys(runs[0]!.byName).map((name) => {
+      const of = runs.map((r) => r.byName[name]!);
+      return [name, { p50: median(of.map((x) => x.p50)), p99: median(of.map((x) => x.p99)) }];
+    }),
+  );
+  return { ...medianRun(label, runs), connections: Math.max(...runs.map((r) => r.connections)), byName };
 }
 
 const sum = <T>(xs: readonly T[], pick: (x: T) => number) => xs.reduce((a, x) => a + pick(x), 0);
 
+type Query = { sql: string; params: readonly SqlValue[] };
+type FloorRun = { qps: number; p50: number; p99: number };
+
 /** The engine floor: `workers` loops running the queries on the service's own DuckDB connections for SECONDS. */
-async function floorRun(service: RunningService, queries: ReadonlyArray<{ sql: string; params: readonly SqlValue[] }>, workers: number): Promise<{ qps: number; p50: number; p99: number }> {
-  for (const q of queries) await service.db.read((r) => r.all(q.sql, q.params));
-  const samples: number[][] = [];
-  for (let run = 0; run < RUNS; run++) {
-    const latencies: number[] = [];
-    const until = performance.now() + SECONDS * 1000;
-    await Promise.all(
-      Array.from({ length: workers }, async (_, w) => {
-        for (let i = w; performance.now() < until; i++) {
-          const q = queries[i % queries.length]!;
-          const started = performance.now();
-          await service.db.read((r) => r.all(q.sql, q.params));
-          latencies.push(performance.now() - started);
-        }
-      }),
-    );
-    samples.push(latencies);
-  }
-  const qps = median(samples.map((l) => l.length / SECONDS));
-  const pct = (l: number[], p: number) => [...l].sort((a, b) => a - b)[Math.min(l.length - 1, Math.floor(p * l.length))]!;
-  return { qps, p50: median(samples.map((l) => pct(l, 0.5))), p99: median(samples.map((l) => pct(l, 0.99))) };
+async function floorRun(service: RunningService, queries: readonly Query[], workers: number): Promise<FloorRun> {
+  const latencies: number[] = [];
+  const until = performance.now() + SECONDS * 1000;
+  await Promise.all(
+    Array.from({ length: workers }, async (_, w) => {
+      for (let i = w; performance.now() < until; i++) {
+        const q = queries[i % queries.length]!;
+        const started = performance.now();
+        await service.db.read((r) => r.all(q.sql, q.params));
+        latencies.push(performance.now() - started);
+      }
+    }),
+  );
+  const sorted = latencies.sort((a, b) => a - b);
+  const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+  return { qps: latencies.length / SECONDS, p50: pct(0.5), p99: pct(0.99) };
 }
 
 interface ScaleResult {
   scale: number;
   factRows: number;
-  single: Array<{ name: string; service: LoadRun; floor: { qps: number; p50: number; p99: number } }>;
-  mix: Array<{ connections: number; service: LoadRun; floor: { qps: number; p50: number; p99: number } }>;
-  openLoop: { rate: number; run: LoadRun };
+  single: Array<{ name: string; service: LoadRun; floor: FloorRun }>;
+  mix: Array<{ connections: number; service: LoadRun; floor: FloorRun }>;
+  openLoop: { rate: number; run: OpenLoopRun };
   other: Array<{ name: string; run: LoadRun }>;
-  loop: { maxMs: number; p99Ms: number };
+  loop: LoopWatch;
   peer: { version: string; loadSeconds: number; single: Array<{ name: string; p50: number; tps16: number }> } | { skipped: string };
 }
 
@@ -152,7 +191,7 @@ async function benchScale(generated: Generated): Promise<ScaleResult> {
     rateLimit: { ratePerSecond: BIG, burst: BIG, tokenRatePerSecond: BIG, tokenBurst: BIG },
   });
   const service = await startService(config, { logError: (entry) => console.error('server error:', entry.error) });
-  const loop: LoopWatch = { maxMs: 0, p99Ms: 0 };
+  const loop: LoopWatch = new Map();
   let result: Omit<ScaleResult, 'peer'>;
   try {
     const base = `https://127.0.0.1:${service.port}`;
@@ -168,20 +207,19 @@ async function benchScale(generated: Generated): Promise<ScaleResult> {
     // Each request type alone, one at a time: the service's latency over the engine's.
     const single = [];
     for (const [i, m] of mix.entries()) {
-      const serviceRun = await measureLoad(`${m.name} x1`, { url: url(m), headers: bearer, connections: 1 }, loop);
-      single.push({ name: m.name, service: serviceRun, floor: await floorRun(service, [floors[i]!], 1) });
+      single.push({ name: m.name, ...(await measureAgainstFloor(`${m.name} x1`, { url: url(m), headers: bearer, connections: 1 }, loop, service, [floors[i]!])) });
     }
     // The mix at 1, 16 and 64 connections, against the engine at the same concurrency.
     const requests = mix.map((m) => ({ method: 'GET', path: m.urlPath, headers: bearer }));
     const mixRuns = [];
     for (const connections of CONCURRENCY) {
-      const serviceRun = await measureLoad(`mix x${connections}`, { url: base, requests, connections }, loop);
-      mixRuns.push({ connections, service: serviceRun, floor: await floorRun(service, floors, connections) });
+      mixRuns.push({ connections, ...(await measureAgainstFloor(`mix x${connections}`, { url: base, requests, connections }, loop, service, floors)) });
     }
     // Open loop at half of the saturated rate: p99 / p50 without coordinated omission.
     const saturated = Math.max(...mixRuns.map((r) => r.service.rps));
     const rate = Math.max(1, Math.round(saturated / 2));
-    const openLoop = { rate, run: await measureLoad(`mix open loop ${rate}/s`, { url: base, requests, connections: 16, overallRate: rate }, loop) };
+    const named = mix.map((m) => ({ name: m.name, path: m.urlPath, headers: bearer }));
+    const openLoop = { rate, run: await measureOpenLoop(`mix open loop ${rate}/s`, { base, ca: service.tls!.cert, rate, requests: named }, loop) };
     // Token endpoint and accounts.
     const other = [
       { name: 'POST /token', run: await measureLoad('token x16', { url: `${base}/token`, method: 'POST', headers: form, body: 'grant_type=client_credentials', connections: 16 }, loop) },
@@ -192,7 +230,7 @@ async function benchScale(generated: Generated): Promise<ScaleResult> {
           url: `${base}/provisioning/v0/accounts`,
           method: 'POST',
           headers: { ...bearer, 'content-type': 'application/json' },
-          body: JSON.stringify({ account: { name: 'Bench GmbH', languageCode: 'de', countryCode: 'DE', currency: 'EUR' } }),
+          body: JSON.stringify({ account: { name: BENCH_ACCOUNT_NAME, languageCode: 'de', countryCode: 'DE', currency: 'EUR' } }),
           connections: 16,
         }, loop),
       },
@@ -200,8 +238,25 @@ async function benchScale(generated: Generated): Promise<ScaleResult> {
     result = { scale: generated.scale, factRows: generated.factRows, single, mix: mixRuns, openLoop, other, loop };
   } finally {
     await service.close();
+    await removeBenchAccounts(generated.dbPath, org.id);
   }
   return { ...result, peer: await benchPeer(generated) };
+}
+
+const BENCH_ACCOUNT_NAME = 'Bench GmbH';
+
+/** The generated database is reused: the accounts the create run made go, so the next run's list measures the same table. */
+async function removeBenchAccounts(dbPath: string, organizationId: number): Promise<void> {
+  const instance = await DuckDBInstance.create(dbPath);
+  try {
+    const connection = await instance.connect();
+    const removed = await connection.run('DELETE FROM accounts WHERE organization_id = $1 AND name = $2', [organizationId, BENCH_ACCOUNT_NAME]);
+    await connection.run('DELETE FROM account_labels WHERE account_id NOT IN (SELECT id FROM accounts)');
+    console.error(`removed the ${removed.rowsChanged} accounts the create run made`);
+    connection.closeSync();
+  } finally {
+    instance.closeSync();
+  }
 }
 
 /** PostgreSQL with the same facts and the same four queries (pgbench); the service must be stopped (one process per DuckDB file). */
@@ -255,11 +310,24 @@ function scaleSection(r: ScaleResult): string[] {
     lines.push(`| ${m.connections} | ${fmt(m.service.rps)} | ${fmt(m.service.p50, 1)} | ${fmt(m.service.p99, 1)} | ${fmt(m.floor.qps)} | ${fmt(ratio, 2)} | ${m.connections === 1 ? '-' : verdict(ratio >= 0.85)} |`);
   }
   const open = r.openLoop.run;
+  const openRatio = open.p99 / open.p50;
+  const worstLoop = [...r.loop].reduce((a, b) => (b[1].maxMs > a[1].maxMs ? b : a));
   lines.push(
     '',
-    `Open loop at half of saturation (${r.openLoop.rate} req/s, 16 connections): p50 ${fmt(open.p50, 1)} ms, p99 ${fmt(open.p99, 1)} ms, p99 / p50 ${fmt(open.p99 / open.p50, 2)} (goal <= 3: ${verdict(open.p99 / open.p50 <= 3)}).`,
+    `### Open loop at half of saturation: ${r.openLoop.rate} requests/s, constant rate (bench/open-loop-child.ts, up to ${open.connections} connections)`,
     '',
-    `Event loop during the load runs: max delay ${fmt(r.loop.maxMs, 1)} ms, p99 ${fmt(r.loop.p99Ms, 1)} ms (goal: never blocked over 50 ms: ${verdict(r.loop.maxMs <= 50)}).`,
+    '| request | p50 ms | p99 ms | p99 / p50 |',
+    '|---|---:|---:|---:|',
+    `| the mix | ${fmt(open.p50, 1)} | ${fmt(open.p99, 1)} | ${fmt(openRatio, 2)} (goal <= 3: ${verdict(openRatio <= 3)}) |`,
+    ...Object.entries(open.byName).map(([name, x]) => `| ${name} | ${fmt(x.p50, 1)} | ${fmt(x.p99, 1)} | ${fmt(x.p99 / x.p50, 2)} |`),
+    '',
+    `The mix's own spread, one request at a time: p99 / p50 ${fmt(r.mix[0]!.service.p99 / r.mix[0]!.service.p50, 2)} (${fmt(r.mix[0]!.service.p50, 1)} / ${fmt(r.mix[0]!.service.p99, 1)} ms at 1 connection).`,
+    '',
+    `### Event loop (max delay over each load measurement; goal: never blocked over 50 ms: ${verdict(worstLoop[1].maxMs <= 50)}, worst: ${worstLoop[0]})`,
+    '',
+    '| load | max ms | p99 ms |',
+    '|---|---:|---:|',
+    ...[...r.loop].map(([label, l]) => `| ${label} | ${fmt(l.maxMs, 1)} | ${fmt(l.p99Ms, 1)} |`),
     '',
     '### Token and account endpoints (16 connections)',
     '',
