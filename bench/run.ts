@@ -4,9 +4,9 @@
  *
  * - micro: parse + plan + compile of representative requests (tinybench);
  * - load: a fixed mix of report requests over HTTPS (autocannon in a child process) at 1, 16 and
- *   64 connections, each request type alone at 1 connection, an open-loop run at half of
- *   saturation, and the token and account endpoints; the service runs in this process so its
- *   event loop can be watched (perf_hooks' delay histogram);
+ *   64 connections, each request type alone at 1 connection, a constant-rate open-loop run at
+ *   half of saturation (bench/open-loop-child.ts), and the token and account endpoints; the
+ *   service runs in this process so its event loop can be watched (perf_hooks' delay histogram);
  * - engine floor: the SQL the planner emits, run on the same DuckDB instance in-process;
  * - peer: PostgreSQL from Debian's packages on loopback with the same facts (bench/peer/).
  *
@@ -15,7 +15,7 @@
  * answers, or the peer's answers differ from the service's; goals are reported, not enforced.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -297,8 +297,8 @@ function microTable(results: readonly MicroResult[]): string[] {
   return ['| request | ops/s | p50 us | p99 us |', '|---|---:|---:|---:|', ...results.map((r) => `| ${r.name} | ${fmt(r.opsPerSecond)} | ${fmt(r.p50Us, 1)} | ${fmt(r.p99Us, 1)} |`)];
 }
 
-function scaleSection(r: ScaleResult): string[] {
-  const lines = [`## Scale ${r.scale} (${r.factRows.toLocaleString('en-US')} fact rows)`, ''];
+function scaleSection(r: ScaleResult & { stolen: string }): string[] {
+  const lines = [`## Scale ${r.scale} (${r.factRows.toLocaleString('en-US')} fact rows; CPU time stolen by the hypervisor meanwhile: ${r.stolen})`, ''];
   lines.push('### One request at a time: service vs engine floor (p50 ms)', '', '| request | service p50 | floor p50 | service / floor | goal <= 1.25 |', '|---|---:|---:|---:|---|');
   for (const s of r.single) {
     const ratio = s.service.p50 / s.floor.p50;
@@ -359,24 +359,46 @@ function scaleSection(r: ScaleResult): string[] {
   return lines;
 }
 
-function machineFacts(): string[] {
+/** CPU time counters of /proc/stat (USER_HZ ticks): all, and stolen by the hypervisor for other guests. */
+function cpuTicks(): { total: number; steal: number } | undefined {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+    return { total: fields.reduce((a, b) => a + b, 0), steal: fields[7]! };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The share of CPU time the hypervisor gave other guests since `from`: a virtual machine's cores are shared. */
+function stolenSince(from: ReturnType<typeof cpuTicks>): string {
+  const to = cpuTicks();
+  return from && to ? `${((100 * (to.steal - from.steal)) / (to.total - from.total)).toFixed(1)}%` : 'unknown (no /proc/stat)';
+}
+
+function machineFacts(startTicks: ReturnType<typeof cpuTicks>): string[] {
   const cpus = os.cpus();
   return [
     `- date: ${new Date().toISOString()}`,
+    `- CPU time stolen by the hypervisor during the run: ${stolenSince(startTicks)}`,
     `- machine: ${cpus[0]?.model ?? 'unknown cpu'}, ${cpus.length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, node ${process.version}`,
-    `- command: \`npm run bench${quick || scaleArg > 0 ? ' --' : ''}${quick ? ' --quick' : ''}${scaleArg > 0 ? ` --scale ${SCALES[0]}` : ''}\` (${RUNS} run(s) x ${SECONDS} s per measurement, medians; load by autocannon in a child process over HTTPS; the service in the bench process, DuckDB threads = cores)`,
+    `- command: \`npm run bench${quick || scaleArg > 0 ? ' --' : ''}${quick ? ' --quick' : ''}${scaleArg > 0 ? ` --scale ${SCALES[0]}` : ''}\` (${RUNS} run(s) x ${SECONDS} s per measurement, medians; closed-loop load by autocannon, open-loop load by bench/open-loop-child.ts, each in a child process over HTTPS; the service in the bench process, DuckDB threads = cores)`,
     '- on one machine the load generator, the service and DuckDB share the cores: read ratios, not absolute claims',
   ];
 }
 
 async function main(): Promise<number> {
+  const startTicks = cpuTicks();
   const micro = await runMicro(quick);
-  const scales: ScaleResult[] = [];
-  for (const scale of SCALES) scales.push(await benchScale(generatedDatabase(scale)));
+  const scales: Array<ScaleResult & { stolen: string }> = [];
+  for (const scale of SCALES) {
+    const generated = generatedDatabase(scale);
+    const ticks = cpuTicks();
+    scales.push({ ...(await benchScale(generated)), stolen: stolenSince(ticks) });
+  }
   const lines = [
     `# Benchmarks${quick ? ' (quick smoke run)' : ''}`,
     '',
-    ...machineFacts(),
+    ...machineFacts(startTicks),
     '',
     '## Micro: parse + plan + compile (tinybench)',
     '',
