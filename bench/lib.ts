@@ -22,6 +22,10 @@ export interface Run {
   non2xx: number;
   errors: number;
 }
+/** A run of bench/run.ts's load children (median requests over the runs). */
+export interface LoadRun extends Run {
+  requests: number;
+}
 
 /** Spawns `adreport serve` with rate limits lifted and resolves with its `listening` line (or rejects if it exits first). */
 export function startServer(dbPath: string, extraArgs: readonly string[] = []): { child: ChildProcess; ready: Promise<Listening> } {

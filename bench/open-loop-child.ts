@@ -14,6 +14,7 @@
  * prints one JSON line: overall and per-request-name p50 / p99 in ms.
  */
 import https from 'node:https';
+import type { LoadRun } from './lib.js';
 
 export interface OpenLoopOptions {
   base: string;
@@ -27,13 +28,7 @@ export interface OpenLoopOptions {
   timeoutSeconds?: number;
 }
 
-export interface OpenLoopResult {
-  rps: number;
-  p50: number;
-  p99: number;
-  requests: number;
-  non2xx: number;
-  errors: number;
+export interface OpenLoopResult extends LoadRun {
   /** The most connections open at once. */
   connections: number;
   byName: Record<string, { p50: number; p99: number; requests: number }>;

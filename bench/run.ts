@@ -29,7 +29,7 @@ import { parseReportQuery, reportRequest } from '../src/reporting/report-request
 import { compileJsonPage } from '../src/sql/compile-report.js';
 import type { SqlValue } from '../src/store/sql-values.js';
 import { generatedDatabase, type Generated } from './generated.js';
-import { median, post, root } from './lib.js';
+import { median, post, root, type LoadRun } from './lib.js';
 import { runMicro, type MicroResult } from './micro.js';
 import { loadFacts, pgbench, startPostgres } from './peer/postgres.js';
 import type { OpenLoopOptions, OpenLoopResult } from './open-loop-child.js';
@@ -46,15 +46,6 @@ const BIG = 1_000_000;
 
 /** Event-loop delay per load run (max and p99, ms), by run label. */
 type LoopWatch = Map<string, { maxMs: number; p99Ms: number }>;
-
-interface LoadRun {
-  rps: number;
-  p50: number;
-  p99: number;
-  requests: number;
-  non2xx: number;
-  errors: number;
-}
 
 interface OpenLoopRun extends LoadRun {
   connections: number;
