@@ -122,3 +122,49 @@ describe('opening a file held by another process', () => {
     }
   });
 });
+
+describe('lazy rows', () => {
+  // Three ~200 KB BLOBs, each of one repeated letter, so every byte can be checked.
+  const BLOBS = "SELECT i, encode(repeat(chr(64 + i::INTEGER), 200000)) AS b FROM range(1, 4) t(i) ORDER BY i";
+
+  it('give each cell as all() does, a BLOB as its bytes, read after the connection went back to the pool', async () => {
+    const { db } = await openFresh();
+    const rows = await db.read((r) => r.lazy(BLOBS));
+    // Another query on every connection meanwhile: the rows belong to their result, not to the connection.
+    await Promise.all([db.read((r) => r.all('SELECT 1')), db.read((r) => r.all('SELECT 2'))]);
+    expect(rows.rowCount).toBe(3);
+    for (let i = 0; i < 3; i++) {
+      expect(rows.get(i, 0)).toBe(i + 1);
+      const bytes = rows.get(i, 1) as Uint8Array;
+      expect(bytes.byteLength).toBe(200_000);
+      expect(bytes.every((b) => b === 65 + i)).toBe(true);
+    }
+    rows.release();
+    expect(() => rows.get(0, 0)).toThrow(/after release/);
+    await db.close();
+  });
+
+  it('still readable after the store closed under them (copied out first); released ones are not copied', async () => {
+    const { db } = await openFresh();
+    const kept = await db.read((r) => r.lazy(BLOBS));
+    const released = await db.read((r) => r.lazy('SELECT 1 AS x'));
+    released.release();
+    await db.close();
+    expect((kept.get(2, 1) as Uint8Array).every((b) => b === 67)).toBe(true);
+    expect(kept.get(1, 0)).toBe(2);
+    expect(() => released.get(0, 0)).toThrow(/after release/);
+    kept.release();
+  });
+
+  it('a BLOB of up to 12 bytes (DuckDB keeps those inline) is a copy too', async () => {
+    const { db } = await openFresh();
+    const rows = await db.read((r) => r.lazy("SELECT encode('short') AS b, encode('') AS e, NULL::BLOB AS n"));
+    const short = rows.get(0, 0) as Uint8Array;
+    expect((rows.get(0, 1) as Uint8Array).byteLength).toBe(0);
+    expect(rows.get(0, 2)).toBeNull();
+    rows.release();
+    await db.close();
+    expect(Buffer.from(short).toString()).toBe('short');
+    expect(rows.rowCount).toBe(1);
+  });
+});

@@ -4,11 +4,22 @@ import type { ReportPlan, ReportRequest } from '../planner/report-plan.js';
 import type { ExportService, ExportStream } from './export-stream.js';
 import { compileJsonPage, compileReport, statisticColumn, TOTAL_COLUMN, type ExportFormat } from '../sql/compile-report.js';
 import type { Database, Executor } from '../store/database.js';
+import type { LazyRows } from '../store/lazy-rows.js';
 import type { Row } from '../store/sql-values.js';
 
+/** A page's rows as JSON text in parts (DuckDB renders them), read out of DuckDB's memory one at a time. */
+export interface PageParts {
+  readonly count: number;
+  /** UTF-8 bytes of all parts. */
+  readonly byteLength: number;
+  /** Part i: the JSON texts of its rows, shaped as supplement 5 says; laid end to end, the parts are the JSON array's content. */
+  part(i: number): Uint8Array<ArrayBuffer>;
+  /** Lets DuckDB's memory go; the sender calls it when done or abandoned. */
+  release(): void;
+}
+
 export interface ReportPage {
-  /** The page's rows as one JSON array in UTF-8, shaped as supplement 5 says (DuckDB renders it). */
-  readonly rowsJson: Uint8Array<ArrayBuffer>;
+  readonly rows: PageParts;
   /** Rows of the whole result, all pages. */
   readonly total: number;
   readonly totals: Record<string, number | null> | undefined;
@@ -32,11 +43,16 @@ export class ReportService {
     const compiled = compileJsonPage(plan);
     const totalsQuery = plan.totals ? compileReport(plan) : undefined;
     return this.db.read(async (r) => {
-      const page = (await r.one<{ rows: Uint8Array<ArrayBuffer>; total: number | bigint }>(compiled.sql, compiled.params))!;
-      const totals = totalsQuery?.totalsSql === undefined ? undefined : statisticsOf(plan, (await r.all(totalsQuery.totalsSql, totalsQuery.totalsParams))[0] ?? {});
-      // An empty page past the end still tells the total: count it when the page has no row to carry it.
-      const total = Number(page.total) > 0 ? Number(page.total) : await countAll(r, plan);
-      return { rowsJson: page.rows, total, totals };
+      const parts = await r.lazy(compiled.sql, compiled.params);
+      try {
+        const totals = totalsQuery?.totalsSql === undefined ? undefined : statisticsOf(plan, (await r.all(totalsQuery.totalsSql, totalsQuery.totalsParams))[0] ?? {});
+        // An empty page (past the end) has no part to carry the total: count it.
+        const total = parts.rowCount > 0 ? Number(parts.get(0, TOTAL_OF_PART)) : await countAll(r, plan);
+        return { rows: pageParts(parts), total, totals };
+      } catch (error) {
+        parts.release();
+        throw error;
+      }
     });
   }
 
@@ -51,6 +67,17 @@ export class ReportService {
     const plan = buildPlan(endpoint, request, this.now());
     return { plan, stream: await this.exports.open(plan, format) };
   }
+}
+
+/** Columns of compileJsonPage's rows. */
+const PART = 0;
+const BYTES_OF_PART = 1;
+const TOTAL_OF_PART = 2;
+
+function pageParts(rows: LazyRows): PageParts {
+  let byteLength = 0;
+  for (let i = 0; i < rows.rowCount; i++) byteLength += Number(rows.get(i, BYTES_OF_PART));
+  return { count: rows.rowCount, byteLength, part: (i) => rows.get(i, PART) as Uint8Array<ArrayBuffer>, release: () => rows.release() };
 }
 
 async function countAll(r: Executor, plan: ReportPlan): Promise<number> {

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import { BIGINT, BOOLEAN, DOUBLE, DuckDBDataChunk, DuckDBInstance, INTEGER, VARCHAR, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBType } from '@duckdb/node-api';
+import { LazyRows } from './lazy-rows.js';
 import { fromDuckDBRow, toDuckDBTypes, toDuckDBValues, type Row, type SqlParams } from './sql-values.js';
 import { WorkLimiter } from './work-limiter.js';
 import { OverloadedError } from '../shared/errors.js';
@@ -11,6 +12,11 @@ import { OverloadedError } from '../shared/errors.js';
 export interface Executor {
   all<T extends object = Row>(sql: string, params?: SqlParams): Promise<T[]>;
   one<T extends object = Row>(sql: string, params?: SqlParams): Promise<T | undefined>;
+  /**
+   * Runs a query and leaves its rows in DuckDB's memory, read cell by cell (BLOBs copied only
+   * when read); the caller releases them, also after the connection went back to the pool.
+   */
+  lazy(sql: string, params?: SqlParams): Promise<LazyRows>;
   run(sql: string, params?: SqlParams): Promise<void>;
   /**
    * Appends rows to a table (usually a TEMP staging table) column by column through DuckDB's
@@ -75,6 +81,8 @@ class ConnectionExecutor implements Executor {
     private readonly connection: DuckDBConnection,
     /** The current write epoch, for a connection whose statements may be reused; none for the writer. */
     private readonly writeEpoch?: () => number,
+    /** Told of rows left in DuckDB's memory, so that closing the store can copy them out first. */
+    private readonly track: (rows: LazyRows) => void = () => undefined,
   ) {}
 
   async all<T extends object = Row>(sql: string, params: SqlParams = []): Promise<T[]> {
@@ -88,6 +96,16 @@ class ConnectionExecutor implements Executor {
   async one<T extends object = Row>(sql: string, params: SqlParams = []): Promise<T | undefined> {
     const rows = await this.all<T>(sql, params);
     return rows[0];
+  }
+
+  async lazy(sql: string, params: SqlParams = []): Promise<LazyRows> {
+    return this.withStatement(sql, async (statement) => {
+      statement.bind(toDuckDBValues(params), toDuckDBTypes(params));
+      const result = await statement.run();
+      const rows = new LazyRows(result, await result.fetchAllChunks());
+      this.track(rows);
+      return rows;
+    });
   }
 
   async run(sql: string, params: SqlParams = []): Promise<void> {
@@ -198,6 +216,8 @@ export class Database {
   private closed = false;
   /** Bumped by every commit, so read connections know which cached plans predate a data change. */
   private writeEpoch = 0;
+  /** Rows still in DuckDB's memory (a JSON page being written); weak, so an abandoned one is collected. */
+  private readonly lazyRows = new Set<WeakRef<LazyRows>>();
 
   private constructor(
     readonly dbPath: string,
@@ -205,8 +225,9 @@ export class Database {
     private readonly connections: DuckDBConnection[],
     options: DatabaseOptions,
   ) {
-    this.writer = new ConnectionExecutor(connections[0]!);
-    this.readers = connections.slice(1).map((c) => new ConnectionExecutor(c, () => this.writeEpoch));
+    const track = (rows: LazyRows) => this.trackLazyRows(rows);
+    this.writer = new ConnectionExecutor(connections[0]!, undefined, track);
+    this.readers = connections.slice(1).map((c) => new ConnectionExecutor(c, () => this.writeEpoch, track));
     this.readLimiter = new WorkLimiter(this.readers.length, options.maxQueued);
     // One writer: DuckDB's optimistic concurrency would fail one of two transactions on the same row.
     this.writeLimiter = new WorkLimiter(1, options.maxQueued);
@@ -284,9 +305,20 @@ export class Database {
     this.closed = true;
     await Promise.all([this.readLimiter.drained(), this.writeLimiter.drained()]);
     await this.writer.run('CHECKPOINT').catch(() => undefined);
+    // A response still being written keeps its rows, copied out of the memory about to go.
+    for (const ref of this.lazyRows) ref.deref()?.detach();
+    this.lazyRows.clear();
     for (const reader of this.readers) reader.release();
     for (const c of this.connections) c.closeSync();
     this.instance.closeSync();
+  }
+
+  private trackLazyRows(rows: LazyRows): void {
+    const ref = new WeakRef(rows);
+    this.lazyRows.add(ref);
+    rows.onRelease = () => this.lazyRows.delete(ref);
+    // Rows dropped without release (a response never read) are collected; forget their refs.
+    if (this.lazyRows.size > 1024) for (const r of this.lazyRows) if (r.deref() === undefined) this.lazyRows.delete(r);
   }
 
   private assertOpen(): void {

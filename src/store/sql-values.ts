@@ -28,7 +28,8 @@ export function fromDuckDBRow(row: Record<string, unknown>): Row {
   return out;
 }
 
-function fromDuckDBValue(value: unknown): unknown {
+/** One value from DuckDB's JS conversion, as our rows carry it. */
+export function fromDuckDBValue(value: unknown): unknown {
   if (typeof value === 'bigint') {
     return value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(value) : value;
   }

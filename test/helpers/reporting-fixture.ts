@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { serviceConfigSchema } from '../../src/config/config.js';
+import { serviceConfigSchema, type ServiceConfigInput } from '../../src/config/config.js';
 import { startService, type RunningService } from '../../src/main.js';
 import type { SqlValue } from '../../src/store/sql-values.js';
 import { runCli } from './cli.js';
@@ -44,6 +44,8 @@ export interface GenerateSpec {
   readonly days: number;
   readonly seed: number;
   readonly orgs: number;
+  /** Settings of the service over the defaults (e.g. a short shutdown timeout). */
+  readonly service?: ServiceConfigInput;
 }
 
 export function encodeQuery(query: QueryInput | string | undefined): string {
@@ -66,7 +68,7 @@ export async function startReportingFixture(spec: GenerateSpec): Promise<Reporti
   if (generated.code !== 0) throw new Error(`data generate failed (${generated.code}): ${generated.stderr}`);
   const output = JSON.parse(generated.stdout.trim().split('\n').pop()!) as { organizations: Array<{ id: number; clientId: string; clientSecret: string }> };
   const errors: unknown[] = [];
-  const config = serviceConfigSchema.parse({ dbPath, host: '127.0.0.1', port: 0, rateLimit: { ratePerSecond: 100_000, burst: 100_000 } });
+  const config = serviceConfigSchema.parse({ dbPath, host: '127.0.0.1', port: 0, rateLimit: { ratePerSecond: 100_000, burst: 100_000 }, ...spec.service });
   const service = await startService(config, { logError: (entry) => errors.push(entry.error) });
   const http = new HttpClient(service.url, service.tls?.cert);
   const orgs: GeneratedOrg[] = [];

@@ -33,7 +33,7 @@ async function respond(c: Context<AppEnv>, reports: ReportService, endpoint: Rep
   if (format === 'json') {
     const page = await reports.run(endpoint, request);
     const totals = page.totals ? `,"totals":${JSON.stringify(page.totals)}` : '';
-    const { body, length } = jsonPageBody(`{"${endpoint.level.plural}":`, page.rowsJson, `${totals}}`);
+    const { body, length } = jsonPageBody(`{"${endpoint.level.plural}":`, page.rows, `${totals}}`);
     return c.body(body, 200, { 'Content-Type': 'application/json', 'Content-Length': String(length), 'X-TotalCount': String(page.total), Vary: 'Accept' });
   }
   const { plan, stream } = await reports.export(endpoint, request, format);
