@@ -28,7 +28,7 @@ export function generatedDatabase(scale: number, log: (line: string) => void = (
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   log(`generating scale ${scale} into ${dbPath} ...`);
-  const run = spawnSync(process.execPath, ['dist/cli.js', 'data', 'generate', '--scale', String(scale), '--db', dbPath, '--json'], {
+  const run = spawnSync(process.execPath, ['dist/cli.cjs', 'data', 'generate', '--scale', String(scale), '--db', dbPath, '--json'], {
     cwd: root,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],

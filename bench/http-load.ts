@@ -1,7 +1,7 @@
 /**
  * Load test of the HTTPS service at 16 connections: `POST /token` (client_credentials), the
  * cheapest authenticated read, account create (one write transaction each), account get and a
- * page of 100 accounts. Starts `node dist/cli.js serve --demo` on a temp database with rate
+ * page of 100 accounts. Starts `node dist/cli.cjs serve --demo` on a temp database with rate
  * limits lifted.
  *
  *   npm run build && node --import tsx bench/http-load.ts [--quick]

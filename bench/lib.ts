@@ -30,7 +30,7 @@ export interface LoadRun extends Run {
 /** Spawns `adreport serve` with rate limits lifted and resolves with its `listening` line (or rejects if it exits first). */
 export function startServer(dbPath: string, extraArgs: readonly string[] = []): { child: ChildProcess; ready: Promise<Listening> } {
   const big = '1000000';
-  const child = spawn(process.execPath, ['dist/cli.js', 'serve', ...extraArgs, '--json', '--port', '0', '--host', '127.0.0.1', '--db', dbPath], {
+  const child = spawn(process.execPath, ['dist/cli.cjs', 'serve', ...extraArgs, '--json', '--port', '0', '--host', '127.0.0.1', '--db', dbPath], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'inherit'],
     env: {

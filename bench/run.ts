@@ -181,7 +181,9 @@ async function benchScale(generated: Generated): Promise<ScaleResult> {
     port: 0,
     rateLimit: { ratePerSecond: BIG, burst: BIG, tokenRatePerSecond: BIG, tokenBurst: BIG },
   });
-  const service = await startService(config, { logError: (entry) => console.error('server error:', entry.error) });
+  // bench/node-threads.cjs listed Node's own threads at start (npm run bench preloads it).
+  const nodeThreads = (globalThis as { adreportNodeThreads?: ReadonlySet<number> }).adreportNodeThreads;
+  const service = await startService(config, { logError: (entry) => console.error('server error:', entry.error), nodeThreads });
   const loop: LoopWatch = new Map();
   let result: Omit<ScaleResult, 'peer'>;
   try {

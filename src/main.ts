@@ -28,6 +28,7 @@ import { ReportService } from './reporting/report-service.js';
 import { parseSandboxFaults, SandboxPlatforms } from './platforms/sandbox/index.js';
 import { PlatformAccountService } from './provisioning/platform-accounts/platform-account-service.js';
 import { TokenBuckets } from './shared/token-bucket.js';
+import { lowerWorkerThreads } from './runtime/thread-priority.js';
 import { Database } from './store/database.js';
 import { migrate } from './store/migrate.js';
 import { loadFxReference } from './reference/fx-rates.js';
@@ -36,6 +37,12 @@ import { VERSION } from './version.js';
 export interface ServiceIo {
   logError: ErrorLogger;
   nowMs?: () => number;
+  /**
+   * Node's own threads, listed at process start: given, every later thread (libuv's pool, DuckDB's
+   * workers) gets config.database.workerNice once the service is up. Tests running the service
+   * inside their own process leave it out.
+   */
+  nodeThreads?: ReadonlySet<number> | undefined;
 }
 
 export interface RunningService {
@@ -147,6 +154,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       );
     }, config.statistics.syncMs);
     statisticsSync.unref();
+    // Every thread is up by now: libuv's pool started with the store, DuckDB's workers with its instance.
+    if (io.nodeThreads && config.database.workerNice > 0) lowerWorkerThreads(io.nodeThreads, config.database.workerNice);
 
     let closing: Promise<void> | undefined;
     const stoppable = disabledClients;

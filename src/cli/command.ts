@@ -4,6 +4,8 @@ export interface CliIo {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
   env: NodeJS.ProcessEnv;
+  /** Node's own threads, listed by the bin before anything else started one (src/cli.cts). */
+  nodeThreads?: ReadonlySet<number> | undefined;
 }
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;

@@ -47,6 +47,11 @@ export const serviceConfigSchema = z.object({
       maxQueued: z.coerce.number().int().min(0).default(256),
       memoryLimit: z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i).optional(),
       threads: positiveInt.optional(),
+      /**
+       * Nice value of the threads that run queries (libuv's pool, DuckDB's workers) under `serve`,
+       * so the event loop gets a core first; 0 leaves them as they are.
+       */
+      workerNice: z.coerce.number().int().min(0).max(19).default(10),
     })
     .prefault({}),
   exports: z
@@ -122,6 +127,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServiceConfigInput {
       maxQueued: pick('ADREPORT_DB_MAX_QUEUED'),
       memoryLimit: pick('ADREPORT_DB_MEMORY_LIMIT'),
       threads: pick('ADREPORT_DB_THREADS'),
+      workerNice: pick('ADREPORT_DB_WORKER_NICE'),
     },
   };
 }

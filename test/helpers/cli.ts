@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
 
-export const CLI = path.resolve('dist/cli.js');
+export const CLI = path.resolve('dist/cli.cjs');
 
 export interface CliResult {
   code: number | null;
@@ -48,7 +48,8 @@ export function startServe(args: string[], env: Record<string, string> = {}): Pr
 
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('ADREPORT_')) env[key] = value;
+  // The bin sizes libuv's pool itself unless told to; tests of that must not inherit a size.
+  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('ADREPORT_') && key !== 'UV_THREADPOOL_SIZE') env[key] = value;
   // `serve --demo` would also import demo accounts' 400 days of history in the background: the
   // demo data has its own test (demo-data.test.ts); elsewhere it would only load the machine.
   return { ...env, ADREPORT_DEMO_DATA: 'false', ...extra };

@@ -45,6 +45,7 @@ export const serve: Command = {
       throw new CliError(`invalid setting ${issue.path.join('.')}: ${issue.message}`, 2);
     }
     const service = await startService(parsed.data, {
+      nodeThreads: io.nodeThreads,
       logError: (entry) => {
         const error = entry.error instanceof Error ? { name: entry.error.name, message: entry.error.message, stack: entry.error.stack } : entry.error;
         io.stderr.write(`${JSON.stringify({ level: 'error', time: new Date().toISOString(), ...entry, error })}\n`);
