@@ -79,10 +79,10 @@ class ConnectionExecutor implements Executor {
 
   constructor(
     private readonly connection: DuckDBConnection,
+    /** Told of rows left in DuckDB's memory, so that closing the store can copy them out first. */
+    private readonly track: (rows: LazyRows) => void,
     /** The current write epoch, for a connection whose statements may be reused; none for the writer. */
     private readonly writeEpoch?: () => number,
-    /** Told of rows left in DuckDB's memory, so that closing the store can copy them out first. */
-    private readonly track: (rows: LazyRows) => void = () => undefined,
   ) {}
 
   async all<T extends object = Row>(sql: string, params: SqlParams = []): Promise<T[]> {
@@ -226,8 +226,8 @@ export class Database {
     options: DatabaseOptions,
   ) {
     const track = (rows: LazyRows) => this.trackLazyRows(rows);
-    this.writer = new ConnectionExecutor(connections[0]!, undefined, track);
-    this.readers = connections.slice(1).map((c) => new ConnectionExecutor(c, () => this.writeEpoch, track));
+    this.writer = new ConnectionExecutor(connections[0]!, track);
+    this.readers = connections.slice(1).map((c) => new ConnectionExecutor(c, track, () => this.writeEpoch));
     this.readLimiter = new WorkLimiter(this.readers.length, options.maxQueued);
     // One writer: DuckDB's optimistic concurrency would fail one of two transactions on the same row.
     this.writeLimiter = new WorkLimiter(1, options.maxQueued);
