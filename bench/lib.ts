@@ -92,6 +92,17 @@ export async function load(opts: autocannon.Options, durationSeconds: number): P
   };
 }
 
+/**
+ * A load child's handshake with bench/run.ts: say "ready" once loaded, then wait for a line on
+ * stdin. Starting a process is a fork of the bench process, which serves and holds gigabytes of
+ * DuckDB's buffers; that fork blocked the event loop being watched for 20-130 ms per run.
+ */
+export async function readyThenWaitForGo(): Promise<void> {
+  console.log('ready');
+  await new Promise((resolve) => process.stdin.once('data', resolve));
+  process.stdin.pause();
+}
+
 export const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);

@@ -11,10 +11,11 @@
  * every millisecond of each response. Both inflate p99 / p50.
  *
  *   node --import tsx bench/open-loop-child.ts '{"base":"https://...","ca":"...","rate":20,"duration":10,"requests":[...]}'
- * prints one JSON line: overall and per-request-name p50 / p99 in ms.
+ * starts on a line on stdin after printing "ready"; prints one JSON line: overall and
+ * per-request-name p50 / p99 in ms.
  */
 import https from 'node:https';
-import type { LoadRun } from './lib.js';
+import { readyThenWaitForGo, type LoadRun } from './lib.js';
 
 export interface OpenLoopOptions {
   base: string;
@@ -58,6 +59,7 @@ let inFlight = 0;
 let maxInFlight = 0;
 const pending: Array<Promise<void>> = [];
 const total = Math.round(options.rate * options.duration);
+await readyThenWaitForGo();
 const intervalMs = 1000 / options.rate;
 const start = performance.now();
 

@@ -69,12 +69,24 @@ function floorQuery(endpoint: string, query: string, organizationId: number, now
   return compileJsonPage(buildPlan(found, request, now));
 }
 
-/** Runs a bench child script with one JSON argument and resolves with the JSON of its last stdout line. */
-function jsonChild<T>(script: string, options: object): Promise<T> {
+/**
+ * Runs a bench child script with one JSON argument and resolves with the JSON of its last stdout
+ * line. The child says "ready" once loaded; `started` runs then, just before the child is told
+ * to go, so a watch of the event loop begins after the fork and the child's start-up.
+ */
+function jsonChild<T>(script: string, options: object, started: () => void = () => undefined): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'bench', script), JSON.stringify(options)], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'bench', script), JSON.stringify(options)], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] });
     let out = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
+    let going = false;
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      if (!going && out.startsWith('ready\n')) {
+        going = true;
+        started();
+        child.stdin.end('go\n');
+      }
+    });
     child.on('error', reject);
     child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!) as T) : reject(new Error(`${script} exited ${code}`))));
   });
@@ -86,14 +98,13 @@ function jsonChild<T>(script: string, options: object): Promise<T> {
  * alike. The loop is watched while the service is under load only; a histogram per run, since
  * one re-enabled after a pause counts the pause as a delay.
  */
-async function measureRuns<R extends LoadRun>(label: string, runFor: (seconds: number) => Promise<R>, loop: LoopWatch, between?: () => Promise<void>): Promise<R[]> {
-  await runFor(1);
+async function measureRuns<R extends LoadRun>(label: string, runFor: (seconds: number, started: () => void) => Promise<R>, loop: LoopWatch, between?: () => Promise<void>): Promise<R[]> {
+  await runFor(1, () => undefined);
   const runs: R[] = [];
   const watched = { maxMs: 0, p99Ms: 0 };
   for (let i = 0; i < RUNS; i++) {
     const histogram = monitorEventLoopDelay({ resolution: 5 });
-    histogram.enable();
-    runs.push(await runFor(SECONDS));
+    runs.push(await runFor(SECONDS, () => histogram.enable()));
     histogram.disable();
     watched.maxMs = Math.max(watched.maxMs, histogram.max / 1e6);
     watched.p99Ms = Math.max(watched.p99Ms, histogram.percentile(99) / 1e6);
@@ -115,7 +126,7 @@ function medianRun(label: string, runs: readonly LoadRun[]): LoadRun {
 async function measureLoad(label: string, requested: autocannon.Options, loop: LoopWatch, between?: () => Promise<void>): Promise<LoadRun> {
   // 64 connections of keyword pulls queue for longer than autocannon's default 10 s timeout: count those as latency, not errors.
   const options = { timeout: 60, ...requested };
-  return medianRun(label, await measureRuns(label, (duration) => jsonChild<LoadRun>('load-child.ts', { ...options, duration }), loop, between));
+  return medianRun(label, await measureRuns(label, (duration, started) => jsonChild<LoadRun>('load-child.ts', { ...options, duration }, started), loop, between));
 }
 
 /** The service under autocannon and the engine floor over the same queries at the same concurrency, run by run in turn. */
@@ -128,7 +139,7 @@ async function measureAgainstFloor(label: string, options: autocannon.Options, l
 
 /** Open-loop load at a constant rate (bench/open-loop-child.ts): medians of RUNS runs, overall and per request name. */
 async function measureOpenLoop(label: string, options: Omit<OpenLoopOptions, 'duration'>, loop: LoopWatch): Promise<OpenLoopRun> {
-  const runs = await measureRuns(label, (duration) => jsonChild<OpenLoopResult>('open-loop-child.ts', { ...options, duration }), loop);
+  const runs = await measureRuns(label, (duration, started) => jsonChild<OpenLoopResult>('open-loop-child.ts', { ...options, duration }, started), loop);
   const byName = Object.fromEntries(
     Object.keys(runs[0]!.byName).map((name) => {
       const of = runs.map((r) => r.byName[name]!);
