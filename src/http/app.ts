@@ -102,15 +102,16 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     app.use(`${prefix}/*`, apiGuard(scope, deps.authenticator, deps.apiRate, deps.nowMs));
   }
 
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new ApiError(413, 'payload_too_large', `The request body is larger than ${MAX_BODY_BYTES} bytes (1 MiB).`);
-      },
-    }),
-  );
+  const limitBody = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      throw new ApiError(413, 'payload_too_large', `The request body is larger than ${MAX_BODY_BYTES} bytes (1 MiB).`);
+    },
+  });
+  // GET and HEAD carry no body we read. Looking for one made @hono/node-server build a full fetch
+  // Request per request (AbortControllers, a header copy, a FinalizationRegistry entry whose
+  // clean-ups later ran in bursts of tens of ms on the event loop).
+  app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
   registerTokenRoute(app, deps.tokenIssuer);
   registerOrganizationRoutes(app, deps.db);
   registerAccountRoutes(app, deps.accounts);
