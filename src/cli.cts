@@ -9,7 +9,8 @@ import fs = require('node:fs');
 process.env.UV_THREADPOOL_SIZE ??= '10';
 // Node's own threads (the event loop's, V8's platform workers), listed before libuv's pool and
 // DuckDB start theirs, which `serve` then ranks below them (src/runtime/thread-priority.ts). Its
-// threadIds() is an ES module, so this one line reads /proc itself; off Linux there is no list.
+// threadIds() is in an ES module, so this one line reads /proc itself (a CommonJS copy to share
+// would not load in vitest, which cannot transform .cts sources); off Linux there is no list.
 let nodeThreads: ReadonlySet<number> | undefined;
 try {
   nodeThreads = new Set(fs.readdirSync('/proc/self/task').map(Number));

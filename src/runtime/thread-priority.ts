@@ -16,18 +16,15 @@ export function threadIds(): number[] {
  * as soon as it has work, ahead of the queries. With 2 cores saturated by queries, the event loop
  * otherwise waited up to 35-80 ms for a core; V8's workers keep their priority because a garbage
  * collection waits for them (lowering them too made pauses of 50-90 ms). Linux takes a thread id
- * where setpriority wants a process id; elsewhere nothing happens. Returns the threads lowered.
+ * where setpriority wants a process id; elsewhere nothing happens.
  */
-export function lowerWorkerThreads(nodeThreads: ReadonlySet<number>, nice: number): number[] {
-  const lowered: number[] = [];
+export function lowerWorkerThreads(nodeThreads: ReadonlySet<number>, nice: number): void {
   for (const tid of threadIds()) {
     if (tid === process.pid || nodeThreads.has(tid)) continue;
     try {
       if (os.getPriority(tid) < nice) os.setPriority(tid, nice);
-      lowered.push(tid);
     } catch {
       // The thread ended between listing and setting.
     }
   }
-  return lowered;
 }
