@@ -41,7 +41,8 @@ export function watchEventLoop(): () => LoopWatched {
   const startedAt = performance.now();
   const before = schedstat();
   // A tick every 5 ms: the longest gap between ticks, split into running and waiting for a core;
-  // what is neither, the thread slept (blocked in the kernel, e.g. on a lock or a page fault).
+  // what is neither, the thread slept: up to 5 ms waiting for this tick, beyond that blocked in
+  // the kernel (e.g. on a lock or a page fault).
   let longest = { ms: 0, ranMs: 0, waitedMs: 0 };
   let lastTick = { at: startedAt, stat: before };
   const ticks = setInterval(() => {

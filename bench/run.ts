@@ -348,7 +348,7 @@ function scaleSection(r: ScaleResult & { stolen: string }): string[] {
     '',
     `### Event loop (max delay over each load measurement; goal: never blocked over 50 ms: ${verdict(worstLoop[1].maxMs <= 50)}, worst: ${worstLoop[0]})`,
     '',
-    "Timer lateness (max, p99); the longest gap between two 5 ms ticks and how the event loop's thread spent it: running (JavaScript, GC, native calls), waiting for a core (runnable while the machine was busy: no code held the loop), or neither (blocked in the kernel); the longest GC pause; the share of the run spent waiting for a core. Each the worst of the runs.",
+    "Timer lateness (max, p99); the longest gap between two 5 ms ticks and how the event loop's thread spent it: running (JavaScript, GC, native calls), waiting for a core (runnable while the machine was busy: no code held the loop), or neither (asleep: up to 5 ms of it the loop's own wait for the next tick, the rest blocked in the kernel); the longest GC pause; the share of the run spent waiting for a core. Each the worst of the runs.",
     '',
     '| load | max ms | p99 ms | longest gap ms: ran / waited / blocked | longest GC ms | waiting for a core |',
     '|---|---:|---:|---|---:|---:|',
