@@ -32,6 +32,11 @@ export interface LevelDefinition {
   readonly nameParameter: 'name' | 'text';
   readonly labels?: { readonly table: string; readonly key: string } | undefined;
   readonly customFields: boolean;
+  /**
+   * The entity column holding its ad platform account's id, for the `accountId` filter (true when
+   * that platform account is linked to the account); undefined on accounts, which have `id`.
+   */
+  readonly platformAccountColumn: string | undefined;
   readonly embeds: readonly string[];
 }
 
@@ -57,6 +62,7 @@ export const LEVELS: readonly LevelDefinition[] = [
     nameParameter: 'name',
     labels: { table: 'account_labels', key: 'account_id' },
     customFields: true,
+    platformAccountColumn: undefined,
     embeds: ['labels', 'customFields'],
   },
   {
@@ -72,6 +78,7 @@ export const LEVELS: readonly LevelDefinition[] = [
     fields: [field('id', 'number'), field('name', 'string'), field('adPlatformType', 'string', PLATFORM_ALIASES), field('adPlatformId', 'string'), field('currency', 'string')],
     nameParameter: 'name',
     customFields: false,
+    platformAccountColumn: 'id',
     embeds: [],
   },
   {
@@ -87,6 +94,7 @@ export const LEVELS: readonly LevelDefinition[] = [
       field('id', 'number'),
       field('name', 'string'),
       field('adPlatformAccountId', 'number'),
+      field('adPlatformAccountType', 'string', PLATFORM_ALIASES),
       { ...field('adPlatformType', 'string', PLATFORM_ALIASES), column: '"adPlatformAccountType"' },
       field('status', 'string'),
       field('currency', 'string'),
@@ -94,6 +102,7 @@ export const LEVELS: readonly LevelDefinition[] = [
     nameParameter: 'name',
     labels: { table: 'campaign_labels', key: 'campaign_id' },
     customFields: false,
+    platformAccountColumn: '"adPlatformAccountId"',
     embeds: ['labels'],
   },
   {
@@ -111,6 +120,7 @@ export const LEVELS: readonly LevelDefinition[] = [
       field('name', 'string'),
       field('adPlatformAccountId', 'number'),
       field('campaignId', 'number'),
+      field('adPlatformAccountType', 'string', PLATFORM_ALIASES),
       { ...field('adPlatformType', 'string', PLATFORM_ALIASES), column: '"adPlatformAccountType"' },
       field('adPlatformId', 'string'),
       field('status', 'string'),
@@ -118,6 +128,7 @@ export const LEVELS: readonly LevelDefinition[] = [
     ],
     nameParameter: 'name',
     customFields: false,
+    platformAccountColumn: '"adPlatformAccountId"',
     embeds: [],
   },
   {
@@ -137,6 +148,7 @@ export const LEVELS: readonly LevelDefinition[] = [
       field('adPlatformAccountId', 'number'),
       field('campaignId', 'number'),
       field('adGroupId', 'number'),
+      field('adPlatformAccountType', 'string', PLATFORM_ALIASES),
       { ...field('adPlatformType', 'string', PLATFORM_ALIASES), column: '"adPlatformAccountType"' },
       field('adPlatformId', 'string'),
       field('matchType', 'string'),
@@ -145,6 +157,7 @@ export const LEVELS: readonly LevelDefinition[] = [
     ],
     nameParameter: 'text',
     customFields: false,
+    platformAccountColumn: '"adPlatformAccountId"',
     embeds: [],
   },
   {
@@ -165,6 +178,7 @@ export const LEVELS: readonly LevelDefinition[] = [
       field('adPlatformAccountId', 'number'),
       field('campaignId', 'number'),
       field('adGroupId', 'number'),
+      field('adPlatformAccountType', 'string', PLATFORM_ALIASES),
       { ...field('adPlatformType', 'string', PLATFORM_ALIASES), column: '"adPlatformAccountType"' },
       field('adType', 'string'),
       field('status', 'string'),
@@ -172,6 +186,7 @@ export const LEVELS: readonly LevelDefinition[] = [
     ],
     nameParameter: 'name',
     customFields: false,
+    platformAccountColumn: '"adPlatformAccountId"',
     embeds: ['images', 'specificFields'],
   },
 ];

@@ -9,15 +9,26 @@ export interface SegmentDefinition {
   readonly key: 'day' | 'week' | 'month' | 'year' | 'dayOfWeek' | 'deviceType';
   readonly type: 'string' | 'number';
   sql(day: string, device: string): string;
+  /** How the bucket values order, when not as their text does (DayOfWeek: MONDAY first, not FRIDAY). */
+  order?(value: string): string;
   readonly description: string;
 }
+
+const WEEKDAYS = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'] as const;
 
 export const SEGMENTS: readonly SegmentDefinition[] = [
   { name: 'Day', key: 'day', type: 'string', sql: (day) => `strftime(${day}, '%Y-%m-%d')`, description: 'YYYY-MM-DD' },
   { name: 'Week', key: 'week', type: 'string', sql: (day) => `strftime(date_trunc('week', ${day}), '%Y-%m-%d')`, description: 'ISO week: the Monday, YYYY-MM-DD' },
   { name: 'Month', key: 'month', type: 'string', sql: (day) => `strftime(${day}, '%Y-%m')`, description: 'YYYY-MM' },
   { name: 'Year', key: 'year', type: 'number', sql: (day) => `year(${day})`, description: 'YYYY as a number' },
-  { name: 'DayOfWeek', key: 'dayOfWeek', type: 'string', sql: (day) => `upper(dayname(${day}))`, description: 'MONDAY .. SUNDAY' },
+  {
+    name: 'DayOfWeek',
+    key: 'dayOfWeek',
+    type: 'string',
+    sql: (day) => `upper(dayname(${day}))`,
+    order: (value) => `list_position([${WEEKDAYS.map((d) => `'${d}'`).join(', ')}], ${value})`,
+    description: 'MONDAY .. SUNDAY',
+  },
   { name: 'DeviceType', key: 'deviceType', type: 'string', sql: (_day, device) => `${device}::VARCHAR`, description: 'DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN' },
 ];
 

@@ -229,6 +229,9 @@ function stagesOf(node: ConditionNode | ValueNode): Set<Stage> {
       case 'text':
         visit(n.value);
         break;
+      case 'linkedAccount':
+        out.add('entity');
+        break;
     }
   };
   visit(node);
@@ -247,6 +250,8 @@ const VALUE_FUNCTIONS: Readonly<Record<string, { min: number; max: number }>> = 
 
 function planCondition(context: Context, parameter: string, expr: Expr): ConditionNode {
   const fail = (message: string, at: Expr, token: string): never => invalid(parameter, `${message} at position ${at.position} near "${token}"`, 'invalid_expression');
+  const linked = planLinkedAccount(context, expr, fail);
+  if (linked) return linked;
   switch (expr.kind) {
     case 'logical':
       return { kind: 'logical', op: expr.op, left: planCondition(context, parameter, expr.left), right: planCondition(context, parameter, expr.right) };
@@ -296,6 +301,40 @@ function planCondition(context: Context, parameter: string, expr: Expr): Conditi
   }
 }
 
+const ACCOUNT_ID = 'accountId';
+const LINKED_ACCOUNT_USE = `${ACCOUNT_ID} is the set of accounts the platform account is linked to: compare it with == or != (a number or null) or test it with in [...]`;
+
+function isAccountIdField(context: Context, expr: Expr): boolean {
+  return context.level.platformAccountColumn !== undefined && expr.kind === 'field' && expr.path.length === 1 && expr.path[0] === ACCOUNT_ID;
+}
+
+/**
+ * `accountId == 5`, `accountId != 5`, `accountId in [1, 2, null]`, `accountId == null`: "all
+ * campaigns of client X" in one request. Undefined when the condition does not test accountId.
+ */
+function planLinkedAccount(context: Context, expr: Expr, fail: (message: string, at: Expr, token: string) => never): ConditionNode | undefined {
+  const literalOf = (item: Expr): number | null => {
+    if (item.kind === 'null') return null;
+    if (item.kind === 'number') return item.value;
+    return fail(LINKED_ACCOUNT_USE, item, item.kind === 'field' ? item.text : item.kind === 'string' ? item.value : item.kind);
+  };
+  const test = (ids: ReadonlyArray<number | null>, negated: boolean): ConditionNode => {
+    const accountIds = ids.filter((id): id is number => id !== null);
+    const unlinked: ConditionNode | undefined = ids.includes(null) ? { kind: 'linkedAccount', accountIds: 'any', negated: true } : undefined;
+    const linked: ConditionNode | undefined = accountIds.length > 0 || !unlinked ? { kind: 'linkedAccount', accountIds, negated: false } : undefined;
+    const either: ConditionNode = linked && unlinked ? { kind: 'logical', op: 'or', left: linked, right: unlinked } : (linked ?? unlinked)!;
+    return negated ? { kind: 'not', operand: either } : either;
+  };
+  if (expr.kind === 'compare' && (isAccountIdField(context, expr.left) || isAccountIdField(context, expr.right))) {
+    if (expr.op !== '==' && expr.op !== '!=') return fail(LINKED_ACCOUNT_USE, expr, expr.op);
+    const other = isAccountIdField(context, expr.left) ? expr.right : expr.left;
+    return test([literalOf(other)], expr.op === '!=');
+  }
+  if (expr.kind === 'in' && isAccountIdField(context, expr.value)) return test(expr.list.map(literalOf), false);
+  if (expr.kind === 'call' && expr.args.some((arg) => isAccountIdField(context, arg))) return fail(LINKED_ACCOUNT_USE, expr, expr.name);
+  return undefined;
+}
+
 /** The value an alias stands for; own keys only, so '__proto__' or 'constructor' stay themselves. */
 function aliasOf(aliases: Readonly<Record<string, string>> | undefined, value: string): string {
   return aliases && Object.hasOwn(aliases, value) ? aliases[value]! : value;
@@ -325,6 +364,7 @@ function planValue(
     case 'null':
       return fail('null is only allowed in == null and != null', expr, 'null');
     case 'field': {
+      if (isAccountIdField(context, expr)) return fail(statisticsOnly ? 'a formula computes with statistics and numbers only' : LINKED_ACCOUNT_USE, expr, expr.text);
       const offered = unofferedStatistic(context, expr.path);
       if (offered) return fail(notOffered(context.endpoint, offered), expr, expr.text);
       const resolved = resolveField(context, expr.path, statisticsOnly);
@@ -364,10 +404,11 @@ function planValue(
   }
 }
 
-function fieldHint(context: Context, statisticsOnly: boolean): string {
+function fieldHint(context: Context, statisticsOnly: boolean, forSort = false): string {
   if (statisticsOnly) return '; formulas use statistics.<name> and numbers';
   const fields = context.level.fields.map((f) => f.name);
-  return `; /${context.endpoint.path} filters on statistics.<name>, formulas.<name>, ${fields.join(', ')}${context.level.labels ? ', labels.<name>' : ''}${
+  if (context.level.platformAccountColumn !== undefined && !forSort) fields.push(ACCOUNT_ID);
+  return `; /${context.endpoint.path} ${forSort ? 'sorts' : 'filters'} on statistics.<name>, formulas.<name>, ${fields.join(', ')}${context.level.labels ? ', labels.<name>' : ''}${
     context.level.customFields ? ', customFields.field<N>' : ''
   }, segments.deviceType, segments.networkType`;
 }
@@ -440,7 +481,10 @@ function planSort(context: Context, text: string): SortKey[] {
       value = resolveField(context, path, false);
       if (value?.kind === 'ref' && value.operand.kind === 'fact') value = undefined;
     }
-    if (!value) invalid('sort', `unknown sort key "${name}" at position ${position + (descending ? 1 : 0)}${fieldHint(context, false)}, or a segment of the request`, 'unknown_field');
+    if (!value && name === ACCOUNT_ID && context.level.platformAccountColumn !== undefined) {
+      invalid('sort', `${ACCOUNT_ID} at position ${position + (descending ? 1 : 0)} can be filtered on, not sorted by: a platform account may be linked to several accounts`, 'unknown_field');
+    }
+    if (!value) invalid('sort', `unknown sort key "${name}" at position ${position + (descending ? 1 : 0)}${fieldHint(context, false, true)}, or a segment of the request`, 'unknown_field');
     keys.push({ value, descending });
     position += raw.length + 1;
   }

@@ -58,7 +58,13 @@ export type ConditionNode =
   | { readonly kind: 'logical'; readonly op: 'and' | 'or'; readonly left: ConditionNode; readonly right: ConditionNode }
   | { readonly kind: 'not'; readonly operand: ConditionNode }
   | { readonly kind: 'in'; readonly value: ValueNode; readonly list: readonly (string | number)[]; readonly includesNull: boolean }
-  | { readonly kind: 'text'; readonly fn: 'contains' | 'startsWith' | 'endsWith'; readonly value: ValueNode; readonly pattern: string };
+  | { readonly kind: 'text'; readonly fn: 'contains' | 'startsWith' | 'endsWith'; readonly value: ValueNode; readonly pattern: string }
+  /**
+   * `accountId`: the entity's platform account is linked to one of `accountIds` (to any account
+   * when 'any'). A platform account may be linked to several accounts, so this is a set test, not
+   * a column: `accountId != 5` means "not linked to 5", `accountId == null` "linked to none".
+   */
+  | { readonly kind: 'linkedAccount'; readonly accountIds: readonly number[] | 'any'; readonly negated: boolean };
 
 export interface PlannedFormula {
   readonly name: string;

@@ -1,4 +1,5 @@
 import { FACT_MEASURES, measuresOf, SHARE_MEASURES, sourceOf, type BaseMeasure, type FactMeasure, type ShareMeasure, type StatisticDefinition } from '../catalog/statistics.js';
+import type { SegmentDefinition } from '../catalog/segments.js';
 import { NO_LIMIT, type ConditionNode, type Operand, type PlannedFormula, type ReportPlan, type ValueNode } from '../planner/report-plan.js';
 import type { SqlValue } from '../store/sql-values.js';
 
@@ -210,12 +211,23 @@ function compile(plan: ReportPlan, mode: 'page' | 'jsonPage' | ExportFormat): Co
   const where = plan.bucketFilter ? ` WHERE ${condition(plan.bucketFilter, 'r', plan, bind)}` : '';
   const totalsParams = [...params];
 
+  // A segment sorts by its own order where it has one (DayOfWeek: MONDAY..SUNDAY), in sorts and tie-breaks alike.
+  const segmentOrder = (segment: SegmentDefinition) => {
+    const column = `r.${segmentColumn(plan.segments.indexOf(segment))}`;
+    return segment.order ? segment.order(column) : column;
+  };
   const orderKeys: ReadonlyArray<readonly [sql: string, direction: string]> = [
-    ...plan.sort.map((key) => [value(key.value, 'r', plan, bind), `${key.descending ? 'DESC' : 'ASC'} NULLS LAST`] as const),
+    ...plan.sort.map(
+      (key) =>
+        [
+          key.value.kind === 'ref' && key.value.operand.kind === 'segment' ? segmentOrder(key.value.operand.segment) : value(key.value, 'r', plan, bind),
+          `${key.descending ? 'DESC' : 'ASC'} NULLS LAST`,
+        ] as const,
+    ),
     // Supplement 1 and 5: by id unless a sort says otherwise, ties by id; then the buckets of an entity in segment order.
     ['r.id', 'ASC'] as const,
     ...(label ? [['r.label_value', 'ASC'] as const] : []),
-    ...plan.segments.map((_, i) => [`r.${segmentColumn(i)}`, 'ASC'] as const),
+    ...plan.segments.map((segment) => [segmentOrder(segment), 'ASC'] as const),
   ];
   const order = orderKeys.map(([sql, direction]) => `${sql} ${direction}`);
   if (mode === 'jsonPage') {
@@ -398,6 +410,7 @@ function usedMeasures(plan: ReportPlan): Set<BaseMeasure> {
         collect(node.value);
         break;
       case 'literal':
+      case 'linkedAccount':
         break;
     }
   };
@@ -481,6 +494,13 @@ function condition(node: ConditionNode, alias: string, plan: ReportPlan, bind: (
     case 'text': {
       const fn = node.fn === 'contains' ? 'contains' : node.fn === 'startsWith' ? 'starts_with' : 'ends_with';
       return `${fn}(${value(node.value, alias, plan, bind)}, ${bind(node.pattern)}::VARCHAR)`;
+    }
+    case 'linkedAccount': {
+      // Ids compare as doubles, so 1.5 matches nothing instead of being cast to 2; the account must be the organization's.
+      const ids = node.accountIds === 'any' ? '' : ` AND l.account_id IN (${node.accountIds.map((id) => `${bind(id)}::DOUBLE`).join(', ') || 'NULL'})`;
+      const linked = `EXISTS (SELECT 1 FROM account_adplatform_links l JOIN accounts la ON la.id = l.account_id AND la.organization_id = $1::BIGINT
+                       WHERE l.adplatform_account_id = ${alias}.${plan.level.platformAccountColumn!}${ids})`;
+      return `(${node.negated ? 'NOT ' : ''}${linked})`;
     }
   }
 }

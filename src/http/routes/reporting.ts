@@ -118,7 +118,7 @@ function describeFields() {
         ...(endpoint.platform ? { adPlatformType: endpoint.platform } : {}),
         statistics,
         segments: SEGMENTS.map((s) => ({ name: s.name, key: `segments.${s.key}`, description: s.description })),
-        filterable: [...dimensions, ...extra, 'statistics.<name>', 'formulas.<name>', 'segments.deviceType', 'segments.networkType'],
+        filterable: [...dimensions, ...(level.platformAccountColumn ? ['accountId'] : []), ...extra, 'statistics.<name>', 'formulas.<name>', 'segments.deviceType', 'segments.networkType'],
         sortable: [...dimensions, ...extra, 'statistics.<name>', 'formulas.<name>', 'segments.<key of a requested segment>'],
         embeddable: [...level.embeds],
         nameParameter: level.nameParameter,
