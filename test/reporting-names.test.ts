@@ -100,6 +100,19 @@ describe('every name a row shows filters and sorts', () => {
     }
   });
 
+  it('campaignLabel.value on /accounts/campaign-labels/name/{name}', async () => {
+    const path = 'accounts/campaign-labels/name/campaignGroup';
+    const rows = (await fetchAll(fx, path, token, { statistics: 'clicks' }, 'accounts')).rows;
+    expect(rows.length).toBeGreaterThan(1);
+    const value = rows[rows.length - 1]!.campaignLabel.value as string;
+    const filtered = (await fetchAll(fx, path, token, { statistics: 'clicks', filter: `campaignLabel.value == '${value.replaceAll("'", "\\'")}'` }, 'accounts')).rows;
+    expect(filtered.map((r) => `${r.id} ${r.campaignLabel.value}`)).toEqual(rows.filter((r) => r.campaignLabel.value === value).map((r) => `${r.id} ${r.campaignLabel.value}`));
+    const descending = (await fetchAll(fx, path, token, { statistics: 'clicks', sort: '-campaignLabel.value' }, 'accounts')).rows.map((r) => r.campaignLabel.value as string);
+    expect(descending).toEqual([...descending].sort().reverse());
+    const plain = await fx.report('accounts', token, { filter: "campaignLabel.value == 'x'" });
+    expect(plain.status).toBe(400);
+  });
+
   it('/fields lists adPlatformAccountType and accountId where they apply', async () => {
     const { endpoints } = (await fx.get('/reporting/v0/fields', token)).json as { endpoints: Array<{ path: string; filterable?: string[]; sortable?: string[] }> };
     const byPath = new Map(endpoints.map((e) => [e.path.replace('/reporting/v0/', ''), e]));

@@ -31,7 +31,7 @@ export function buildPlan(endpoint: ReportEndpoint, request: ReportRequest, now:
   const { from, to } = dateRange(request, now);
   const statistics = pickStatistics(endpoint, request.statistics);
   const segments = pickSegments(request.segments);
-  const context: Context = { endpoint, level, segments, formulas: [] };
+  const context: Context = { endpoint, level, segments, formulas: [], campaignLabel: level.path === 'accounts' && request.campaignLabel !== undefined };
   const formulas = planFormulas(context, request.formulas);
   context.formulas = formulas;
   const filters = request.filter === undefined ? {} : splitFilter(context, request.filter);
@@ -62,6 +62,8 @@ interface Context {
   readonly level: LevelDefinition;
   readonly segments: readonly SegmentDefinition[];
   formulas: readonly PlannedFormula[];
+  /** /accounts/campaign-labels/name/{name}: rows show campaignLabel.value, so filters and sorts may name it. */
+  readonly campaignLabel?: boolean;
 }
 
 function dateRange(request: ReportRequest, now: Date): { from: string; to: string } {
@@ -445,6 +447,7 @@ function resolveField(context: Context, path: readonly string[], statisticsOnly:
     const fact = FACT_FILTER_FIELDS[name];
     return fact ? { kind: 'ref', operand: { kind: 'fact', column: fact.column as 'device' | 'network' }, type: 'string' } : undefined;
   }
+  if (head === 'campaignLabel' && name === 'value' && context.campaignLabel) return { kind: 'ref', operand: { kind: 'dimension', column: 'label_value' }, type: 'string' };
   if (name !== undefined) return undefined;
   const dimension = context.level.fields.find((f) => f.name === head);
   if (!dimension) return undefined;

@@ -119,7 +119,9 @@ function compile(plan: ReportPlan, mode: 'page' | 'jsonPage' | ExportFormat): Co
                JOIN campaign_labels cl ON cl.campaign_id = c.id
               WHERE cl.name = ${label} AND c.organization_id = $1::BIGINT) lv ON lv.account_id = e.id`
     : '';
-  const entities = `SELECT e.*${label ? ', lv.label_value' : ''} FROM (${level.entities}) e${labelled}${entityWhere.length > 0 ? ` WHERE ${entityWhere.join(' AND ')}` : ''}`;
+  // Labelled, the label value is a column of the entity, so filters on campaignLabel.value see it.
+  const source = label ? `(SELECT e.*, lv.label_value FROM (${level.entities}) e${labelled})` : `(${level.entities})`;
+  const entities = `SELECT e.* FROM ${source} e${entityWhere.length > 0 ? ` WHERE ${entityWhere.join(' AND ')}` : ''}`;
 
   const factWhere = ['f.organization_id = $1::BIGINT', 'f.day BETWEEN $2::DATE AND $3::DATE'];
   if (plan.factFilter) factWhere.push(condition(plan.factFilter, 'f', plan, bind));
