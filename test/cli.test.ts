@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, startServe } from './helpers/cli.js';
@@ -124,6 +125,32 @@ describe('adreport serve', () => {
     // The server closed the file cleanly: the admin command works now.
     const after = await runCli(['clients', 'list', '--org', '1', '--db', db, '--json']);
     expect(after.code).toBe(0);
+  });
+
+  it('says which port is in use and how to choose another, for --port and --http-port', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as net.AddressInfo).port;
+    try {
+      const db = freshDb();
+      const api = await runCli(['serve', '--host', '127.0.0.1', '--port', String(port), '--db', db]);
+      expectOneLineFailure(api, new RegExp(`^adreport: port ${port} is in use on 127\\.0\\.0\\.1; choose another with --port N or ADREPORT_PORT$`));
+      expect(api.code).toBe(1);
+      const plain = await runCli(['serve', '--host', '127.0.0.1', '--port', '0', '--http-port', String(port), '--db', db]);
+      expectOneLineFailure(plain, new RegExp(`^adreport: port ${port} is in use on 127\\.0\\.0\\.1; choose another with --http-port N or ADREPORT_HTTP_PORT$`));
+      const fromEnv = await runCli(['serve', '--host', '127.0.0.1', '--db', db], { ADREPORT_PORT: String(port) });
+      expectOneLineFailure(fromEnv, new RegExp(`^adreport: port ${port} is in use on 127\\.0\\.0\\.1; choose another with --port N or ADREPORT_PORT$`));
+      // One number for both listeners: the API listener gets it, the plain-HTTP one is refused.
+      const probe = net.createServer();
+      await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+      const free = (probe.address() as net.AddressInfo).port;
+      await new Promise((resolve) => probe.close(resolve));
+      const both = await runCli(['serve', '--host', '127.0.0.1', '--port', String(free), '--http-port', String(free), '--db', db]);
+      expectOneLineFailure(both, new RegExp(`^adreport: port ${free} is in use on 127\\.0\\.0\\.1; choose another with --http-port N or ADREPORT_HTTP_PORT$`));
+      expect(fs.readdirSync(path.dirname(db)).filter((name) => name.endsWith('.sock'))).toEqual([]);
+    } finally {
+      taken.close();
+    }
   });
 
   it('on SIGTERM finishes the request in flight, then exits 0', async () => {

@@ -1,5 +1,5 @@
 import { configFromEnv, mergeConfig, serviceConfigSchema, type ServiceConfigInput } from '../../config/config.js';
-import { startService, type RunningService } from '../../main.js';
+import { PortInUseError, startService, type RunningService } from '../../main.js';
 import { CliError, type Command, type CommandContext } from '../command.js';
 
 export const serve: Command = {
@@ -50,7 +50,7 @@ export const serve: Command = {
         const error = entry.error instanceof Error ? { name: entry.error.name, message: entry.error.message, stack: entry.error.stack } : entry.error;
         io.stderr.write(`${JSON.stringify({ level: 'error', time: new Date().toISOString(), ...entry, error })}\n`);
       },
-    });
+    }).catch(explainPortInUse);
     // Handlers go in before the announcement: a supervisor may send SIGTERM the moment it reads it.
     const stopRequested = untilSignal(context);
     announce(context, service);
@@ -60,6 +60,13 @@ export const serve: Command = {
     return 0;
   },
 };
+
+/** EADDRINUSE alone names neither the flag nor the variable that picks another port. */
+function explainPortInUse(error: unknown): never {
+  if (!(error instanceof PortInUseError)) throw error;
+  const how = error.setting === 'port' ? '--port N or ADREPORT_PORT' : '--http-port N or ADREPORT_HTTP_PORT';
+  throw new CliError(`${error.message}; choose another with ${how}`);
+}
 
 function announce(context: CommandContext, service: RunningService): void {
   const { io } = context;
