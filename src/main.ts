@@ -58,6 +58,8 @@ export interface RunningService {
   readonly jobRunner: JobRunner;
   /** Queues jobs (tests and admin paths start syncs through it). */
   readonly jobs: JobService;
+  /** Reports and exports, with the service's export slots (the admin channel's `export` uses them). */
+  readonly reports: ReportService;
   readonly routes: ReadonlyArray<{ method: string; path: string }>;
   close(): Promise<void>;
 }
@@ -124,6 +126,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       );
     }
     const exports = new ExportService(db, config.exports.maxConcurrent);
+    const reports = new ReportService(db, now, exports);
     const app = buildApp({
       db,
       accounts,
@@ -133,7 +136,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       campaigns: new CampaignService(db, platforms, jobs),
       campaignCopies: new CampaignCopyService(db, platforms, jobs),
       markups,
-      reports: new ReportService(db, now, exports),
+      reports,
       authenticator: new Authenticator(signingKey, disabledClients, nowMs),
       tokenIssuer: new TokenIssuer({
         db,
@@ -191,6 +194,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       platforms,
       jobRunner: runner,
       jobs,
+      reports,
       routes: servedRoutes(app),
       close() {
         closing ??= (async () => {

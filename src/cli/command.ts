@@ -40,6 +40,13 @@ export class CliError extends Error {
   }
 }
 
+/** The one line and exit code a failure ends with, the same whether it happened in the CLI or in the server. */
+export function failureOf(error: unknown): { message: string; exitCode: number } {
+  if (error instanceof CliError) return { message: error.message, exitCode: error.exitCode };
+  const message = error instanceof Error ? error.message : String(error);
+  return { message: message.split('\n')[0] ?? 'failed', exitCode: 1 };
+}
+
 /** --json prints one compact line for machines; otherwise the same JSON, indented for people. */
 export function printResult(context: CommandContext, value: unknown): void {
   context.io.stdout.write(`${context.json ? JSON.stringify(value) : JSON.stringify(value, null, 2)}\n`);
