@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startServe, stopServe, type CliResult, type ServeProcess } from './helpers/cli.js';
@@ -17,7 +18,7 @@ let generated: { id: number; clientId: string; clientSecret: string };
 beforeAll(async () => {
   dir = tempDir('adreport-both-ways-');
   db = path.join(dir, 'adreport.duckdb');
-  const result = await runCli(['data', 'generate', '--scale', '0.1', '--days', '30', '--seed', '3', '--db', db, '--json']);
+  const result = await runCli(['data', 'generate', '--scale', '0.3', '--days', '30', '--seed', '3', '--db', db, '--json']);
   expect(result.code, result.stderr).toBe(0);
   generated = JSON.parse(result.stdout.trim().split('\n').pop()!).organizations[0];
 }, 120_000);
@@ -185,8 +186,8 @@ describe('admin commands while serve holds the file and with the file free', () 
       const viaHttp = await served.http.get(`/reporting/v0/keywords?${query}&format=ndjson`, { authorization: `Bearer ${token}` });
       expect(viaHttp.status).toBe(200);
       httpBody = Buffer.from(viaHttp.text, 'utf8');
-      // Several frames of the channel: more than a megabyte.
-      expect(httpBody.length).toBeGreaterThan(1_000_000);
+      // Many frames of the channel, and more than its buffers hold (the next test needs that).
+      expect(httpBody.length).toBeGreaterThan(4_000_000);
       expect(fs.readFileSync(through).equals(httpBody)).toBe(true);
       const lines = httpBody.toString('utf8').trimEnd().split('\n');
       expect(summaryThrough).toMatchObject({ file: through, format: 'ndjson', endpoint: 'keywords', rows: lines.length, bytes: httpBody.length });
@@ -220,6 +221,39 @@ describe('admin commands while serve holds the file and with the file free', () 
     expect(refusedHere.map(failure)).toEqual(refusedThrough.map(failure));
     expect(refusedHere[1]!.stderr).toBe('adreport: organization 99 does not exist\n');
     expect(fs.readdirSync(dir).filter((name) => name.startsWith('none') || name.endsWith('.partial'))).toEqual([]);
+  });
+
+  it('an export whose client stops reading holds its export slot only until the client goes away', async () => {
+    const served = await serveOn(db, [], { ADREPORT_EXPORTS_MAX_CONCURRENT: '1' });
+    try {
+      const { token } = await served.token(generated.clientId, generated.clientSecret);
+      const viaHttp = () => served.http.get(`/reporting/v0/keywords?segments=Day&format=csv`, { authorization: `Bearer ${token}` });
+      const socket = net.createConnection({ path: served.serve.listening.adminSocket });
+      const input = { organizationId: generated.id, endpoint: 'keywords', query: 'segments=Day,DeviceType', format: 'ndjson', now: new Date().toISOString() };
+      socket.write(`${JSON.stringify({ version: 1, command: 'export', input })}\n`);
+      let received = 0;
+      await new Promise<void>((resolve) =>
+        socket.on('data', (chunk: Buffer) => {
+          received += chunk.length;
+          if (received > 100_000) {
+            socket.pause();
+            resolve();
+          }
+        }),
+      );
+      // Stalled: the server's writes wait for the socket, and the one export slot stays taken.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect((await viaHttp()).status).toBe(503);
+      socket.destroy();
+      let status = 0;
+      for (let i = 0; i < 50 && status !== 200; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        status = (await viaHttp()).status;
+      }
+      expect(status).toBe(200);
+    } finally {
+      await served.stop();
+    }
   });
 
   it("sync: through the server its jobs run on the server's runner and come back as {jobs}; with the file free the same shape", async () => {

@@ -192,6 +192,8 @@ function readRequest(socket: net.Socket): Promise<AdminRequest> {
 function answerChannel(socket: net.Socket): Writable {
   const channel = new Writable({
     objectMode: true,
+    // At most 4 items (export chunks are <= 64 KiB) wait here for a slow client.
+    highWaterMark: 4,
     write(item: Buffer | AdminEvent | AdminAnswer, _encoding, callback) {
       if (socket.destroyed) return callback(new Error('the admin client went away'));
       let flowing: boolean;
