@@ -1,12 +1,11 @@
 import fs from 'node:fs';
 import { Writable } from 'node:stream';
-import { loadFxReference } from '../../reference/fx-rates.js';
-import { Database, DatabaseLockedError } from '../../store/database.js';
-import { migrate } from '../../store/migrate.js';
+import { DatabaseLockedError, type Database } from '../../store/database.js';
+import { openAdminStore } from '../admin-store.js';
 import { CliError, type CommandContext } from '../command.js';
 import { callServer, ServerUnreachableError, type AnswerHandlers } from './channel-client.js';
 import { LocalServices } from './local-services.js';
-import { channelOperation, type AdminOperation } from './operation.js';
+import { runOperation, type AdminOperation } from './operation.js';
 import { locateAdminSocket, removeAdminSocket } from './socket-path.js';
 
 export interface DispatchTarget<I, R> {
@@ -16,7 +15,7 @@ export interface DispatchTarget<I, R> {
 }
 
 /**
- * Runs an admin operation where the database is: in a file of its own when no process holds it,
+ * Runs an admin operation where the database is: in this process when no other holds the file,
  * else in the server holding it, over its admin socket. A socket nobody answers on is a leftover
  * (the file was free, so it was opened here and the socket removed) or belongs to a process that
  * does not serve the channel (then the one-line "held by" error).
@@ -29,12 +28,13 @@ export async function dispatch<I, R>(context: CommandContext, target: DispatchTa
   for (let attempt = 1; ; attempt++) {
     let db: Database;
     try {
-      db = await Database.open(dbPath, { readConnections: 1, maxQueued: 16 });
+      db = await openAdminStore(dbPath);
     } catch (error) {
       if (!(error instanceof DatabaseLockedError)) throw error;
       const socket = locateAdminSocket(dbPath);
       if (socket === undefined) throw error;
       try {
+        // The server ran the same operation; its result is this type, as JSON.
         return (await callServer(socket, target.operation.name, input, handlers)) as R;
       } catch (failure) {
         if (!(failure instanceof ServerUnreachableError)) throw failure;
@@ -50,12 +50,10 @@ async function runHere<I, R>(db: Database, context: CommandContext, operation: A
   try {
     // This process holds the file, so no server answers on a socket left beside it.
     removeAdminSocket(context.dbPath);
-    await migrate(db);
-    await loadFxReference(db);
     const services = new LocalServices(db, context.io);
     try {
       // Through the same schema check as in the server, so a mismatch shows here too.
-      return (await channelOperation(operation).run({ db, services, progress: (event) => handlers.onEvent(event), output: handlers.output ?? noOutput() }, input)) as R;
+      return await runOperation(operation, { db, services, progress: (event) => handlers.onEvent(event), output: handlers.output ?? noOutput() }, input);
     } finally {
       await services.close();
     }

@@ -63,13 +63,13 @@ export class OperationInputError extends CliError {
   }
 }
 
+/** Checks the input against the operation's schema, then runs it: the same in the CLI and in the server. */
+export function runOperation<I, R>(operation: AdminOperation<I, R>, context: OperationContext, input: unknown): Promise<R> {
+  const parsed = operation.input.safeParse(input);
+  if (!parsed.success) return Promise.reject(new OperationInputError(operation.name, parsed.error.issues[0]?.message ?? 'invalid'));
+  return operation.run(context, parsed.data);
+}
+
 export function channelOperation<I, R>(operation: AdminOperation<I, R>): ChannelOperation {
-  return {
-    name: operation.name,
-    run(context, input) {
-      const parsed = operation.input.safeParse(input);
-      if (!parsed.success) return Promise.reject(new OperationInputError(operation.name, parsed.error.issues[0]?.message ?? 'invalid'));
-      return operation.run(context, parsed.data);
-    },
-  };
+  return { name: operation.name, run: (context, input) => runOperation(operation, context, input) };
 }
