@@ -120,7 +120,7 @@ describe('admin commands while serve holds the file and with the file free', () 
       [2, 'adreport: --name must be 1-200 characters\n'],
     ]);
     expect(json(await cli('orgs', 'create', '--name', 'Here', '--json'))).toEqual({ organization: { id: 3, name: 'Here' } });
-  });
+  }, 90_000);
 
   it('clients create prints the secret warning on stderr both ways (not with --json)', async () => {
     const served = await serveOn(db);
@@ -136,7 +136,7 @@ describe('admin commands while serve holds the file and with the file free', () 
       expect(result.stderr).toBe('Store the secret now: only its hash is kept, it cannot be shown again.\n');
       expect(Object.keys(JSON.parse(result.stdout))).toEqual(['clientId', 'clientSecret', 'organizationId', 'scopes']);
     }
-  });
+  }, 90_000);
 
   it('master-accounts link: the API lists the new master at once; errors are the same line and exit code both ways', async () => {
     const served = await serveOn(db);
@@ -167,7 +167,7 @@ describe('admin commands while serve holds the file and with the file free', () 
     expect(errorsHere[0]!.stderr).toMatch(/already linked to organization 1 as master account/);
     const here = json(await cli('master-accounts', 'link', '--org', String(generated.id), '--platform', 'MICROSOFT_ADVERTISING', '--platform-id', '7654321', '--json'));
     expect(here).toEqual({ adPlatformMasterAccount: { id: expect.any(Number), name: expect.any(String), adPlatformType: 'MICROSOFT_ADVERTISING', adPlatformId: '7654321', kind: 'RESELLER' } });
-  });
+  }, 90_000);
 
   it("export: the file holds the HTTP export's bytes both ways; the bar shows, --out - works, failures leave nothing", async () => {
     const org = String(generated.id);
@@ -221,7 +221,7 @@ describe('admin commands while serve holds the file and with the file free', () 
     expect(refusedHere.map(failure)).toEqual(refusedThrough.map(failure));
     expect(refusedHere[1]!.stderr).toBe('adreport: organization 99 does not exist\n');
     expect(fs.readdirSync(dir).filter((name) => name.startsWith('none') || name.endsWith('.partial'))).toEqual([]);
-  });
+  }, 90_000);
 
   it('an export whose client stops reading holds its export slot only until the client goes away', async () => {
     const served = await serveOn(db, [], { ADREPORT_EXPORTS_MAX_CONCURRENT: '1' });
@@ -244,6 +244,10 @@ describe('admin commands while serve holds the file and with the file free', () 
       // Stalled: the server's writes wait for the socket, and the one export slot stays taken.
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect((await viaHttp()).status).toBe(503);
+      const cliWhileBusy = await cli('export', '--org', String(generated.id), '--endpoint', 'campaigns', '--out', path.join(dir, 'busy.csv'));
+      expect(cliWhileBusy.code).toBe(1);
+      expect(cliWhileBusy.stderr).toMatch(/^adreport: the server runs as many exports as it allows at once \(ADREPORT_EXPORTS_MAX_CONCURRENT\); try again in 5 s\n$/);
+      expect(fs.readdirSync(dir).filter((name) => name.startsWith('busy'))).toEqual([]);
       socket.destroy();
       let status = 0;
       for (let i = 0; i < 50 && status !== 200; i++) {
@@ -254,7 +258,7 @@ describe('admin commands while serve holds the file and with the file free', () 
     } finally {
       await served.stop();
     }
-  });
+  }, 90_000);
 
   it("sync: through the server its jobs run on the server's runner and come back as {jobs}; with the file free the same shape", async () => {
     const syncDir = tempDir('adreport-both-ways-sync-');

@@ -9,7 +9,8 @@ import { buildPlan } from '../../planner/build-plan.js';
 import type { ReportPlan } from '../../planner/report-plan.js';
 import type { ReportRequest } from '../../planner/report-plan.js';
 import { parseReportQuery, reportRequest } from '../../reporting/report-request.js';
-import { ApiError } from '../../shared/errors.js';
+import { ApiError, OverloadedError } from '../../shared/errors.js';
+import { DatabaseClosedError } from '../../store/database.js';
 import type { ExportFormat } from '../../sql/compile-report.js';
 import { adminCommand, type Presenter } from '../admin/admin-command.js';
 import { CliError, parseId, printResult, requireOption, type CommandContext, type OptionValues } from '../command.js';
@@ -75,8 +76,9 @@ export const exportReport = adminCommand({
       const endpoint = endpointOf(input.endpoint, 1);
       const { request } = planExport(endpoint, input.organizationId, input.query, input.format, new Date(input.now));
       const rows = await services.reports.count(endpoint, request);
+      const { stream } = await services.reports.export(endpoint, request, input.format).catch(busy);
+      // The CLI starts its file now: nothing is created for an export that could not start.
       progress({ event: 'export', rows });
-      const { stream } = await services.reports.export(endpoint, request, input.format);
       try {
         await pipeline(stream, output, { end: false });
       } catch (error) {
@@ -161,6 +163,14 @@ class ExportFile implements Presenter<{ rows: number }> {
   private megabytes(): string {
     return `${(this.bytes / 1e6).toFixed(1)} MB`;
   }
+}
+
+/** Through the server, exports share its export slots with the HTTP API. */
+function busy(error: unknown): never {
+  if (error instanceof OverloadedError && !(error instanceof DatabaseClosedError)) {
+    throw new CliError(`the server runs as many exports as it allows at once (ADREPORT_EXPORTS_MAX_CONCURRENT); try again in ${error.headers['Retry-After'] ?? 'a few'} s`);
+  }
+  throw error;
 }
 
 function outOption(values: OptionValues): string | undefined {
