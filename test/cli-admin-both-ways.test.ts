@@ -263,7 +263,8 @@ describe('admin commands while serve holds the file and with the file free', () 
   it("sync: through the server its jobs run on the server's runner and come back as {jobs}; with the file free the same shape", async () => {
     const syncDir = tempDir('adreport-both-ways-sync-');
     const syncDb = path.join(syncDir, 'adreport.duckdb');
-    const env = { ADREPORT_STATISTICS_BACKFILL_DAYS: '10' };
+    // The server's trailing window is 5 days; the CLI's environment has none (its default is 30).
+    const env = { ADREPORT_STATISTICS_BACKFILL_DAYS: '10', ADREPORT_STATISTICS_TRAILING_DAYS: '5' };
     const served = await serveOn(syncDb, ['--demo'], env);
     let through: Array<Record<string, any>>;
     let campaigns: number;
@@ -287,7 +288,7 @@ describe('admin commands while serve holds the file and with the file free', () 
       campaigns = Number((await served.http.get(`${P}/campaigns?limit=1`, auth)).headers['x-totalcount']);
       expect(campaigns).toBeGreaterThan(0);
 
-      const result = await runCli(['sync', '--org', '1', '--days', '5', '--db', syncDb]);
+      const result = await runCli(['sync', '--org', '1', '--db', syncDb]);
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).toBe('sync: 1 AUTO_IMPORT and 1 SYNC_STATISTICS job(s) queued\n');
       through = JSON.parse(result.stdout).jobs;
@@ -296,7 +297,8 @@ describe('admin commands while serve holds the file and with the file free', () 
         ['SYNC_STATISTICS', 'SUCCEEDED'],
       ]);
       expect(through[0]!.result.imported).toEqual([]);
-      expect(through[1]).toMatchObject({ input: { adPlatformAccountId: link.json.adPlatformAccount.id }, result: { status: 'SYNCED', campaigns } });
+      const day = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
+      expect(through[1]).toMatchObject({ input: { adPlatformAccountId: link.json.adPlatformAccount.id, from: day(5), to: day(0) }, result: { status: 'SYNCED', campaigns } });
       // The server ran them: its API shows each job as the command printed it.
       for (const job of through) expect((await served.http.get(`${P}/jobs/id/${job.id}`, auth)).json.job).toEqual(job);
     } finally {

@@ -5,6 +5,7 @@ import { JobService } from '../../jobs/job-service.js';
 import { SandboxPlatforms } from '../../platforms/sandbox/index.js';
 import { ExportService } from '../../reporting/export-stream.js';
 import { ReportService } from '../../reporting/report-service.js';
+import type { StatisticsSyncSettings } from '../../jobs/statistics-sync-queue.js';
 import type { Database } from '../../store/database.js';
 import { CliError, type CliIo } from '../command.js';
 import type { AdminServices } from './operation.js';
@@ -35,13 +36,16 @@ export class LocalServices implements AdminServices {
     return this.reportService;
   }
 
+  /** ADREPORT_STATISTICS_* of the CLI's environment. */
+  get statistics(): StatisticsSyncSettings {
+    return statisticsSettings(this.io.env);
+  }
+
   async jobs(): Promise<JobService> {
     if (this.queue) return this.queue;
-    const env = serviceConfigSchema.shape.statistics.safeParse(configFromEnv(this.io.env).statistics);
-    if (!env.success) throw new CliError(`invalid setting statistics.${env.error.issues[0]!.path.join('.')}: ${env.error.issues[0]!.message}`, 2);
-    const { db, platforms, now } = this;
+    const { db, platforms, now, statistics } = this;
     const jobs = new JobService(db, { wake: () => runner.wake() }, now);
-    const runner: JobRunner = new JobRunner(db, jobHandlers({ db, platforms, jobs, now, statistics: env.data }), {
+    const runner: JobRunner = new JobRunner(db, jobHandlers({ db, platforms, jobs, now, statistics }), {
       now,
       concurrency: 2,
       backoffBaseMs: 2_000,
@@ -62,4 +66,11 @@ export class LocalServices implements AdminServices {
     await this.runner?.stop(10_000);
     await this.exports?.close();
   }
+}
+
+/** A bad ADREPORT_STATISTICS_* value is a usage error. */
+export function statisticsSettings(env: NodeJS.ProcessEnv): StatisticsSyncSettings {
+  const parsed = serviceConfigSchema.shape.statistics.safeParse(configFromEnv(env).statistics);
+  if (!parsed.success) throw new CliError(`invalid setting statistics.${parsed.error.issues[0]!.path.join('.')}: ${parsed.error.issues[0]!.message}`, 2);
+  return parsed.data;
 }

@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
 import type { z } from 'zod';
 import type { JobService } from '../../jobs/job-service.js';
+import type { StatisticsSyncSettings } from '../../jobs/statistics-sync-queue.js';
 import type { PlatformDirectory } from '../../platforms/connector.js';
 import type { ReportService } from '../../reporting/report-service.js';
 import type { Database } from '../../store/database.js';
@@ -16,6 +17,8 @@ export interface AdminServices {
   readonly now: () => Date;
   readonly platforms: PlatformDirectory;
   readonly reports: ReportService;
+  /** The statistics settings of the process whose runner runs the jobs (the server's, or the CLI's environment). */
+  readonly statistics: StatisticsSyncSettings;
   /** Queues jobs that run while the operation waits: on the server's runner, or on a runner the CLI starts for the command. */
   jobs(): Promise<JobService>;
   /** A client was disabled: the server stops accepting its tokens now. With no server running there is nobody to tell. */

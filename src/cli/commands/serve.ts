@@ -1,4 +1,5 @@
 import { configFromEnv, mergeConfig, serviceConfigSchema, type ServiceConfigInput } from '../../config/config.js';
+import type { StatisticsSyncSettings } from '../../jobs/statistics-sync-queue.js';
 import { PortInUseError, startService, type RunningService } from '../../main.js';
 import { VERSION } from '../../version.js';
 import { ADMIN_COMMANDS } from '../admin-commands.js';
@@ -60,7 +61,7 @@ export const serve: Command = {
         dbPath: context.dbPath,
         env: io.env,
         db: service.db,
-        services: adminServices(service),
+        services: adminServices(service, parsed.data.statistics),
         operations: ADMIN_COMMANDS.map((command) => command.operation),
         version: VERSION,
         logError: (error) => logError({ requestId: '-', method: '-', path: 'admin channel', error }),
@@ -86,11 +87,12 @@ export const serve: Command = {
  * The server's own services for admin commands sent over the channel: jobs run on its runner, a
  * disabled client is refused at once, exports take the service's export slots.
  */
-function adminServices(service: RunningService): AdminServices {
+function adminServices(service: RunningService, statistics: StatisticsSyncSettings): AdminServices {
   return {
     now: () => new Date(),
     platforms: service.platforms,
     reports: service.reports,
+    statistics,
     jobs: async () => service.jobs,
     clientsDisabled: () => service.disabledClients.refresh(),
   };

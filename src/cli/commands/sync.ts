@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { configFromEnv, serviceConfigSchema } from '../../config/config.js';
 import { toJobResponse } from '../../jobs/job-service.js';
 import { getJob } from '../../jobs/job-store.js';
 import { queueAutoImports } from '../../jobs/platform-sync.js';
@@ -7,6 +6,7 @@ import { queueTrailingSyncs } from '../../jobs/statistics-sync-queue.js';
 import { getOrganization } from '../../organizations/organizations.js';
 import type { Database, Executor } from '../../store/database.js';
 import { adminCommand } from '../admin/admin-command.js';
+import { statisticsSettings } from '../admin/local-services.js';
 import { CliError, parseId, printResult, requireOption } from '../command.js';
 
 const MAX_DAYS = 1827;
@@ -18,21 +18,23 @@ export const sync = adminCommand({
   usage: 'adreport sync --org ID [--days N] [--db FILE] [--json]',
   optionHelp: [
     '--org ID           the organization; jobs already queued in the database run too',
-    `--days N           statistics window: the N days before today (default 30, env ADREPORT_STATISTICS_TRAILING_DAYS; at most ${MAX_DAYS})`,
-    "While a server holds the file, the jobs run on the server's job runner with its settings.",
+    `--days N           statistics window: the N days before today (default ADREPORT_STATISTICS_TRAILING_DAYS, 30; at most ${MAX_DAYS})`,
+    "While a server holds the file, the jobs run on the server's job runner with its settings (also the default --days).",
   ],
   options: { org: { type: 'string' }, days: { type: 'string' } },
   parse({ values, io }) {
     const organizationId = parseId(requireOption(values, 'org'), 'org');
-    const env = serviceConfigSchema.shape.statistics.safeParse(configFromEnv(io.env).statistics);
-    if (!env.success) throw new CliError(`invalid setting statistics.${env.error.issues[0]!.path.join('.')}: ${env.error.issues[0]!.message}`, 2);
-    const days = values.days === undefined ? env.data.trailingDays : parseDays(String(values.days));
-    return { organizationId, days };
+    // Checked here, so a bad value is a usage error also when the server's settings apply.
+    statisticsSettings(io.env);
+    // No --days: the trailing window of whoever runs the jobs (the server's setting through the channel).
+    return { organizationId, days: values.days === undefined ? null : parseDays(String(values.days)) };
   },
   operation: {
     name: 'sync',
-    input: z.object({ organizationId: z.number().int().positive(), days: z.number().int().min(1).max(MAX_DAYS) }),
-    async run({ db, services, progress }, { organizationId, days }) {
+    input: z.object({ organizationId: z.number().int().positive(), days: z.number().int().min(1).max(MAX_DAYS).nullable() }),
+    async run({ db, services, progress }, input) {
+      const { organizationId } = input;
+      const days = input.days ?? services.statistics.trailingDays;
       if (!(await db.read((r) => getOrganization(r, organizationId)))) throw new CliError(`organization ${organizationId} does not exist`);
       const firstId = (await db.read((r) => pendingJobIds(r, organizationId)))[0] ?? (await db.read(nextJobId));
       const jobs = await services.jobs();
