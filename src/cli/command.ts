@@ -26,6 +26,8 @@ export interface Command {
   /** Lines under "Options:" in --help, besides the common --db, --json and --help. */
   readonly optionHelp: readonly string[];
   readonly options: OptionSpec;
+  /** Paragraph lines after the options in --help. */
+  readonly notes?: readonly string[];
   run(context: CommandContext): Promise<number>;
 }
 

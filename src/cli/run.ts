@@ -69,5 +69,6 @@ function overview(): string {
 }
 
 function commandHelp(command: Command): string {
-  return [`Usage: ${command.usage}`, '', command.summary, '', 'Options:', ...[...command.optionHelp, ...COMMON_HELP].map((l) => `  ${l}`), ''].join('\n');
+  const notes = command.notes && command.notes.length > 0 ? ['', ...command.notes] : [];
+  return [`Usage: ${command.usage}`, '', command.summary, '', 'Options:', ...[...command.optionHelp, ...COMMON_HELP].map((l) => `  ${l}`), ...notes, ''].join('\n');
 }

@@ -33,9 +33,15 @@ export interface AdminCommand extends Command {
  * process, or the server holding the file), the same output either way.
  */
 export function adminCommand<I, R>(spec: AdminCommandSpec<I, R>): AdminCommand {
-  const { parse, operation, present, createsFile = false, ...command } = spec;
+  const { parse, operation, present, createsFile = false, notes = [], ...command } = spec;
   return {
     ...command,
+    notes: [
+      'Also while a server holds the file: the command then runs in that server, sent over its admin socket',
+      '<db>.admin.sock, with the same output.',
+      ...(createsFile ? [] : ['A --db that does not exist is refused (nothing is created).']),
+      ...notes,
+    ],
     operation: channelOperation(operation),
     async run(context) {
       const input = await parse(context);

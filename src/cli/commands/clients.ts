@@ -66,11 +66,10 @@ export const clientsDisable = adminCommand({
   path: ['clients', 'disable'],
   summary: 'Disable a client: no new tokens, and its existing tokens are refused at once',
   usage: 'adreport clients disable --client-id X [--db FILE] [--json]',
-  optionHelp: [
-    '--client-id X      the client to disable',
-    'While a server holds the file, the command runs in it (admin socket) and the server refuses the',
-    "client's tokens from that moment; a server started later reads the disabled clients at its start.",
-    'Servers also re-read that list every 15 s.',
+  optionHelp: ['--client-id X      the client to disable'],
+  notes: [
+    "A server holding the file refuses the client's tokens from that moment; a server started later reads",
+    'the disabled clients at its start. Servers also re-read that list every 15 s.',
   ],
   options: { 'client-id': { type: 'string' } },
   parse: ({ values }) => ({ clientId: requireOption(values, 'client-id') }),

@@ -7,7 +7,8 @@ export const orgsCreate = adminCommand({
   path: ['orgs', 'create'],
   summary: 'Create an organization (a tenant: its clients see only its data)',
   usage: 'adreport orgs create --name NAME [--db FILE] [--json]',
-  optionHelp: ['--name NAME        the organization name (1-200 characters); the first one may start a new database file'],
+  optionHelp: ['--name NAME        the organization name (1-200 characters)'],
+  notes: ['A --db that does not exist is created: the first organization starts a new installation.'],
   options: { name: { type: 'string' } },
   // The first organization of a new installation is how a database file starts.
   createsFile: true,

@@ -19,8 +19,8 @@ export const sync = adminCommand({
   optionHelp: [
     '--org ID           the organization; jobs already queued in the database run too',
     `--days N           statistics window: the N days before today (default ADREPORT_STATISTICS_TRAILING_DAYS, 30; at most ${MAX_DAYS})`,
-    "While a server holds the file, the jobs run on the server's job runner with its settings (also the default --days).",
   ],
+  notes: ["Through a server, the jobs run on the server's job runner with its settings (also the default --days)."],
   options: { org: { type: 'string' }, days: { type: 'string' } },
   parse({ values, io }) {
     const organizationId = parseId(requireOption(values, 'org'), 'org');
