@@ -58,8 +58,28 @@ export interface RunningService {
   readonly jobRunner: JobRunner;
   /** Queues jobs (tests and admin paths start syncs through it). */
   readonly jobs: JobService;
+  /** Reports and exports, with the service's export slots (the admin channel's `export` uses them). */
+  readonly reports: ReportService;
   readonly routes: ReadonlyArray<{ method: string; path: string }>;
   close(): Promise<void>;
+}
+
+/** A listener's port is taken; `setting` says which one (`port` or `httpPort`), so the CLI can name its flag. */
+export class PortInUseError extends Error {
+  constructor(
+    readonly setting: 'port' | 'httpPort',
+    readonly port: number,
+    readonly host: string,
+  ) {
+    super(`port ${port} is in use on ${host}`);
+    this.name = 'PortInUseError';
+  }
+}
+
+function portInUse(setting: 'port' | 'httpPort', port: number, host: string): (error: unknown) => never {
+  return (error) => {
+    throw (error as NodeJS.ErrnoException | null)?.code === 'EADDRINUSE' ? new PortInUseError(setting, port, host) : error;
+  };
 }
 
 /** Composition root: open the store, build the services, serve. Nothing else wires things up. */
@@ -106,6 +126,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       );
     }
     const exports = new ExportService(db, config.exports.maxConcurrent);
+    const reports = new ReportService(db, now, exports);
     const app = buildApp({
       db,
       accounts,
@@ -115,7 +136,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       campaigns: new CampaignService(db, platforms, jobs),
       campaignCopies: new CampaignCopyService(db, platforms, jobs),
       markups,
-      reports: new ReportService(db, now, exports),
+      reports,
       authenticator: new Authenticator(signingKey, disabledClients, nowMs),
       tokenIssuer: new TokenIssuer({
         db,
@@ -138,9 +159,11 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     const tls = plainBehindProxy
       ? undefined
       : await loadTls({ tlsCert: config.tlsCert, tlsKey: config.tlsKey, dataDir: path.dirname(path.resolve(config.dbPath)), nowMs: nowMs() });
-    const api = await listenApi(app.fetch, { host: config.host, port: config.port, tls });
+    const api = await listenApi(app.fetch, { host: config.host, port: config.port, tls }).catch(portInUse('port', config.port, config.host));
     listeners.push(api);
-    if (config.httpPort !== undefined) listeners.push(await listenPlainHttpRefusal({ host: config.host, port: config.httpPort }));
+    if (config.httpPort !== undefined) {
+      listeners.push(await listenPlainHttpRefusal({ host: config.host, port: config.httpPort }).catch(portInUse('httpPort', config.httpPort, config.host)));
+    }
     await jobRunner.start();
     // The periodic platform sync: campaigns created later at a platform get imported too.
     platformSync = setInterval(() => {
@@ -171,6 +194,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       platforms,
       jobRunner: runner,
       jobs,
+      reports,
       routes: servedRoutes(app),
       close() {
         closing ??= (async () => {

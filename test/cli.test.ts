@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, startServe } from './helpers/cli.js';
@@ -70,13 +71,16 @@ describe('adreport orgs and clients', () => {
     [['orgs', 'create', '--name', 'x', '--bogus'], /Unknown option '--bogus'/],
     [['clients', 'create', '--org', 'abc'], /--org must be a positive integer/],
     [['clients', 'create', '--org', '1', '--scopes', 'admin'], /unknown scope "admin"/],
-    [['clients', 'create', '--org', '42'], /organization 42 does not exist/],
-    [['clients', 'list', '--org', '42'], /organization 42 does not exist/],
-    [['clients', 'disable', '--client-id', 'adr_nope'], /client adr_nope does not exist/],
+    [['clients', 'create', '--org', '42'], /organization 42 does not exist/, 'existing'],
+    [['clients', 'list', '--org', '42'], /organization 42 does not exist/, 'existing'],
+    [['clients', 'disable', '--client-id', 'adr_nope'], /client adr_nope does not exist/, 'existing'],
     [['clients', 'frobnicate'], /unknown command "clients frobnicate"/],
     [['serve', '--port', 'http'], /invalid setting port/],
-  ])('fails %j with one clear line', async (args, pattern) => {
-    const result = await runCli([...args, '--db', freshDb()]);
+  ] as Array<[string[], RegExp, string?]>)('fails %j with one clear line', async (args, pattern, file) => {
+    const db = freshDb();
+    // A database file with an organization (these commands refuse a file that does not exist).
+    if (file === 'existing') expect((await runCli(['orgs', 'create', '--name', 'A', '--db', db])).code).toBe(0);
+    const result = await runCli([...args, '--db', db]);
     expectOneLineFailure(result, pattern);
   });
 });
@@ -102,7 +106,7 @@ describe('adreport serve', () => {
     expect(await again.exited).toBe(0);
   });
 
-  it('serves credentials made by the admin commands, and admin commands say clearly when a server holds the file', async () => {
+  it('serves credentials made by the admin commands, and admin commands keep working while it holds the file', async () => {
     const db = freshDb();
     await runCli(['orgs', 'create', '--name', 'Ops', '--db', db]);
     const client = JSON.parse((await runCli(['clients', 'create', '--org', '1', '--db', db, '--json'])).stdout);
@@ -115,15 +119,44 @@ describe('adreport serve', () => {
       expect(token.status).toBe(200);
       http.close();
 
-      const blocked = await runCli(['orgs', 'create', '--name', 'Second', '--db', db]);
-      expectOneLineFailure(blocked, new RegExp(`${db.replaceAll('.', '\\.')} is held by a running process \\(pid ${serve.child.pid}\\).*stop it`));
+      // Sent to the server over its admin socket (test/cli-admin-*.test.ts cover every command).
+      const second = await runCli(['orgs', 'create', '--name', 'Second', '--db', db, '--json']);
+      expect(second.code, second.stderr).toBe(0);
+      expect(JSON.parse(second.stdout)).toEqual({ organization: { id: 2, name: 'Second' } });
     } finally {
       serve.child.kill('SIGTERM');
       expect(await serve.exited).toBe(0);
     }
-    // The server closed the file cleanly: the admin command works now.
+    // The server closed the file cleanly: the admin command opens it itself now.
     const after = await runCli(['clients', 'list', '--org', '1', '--db', db, '--json']);
     expect(after.code).toBe(0);
+    expect(fs.existsSync(`${db}.admin.sock`)).toBe(false);
+  });
+
+  it('says which port is in use and how to choose another, for --port and --http-port', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as net.AddressInfo).port;
+    try {
+      const db = freshDb();
+      const api = await runCli(['serve', '--host', '127.0.0.1', '--port', String(port), '--db', db]);
+      expectOneLineFailure(api, new RegExp(`^adreport: port ${port} is in use on 127\\.0\\.0\\.1; choose another with --port N or ADREPORT_PORT$`));
+      expect(api.code).toBe(1);
+      const plain = await runCli(['serve', '--host', '127.0.0.1', '--port', '0', '--http-port', String(port), '--db', db]);
+      expectOneLineFailure(plain, new RegExp(`^adreport: port ${port} is in use on 127\\.0\\.0\\.1; choose another with --http-port N or ADREPORT_HTTP_PORT$`));
+      const fromEnv = await runCli(['serve', '--host', '127.0.0.1', '--db', db], { ADREPORT_PORT: String(port) });
+      expectOneLineFailure(fromEnv, new RegExp(`^adreport: port ${port} is in use on 127\\.0\\.0\\.1; choose another with --port N or ADREPORT_PORT$`));
+      // One number for both listeners: the API listener gets it, the plain-HTTP one is refused.
+      const probe = net.createServer();
+      await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+      const free = (probe.address() as net.AddressInfo).port;
+      await new Promise((resolve) => probe.close(resolve));
+      const both = await runCli(['serve', '--host', '127.0.0.1', '--port', String(free), '--http-port', String(free), '--db', db]);
+      expectOneLineFailure(both, new RegExp(`^adreport: port ${free} is in use on 127\\.0\\.0\\.1; choose another with --http-port N or ADREPORT_HTTP_PORT$`));
+      expect(fs.readdirSync(path.dirname(db)).filter((name) => name.endsWith('.sock'))).toEqual([]);
+    } finally {
+      taken.close();
+    }
   });
 
   it('on SIGTERM finishes the request in flight, then exits 0', async () => {

@@ -26,6 +26,8 @@ export interface Command {
   /** Lines under "Options:" in --help, besides the common --db, --json and --help. */
   readonly optionHelp: readonly string[];
   readonly options: OptionSpec;
+  /** Paragraph lines after the options in --help. */
+  readonly notes?: readonly string[];
   run(context: CommandContext): Promise<number>;
 }
 
@@ -38,6 +40,13 @@ export class CliError extends Error {
     super(message);
     this.name = 'CliError';
   }
+}
+
+/** The one line and exit code a failure ends with, the same whether it happened in the CLI or in the server. */
+export function failureOf(error: unknown): { message: string; exitCode: number } {
+  if (error instanceof CliError) return { message: error.message, exitCode: error.exitCode };
+  const message = error instanceof Error ? error.message : String(error);
+  return { message: message.split('\n')[0] ?? 'failed', exitCode: 1 };
 }
 
 /** --json prints one compact line for machines; otherwise the same JSON, indented for people. */

@@ -1,16 +1,11 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_DB_PATH } from '../config/config.js';
-import { DatabaseLockedError } from '../store/database.js';
-import { CliError, type CliIo, type Command } from './command.js';
-import { clientsCreate, clientsDisable, clientsList } from './commands/clients.js';
+import { CliError, failureOf, type CliIo, type Command } from './command.js';
+import { ADMIN_COMMANDS } from './admin-commands.js';
 import { dataGenerate } from './commands/data-generate.js';
-import { exportReport } from './commands/export.js';
-import { masterAccountsLink } from './commands/master-accounts.js';
-import { orgsCreate } from './commands/orgs.js';
 import { serve } from './commands/serve.js';
-import { sync } from './commands/sync.js';
 
-export const COMMANDS: readonly Command[] = [serve, orgsCreate, clientsCreate, clientsList, clientsDisable, masterAccountsLink, sync, dataGenerate, exportReport];
+export const COMMANDS: readonly Command[] = [serve, ...ADMIN_COMMANDS, dataGenerate];
 
 const COMMON_HELP = [
   `--db FILE          the database file (default ${DEFAULT_DB_PATH}; env ADREPORT_DB)`,
@@ -53,16 +48,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const dbPath = typeof values.db === 'string' && values.db !== '' ? values.db : io.env.ADREPORT_DB || DEFAULT_DB_PATH;
     return await command.run({ values: values as Record<string, string | boolean | undefined>, dbPath, json: values.json === true, io });
   } catch (error) {
-    io.stderr.write(`adreport: ${oneLine(error, command)}\n`);
-    return error instanceof CliError ? error.exitCode : isUsageError(error) ? 2 : 1;
+    if (isUsageError(error)) {
+      io.stderr.write(`adreport: ${(error as Error).message.split('\n')[0]}; see adreport ${command.path.join(' ')} --help\n`);
+      return 2;
+    }
+    const failure = failureOf(error);
+    io.stderr.write(`adreport: ${failure.message}\n`);
+    return failure.exitCode;
   }
-}
-
-function oneLine(error: unknown, command: Command): string {
-  if (error instanceof CliError || error instanceof DatabaseLockedError) return error.message;
-  if (isUsageError(error)) return `${(error as Error).message.split('\n')[0]}; see adreport ${command.path.join(' ')} --help`;
-  const message = error instanceof Error ? error.message : String(error);
-  return message.split('\n')[0] ?? 'failed';
 }
 
 function isUsageError(error: unknown): boolean {
@@ -76,5 +69,6 @@ function overview(): string {
 }
 
 function commandHelp(command: Command): string {
-  return [`Usage: ${command.usage}`, '', command.summary, '', 'Options:', ...[...command.optionHelp, ...COMMON_HELP].map((l) => `  ${l}`), ''].join('\n');
+  const notes = command.notes && command.notes.length > 0 ? ['', ...command.notes] : [];
+  return [`Usage: ${command.usage}`, '', command.summary, '', 'Options:', ...[...command.optionHelp, ...COMMON_HELP].map((l) => `  ${l}`), ...notes, ''].join('\n');
 }

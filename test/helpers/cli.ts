@@ -11,9 +11,9 @@ export interface CliResult {
 }
 
 /** Runs the built bin the way an operator does, with a clean ADREPORT_* environment. */
-export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+export function runCli(args: string[], env: Record<string, string> = {}, options: { cwd?: string } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'], cwd: options.cwd });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -25,7 +25,13 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
 
 export interface ServeProcess {
   child: ChildProcess;
-  listening: { url: string; port: number; httpPort: number | null; demo: { organizationId: number; clientId: string; clientSecret: string } | null };
+  listening: {
+    url: string;
+    port: number;
+    httpPort: number | null;
+    adminSocket: string;
+    demo: { organizationId: number; clientId: string; clientSecret: string } | null;
+  };
   exited: Promise<number | null>;
   stderr: () => string;
 }
@@ -44,6 +50,12 @@ export function startServe(args: string[], env: Record<string, string> = {}): Pr
     lines.once('line', (line) => resolve({ child, listening: JSON.parse(line), exited, stderr: () => stderr }));
     exited.then((code) => reject(new Error(`serve exited ${code} before listening: ${stderr}`)));
   });
+}
+
+/** SIGTERM, then the exit code (0 after a clean stop). */
+export async function stopServe(serve: ServeProcess): Promise<number | null> {
+  serve.child.kill('SIGTERM');
+  return serve.exited;
 }
 
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {

@@ -1,26 +1,45 @@
 import fs from 'node:fs';
-import { Transform } from 'node:stream';
+import { Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ENDPOINT_BY_PATH, ENDPOINTS } from '../../catalog/endpoints.js';
+import { z } from 'zod';
+import { ENDPOINT_BY_PATH, ENDPOINTS, type ReportEndpoint } from '../../catalog/endpoints.js';
 import { ProgressBar, type ProgressStream } from '../../generator/progress.js';
 import { getOrganization } from '../../organizations/organizations.js';
 import { buildPlan } from '../../planner/build-plan.js';
-import { ExportService } from '../../reporting/export-stream.js';
+import type { ReportPlan } from '../../planner/report-plan.js';
+import type { ReportRequest } from '../../planner/report-plan.js';
 import { parseReportQuery, reportRequest } from '../../reporting/report-request.js';
-import { ReportService } from '../../reporting/report-service.js';
-import { ApiError } from '../../shared/errors.js';
+import { ApiError, OverloadedError } from '../../shared/errors.js';
+import { DatabaseClosedError } from '../../store/database.js';
 import type { ExportFormat } from '../../sql/compile-report.js';
-import { withAdminStore } from '../admin-store.js';
-import { CliError, parseId, printResult, requireOption, type Command } from '../command.js';
+import { adminCommand, type Presenter } from '../admin/admin-command.js';
+import { CliError, parseId, printResult, requireOption, type CommandContext, type OptionValues } from '../command.js';
 
-const FORMATS: readonly ExportFormat[] = ['csv', 'ndjson', 'parquet'];
+const FORMATS = ['csv', 'ndjson', 'parquet'] as const satisfies readonly ExportFormat[];
+
+interface ExportInput {
+  readonly organizationId: number;
+  readonly endpoint: string;
+  readonly query: string;
+  readonly format: ExportFormat;
+  /** The CLI's clock, so the default date range (and the file name made from it) is the same wherever it runs. */
+  readonly now: string;
+}
+
+/** Where the bytes go, and the period for the summary: the CLI's side only. */
+interface ExportTarget {
+  readonly file: string;
+  readonly from: string;
+  readonly to: string;
+}
 
 /**
  * `adreport export`: what GET /reporting/v0/<endpoint>?format=... streams, into a file, with a
- * progress bar. It opens the database file itself (like the other admin commands), so it runs
- * while the service is stopped; against a running service, ask the HTTP endpoint.
+ * progress bar. The query is checked here, before anything else; the rows come from the CLI's own
+ * store, or from the server holding the file, which streams the bytes over the admin channel (the
+ * CLI writes the file: it may be somewhere only the CLI's user can write).
  */
-export const exportReport: Command = {
+export const exportReport = adminCommand({
   path: ['export'],
   summary: 'Export a report of an organization into a CSV, NDJSON or Parquet file (the whole result, as the reporting endpoints stream it)',
   usage: 'adreport export --org ID --endpoint PATH [--query QUERY] [--format csv|ndjson|parquet] [--out FILE] [--force] [--db FILE] [--json]',
@@ -33,79 +52,157 @@ export const exportReport: Command = {
     '--force            replace FILE if it exists',
   ],
   options: { org: { type: 'string' }, endpoint: { type: 'string' }, query: { type: 'string' }, format: { type: 'string' }, out: { type: 'string' }, force: { type: 'boolean' } },
-  async run(context) {
-    const started = performance.now();
-    const { values } = context;
+  parse({ values }): ExportInput {
     const organizationId = parseId(requireOption(values, 'org'), 'org');
-    const path = requireOption(values, 'endpoint').replace(/^\/?(reporting\/v0\/)?/, '');
-    const endpoint = ENDPOINT_BY_PATH.get(path);
-    if (!endpoint) throw new CliError(`--endpoint "${path}" is not a reporting endpoint; one of ${ENDPOINTS.map((e) => e.path).join(', ')}`, 2);
-    const out = typeof values.out === 'string' && values.out !== '' ? values.out : undefined;
-    const format = exportFormat(typeof values.format === 'string' ? values.format : undefined, out);
-    const queryText = typeof values.query === 'string' ? values.query.replace(/^\?/, '') : '';
-
-    const stderr = context.io.stderr as ProgressStream & NodeJS.WritableStream;
-    return withAdminStore(context.dbPath, async (db) => {
-      if (!(await db.read((r) => getOrganization(r, organizationId)))) throw new CliError(`organization ${organizationId} does not exist`);
-      let request;
+    const endpoint = endpointOf(requireOption(values, 'endpoint'), 2);
+    const format = exportFormat(typeof values.format === 'string' ? values.format : undefined, outOption(values));
+    const query = typeof values.query === 'string' ? values.query.replace(/^\?/, '') : '';
+    const input = { organizationId, endpoint: endpoint.path, query, format, now: new Date().toISOString() };
+    const { file } = exportTarget(values, input);
+    if (file !== '-' && fs.existsSync(file) && values.force !== true) throw new CliError(`${file} exists; use --force to replace it`);
+    return input;
+  },
+  operation: {
+    name: 'export',
+    input: z.object({
+      organizationId: z.number().int().positive(),
+      endpoint: z.string(),
+      query: z.string(),
+      format: z.enum(FORMATS),
+      now: z.iso.datetime(),
+    }),
+    async run({ db, services, progress, output }, input) {
+      if (!(await db.read((r) => getOrganization(r, input.organizationId)))) throw new CliError(`organization ${input.organizationId} does not exist`);
+      const endpoint = endpointOf(input.endpoint, 1);
+      const { request } = planExport(endpoint, input.organizationId, input.query, input.format, new Date(input.now));
+      const rows = await services.reports.count(endpoint, request);
+      const { stream } = await services.reports.export(endpoint, request, input.format).catch(busy);
+      // The CLI starts its file now: nothing is created for an export that could not start.
+      progress({ event: 'export', rows });
       try {
-        const query = parseReportQuery(`?${queryText}`, endpoint.level);
-        if (query.get('format') !== undefined) throw new CliError('--query must not hold format; use --format', 2);
-        request = reportRequest(query, endpoint.level, organizationId, format);
+        await pipeline(stream, output, { end: false });
       } catch (error) {
-        // The API's 400s name the parameter; on the command line they are usage errors.
-        if (error instanceof ApiError) throw new CliError(`--query: ${error.message}`, 2);
-        throw error;
-      }
-      const now = new Date();
-      let plan;
-      try {
-        plan = buildPlan(endpoint, request, now);
-      } catch (error) {
-        rethrowAsUsage(error);
-      }
-      const target = out ?? `${endpoint.path.replaceAll('/', '-')}_${plan.from}_${plan.to}.${format}`;
-      if (target !== '-' && fs.existsSync(target) && values.force !== true) throw new CliError(`${target} exists; use --force to replace it`);
-      const reports = new ReportService(db, () => now, new ExportService(db, 1));
-      const total = await reports.count(endpoint, request);
-      const { stream } = await reports.export(endpoint, request, format);
-      const partial = `${target}.partial`;
-      const bar = new ProgressBar(stderr, total, `export ${endpoint.path} ${format}`);
-      let rows = 0;
-      let bytes = 0;
-      // Rows are counted as lines of text (minus the CSV header); Parquet is binary, so its bar shows bytes until the end.
-      const counter = new Transform({
-        transform(chunk: Buffer, _encoding, callback) {
-          bytes += chunk.length;
-          if (format !== 'parquet') {
-            for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) rows++;
-          }
-          const shown = format === 'csv' ? Math.max(0, rows - 1) : rows;
-          bar.update(shown, shown, `${(bytes / 1e6).toFixed(1)} MB`);
-          callback(null, chunk);
-        },
-      });
-      const sink = target === '-' ? context.io.stdout : fs.createWriteStream(partial);
-      try {
-        await pipeline(stream, counter, sink, { end: target !== '-' });
-      } catch (error) {
-        if (target !== '-') fs.rmSync(partial, { force: true });
         throw new CliError(`export failed: ${(error as Error).message}`);
       }
       const failure = await stream.outcome;
-      if (failure) {
-        if (target !== '-') fs.rmSync(partial, { force: true });
-        throw new CliError(`export failed: ${failure.message}`);
-      }
-      if (target !== '-') fs.renameSync(partial, target);
-      bar.update(total, total, `${(bytes / 1e6).toFixed(1)} MB`);
-      bar.finish();
-      const seconds = (performance.now() - started) / 1000;
-      printResult(context, { file: target, format, endpoint: endpoint.path, from: plan.from, to: plan.to, rows: total, bytes, seconds: Number(seconds.toFixed(3)) });
-      return 0;
-    });
+      if (failure) throw new CliError(`export failed: ${failure.message}`);
+      return { rows };
+    },
   },
-};
+  present: (context, input) => new ExportFile(context, input, exportTarget(context.values, input)),
+});
+
+/**
+ * The CLI's end: counts what arrives for the bar, writes `<target>.partial`, renames it when the
+ * export is complete, removes it when not; `-` is stdout.
+ */
+class ExportFile implements Presenter<{ rows: number }> {
+  readonly output: Transform;
+  private readonly started = performance.now();
+  private readonly partial: string;
+  private bar: ProgressBar | undefined;
+  private written: Promise<void> | undefined;
+  private bytes = 0;
+
+  constructor(
+    private readonly context: CommandContext,
+    private readonly input: ExportInput,
+    private readonly target: ExportTarget,
+  ) {
+    this.partial = `${target.file}.partial`;
+    let lines = 0;
+    const format = input.format;
+    // Rows are counted as lines of text (minus the CSV header); Parquet is binary, so its bar shows bytes until the end.
+    this.output = new Transform({
+      transform: (chunk: Buffer, _encoding, callback) => {
+        this.bytes += chunk.length;
+        if (format !== 'parquet') {
+          for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) lines++;
+        }
+        const shown = format === 'csv' ? Math.max(0, lines - 1) : lines;
+        this.bar?.update(shown, shown, this.megabytes());
+        callback(null, chunk);
+      },
+    });
+  }
+
+  /** The organization exists and the rows are counted: the file starts now. */
+  onEvent(event: { readonly event: string; readonly [field: string]: unknown }): void {
+    if (event.event !== 'export' || this.written) return;
+    const stderr = this.context.io.stderr as ProgressStream & NodeJS.WritableStream;
+    this.bar = new ProgressBar(stderr, Number(event.rows), `export ${this.input.endpoint} ${this.input.format}`);
+    const toStdout = this.target.file === '-';
+    const sink: Writable = toStdout ? (this.context.io.stdout as Writable) : fs.createWriteStream(this.partial);
+    this.written = pipeline(this.output, sink, { end: !toStdout });
+    // Awaited in done(); a failure before that is reported by the writes it makes fail.
+    this.written.catch(() => undefined);
+  }
+
+  async done({ rows }: { rows: number }): Promise<number> {
+    this.output.end();
+    try {
+      await this.written;
+    } catch (error) {
+      throw new CliError(`export failed: ${(error as Error).message}`);
+    }
+    if (this.target.file !== '-') fs.renameSync(this.partial, this.target.file);
+    this.bar?.update(rows, rows, this.megabytes());
+    this.bar?.finish();
+    const seconds = (performance.now() - this.started) / 1000;
+    const { file, from, to } = this.target;
+    const { format, endpoint } = this.input;
+    printResult(this.context, { file, format, endpoint, from, to, rows, bytes: this.bytes, seconds: Number(seconds.toFixed(3)) });
+    return 0;
+  }
+
+  failed(): void {
+    this.output.destroy();
+    if (this.written && this.target.file !== '-') fs.rmSync(this.partial, { force: true });
+  }
+
+  private megabytes(): string {
+    return `${(this.bytes / 1e6).toFixed(1)} MB`;
+  }
+}
+
+/** Through the server, exports share its export slots with the HTTP API. */
+function busy(error: unknown): never {
+  if (error instanceof OverloadedError && !(error instanceof DatabaseClosedError)) {
+    throw new CliError(`the server runs as many exports as it allows at once (ADREPORT_EXPORTS_MAX_CONCURRENT); try again in ${error.headers['Retry-After'] ?? 'a few'} s`);
+  }
+  throw error;
+}
+
+function outOption(values: OptionValues): string | undefined {
+  return typeof values.out === 'string' && values.out !== '' ? values.out : undefined;
+}
+
+/** `--out`, or `<endpoint>_<from>_<to>.<format>`; the plan is pure, so this is the same plan the operation makes. */
+function exportTarget(values: OptionValues, input: ExportInput): ExportTarget {
+  const endpoint = endpointOf(input.endpoint, 2);
+  const { plan } = planExport(endpoint, input.organizationId, input.query, input.format, new Date(input.now));
+  return { file: outOption(values) ?? `${endpoint.path.replaceAll('/', '-')}_${plan.from}_${plan.to}.${input.format}`, from: plan.from, to: plan.to };
+}
+
+function endpointOf(text: string, exitCode: number): ReportEndpoint {
+  const path = text.replace(/^\/?(reporting\/v0\/)?/, '');
+  const endpoint = ENDPOINT_BY_PATH.get(path);
+  if (!endpoint) throw new CliError(`--endpoint "${path}" is not a reporting endpoint; one of ${ENDPOINTS.map((e) => e.path).join(', ')}`, exitCode);
+  return endpoint;
+}
+
+/** The request and its plan; the API's 400s name the parameter, and on the command line they are usage errors. */
+function planExport(endpoint: ReportEndpoint, organizationId: number, query: string, format: ExportFormat, now: Date): { request: ReportRequest; plan: ReportPlan } {
+  try {
+    const parsed = parseReportQuery(`?${query}`, endpoint.level);
+    if (parsed.get('format') !== undefined) throw new CliError('--query must not hold format; use --format', 2);
+    const request = reportRequest(parsed, endpoint.level, organizationId, format);
+    return { request, plan: buildPlan(endpoint, request, now) };
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 400) throw new CliError(`--query: ${error.message}`, 2);
+    throw error;
+  }
+}
 
 function exportFormat(flag: string | undefined, out: string | undefined): ExportFormat {
   if (flag !== undefined) {
@@ -114,10 +211,4 @@ function exportFormat(flag: string | undefined, out: string | undefined): Export
   }
   const extension = out?.toLowerCase().match(/\.(csv|ndjson|jsonl|parquet)$/)?.[1];
   return extension === undefined ? 'csv' : extension === 'jsonl' ? 'ndjson' : (extension as ExportFormat);
-}
-
-/** A 400 from the planner (a bad filter, an unknown statistic) is a usage error here. */
-function rethrowAsUsage(error: unknown): never {
-  if (error instanceof ApiError && error.status === 400) throw new CliError(`--query: ${error.message}`, 2);
-  throw error;
 }

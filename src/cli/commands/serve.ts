@@ -1,5 +1,11 @@
 import { configFromEnv, mergeConfig, serviceConfigSchema, type ServiceConfigInput } from '../../config/config.js';
-import { startService, type RunningService } from '../../main.js';
+import type { StatisticsSyncSettings } from '../../jobs/statistics-sync-queue.js';
+import { PortInUseError, startService, type RunningService } from '../../main.js';
+import { VERSION } from '../../version.js';
+import { ADMIN_COMMANDS } from '../admin-commands.js';
+import { listenAdminChannel, type AdminChannel } from '../admin/channel-server.js';
+import type { AdminServices } from '../admin/operation.js';
+import { adminSocketName } from '../admin/socket-path.js';
 import { CliError, type Command, type CommandContext } from '../command.js';
 
 export const serve: Command = {
@@ -44,22 +50,60 @@ export const serve: Command = {
       const issue = parsed.error.issues[0]!;
       throw new CliError(`invalid setting ${issue.path.join('.')}: ${issue.message}`, 2);
     }
-    const service = await startService(parsed.data, {
-      nodeThreads: io.nodeThreads,
-      logError: (entry) => {
-        const error = entry.error instanceof Error ? { name: entry.error.name, message: entry.error.message, stack: entry.error.stack } : entry.error;
-        io.stderr.write(`${JSON.stringify({ level: 'error', time: new Date().toISOString(), ...entry, error })}\n`);
-      },
-    });
+    const logError: Parameters<typeof startService>[1]['logError'] = (entry) => {
+      const error = entry.error instanceof Error ? { name: entry.error.name, message: entry.error.message, stack: entry.error.stack } : entry.error;
+      io.stderr.write(`${JSON.stringify({ level: 'error', time: new Date().toISOString(), ...entry, error })}\n`);
+    };
+    const service = await startService(parsed.data, { nodeThreads: io.nodeThreads, logError }).catch(explainPortInUse);
+    let channel: AdminChannel;
+    try {
+      channel = await listenAdminChannel({
+        dbPath: context.dbPath,
+        env: io.env,
+        db: service.db,
+        services: adminServices(service, parsed.data.statistics),
+        operations: ADMIN_COMMANDS.map((command) => command.operation),
+        version: VERSION,
+        logError: (error) => logError({ requestId: '-', method: '-', path: 'admin channel', error }),
+      });
+    } catch (error) {
+      await service.close();
+      throw new CliError(`cannot create the admin socket ${adminSocketName(context.dbPath)}: ${error instanceof Error ? error.message : String(error)}`);
+    }
     // Handlers go in before the announcement: a supervisor may send SIGTERM the moment it reads it.
     const stopRequested = untilSignal(context);
     announce(context, service);
     await stopRequested;
+    // The socket goes first, while this process still holds the file; commands running finish or fail with the store.
+    channel.stopAccepting();
     await service.close();
+    await channel.close(1_000);
     if (!context.json) io.stderr.write('adreport: stopped cleanly\n');
     return 0;
   },
 };
+
+/**
+ * The server's own services for admin commands sent over the channel: jobs run on its runner, a
+ * disabled client is refused at once, exports take the service's export slots.
+ */
+function adminServices(service: RunningService, statistics: StatisticsSyncSettings): AdminServices {
+  return {
+    now: () => new Date(),
+    platforms: service.platforms,
+    reports: service.reports,
+    statistics,
+    jobs: async () => service.jobs,
+    clientsDisabled: () => service.disabledClients.refresh(),
+  };
+}
+
+/** EADDRINUSE alone names neither the flag nor the variable that picks another port. */
+function explainPortInUse(error: unknown): never {
+  if (!(error instanceof PortInUseError)) throw error;
+  const how = error.setting === 'port' ? '--port N or ADREPORT_PORT' : '--http-port N or ADREPORT_HTTP_PORT';
+  throw new CliError(`${error.message}; choose another with ${how}`);
+}
 
 function announce(context: CommandContext, service: RunningService): void {
   const { io } = context;
@@ -71,12 +115,13 @@ function announce(context: CommandContext, service: RunningService): void {
       port: service.port,
       httpPort: service.httpPort ?? null,
       db: context.dbPath,
+      adminSocket: adminSocketName(context.dbPath),
       demo: demo ? { organizationId: demo.organization.id, clientId: demo.client.clientId, clientSecret: demo.client.clientSecret } : null,
     };
     io.stdout.write(`${JSON.stringify(line)}\n`);
     return;
   }
-  const lines = [`adreport listening on ${service.url} (database ${context.dbPath})`];
+  const lines = [`adreport listening on ${service.url} (database ${context.dbPath})`, `admin commands on this file run in this server, through ${adminSocketName(context.dbPath)} (owner only)`];
   if (service.tls?.source === 'generated' || service.tls?.source === 'existing') {
     lines.push(`TLS: self-signed certificate ${service.tls.certPath} (curl needs -k or --cacert ${service.tls.certPath})`);
   }
@@ -95,7 +140,7 @@ function announce(context: CommandContext, service: RunningService): void {
       `  curl -sk -H "Authorization: Bearer $TOKEN" ${service.url}/provisioning/v0/organization`,
     );
   } else if (service.demo) {
-    lines.push('', 'The database already has organizations, so no demo client was made. New credentials: stop the server, then', '  npx adreport clients create --org 1');
+    lines.push('', 'The database already has organizations, so no demo client was made. New credentials (the server keeps running):', '  npx adreport clients create --org 1');
   }
   io.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -1,0 +1,76 @@
+import { configFromEnv, serviceConfigSchema } from '../../config/config.js';
+import { jobHandlers } from '../../jobs/handlers/index.js';
+import { JobRunner } from '../../jobs/job-runner.js';
+import { JobService } from '../../jobs/job-service.js';
+import { SandboxPlatforms } from '../../platforms/sandbox/index.js';
+import { ExportService } from '../../reporting/export-stream.js';
+import { ReportService } from '../../reporting/report-service.js';
+import type { StatisticsSyncSettings } from '../../jobs/statistics-sync-queue.js';
+import type { Database } from '../../store/database.js';
+import { CliError, type CliIo } from '../command.js';
+import type { AdminServices } from './operation.js';
+
+/**
+ * The services an operation gets when the CLI holds the file itself: built on first use, for one
+ * command, and stopped when it ends. Jobs run on a runner of the CLI's own; settings come from
+ * the CLI's environment, like the server's from its own.
+ */
+export class LocalServices implements AdminServices {
+  readonly now = () => new Date();
+  readonly platforms: SandboxPlatforms;
+  private exports: ExportService | undefined;
+  private reportService: ReportService | undefined;
+  private runner: JobRunner | undefined;
+  private queue: JobService | undefined;
+
+  constructor(
+    private readonly db: Database,
+    private readonly io: CliIo,
+  ) {
+    this.platforms = new SandboxPlatforms(db, { now: this.now });
+  }
+
+  get reports(): ReportService {
+    this.exports ??= new ExportService(this.db, 1);
+    this.reportService ??= new ReportService(this.db, this.now, this.exports);
+    return this.reportService;
+  }
+
+  /** ADREPORT_STATISTICS_* of the CLI's environment. */
+  get statistics(): StatisticsSyncSettings {
+    return statisticsSettings(this.io.env);
+  }
+
+  async jobs(): Promise<JobService> {
+    if (this.queue) return this.queue;
+    const { db, platforms, now, statistics } = this;
+    const jobs = new JobService(db, { wake: () => runner.wake() }, now);
+    const runner: JobRunner = new JobRunner(db, jobHandlers({ db, platforms, jobs, now, statistics }), {
+      now,
+      concurrency: 2,
+      backoffBaseMs: 2_000,
+      maxBackoffMs: 60_000,
+      pollMs: 200,
+      log: ({ jobId, error }) => this.io.stderr.write(`adreport: job ${jobId}: ${error instanceof Error ? error.message : String(error)}\n`),
+    });
+    await runner.start();
+    this.runner = runner;
+    this.queue = jobs;
+    return jobs;
+  }
+
+  /** No server holds the file, so none has a list to refresh; a server started later reads it at its start. */
+  async clientsDisabled(): Promise<void> {}
+
+  async close(): Promise<void> {
+    await this.runner?.stop(10_000);
+    await this.exports?.close();
+  }
+}
+
+/** A bad ADREPORT_STATISTICS_* value is a usage error. */
+export function statisticsSettings(env: NodeJS.ProcessEnv): StatisticsSyncSettings {
+  const parsed = serviceConfigSchema.shape.statistics.safeParse(configFromEnv(env).statistics);
+  if (!parsed.success) throw new CliError(`invalid setting statistics.${parsed.error.issues[0]!.path.join('.')}: ${parsed.error.issues[0]!.message}`, 2);
+  return parsed.data;
+}
