@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { FailureSlowdown } from '../src/auth/failure-slowdown.js';
 import { signToken, verifyToken } from '../src/auth/tokens.js';
 import { findUnencodedCharacter } from '../src/http/middleware/query-encoding.js';
+import { decodeCanonicalBase64url } from '../src/shared/base64url.js';
 import { TokenBuckets } from '../src/shared/token-bucket.js';
 
 describe('TokenBuckets', () => {
@@ -50,6 +51,26 @@ describe('tokens', () => {
     expect(verifyToken(forged, key, 150)).toEqual({ ok: false, reason: 'bad_signature' });
     expect(verifyToken(token, crypto.randomBytes(32), 150)).toEqual({ ok: false, reason: 'bad_signature' });
     expect(verifyToken('v1.abc', key, 150)).toEqual({ ok: false, reason: 'malformed' });
+  });
+});
+
+describe('decodeCanonicalBase64url', () => {
+  it('decodes the one spelling RFC 4648 section 5 gives without padding', () => {
+    // 0xfb 0xff: base64 "+/8=", base64url "-_8" (written out by hand from the RFC's alphabet).
+    expect(decodeCanonicalBase64url('-_8')).toEqual(Buffer.from([0xfb, 0xff]));
+    expect(decodeCanonicalBase64url('')).toEqual(Buffer.alloc(0));
+    expect(decodeCanonicalBase64url('YQ')).toEqual(Buffer.from('a'));
+  });
+
+  it.each([
+    ['padding', '-_8='],
+    ['double padding', 'YQ=='],
+    ['the standard alphabet', '+/8'],
+    ['unused low bits set ("YR" decodes to "a" as "YQ" does)', 'YR'],
+    ['a length no bytes give', 'YQAAA'],
+    ['whitespace', 'Y Q'],
+  ])('refuses %s', (_name, text) => {
+    expect(decodeCanonicalBase64url(text)).toBeUndefined();
   });
 });
 

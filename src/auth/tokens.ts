@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { Scope } from '../config/config.js';
+import { decodeCanonicalBase64url } from '../shared/base64url.js';
 
 /**
  * Access tokens are self-contained and HMAC-signed, so verifying one costs no database
@@ -41,13 +42,16 @@ export type TokenCheck = { ok: true; claims: TokenClaims } | { ok: false; reason
 export function verifyToken(token: string, key: Buffer, nowSeconds: number): TokenCheck {
   const parts = token.split('.');
   if (parts.length !== 3 || parts[0] !== PREFIX) return { ok: false, reason: 'malformed' };
-  const body = `${parts[0]}.${parts[1]}`;
-  const given = Buffer.from(parts[2]!, 'base64url');
-  const expected = mac(body, key);
+  // One token, one spelling: padding, the standard alphabet or stray low bits would each make
+  // another string that decodes to the same signed bytes.
+  const payload = decodeCanonicalBase64url(parts[1]!);
+  const given = decodeCanonicalBase64url(parts[2]!);
+  if (!payload || !given) return { ok: false, reason: 'malformed' };
+  const expected = mac(`${parts[0]}.${parts[1]}`, key);
   if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) return { ok: false, reason: 'bad_signature' };
   let wire: WireClaims;
   try {
-    wire = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as WireClaims;
+    wire = JSON.parse(payload.toString('utf8')) as WireClaims;
   } catch {
     return { ok: false, reason: 'malformed' };
   }
