@@ -100,6 +100,23 @@ describe('hardened settings', () => {
   });
 });
 
+describe('the WAL (issue 19 item 23)', () => {
+  it('stays near the 1 MiB checkpoint threshold under a stream of writes', async () => {
+    const { db, file } = await openFresh();
+    await db.write((tx) => tx.run('CREATE TABLE filler (t VARCHAR)'));
+    let largest = 0;
+    // 12 commits of ~1 MB each: DuckDB's default threshold (16 MiB) would keep all of them in the WAL.
+    for (let i = 0; i < 12; i++) {
+      await db.write((tx) => tx.run(`INSERT INTO filler SELECT repeat(chr(65 + ${i}), 1000) || r FROM range(1000) t(r)`));
+      largest = Math.max(largest, fs.statSync(`${file}.wal`, { throwIfNoEntry: false })?.size ?? 0);
+    }
+    expect(largest).toBeGreaterThan(0);
+    expect(largest).toBeLessThan(2.5 * 1024 * 1024);
+    expect((await db.read((r) => r.one<{ n: number }>('SELECT count(*)::INT AS n FROM filler')))!.n).toBe(12_000);
+    await db.close();
+  });
+});
+
 describe('opening a file held by another process', () => {
   it('names the holder instead of the raw lock error', async () => {
     // The other process is the test runner's sibling: a child that opens the file and waits.
