@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import { BIGINT, BOOLEAN, DOUBLE, DuckDBDataChunk, DuckDBInstance, INTEGER, VARCHAR, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBType } from '@duckdb/node-api';
+import { secureDatabaseFiles } from './file-permissions.js';
 import { LazyRows } from './lazy-rows.js';
 import { fromDuckDBRow, toDuckDBTypes, toDuckDBValues, type Row, type SqlParams } from './sql-values.js';
 import { WorkLimiter } from './work-limiter.js';
@@ -243,7 +244,7 @@ export class Database {
 
   static async open(dbPath: string, options: DatabaseOptions): Promise<Database> {
     const resolved = path.resolve(dbPath);
-    fs.mkdirSync(path.dirname(resolved), { recursive: true });
+    secureDatabaseFiles(resolved);
     const config: Record<string, string> = {
       // No internet here, and no extension may be fetched or loaded behind our back.
       autoinstall_known_extensions: 'false',
@@ -265,7 +266,7 @@ export class Database {
     try {
       const first = await instance.connect();
       connections.push(first);
-      await harden(first, path.dirname(resolved));
+      await harden(first);
       // DuckDB replays the WAL at open but does not checkpoint it: the next crash would replay it
       // again, plus everything since (restarts grew from 0.6 to 2.7 s over 16 crashes). Write it
       // into the file now, before anything is served.
@@ -342,9 +343,14 @@ export class Database {
   }
 }
 
-async function harden(connection: DuckDBConnection, dataDir: string): Promise<void> {
+/**
+ * Only the OS temp dir (the exports' named pipes) is open to SQL file functions. Not the data
+ * directory: the token key file lives there, and no query of ours reads a file from it (the FX
+ * reference is parsed from a bound parameter; DuckDB's own spill files are not subject to this).
+ */
+async function harden(connection: DuckDBConnection): Promise<void> {
   const quote = (value: string) => `'${value.replaceAll("'", "''")}'`;
-  const allowed = [dataDir, os.tmpdir()].map(quote).join(', ');
+  const allowed = [os.tmpdir()].map(quote).join(', ');
   // Global so every pooled connection inherits it; lock_configuration last so no query can undo it.
   await connection.run("SET GLOBAL TimeZone = 'UTC'");
   await connection.run(`SET GLOBAL allowed_directories = [${allowed}]`);
