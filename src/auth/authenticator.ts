@@ -2,6 +2,7 @@ import { ApiError } from '../shared/errors.js';
 import type { Scope } from '../config/config.js';
 import type { DisabledClients } from './disabled-clients.js';
 import { parseAuthorizationHeader } from './authorization-header.js';
+import type { TokenKeys } from './signing-keys.js';
 import { verifyToken } from './tokens.js';
 
 /** Who is calling; every store function downstream takes `organizationId` from here. */
@@ -16,7 +17,7 @@ const REALM = 'realm="adreport"';
 /** Bearer tokens (RFC 6750): signature, expiry and the in-memory disabled list; no query. */
 export class Authenticator {
   constructor(
-    private readonly signingKey: Buffer,
+    private readonly keys: TokenKeys,
     private readonly disabled: DisabledClients,
     private readonly nowMs: () => number,
   ) {}
@@ -31,7 +32,7 @@ export class Authenticator {
       });
     }
     if (header.kind === 'malformed') throw new ApiError(400, 'invalid_request', header.problem, [], { 'WWW-Authenticate': challenge('invalid_request', header.problem) });
-    const check = verifyToken(header.token, this.signingKey, Math.floor(this.nowMs() / 1000));
+    const check = verifyToken(header.token, this.keys.verificationKey, Math.floor(this.nowMs() / 1000));
     if (!check.ok) {
       throw invalidToken(check.reason === 'expired' ? 'The access token has expired; request a new one from POST /token.' : 'The access token is invalid.');
     }

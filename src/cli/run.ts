@@ -5,12 +5,13 @@ import { CliError, type CliIo, type Command } from './command.js';
 import { clientsCreate, clientsDisable, clientsList } from './commands/clients.js';
 import { dataGenerate } from './commands/data-generate.js';
 import { exportReport } from './commands/export.js';
+import { keysRotate } from './commands/keys.js';
 import { masterAccountsLink } from './commands/master-accounts.js';
 import { orgsCreate } from './commands/orgs.js';
 import { serve } from './commands/serve.js';
 import { sync } from './commands/sync.js';
 
-export const COMMANDS: readonly Command[] = [serve, orgsCreate, clientsCreate, clientsList, clientsDisable, masterAccountsLink, sync, dataGenerate, exportReport];
+export const COMMANDS: readonly Command[] = [serve, orgsCreate, clientsCreate, clientsList, clientsDisable, masterAccountsLink, sync, dataGenerate, exportReport, keysRotate];
 
 const COMMON_HELP = [
   `--db FILE          the database file (default ${DEFAULT_DB_PATH}; env ADREPORT_DB)`,
