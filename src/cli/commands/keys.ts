@@ -14,8 +14,8 @@ export const keysRotate: Command = {
   usage: 'adreport keys rotate [--drop-previous] [--db FILE] [--json]',
   optionHelp: [
     '--drop-previous    also stop verifying every earlier key now (a leaked key): all issued tokens stop working',
-    'The old key verifies for ADREPORT_TOKEN_TTL_SECONDS (default 3600) after the rotation; a running server',
-    '                     picks the new key up within 1 s. Not for keys from ADREPORT_TOKEN_SIGNING_KEY.',
+    'Works on <db>.token-keys.json, also while the server runs (it picks the new key up within 1 s). The old key',
+    '                     verifies for ADREPORT_TOKEN_TTL_SECONDS (default 3600) more; not for ADREPORT_TOKEN_SIGNING_KEY keys.',
   ],
   options: { 'drop-previous': { type: 'boolean' } },
   async run(context) {
