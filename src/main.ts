@@ -1,7 +1,7 @@
-import crypto from 'node:crypto';
 import path from 'node:path';
 import { Authenticator } from './auth/authenticator.js';
-import { getOrCreateServerKey } from './auth/clients.js';
+import { keyFilePathFor } from './auth/key-file.js';
+import { SigningKeys } from './auth/signing-keys.js';
 import { DisabledClients } from './auth/disabled-clients.js';
 import { FailureSlowdown } from './auth/failure-slowdown.js';
 import { TokenIssuer } from './auth/token-issuer.js';
@@ -53,6 +53,8 @@ export interface RunningService {
   readonly tls: TlsMaterial | undefined;
   readonly demo: DemoSeed | undefined;
   readonly disabledClients: DisabledClients;
+  /** The token keys in memory (re-read from the key file when it changes). */
+  readonly signingKeys: SigningKeys;
   /** The embedded sandbox platforms (tests switch their faults on). */
   readonly platforms: SandboxPlatforms;
   readonly jobRunner: JobRunner;
@@ -88,17 +90,26 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
   const db = await Database.open(config.dbPath, config.database);
   const listeners: Listener[] = [];
   let disabledClients: DisabledClients | undefined;
+  let signingKeys: SigningKeys | undefined;
   let jobRunner: JobRunner | undefined;
   let platformSync: NodeJS.Timeout | undefined;
   let statisticsSync: NodeJS.Timeout | undefined;
   try {
     await migrate(db);
     await loadFxReference(db);
-    const signingKey = Buffer.from(
-      await db.write((tx) => getOrCreateServerKey(tx, 'token-signing', () => crypto.randomBytes(32).toString('hex'))),
-      'hex',
-    );
     const now = () => new Date(nowMs());
+    // Keys come after the migrations: migration 8 moves a key the database still holds into the file.
+    signingKeys = config.tokenSigningKey
+      ? SigningKeys.fromEnvironment(config.tokenSigningKey, config.tokenPreviousKeys)
+      : SigningKeys.openFile({
+          keyFile: keyFilePathFor(config.dbPath),
+          ttlSeconds: config.tokenTtlSeconds,
+          refreshMs: config.keyFileRefreshMs,
+          now,
+          onError: (error) => io.logError({ requestId: '-', method: '-', path: 'token key file refresh', error }),
+        });
+    signingKeys.start();
+    const keys = signingKeys;
     const platforms = new SandboxPlatforms(db, { now, faults: config.sandboxFaults ? parseSandboxFaults(config.sandboxFaults) : undefined });
     const demo = config.demo ? await seedDemo(db, platforms) : undefined;
     disabledClients = new DisabledClients(db, config.clientStatusRefreshMs, (error) =>
@@ -137,10 +148,10 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       campaignCopies: new CampaignCopyService(db, platforms, jobs),
       markups,
       reports,
-      authenticator: new Authenticator(signingKey, disabledClients, nowMs),
+      authenticator: new Authenticator(keys, disabledClients, nowMs),
       tokenIssuer: new TokenIssuer({
         db,
-        signingKey,
+        keys,
         ttlSeconds: config.tokenTtlSeconds,
         nowMs,
         sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
@@ -191,6 +202,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       tls,
       demo,
       disabledClients,
+      signingKeys: keys,
       platforms,
       jobRunner: runner,
       jobs,
@@ -205,6 +217,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
           clearInterval(statisticsSync);
           await runner.stop(config.shutdownTimeoutMs);
           stoppable.stop();
+          keys.stop();
           await db.close();
         })();
         return closing;
@@ -216,6 +229,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     clearInterval(statisticsSync);
     await jobRunner?.stop(0);
     disabledClients?.stop();
+    signingKeys?.stop();
     await db.close().catch(() => undefined);
     throw error;
   }

@@ -25,7 +25,7 @@ function expectOneLineFailure(result: { code: number | null; stderr: string; std
 }
 
 describe('adreport --help', () => {
-  it.each([[[]], [['--help']], [['serve', '--help']], [['orgs', 'create', '--help']], [['clients', 'create', '--help']], [['clients', 'list', '--help']], [['clients', 'disable', '--help']]])(
+  it.each([[[]], [['--help']], [['serve', '--help']], [['orgs', 'create', '--help']], [['clients', 'create', '--help']], [['clients', 'list', '--help']], [['clients', 'disable', '--help']], [['keys', 'rotate', '--help']]])(
     'prints usage for %j and exits 0',
     async (args) => {
       const result = await runCli(args);

@@ -169,6 +169,7 @@ describe('parseSandboxFaults', () => {
       FACEBOOK: { failNext: 2, throttleNext: 1, revoked: false },
     });
     expect(parseSandboxFaults('{}')).toEqual({});
+    expect(parseSandboxFaults('{"GOOGLE_ADS":{"crashAfterCreate":true}}')).toEqual({ GOOGLE_ADS: { crashAfterCreate: true } });
   });
 
   it('refuses bad input with a message naming it', () => {
@@ -182,6 +183,7 @@ describe('parseSandboxFaults', () => {
       ['{"GOOGLE_ADS":{"latencyMs":-1}}', /latencyMs must be a number/],
       ['{"FACEBOOK":{"revoked":"yes"}}', /FACEBOOK\.revoked must be true, false or a list/],
       ['{"FACEBOOK":3}', /FACEBOOK must be an object/],
+      ['{"GOOGLE_ADS":{"crashAfterCreate":"yes"}}', /GOOGLE_ADS\.crashAfterCreate must be true or false/],
       ['{"ADWORDS":{},"GOOGLE_ADS":{}}', /GOOGLE_ADS is given twice/],
     ];
     for (const [json, message] of cases) expect(() => parseSandboxFaults(json)).toThrow(message);

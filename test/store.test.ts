@@ -100,6 +100,47 @@ describe('hardened settings', () => {
   });
 });
 
+describe('the WAL (issue 19 item 23)', () => {
+  it('stays near the 1 MiB checkpoint threshold under a stream of writes', async () => {
+    const { db, file } = await openFresh();
+    await db.write((tx) => tx.run('CREATE TABLE filler (t VARCHAR)'));
+    let largest = 0;
+    // 12 commits of ~1 MB each: DuckDB's default threshold (16 MiB) would keep all of them in the WAL.
+    for (let i = 0; i < 12; i++) {
+      await db.write((tx) => tx.run(`INSERT INTO filler SELECT repeat(chr(65 + ${i}), 1000) || r FROM range(1000) t(r)`));
+      largest = Math.max(largest, fs.statSync(`${file}.wal`, { throwIfNoEntry: false })?.size ?? 0);
+    }
+    expect(largest).toBeGreaterThan(0);
+    expect(largest).toBeLessThan(2.5 * 1024 * 1024);
+    expect((await db.read((r) => r.one<{ n: number }>('SELECT count(*)::INT AS n FROM filler')))!.n).toBe(12_000);
+    await db.close();
+  });
+});
+
+describe('the data directory', () => {
+  it('is closed to SQL file functions, so no query can read the token key file beside the database', async () => {
+    const { file } = await openFresh();
+    const keyFile = `${file}.token-keys.json`;
+    fs.writeFileSync(keyFile, '{"secret":"not for SQL"}', { mode: 0o600 });
+    // The temp dir stays open (export pipes); here it is one that does not hold the data directory.
+    const otherTemp = tempDir('adreport-store-tmp-');
+    dirs.push(otherTemp);
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = otherTemp;
+    let db: Database;
+    try {
+      db = await Database.open(path.join(path.dirname(file), 'b.duckdb'), { readConnections: 1, maxQueued: 8 });
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+    await expect(db.read((r) => r.all(`SELECT content FROM read_text('${keyFile}')`))).rejects.toThrow(/disabled by configuration|Permission/);
+    fs.writeFileSync(path.join(otherTemp, 'ok.txt'), 'readable');
+    expect(await db.read((r) => r.all(`SELECT content FROM read_text('${path.join(otherTemp, 'ok.txt')}')`))).toEqual([{ content: 'readable' }]);
+    await db.close();
+  });
+});
+
 describe('opening a file held by another process', () => {
   it('names the holder instead of the raw lock error', async () => {
     // The other process is the test runner's sibling: a child that opens the file and waits.

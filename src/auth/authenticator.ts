@@ -1,6 +1,8 @@
 import { ApiError } from '../shared/errors.js';
 import type { Scope } from '../config/config.js';
 import type { DisabledClients } from './disabled-clients.js';
+import { parseAuthorizationHeader } from './authorization-header.js';
+import type { TokenKeys } from './signing-keys.js';
 import { verifyToken } from './tokens.js';
 
 /** Who is calling; every store function downstream takes `organizationId` from here. */
@@ -15,21 +17,22 @@ const REALM = 'realm="adreport"';
 /** Bearer tokens (RFC 6750): signature, expiry and the in-memory disabled list; no query. */
 export class Authenticator {
   constructor(
-    private readonly signingKey: Buffer,
+    private readonly keys: TokenKeys,
     private readonly disabled: DisabledClients,
     private readonly nowMs: () => number,
   ) {}
 
   authenticate(authorization: string | undefined, requiredScope: Scope): AuthContext {
-    if (!authorization || !/^Bearer\b/i.test(authorization)) {
-      throw new ApiError(401, 'unauthorized', 'This endpoint needs an access token: send Authorization: Bearer <token> (get one from POST /token).', [], {
+    const header = parseAuthorizationHeader(authorization);
+    if (header.kind === 'absent' || header.kind === 'other_scheme') {
+      // RFC 6750 3.1: a request without bearer credentials, including one that tried another scheme, gets the bare challenge.
+      const got = header.kind === 'other_scheme' ? ` The ${header.scheme.slice(0, 32)} scheme is not accepted here.` : '';
+      throw new ApiError(401, 'unauthorized', `This endpoint needs an access token: send Authorization: Bearer <token> (get one from POST /token).${got}`, [], {
         'WWW-Authenticate': `Bearer ${REALM}`,
       });
     }
-    // RFC 6750 2.1 b64token syntax.
-    const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(authorization);
-    if (!match) throw invalidToken('The Authorization header is not a well-formed Bearer token.');
-    const check = verifyToken(match[1]!, this.signingKey, Math.floor(this.nowMs() / 1000));
+    if (header.kind === 'malformed') throw new ApiError(400, 'invalid_request', header.problem, [], { 'WWW-Authenticate': challenge('invalid_request', header.problem) });
+    const check = verifyToken(header.token, this.keys.verificationKey, Math.floor(this.nowMs() / 1000));
     if (!check.ok) {
       throw invalidToken(check.reason === 'expired' ? 'The access token has expired; request a new one from POST /token.' : 'The access token is invalid.');
     }
@@ -45,7 +48,11 @@ export class Authenticator {
 }
 
 function invalidToken(message: string): ApiError {
-  return new ApiError(401, 'invalid_token', message, [], {
-    'WWW-Authenticate': `Bearer ${REALM}, error="invalid_token", error_description="${message.replaceAll('"', "'")}"`,
-  });
+  return new ApiError(401, 'invalid_token', message, [], { 'WWW-Authenticate': challenge('invalid_token', message) });
+}
+
+/** RFC 6750 3: error_description may hold only %x20-21 / %x23-5B / %x5D-7E (no quote, no backslash). */
+function challenge(error: 'invalid_request' | 'invalid_token', description: string): string {
+  const safe = description.replace(/[^\x20-\x21\x23-\x5B\x5D-\x7E]/g, "'");
+  return `Bearer ${REALM}, error="${error}", error_description="${safe}"`;
 }

@@ -83,11 +83,3 @@ export async function listDisabledClientIds(db: Executor): Promise<string[]> {
   const rows = await db.all<{ clientId: string }>('SELECT client_id AS "clientId" FROM api_clients WHERE disabled_at IS NOT NULL');
   return rows.map((row) => row.clientId);
 }
-
-export async function getOrCreateServerKey(tx: Executor, name: string, generate: () => string): Promise<string> {
-  const existing = await tx.one<{ keyHex: string }>('SELECT key_hex AS "keyHex" FROM server_keys WHERE name = $1', [name]);
-  if (existing) return existing.keyHex;
-  const keyHex = generate();
-  await tx.run('INSERT INTO server_keys (name, key_hex) VALUES ($1, $2)', [name, keyHex]);
-  return keyHex;
-}

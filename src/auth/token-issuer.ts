@@ -6,6 +6,7 @@ import { findClientCredentials, type ClientCredentialRecord } from './clients.js
 import type { FailureSlowdown } from './failure-slowdown.js';
 import { isScope } from './scopes.js';
 import { decoyHash, verifySecret } from './secrets.js';
+import type { TokenKeys } from './signing-keys.js';
 import { signToken } from './tokens.js';
 import type { VerifiedSecretCache } from './verified-secret-cache.js';
 
@@ -18,7 +19,7 @@ export interface TokenResponse {
 
 export interface TokenIssuerDeps {
   db: Database;
-  signingKey: Buffer;
+  keys: TokenKeys;
   ttlSeconds: number;
   nowMs: () => number;
   sleep: (ms: number) => Promise<void>;
@@ -64,7 +65,7 @@ export class TokenIssuer {
     const issuedAt = Math.floor(this.deps.nowMs() / 1000);
     const accessToken = signToken(
       { clientId: client.clientId, organizationId: client.organizationId, scopes, issuedAt, expiresAt: issuedAt + this.deps.ttlSeconds },
-      this.deps.signingKey,
+      this.deps.keys.signingKey(),
     );
     return { access_token: accessToken, token_type: 'Bearer', expires_in: this.deps.ttlSeconds, scope: scopes.join(' ') };
   }

@@ -28,6 +28,14 @@ export const serviceConfigSchema = z.object({
    */
   demoData: z.boolean().default(false),
   tokenTtlSeconds: positiveInt.default(3600),
+  /**
+   * Token keys from a secret store instead of the key file beside the database: this one signs,
+   * the comma-separated previous ones only verify (hex or base64, 32+ bytes each).
+   */
+  tokenSigningKey: z.string().min(1).optional(),
+  tokenPreviousKeys: z.string().optional(),
+  /** How often the key file is checked, so `adreport keys rotate` reaches a running server. */
+  keyFileRefreshMs: positiveInt.max(60_000).default(1_000),
   /** How often the disabled-client list is re-read, so a disabled client's tokens die within 60 s. */
   clientStatusRefreshMs: positiveInt.max(60_000).default(15_000),
   rateLimit: z
@@ -102,6 +110,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServiceConfigInput {
     tlsKey: pick('ADREPORT_TLS_KEY'),
     trustProxy: bool('ADREPORT_TRUST_PROXY'),
     tokenTtlSeconds: pick('ADREPORT_TOKEN_TTL_SECONDS'),
+    tokenSigningKey: pick('ADREPORT_TOKEN_SIGNING_KEY'),
+    tokenPreviousKeys: pick('ADREPORT_TOKEN_PREVIOUS_KEYS'),
     rateLimit: {
       ratePerSecond: pick('ADREPORT_RATE_LIMIT_PER_SECOND'),
       burst: pick('ADREPORT_RATE_LIMIT_BURST'),

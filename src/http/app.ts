@@ -30,6 +30,7 @@ import { registerLabelRoutes } from './routes/labels.js';
 import { registerMarkupRoutes } from './routes/markups.js';
 import { registerPlatformAccountRoutes } from './routes/platform-accounts.js';
 import { registerOrganizationRoutes } from './routes/organization.js';
+import { registerOAuthMetadataRoute } from './routes/oauth-metadata.js';
 import { registerTokenRoute } from './routes/token.js';
 import { validationHook } from './validation.js';
 
@@ -113,6 +114,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   // clean-ups later ran in bursts of tens of ms on the event loop).
   app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
   registerTokenRoute(app, deps.tokenIssuer);
+  registerOAuthMetadataRoute(app);
   registerOrganizationRoutes(app, deps.db);
   registerAccountRoutes(app, deps.accounts);
   registerAccountLinkRoutes(app, deps.platformAccounts);

@@ -24,6 +24,7 @@ export async function migrate(db: Database, migrations: readonly Migration[] = M
   for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
     if (applied.has(migration.version)) continue;
     await db.write(async (tx) => {
+      await migration.before?.(tx, { dbPath: db.dbPath, now: new Date() });
       for (const statement of migration.statements) await tx.run(statement);
       await tx.run('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
     });

@@ -17,12 +17,18 @@ export interface SandboxFaults {
    * of these names throw INVALID_REQUEST (a permanent failure of one campaign, not a retryable one).
    */
   readonly rejectCampaigns?: readonly string[];
+  /**
+   * Kills the whole process (SIGKILL) right after createAccount stored a new account, before
+   * the caller hears of it: a crash inside a job, between the platform's side effect and the
+   * job's record of it. Only for the bin (ADREPORT_SANDBOX_FAULTS): in-process it kills the host.
+   */
+  readonly crashAfterCreate?: boolean;
 }
 
 /** Faults applied to every organization, keyed by platform. */
 export type SandboxFaultConfig = Partial<Record<AdPlatformType, SandboxFaults>>;
 
-const FIELDS = ['latencyMs', 'failNext', 'throttleNext', 'failureRate', 'revoked', 'rejectCampaigns'] as const;
+const FIELDS = ['latencyMs', 'failNext', 'throttleNext', 'failureRate', 'revoked', 'rejectCampaigns', 'crashAfterCreate'] as const;
 
 /**
  * Reads ADREPORT_SANDBOX_FAULTS, e.g. `{"GOOGLE_ADS":{"latencyMs":200,"failureRate":0.1}}`.
@@ -59,6 +65,10 @@ function parseFaults(platform: AdPlatformType, value: unknown): SandboxFaults {
   if (value.failureRate !== undefined) faults.failureRate = number(value.failureRate, `${where}.failureRate`, 0, 1, false);
   if (value.revoked !== undefined) faults.revoked = revoked(value.revoked, `${where}.revoked`);
   if (value.rejectCampaigns !== undefined) faults.rejectCampaigns = names(value.rejectCampaigns, `${where}.rejectCampaigns`);
+  if (value.crashAfterCreate !== undefined) {
+    if (typeof value.crashAfterCreate !== 'boolean') throw new Error(`${where}.crashAfterCreate must be true or false, got ${JSON.stringify(value.crashAfterCreate)}`);
+    faults.crashAfterCreate = value.crashAfterCreate;
+  }
   return faults;
 }
 

@@ -70,6 +70,12 @@ export class FaultInjector {
     if (error) throw error;
   }
 
+  /** Runs once createAccount has stored a new account: the crashAfterCreate fault ends the process here. */
+  afterAccountCreated(organizationId: number, platform: AdPlatformType): void {
+    const crash = [keyOf(organizationId, platform), keyOf('*', platform)].some((key) => this.active.get(key)?.faults.crashAfterCreate === true);
+    if (crash) process.kill(process.pid, 'SIGKILL');
+  }
+
   /** Whether the organization's or the '*' faults make the platform refuse a campaign of this name. */
   refusesCampaign(organizationId: number, platform: AdPlatformType, name: string): boolean {
     return [keyOf(organizationId, platform), keyOf('*', platform)].some((key) => this.active.get(key)?.faults.rejectCampaigns?.includes(name) ?? false);

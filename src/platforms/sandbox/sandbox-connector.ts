@@ -91,17 +91,19 @@ export class SandboxConnector implements PlatformConnector {
     this.assertMaster(masterId);
     this.assertNewAccount(account, requestToken);
     const createdAt = this.env.now();
-    return this.env.db.write(async (tx) => {
+    const { created, account: stored } = await this.env.db.write(async (tx) => {
       const earlier = await store.findCreatedAccountByToken(tx, this.scope, requestToken);
-      if (earlier) return { adPlatformId: earlier.adPlatformId, name: earlier.name, currency: earlier.currency, timeZone: earlier.timeZone };
+      if (earlier) return { created: false, account: { adPlatformId: earlier.adPlatformId, name: earlier.name, currency: earlier.currency, timeZone: earlier.timeZone } };
       // Two tokens may meet on one payload; the later one tries further candidates.
       let attempt = 0;
       let adPlatformId = this.ids.accountId(createdPayloadFor(this.ids, requestToken, attempt));
       while (await store.findCreatedAccount(tx, this.scope, adPlatformId)) adPlatformId = this.ids.accountId(createdPayloadFor(this.ids, requestToken, ++attempt));
       const record = { masterId, adPlatformId, name: account.name, currency: account.currency, timeZone: account.timeZone, requestToken };
       await store.insertCreatedAccount(tx, this.scope, record, createdAt);
-      return { adPlatformId, name: account.name, currency: account.currency, timeZone: account.timeZone };
+      return { created: true, account: { adPlatformId, name: account.name, currency: account.currency, timeZone: account.timeZone } };
     });
+    if (created) this.env.faults.afterAccountCreated(this.scope.organizationId, this.platform);
+    return stored;
   }
 
   async listCampaigns(accountId: string): Promise<PlatformCampaign[]> {

@@ -1,0 +1,57 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { SCOPES } from '../../config/config.js';
+import type { AppEnv } from '../context.js';
+
+export const OAUTH_METADATA_PATH = '/.well-known/oauth-authorization-server';
+
+const metadataSchema = z.object({
+  issuer: z.string().openapi({ description: 'https://<Host of the request>: the origin the client reached; no path.', example: 'https://localhost:8443' }),
+  token_endpoint: z.string(),
+  grant_types_supported: z.array(z.literal('client_credentials')),
+  token_endpoint_auth_methods_supported: z.array(z.literal('client_secret_basic')),
+  scopes_supported: z.array(z.enum(SCOPES)),
+  response_types_supported: z.array(z.string()).openapi({ description: 'Empty: there is no authorization endpoint, so no response type.' }),
+  service_documentation: z.string().openapi({ description: 'The OpenAPI 3.1 document of the API.' }),
+});
+
+const metadataRoute = createRoute({
+  method: 'get',
+  path: OAUTH_METADATA_PATH,
+  operationId: 'getAuthorizationServerMetadata',
+  tags: ['Token'],
+  summary: 'OAuth 2.0 authorization server metadata (RFC 8414)',
+  description:
+    'Lets OAuth client libraries find the token endpoint and its rules by themselves. No token needed. The issuer is https:// plus the Host header the request arrived with, so a proxy in front must pass the Host on.',
+  responses: {
+    200: { description: 'The metadata.', content: { 'application/json': { schema: metadataSchema } } },
+  },
+});
+
+/**
+ * GET /.well-known/oauth-authorization-server. The service is its own authorization server for
+ * the client credentials grant only; the issuer is the https origin the request reached (RFC 8414
+ * 3.3 wants it to equal the URL the client started discovery from, whatever name it used).
+ */
+export function registerOAuthMetadataRoute(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(metadataRoute, (c) => {
+    // The request URL's host is the Host header as @hono/node-server checked it (a Host that is
+    // not host[:port] never gets here: 400 before the app) and WHATWG URL normalized it. The
+    // scheme is https whatever the socket: the transport guard lets only https through (TLS
+    // here, or X-Forwarded-Proto: https behind a trusted proxy).
+    const issuer = `https://${new URL(c.req.url).host}`;
+    return c.json(
+      {
+        issuer,
+        token_endpoint: `${issuer}/token`,
+        grant_types_supported: ['client_credentials' as const],
+        token_endpoint_auth_methods_supported: ['client_secret_basic' as const],
+        scopes_supported: [...SCOPES],
+        response_types_supported: [],
+        service_documentation: `${issuer}/openapi.json`,
+      },
+      200,
+      // Clients discover once and keep it; an hour is plenty for a document that changes with a release.
+      { 'Cache-Control': 'public, max-age=3600', Vary: 'Host' },
+    );
+  });
+}
