@@ -5,12 +5,13 @@ import { CliError, type CliIo, type Command } from './command.js';
 import { clientsCreate, clientsDisable, clientsList } from './commands/clients.js';
 import { dataGenerate } from './commands/data-generate.js';
 import { exportReport } from './commands/export.js';
+import { fxImport } from './commands/fx.js';
 import { masterAccountsLink } from './commands/master-accounts.js';
 import { orgsCreate } from './commands/orgs.js';
 import { serve } from './commands/serve.js';
 import { sync } from './commands/sync.js';
 
-export const COMMANDS: readonly Command[] = [serve, orgsCreate, clientsCreate, clientsList, clientsDisable, masterAccountsLink, sync, dataGenerate, exportReport];
+export const COMMANDS: readonly Command[] = [serve, orgsCreate, clientsCreate, clientsList, clientsDisable, masterAccountsLink, sync, dataGenerate, exportReport, fxImport];
 
 const COMMON_HELP = [
   `--db FILE          the database file (default ${DEFAULT_DB_PATH}; env ADREPORT_DB)`,
@@ -49,9 +50,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       allowPositionals: true,
       strict: true,
     });
-    if (positionals.length > command.path.length) throw new CliError(`unexpected argument "${positionals[command.path.length]}"; see adreport ${command.path.join(' ')} --help`, 2);
+    if (positionals.length > command.path.length + (command.arguments?.length ?? 0)) throw new CliError(`unexpected argument "${positionals[command.path.length]}"; see adreport ${command.path.join(' ')} --help`, 2);
     const dbPath = typeof values.db === 'string' && values.db !== '' ? values.db : io.env.ADREPORT_DB || DEFAULT_DB_PATH;
-    return await command.run({ values: values as Record<string, string | boolean | undefined>, dbPath, json: values.json === true, io });
+    return await command.run({ values: values as Record<string, string | boolean | undefined>, dbPath, json: values.json === true, io, arguments: positionals.slice(command.path.length) });
   } catch (error) {
     io.stderr.write(`adreport: ${oneLine(error, command)}\n`);
     return error instanceof CliError ? error.exitCode : isUsageError(error) ? 2 : 1;

@@ -5,6 +5,7 @@ import { m004Campaigns } from './004-campaigns.js';
 import { m005SandboxCampaigns } from './005-sandbox-campaigns.js';
 import { m006CampaignCopies } from './006-campaign-copies.js';
 import { m007Statistics } from './007-statistics.js';
+import { m008FxPublished } from './008-fx-published.js';
 
 export interface Migration {
   readonly version: number;
@@ -14,4 +15,4 @@ export interface Migration {
 }
 
 /** Append only: a released migration is never edited, a change is a new version. */
-export const MIGRATIONS: readonly Migration[] = [m001Tenancy, m002Accounts, m003PlatformsJobs, m004Campaigns, m005SandboxCampaigns, m006CampaignCopies, m007Statistics];
+export const MIGRATIONS: readonly Migration[] = [m001Tenancy, m002Accounts, m003PlatformsJobs, m004Campaigns, m005SandboxCampaigns, m006CampaignCopies, m007Statistics, m008FxPublished];
