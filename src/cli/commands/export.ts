@@ -68,7 +68,7 @@ export const exportReport: Command = {
       if (target !== '-' && fs.existsSync(target) && values.force !== true) throw new CliError(`${target} exists; use --force to replace it`);
       const reports = new ReportService(db, () => now, new ExportService(db, 1));
       const total = await reports.count(endpoint, request);
-      const { stream } = await reports.export(endpoint, request, format);
+      const { stream, warnings } = await reports.export(endpoint, request, format);
       const partial = `${target}.partial`;
       const bar = new ProgressBar(stderr, total, `export ${endpoint.path} ${format}`);
       let rows = 0;
@@ -101,7 +101,18 @@ export const exportReport: Command = {
       bar.update(total, total, `${(bytes / 1e6).toFixed(1)} MB`);
       bar.finish();
       const seconds = (performance.now() - started) / 1000;
-      printResult(context, { file: target, format, endpoint: endpoint.path, from: plan.from, to: plan.to, rows: total, bytes, seconds: Number(seconds.toFixed(3)) });
+      // The warnings a JSON response or the export's header would carry (estimated FX rates).
+      printResult(context, {
+        file: target,
+        format,
+        endpoint: endpoint.path,
+        from: plan.from,
+        to: plan.to,
+        rows: total,
+        bytes,
+        seconds: Number(seconds.toFixed(3)),
+        ...(warnings.length > 0 ? { warnings } : {}),
+      });
       return 0;
     });
   },
