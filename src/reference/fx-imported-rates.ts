@@ -23,15 +23,17 @@ export interface AppliedImports {
  */
 export async function applyImportedRates(tx: Executor, currencies?: readonly string[], window?: { from: string; to: string }): Promise<AppliedImports> {
   const narrowed = currencies !== undefined;
-  // Each calendar day of a currency's imported span, with the last imported rate on or before it.
+  // Each calendar day of a currency's imported span, with the last imported rate on or before it
+  // (a window over the days; an ASOF JOIN took 4-5 s for 49k days where this takes 20 ms).
   await tx.run(
     `CREATE OR REPLACE TEMP TABLE fx_import_overlay AS
      WITH imported AS (SELECT day, currency, units_per_eur FROM fx_imported_rates${narrowed ? ' WHERE currency IN (SELECT unnest($1::VARCHAR[]))' : ''}),
           spans AS (SELECT currency, min(day) AS first_day, max(day) AS last_day FROM imported GROUP BY currency),
-          days AS (SELECT currency, unnest(generate_series(first_day, last_day, INTERVAL 1 DAY))::DATE AS day FROM spans)
-     SELECT d.day, d.currency, i.units_per_eur, i.day AS rate_day
-       FROM days d ASOF JOIN imported i ON i.currency = d.currency AND d.day >= i.day
-      WHERE d.day - i.day <= ${MAX_CARRIED_DAYS}`,
+          days AS (SELECT currency, unnest(generate_series(first_day, last_day, INTERVAL 1 DAY))::DATE AS day FROM spans),
+          filled AS (SELECT d.day, d.currency, last_value(i.units_per_eur IGNORE NULLS) OVER w AS units_per_eur, last_value(i.day IGNORE NULLS) OVER w AS rate_day
+                       FROM days d LEFT JOIN imported i ON i.currency = d.currency AND i.day = d.day
+                     WINDOW w AS (PARTITION BY d.currency ORDER BY d.day ROWS UNBOUNDED PRECEDING))
+     SELECT day, currency, units_per_eur, rate_day FROM filled WHERE day - rate_day <= ${MAX_CARRIED_DAYS}`,
     narrowed ? [[...currencies]] : [],
   );
   // In place where the day exists (fx_rates keeps its (day, currency) order for the zone maps), appended where it does not.

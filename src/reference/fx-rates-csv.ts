@@ -55,8 +55,9 @@ export function parseFxRatesCsv(text: string, options: FxParseOptions): ParsedFx
   if (!layout) {
     fail(1, `the header must be ${LONG_HEADER.join(',')} (one rate per line) or the ECB layout Date,USD,JPY,... (one day per line), not "${(lines[0] ?? '').slice(0, 80)}"`);
   }
-  // ECB files end every line with a comma: an empty last column is no currency.
-  const columns = layout === 'ecb' ? (header.at(-1) === '' ? header.slice(1, -1) : header.slice(1)) : [];
+  // ECB files end every line with a comma: an empty last column is no currency, and then every line has it.
+  const trailingComma = layout === 'ecb' && header.at(-1) === '';
+  const columns = layout === 'ecb' ? (trailingComma ? header.slice(1, -1) : header.slice(1)) : [];
   if (layout === 'ecb') {
     const seen = new Set<string>();
     for (const code of columns) {
@@ -109,8 +110,9 @@ export function parseFxRatesCsv(text: string, options: FxParseOptions): ParsedFx
       add(line, dayOf(line, cells[0]!), cells[1]!, cells[2]!);
       continue;
     }
-    const values = cells.length === columns.length + 2 && cells.at(-1) === '' ? cells.slice(1, -1) : cells.slice(1);
-    if (values.length !== columns.length) fail(line, `${values.length} values for ${columns.length} currencies`);
+    const endsWithComma = cells.length > 1 && cells.at(-1) === '' && (trailingComma || cells.length === columns.length + 2);
+    const values = endsWithComma ? cells.slice(1, -1) : cells.slice(1);
+    if (values.length !== columns.length || (trailingComma && !endsWithComma)) fail(line, `${values.length} values for ${columns.length} currencies`);
     const day = dayOf(line, cells[0]!);
     values.forEach((value, column) => {
       if (value === '' || value === 'N/A') return;
