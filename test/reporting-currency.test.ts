@@ -387,6 +387,20 @@ describe('exports with currency', () => {
     const plain = await fx.report('campaigns', org(0).token, { statistics: 'clicks,cost', format: 'csv' });
     expect(plain.headers['adreport-warnings']).toBeUndefined();
   });
+
+  it('a sort on a formula with numbers in it, a filter, paging: the export and its warning header come from the same rows', async () => {
+    const query: QueryInput = { currency: 'GBP', statistics: 'cost', formulas: 'x:statistics.cost * 2 + 1:Money', sort: '-formulas.x', filter: 'statistics.clicks >= 0 && formulas.x > 0.5' };
+    for (const paging of [{}, { limit: 3, offset: 3 }]) {
+      const csv = await fx.report('campaigns', org(0).token, { ...query, ...paging, format: 'csv' });
+      expect(csv.status, csv.text).toBe(200);
+      const json = await fx.report('campaigns', org(0).token, { ...query, limit: 'limit' in paging ? 3 : 10_000, offset: 'offset' in paging ? 3 : 0 });
+      const records = parse(csv.text, { columns: true }) as Array<Record<string, string>>;
+      expect(records.map((r) => Number(r.id))).toEqual(json.json.campaigns.map((r: any) => r.id));
+      const warning = estimatedWarning(json.json);
+      expect(warning).toBeDefined();
+      expect(csv.headers['adreport-warnings']).toBe(`estimated_fx_rates;first="${warning.firstDay}";last="${warning.lastDay}";currencies="${warning.currencies.join(' ')}"`);
+    }
+  });
 });
 
 describe('bad currency', () => {

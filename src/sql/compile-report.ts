@@ -300,7 +300,8 @@ function compile(plan: ReportPlan, mode: 'page' | 'jsonPage' | 'estimates' | Exp
       ? `${ctes} SELECT ${estimateAggregates('x').map((sql, i) => `${sql} AS ${ESTIMATE_COLUMNS[i]}`).join(', ')}
            FROM (SELECT r.__est_first, r.__est_last, r.__est_currencies FROM report_rows r${where}${paged}) x`
       : '';
-    return { sql, params, columns: [...ESTIMATE_COLUMNS] };
+    // Unpaged, the sort's own bound values (a formula's numbers) are not in this SQL: bind only what it uses.
+    return { sql, params: paged === '' ? totalsParams : params, columns: [...ESTIMATE_COLUMNS] };
   }
   if (mode === 'jsonPage') {
     // The page as JSON text in parts, rendered by DuckDB (DESIGN D3): 8,214 keyword rows took
