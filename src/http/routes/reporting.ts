@@ -19,6 +19,7 @@ import { jsonPageBody } from '../json-page-body.js';
 import { acceptsGzip, CONTENT_TYPES, responseFormat, type ResponseFormat } from '../export-negotiation.js';
 import { invalidParameter, parsePaging, QueryParams } from '../../shared/query-params.js';
 import { WARNINGS_HEADER, warningsHeader } from '../../reporting/report-warnings.js';
+import { supportedCurrencies } from '../../reference/fx-rates.js';
 
 /** Fast gzip: exports are large and the CPU is shared with DuckDB rendering them. */
 const GZIP_LEVEL = 1;
@@ -52,6 +53,11 @@ async function respond(c: Context<AppEnv>, reports: ReportService, endpoint: Rep
   });
 }
 
+/** `currency`: the codes with reference rates (the service refuses others with 400). */
+const CurrencyParameter = z
+  .enum([...supportedCurrencies()].sort() as [string, ...string[]])
+  .optional()
+  .describe('Convert every money figure per day into this ISO 4217 currency; rows and totals then carry it.');
 const StatisticsSchema = z.record(z.string(), z.number().nullable());
 const TotalsSchema = z
   .object({ currency: z.string().nullable().describe('the currency of the money totals; null when the rows are in several (see warnings) or there are none') })
@@ -90,7 +96,7 @@ function routeOf(endpoint: ReportEndpoint) {
     security: [{ bearerAuth: [] }],
     request: {
       query: z.object(
-        Object.fromEntries([...REPORT_PARAMETERS, level.nameParameter].map((name) => [name, name === 'formulas' ? z.union([z.string(), z.array(z.string())]).optional() : z.string().optional()])),
+        Object.fromEntries([...REPORT_PARAMETERS, level.nameParameter].map((name) => [name, name === 'formulas' ? z.union([z.string(), z.array(z.string())]).optional() : name === 'currency' ? CurrencyParameter : z.string().optional()])),
       ),
     },
     responses: {
