@@ -481,6 +481,12 @@ describe('estimated FX rates', () => {
     expect(published.json.warnings).toBeUndefined();
     const sums = [...(await oracle('campaign', org0, from, importedTo, 'USD')).values()].reduce((n, s) => n + s.cost, 0);
     expect(approx(published.json.totals.cost, sums, 1e-9, 2e-6)).toBe(true);
+    // Exports alike: the header only where an unpublished rate was used.
+    const publishedExport = await fx.report('campaigns', org(0).token, { currency: 'USD', statistics: 'cost', startDate: from, endDate: importedTo, format: 'csv' });
+    expect(publishedExport.status).toBe(200);
+    expect(publishedExport.headers['adreport-warnings']).toBeUndefined();
+    const laterExport = await fx.report('campaigns', org(0).token, { currency: 'USD', statistics: 'cost', format: 'ndjson' });
+    expect(laterExport.headers['adreport-warnings']).toBe(`estimated_fx_rates;first="${expected!.firstDay}";last="${expected!.lastDay}";currencies="${expected!.currencies.join(' ')}"`);
     const [rate] = await fx.sql<{ rate: number; published: boolean }>("SELECT units_per_eur::DOUBLE AS rate, published FROM fx_rates WHERE currency = 'USD' AND day = $1::DATE", [importedTo]);
     expect(rate).toEqual({ rate: 1.1021, published: true });
     // Accounts: the GBP days of the CHF account are published now up to the imported day.

@@ -92,7 +92,10 @@ export class ReportService {
     const estimatesQuery = compileFxEstimates(plan);
     const warnings: ReportWarning[] = [];
     if (estimatesQuery) {
-      const row = await this.db.read((r) => r.one(estimatesQuery.sql, estimatesQuery.params));
+      const row = await this.db.read(async (r) => {
+        const gate = await r.one<{ estimated: boolean }>(estimatesQuery.gate.sql, estimatesQuery.gate.params);
+        return gate?.estimated ? r.one(estimatesQuery.sql, estimatesQuery.params) : undefined;
+      });
       const estimates = new FxEstimateCollector();
       estimates.add(ESTIMATE_COLUMNS.map((c) => row?.[c]));
       const estimated = estimates.result();

@@ -104,9 +104,24 @@ export const ESTIMATE_COLUMNS = ['est_first', 'est_last', 'est_currencies'] as c
  * For exports, whose warnings go in a header before the first byte: one row with ESTIMATE_COLUMNS
  * over the whole filtered result; undefined when the plan converts no money.
  */
-export function compileFxEstimates(plan: ReportPlan): CompiledExport | undefined {
+export function compileFxEstimates(plan: ReportPlan): (CompiledExport & { readonly gate: CompiledExport }) | undefined {
   const compiled = compile(plan, 'estimates') as CompiledExport;
-  return compiled.sql === '' ? undefined : compiled;
+  return compiled.sql === '' ? undefined : { ...compiled, gate: estimatedRatesGate(plan) };
+}
+
+/**
+ * Whether any rate the plan could convert with in its range is not published: over fx_rates and
+ * the organization's currencies only (a few hundred rows), so an export where every rate is
+ * published skips the estimate query over the facts (40% of a 400-day campaign export's time).
+ */
+function estimatedRatesGate(plan: ReportPlan): CompiledExport {
+  const targets = plan.currency === undefined ? 'SELECT currency FROM accounts WHERE organization_id = $1::BIGINT' : 'SELECT $4::VARCHAR';
+  return {
+    sql: `SELECT EXISTS (SELECT 1 FROM fx_rates WHERE day BETWEEN $2::DATE AND $3::DATE AND NOT published
+             AND currency IN (SELECT currency FROM adplatform_accounts WHERE organization_id = $1::BIGINT UNION ${targets})) AS estimated`,
+    params: [plan.organizationId, plan.from, plan.to, ...(plan.currency === undefined ? [] : [plan.currency])],
+    columns: ['estimated'],
+  };
 }
 
 /**
