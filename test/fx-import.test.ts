@@ -194,7 +194,7 @@ describe('adreport fx import FILE', () => {
     const help = await runCli(['fx', 'import', '--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('date,currency,unitsPerEur');
-  });
+  }, 180_000);
 
   it('a restarted server still has the imported rates, also after the reference file is loaded again', async () => {
     const config = serviceConfigSchema.parse({ dbPath: db, host: '127.0.0.1', port: 0 });

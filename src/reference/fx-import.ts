@@ -1,7 +1,7 @@
 import { isoDate } from '../shared/dates.js';
 import type { Database } from '../store/database.js';
 import { applyImportedRates } from './fx-imported-rates.js';
-import { parseFxRatesCsv } from './fx-rates-csv.js';
+import { parseFxRatesCsv, type ParsedFxRates } from './fx-rates-csv.js';
 import { supportedCurrencies } from './fx-rates.js';
 
 export { FxFileError } from './fx-rates-csv.js';
@@ -25,6 +25,11 @@ export interface FxImportOptions {
   readonly now?: Date;
 }
 
+/** The file's rates as importFxRates takes them; FxFileError names the first bad line. Pure apart from the supported list. */
+export function parseFxImport(text: string, options: FxImportOptions = {}): ParsedFxRates {
+  return parseFxRatesCsv(text, { supported: supportedCurrencies(), today: isoDate(options.now ?? new Date()), source: options.source });
+}
+
 /**
  * `adreport fx import`: real daily rates (long `date,currency,unitsPerEur` or the ECB layout) into
  * the store, marked published, in one write transaction. Reports keep running meanwhile on the
@@ -32,8 +37,8 @@ export interface FxImportOptions {
  * (FxFileError) changes nothing. The rates are kept in fx_imported_rates too, so a reload of the
  * reference file lays them over it again.
  */
-export async function importFxRates(db: Database, text: string, options: FxImportOptions = {}): Promise<FxImportResult> {
-  const parsed = parseFxRatesCsv(text, { supported: supportedCurrencies(), today: isoDate(options.now ?? new Date()), source: options.source });
+export async function importFxRates(db: Database, input: string | ParsedFxRates, options: FxImportOptions = {}): Promise<FxImportResult> {
+  const parsed = typeof input === 'string' ? parseFxImport(input, options) : input;
   const currencies = [...new Set(parsed.currencies)].sort();
   let from = parsed.days[0]!;
   let to = from;

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
-import { FxFileError, importFxRates } from '../../reference/fx-import.js';
+import { FxFileError, importFxRates, parseFxImport } from '../../reference/fx-import.js';
 import { MAX_CARRIED_DAYS } from '../../reference/fx-imported-rates.js';
+import type { ParsedFxRates } from '../../reference/fx-rates-csv.js';
 import { withAdminStore } from '../admin-store.js';
 import { CliError, printResult, type Command } from '../command.js';
 
@@ -29,15 +30,19 @@ export const fxImport: Command = {
     } catch (error) {
       throw new CliError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
-    const imported = await withAdminStore(context.dbPath, async (db) => {
-      try {
-        return await importFxRates(db, text, { source: file });
-      } catch (error) {
-        if (error instanceof FxFileError) throw new CliError(error.message);
-        throw error;
-      }
-    });
+    // A bad file is refused before the database is opened at all.
+    const rates = parseOrRefuse(text, file);
+    const imported = await withAdminStore(context.dbPath, (db) => importFxRates(db, rates, { source: file }));
     printResult(context, { imported });
     return 0;
   },
 };
+
+function parseOrRefuse(text: string, file: string): ParsedFxRates {
+  try {
+    return parseFxImport(text, { source: file });
+  } catch (error) {
+    if (error instanceof FxFileError) throw new CliError(error.message);
+    throw error;
+  }
+}
