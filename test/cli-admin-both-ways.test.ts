@@ -260,6 +260,40 @@ describe('admin commands while serve holds the file and with the file free', () 
     }
   }, 90_000);
 
+  it('fx import: through the server its reports convert with the imported rate at once; with the file free the same output', async () => {
+    const served = await serveOn(db);
+    let through: Record<string, any>;
+    try {
+      const { token } = await served.token(generated.clientId, generated.clientSecret);
+      const auth = { authorization: `Bearer ${token}` };
+      const report = async (query: string) => {
+        const res = await served.http.get(`/reporting/v0/adplatform-accounts?statistics=cost&limit=1000&${query}`, auth);
+        expect(res.status, res.text).toBe(200);
+        return res.json.adPlatformAccounts as Array<{ id: number; currency: string; statistics: { cost: number } }>;
+      };
+      // A platform account with cost on a recent day; the rate imported is that of the non-EUR currency of the pair.
+      const day = new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10);
+      const own = (await report(`startDate=${day}&endDate=${day}`)).find((row) => row.statistics.cost > 0)!;
+      expect(own, 'a platform account with cost').toBeDefined();
+      const target = own.currency === 'EUR' ? 'USD' : 'EUR';
+      const imported = own.currency === 'EUR' ? 'USD' : own.currency;
+      const file = path.join(dir, 'rates.csv');
+      fs.writeFileSync(file, `date,currency,unitsPerEur\n${day},${imported},2.5\n`);
+      const result = await runCli(['fx', 'import', file, '--db', db, '--json']);
+      expect(result.code, result.stderr).toBe(0);
+      through = JSON.parse(result.stdout);
+      expect(through.imported).toMatchObject({ rates: 1, currencies: [imported], from: day, to: day });
+      const converted = (await report(`startDate=${day}&endDate=${day}&currency=${target}&filter=id%20%3D%3D%20${own.id}`))[0]!;
+      const expected = own.currency === 'EUR' ? own.statistics.cost * 2.5 : own.statistics.cost / 2.5;
+      expect(Math.abs(converted.statistics.cost - expected)).toBeLessThan(1e-5);
+    } finally {
+      await served.stop();
+    }
+    const file = path.join(dir, 'rates.csv');
+    const here = JSON.parse((await runCli(['fx', 'import', file, '--db', db, '--json'])).stdout);
+    expect(here).toEqual(through);
+  }, 120_000);
+
   it("sync: through the server its jobs run on the server's runner and come back as {jobs}; with the file free the same shape", async () => {
     const syncDir = tempDir('adreport-both-ways-sync-');
     const syncDb = path.join(syncDir, 'adreport.duckdb');

@@ -29,7 +29,7 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 const QUERY = 'segments=Day&statistics=impressions,clicks,cost,ctr&sort=-statistics.clicks';
 
 /** The JSON form of the same request, every page, from a server on the same file (started after the CLI let go of it). */
-async function jsonForm(endpoint: string, query: string): Promise<any[]> {
+async function jsonForm(endpoint: string, query: string): Promise<any[] & { warnings?: unknown }> {
   const service = await startService(serviceConfigSchema.parse({ dbPath: db, host: '127.0.0.1', port: 0, rateLimit: { ratePerSecond: 10_000, burst: 10_000 } }), { logError: () => undefined });
   const http = new HttpClient(service.url, service.tls?.cert);
   try {
@@ -42,7 +42,7 @@ async function jsonForm(endpoint: string, query: string): Promise<any[]> {
       expect(res.status, res.text).toBe(200);
       const page = Object.values(res.json)[0] as any[];
       rows.push(...page);
-      if (page.length < 10_000) return rows;
+      if (page.length < 10_000) return Object.assign(rows, { warnings: res.json.warnings });
     }
   } finally {
     http.close();
@@ -86,12 +86,26 @@ describe('adreport export', () => {
     expect(lines).toEqual(await jsonForm('campaigns', QUERY));
   });
 
+  it('--query currency=<code> converts the rows as the JSON form does and prints its warnings (issue 19)', async () => {
+    const out = path.join(dir, 'campaigns-usd.csv');
+    const query = 'statistics=clicks,cost,roas&currency=USD';
+    const result = await runCli(['export', '--org', String(organization.id), '--endpoint', 'campaigns', '--query', query, '--out', out, '--db', db, '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const records = parse(fs.readFileSync(out), { columns: true }) as Array<Record<string, string>>;
+    const expected = await jsonForm('campaigns', query);
+    expect(records.map((r) => [Number(r.id), r.currency, Number(r['statistics.cost'])])).toEqual(expected.map((row) => [row.id, 'USD', row.statistics.cost]));
+    // The generated platform account is not in USD: its days were converted at estimated rates.
+    expect(JSON.parse(result.stdout).warnings).toEqual(expected.warnings);
+    expect(JSON.parse(result.stdout).warnings).toMatchObject([{ code: 'estimated_fx_rates', lastDay: expect.any(String) }]);
+  });
+
   it('refuses bad input with one line and exit code 2, and an existing file without --force, leaving nothing behind', async () => {
     const out = path.join(dir, 'refused.csv');
     const cases: Array<[string[], RegExp]> = [
       [['--endpoint', 'campaigns', '--query', 'statistics=bogus'], /^adreport: --query: .*unknown statistic "bogus"/],
       [['--endpoint', 'campaigns', '--query', 'totals=true'], /^adreport: --query: .*totals/],
       [['--endpoint', 'campaigns', '--query', 'format=csv'], /^adreport: --query must not hold format/],
+      [['--endpoint', 'campaigns', '--query', 'currency=usd'], /^adreport: --query: Invalid query parameter currency: .*supported: AED/],
       [['--endpoint', 'keywords/facebook'], /^adreport: --endpoint "keywords\/facebook" is not a reporting endpoint/],
       [['--endpoint', 'campaigns', '--format', 'xlsx'], /^adreport: --format must be one of csv, ndjson, parquet/],
       [['--endpoint', 'adplatform-accounts/google-ads', '--query', 'statistics=reach'], /^adreport: --query: .*statistics\.reach is not available/],

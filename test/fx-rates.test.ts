@@ -83,6 +83,24 @@ describe('the reference file, as loaded at start', () => {
     expect(missing).toEqual([]);
   });
 
+  it('marks a rate published up to its currency\'s published_through in data/fx/series.csv, estimated after (issue 19)', async () => {
+    const through = new Map(
+      fs.readFileSync('data/fx/series.csv', 'utf8').trim().split('\n').slice(1).map((line) => line.split(',')).map((cells) => [cells[0]!, cells[2]!] as const),
+    );
+    expect(through.get('EUR')).toBe(LAST_DAY);
+    const rows = await read<{ currency: string; published: number; first_estimated: string | null; last_published: string | null }>(
+      `SELECT currency, count(*) FILTER (WHERE published)::INTEGER AS published,
+              strftime(min(day) FILTER (WHERE NOT published), '%Y-%m-%d') AS first_estimated, strftime(max(day) FILTER (WHERE published), '%Y-%m-%d') AS last_published
+         FROM fx_rates GROUP BY currency ORDER BY currency`,
+    );
+    expect(rows.map((r) => r.currency)).toEqual([...through.keys()].sort());
+    for (const row of rows) {
+      const last = through.get(row.currency)!;
+      const days = (Date.parse(`${last}T00:00:00Z`) - Date.parse(`${FIRST_DAY}T00:00:00Z`)) / 86_400_000 + 1;
+      expect(row, row.currency).toEqual({ currency: row.currency, published: days, first_estimated: last === LAST_DAY ? null : new Date(Date.parse(`${last}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10), last_published: last });
+    }
+  });
+
   it('supportedCurrencies() is exactly the header of the reference file', () => {
     const header = fxReferenceText(fs.readFileSync(FX_REFERENCE_FILE)).split('\n', 1)[0]!.split(',');
     expect(header[0]).toBe('day');

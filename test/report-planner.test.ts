@@ -106,6 +106,26 @@ describe('compiler: plan -> SQL + parameters', () => {
     expect(compileReport(plan('campaigns')).sql).not.toContain('fx_rates');
   });
 
+  it('converts lower levels only with currency and money to convert; the code is a bound value; no currency, no FX join (issue 19)', () => {
+    for (const path of ['campaigns', 'adgroups', 'keywords', 'ads', 'adplatform-accounts', 'ads/facebook'] as const) {
+      expect(compileReport(plan(path)).sql, path).not.toMatch(/fx_rates|pa_rates|REPLACE/);
+      expect(compileReport(plan(path, { statistics: ['costWithMarkup'], segments: ['Day'] })).sql, path).not.toMatch(/fx_rates|pa_rates/);
+      const converted = compileReport(plan(path, { currency: "USD'; DROP TABLE fx_rates; --" }));
+      expect(converted.sql, path).toContain('pa_rates');
+      expect(converted.sql, path).not.toContain('DROP TABLE');
+      expect(converted.params, path).toContain("USD'; DROP TABLE fx_rates; --");
+    }
+    // Counts only: nothing to convert, the rows merely say the currency.
+    const counts = compileReport(plan('campaigns', { currency: 'USD', statistics: ['clicks', 'ctr'] }));
+    expect(counts.sql).not.toMatch(/fx_rates|pa_rates/);
+    expect(counts.sql).toMatch(/REPLACE \(\$\d+::VARCHAR AS currency\)/);
+    // Accounts convert into the asked currency instead of each account's.
+    expect(compileReport(plan('accounts', { currency: 'GBP' })).sql).toMatch(/ra\.currency = \$\d+::VARCHAR/);
+    expect(compileReport(plan('accounts')).sql).toContain('ra.currency = e.currency');
+    // The totals query learns the rows' currencies.
+    expect(compileReport(plan('campaigns', { totals: true })).totalsSql).toContain('string_agg(DISTINCT currency');
+  });
+
   it('reads audience runs and impression-share facts only on their endpoints and only when a statistic needs them', () => {
     const reach = compileReport(plan('campaigns/facebook'));
     expect(reach.sql).toContain('fact_audience_runs');

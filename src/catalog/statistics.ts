@@ -123,6 +123,14 @@ export const STATISTICS: readonly StatisticDefinition[] = [
   ),
 ];
 
+/** Measures in a currency: converted per day with the FX rates, never summed across currencies. */
+export const MONEY_MEASURES: ReadonlySet<BaseMeasure> = new Set<BaseMeasure>(['cost', 'costWithMarkup', 'conversionValue']);
+
+/** Money statistics and the ratios over money (averageCpc, roas, ...): meaningless over rows in several currencies. */
+export function readsMoney(statistic: StatisticDefinition): boolean {
+  return [...measuresOf(statistic)].some((m) => MONEY_MEASURES.has(m));
+}
+
 /** The base measures a statistic's SQL reads. */
 export function measuresOf(statistic: StatisticDefinition): ReadonlySet<BaseMeasure> {
   const used = new Set<BaseMeasure>();

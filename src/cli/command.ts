@@ -16,6 +16,8 @@ export interface CommandContext {
   readonly dbPath: string;
   readonly json: boolean;
   readonly io: CliIo;
+  /** Words after the command's path (`adreport fx import FILE`: [FILE]), at most as many as it names. */
+  readonly arguments: readonly string[];
 }
 
 export interface Command {
@@ -28,6 +30,8 @@ export interface Command {
   readonly options: OptionSpec;
   /** Paragraph lines after the options in --help. */
   readonly notes?: readonly string[];
+  /** Names of the positional arguments after the path, for the usage check; none by default. */
+  readonly arguments?: readonly string[];
   run(context: CommandContext): Promise<number>;
 }
 

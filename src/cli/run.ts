@@ -45,9 +45,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       allowPositionals: true,
       strict: true,
     });
-    if (positionals.length > command.path.length) throw new CliError(`unexpected argument "${positionals[command.path.length]}"; see adreport ${command.path.join(' ')} --help`, 2);
+    if (positionals.length > command.path.length + (command.arguments?.length ?? 0)) throw new CliError(`unexpected argument "${positionals[command.path.length]}"; see adreport ${command.path.join(' ')} --help`, 2);
     const dbPath = typeof values.db === 'string' && values.db !== '' ? values.db : io.env.ADREPORT_DB || DEFAULT_DB_PATH;
-    return await command.run({ values: values as Record<string, string | boolean | undefined>, dbPath, json: values.json === true, io });
+    return await command.run({ values: values as Record<string, string | boolean | undefined>, dbPath, json: values.json === true, io, arguments: positionals.slice(command.path.length) });
   } catch (error) {
     if (isUsageError(error)) {
       io.stderr.write(`adreport: ${(error as Error).message.split('\n')[0]}; see adreport ${command.path.join(' ')} --help\n`);

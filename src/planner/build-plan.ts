@@ -53,6 +53,7 @@ export function buildPlan(endpoint: ReportEndpoint, request: ReportRequest, now:
     limit: request.limit,
     offset: request.offset,
     totals: request.totals,
+    currency: request.currency,
     campaignLabel: level.path === 'accounts' ? request.campaignLabel : undefined,
   };
 }

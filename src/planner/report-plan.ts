@@ -23,6 +23,8 @@ export interface ReportRequest {
   readonly limit: number;
   readonly offset: number;
   readonly totals: boolean;
+  /** `currency`: every money figure converted per day into this supported ISO 4217 code (checked by the caller). */
+  readonly currency?: string | undefined;
   /** /accounts/campaign-labels/name/{name}: the label as the path names it and as it is stored (campaignGroup is sys.campaignGroup). */
   readonly campaignLabel?: CampaignLabelName | undefined;
 }
@@ -104,6 +106,11 @@ export interface ReportPlan {
   readonly limit: number;
   readonly offset: number;
   readonly totals: boolean;
+  /**
+   * Money of every row converted per day into this currency; undefined: accounts in their own
+   * currency, lower levels in the platform account's.
+   */
+  readonly currency: string | undefined;
   /** Accounts only: count just the campaigns carrying this label, one row per (account, label value). */
   readonly campaignLabel: CampaignLabelName | undefined;
 }

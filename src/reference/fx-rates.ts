@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import type { Database, Executor } from '../store/database.js';
+import { applyImportedRates } from './fx-imported-rates.js';
 
 /**
  * Daily FX reference rates (units of a currency per 1 EUR, ECB convention) from
@@ -11,6 +12,8 @@ import type { Database, Executor } from '../store/database.js';
  * The same path from src/reference and from dist/reference.
  */
 export const FX_REFERENCE_FILE = fileURLToPath(new URL('../../data/fx/eur-reference-rates.csv.gz', import.meta.url));
+/** Per currency the last day whose rate is published (or carried from a published one); later days are estimated. */
+export const FX_SERIES_FILE = fileURLToPath(new URL('../../data/fx/series.csv', import.meta.url));
 
 /** The reference text; gzip (the committed file: 1 MB instead of 3.4 MB) or plain CSV. */
 export function fxReferenceText(bytes: Buffer): string {
@@ -19,6 +22,8 @@ export function fxReferenceText(bytes: Buffer): string {
 }
 
 const REFERENCE_NAME = 'fx-rates';
+/** Part of the checksum: a load of this shape (with published flags) differs from an older one of the same files. */
+const LOAD_VERSION = 'fx-load-v2';
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const CODE = /^[A-Z]{3}$/;
 
@@ -31,15 +36,18 @@ export interface FxLoadResult {
 }
 
 /**
- * Makes fx_rates the content of the reference file, in one write transaction, unless the
- * checksum stored in reference_data says it already is (a start then costs one file hash, ~10 ms).
- * The text is checked (consecutive days, one positive rate per currency and day) and parsed by
- * DuckDB from one bound parameter: the store's hardening only lets DuckDB read files under the
- * database's own directory and the temp dir, and a repository file is in neither.
+ * Makes fx_rates the content of the reference file, with each rate marked published up to its
+ * currency's `published_through` in the series file, then lays the imported rates over it again
+ * (fx_imported_rates: imports survive a reload), all in one write transaction; unless the checksum
+ * stored in reference_data says it already is (a start then costs one file hash, ~10 ms). The
+ * text is checked (consecutive days, one positive rate per currency and day) and parsed by DuckDB
+ * from one bound parameter: the store's hardening only lets DuckDB read files under the database's
+ * own directory and the temp dir, and a repository file is in neither.
  */
-export async function loadFxReference(db: Database, file: string = FX_REFERENCE_FILE): Promise<FxLoadResult> {
+export async function loadFxReference(db: Database, file: string = FX_REFERENCE_FILE, seriesFile: string = FX_SERIES_FILE): Promise<FxLoadResult> {
   const bytes = await fs.promises.readFile(file);
-  const checksum = `sha256:${crypto.createHash('sha256').update(bytes).digest('hex')}`;
+  const seriesText = await fs.promises.readFile(seriesFile, 'utf8');
+  const checksum = `sha256:${crypto.createHash('sha256').update(LOAD_VERSION).update(bytes).update(seriesText).digest('hex')}`;
   const stored = await db.read((r) => r.one<{ checksum: string }>('SELECT checksum FROM reference_data WHERE name = $1', [REFERENCE_NAME]));
   // Unchanged: what is loaded says the coverage, without unpacking 3.4 MB on every start.
   if (stored?.checksum === checksum) {
@@ -51,15 +59,16 @@ export async function loadFxReference(db: Database, file: string = FX_REFERENCE_
 
   const codes = headerCodes(text, file);
   checkRows(text, file, codes);
+  const publishedThrough = publishedThroughOf(seriesText, seriesFile, codes);
   await db.write(async (tx) => {
     await tx.run('DELETE FROM fx_rates');
-    // Lines are day,rate,rate,...; unnest pairs each rate with its column's code, in file order,
-    // which is (day, currency) order, so zone maps skip the days a report does not ask for.
+    // Lines are day,rate,rate,...; unnest pairs each rate with its column's code and published-through
+    // day, in file order, which is (day, currency) order, so zone maps skip the days a report does not ask for.
     await tx.run(
-      `INSERT INTO fx_rates (day, currency, units_per_eur)
-       SELECT cells[1]::DATE, unnest($2::VARCHAR[]), unnest(cells[2:])::DECIMAL(18,8)
+      `INSERT INTO fx_rates (day, currency, units_per_eur, published)
+       SELECT cells[1]::DATE, unnest($2::VARCHAR[]), unnest(cells[2:])::DECIMAL(18,8), cells[1]::DATE <= unnest($3::DATE[])
        FROM (SELECT string_split(line, ',') AS cells FROM (SELECT unnest(string_split(rtrim($1, chr(10)), chr(10))) AS line) WHERE line NOT LIKE 'day,%')`,
-      [text, codes],
+      [text, codes, publishedThrough],
     );
     const bad = await tx.one<{ day: string; currency: string; rate: string }>(
       "SELECT strftime(day, '%Y-%m-%d') AS day, currency, units_per_eur::VARCHAR AS rate FROM fx_rates WHERE units_per_eur <= 0 LIMIT 1",
@@ -70,6 +79,7 @@ export async function loadFxReference(db: Database, file: string = FX_REFERENCE_
        ON CONFLICT (name) DO UPDATE SET checksum = excluded.checksum, loaded_at = excluded.loaded_at`,
       [REFERENCE_NAME, checksum],
     );
+    await applyImportedRates(tx);
   });
   return { loaded: true, ...coverage };
 }
@@ -105,6 +115,28 @@ function readHeaderLine(file: string): string {
   const text = fxReferenceText(fs.readFileSync(file));
   const end = text.indexOf('\n');
   return end < 0 ? text : text.slice(0, end);
+}
+
+/** series.csv: `currency,resolution,published_through,...`; the published-through day of each code, in the codes' order. */
+function publishedThroughOf(text: string, file: string, codes: readonly string[]): string[] {
+  const lines = text.replaceAll('\r\n', '\n').trimEnd().split('\n');
+  const header = lines[0]?.split(',') ?? [];
+  const codeAt = header.indexOf('currency');
+  const throughAt = header.indexOf('published_through');
+  if (codeAt < 0 || throughAt < 0) throw new Error(`${file}: the header must name currency and published_through`);
+  const through = new Map<string, string>();
+  for (let i = 1; i < lines.length; i++) {
+    const cells = lines[i]!.split(',');
+    const code = cells[codeAt] ?? '';
+    const day = cells[throughAt] ?? '';
+    if (!CODE.test(code) || !DAY.test(day)) throw new Error(`${file} line ${i + 1}: expected a currency code and a published_through day`);
+    through.set(code, day);
+  }
+  return codes.map((code) => {
+    const day = through.get(code);
+    if (day === undefined) throw new Error(`${file}: no published_through for ${code}, a currency of the reference file`);
+    return day;
+  });
 }
 
 function headerCodes(text: string, file: string): string[] {

@@ -1,6 +1,8 @@
 import type { LevelDefinition } from '../catalog/levels.js';
 import { NO_LIMIT, type ReportRequest } from '../planner/report-plan.js';
 import type { ExportFormat } from '../sql/compile-report.js';
+import { supportedCurrencies } from '../reference/fx-rates.js';
+import { isCurrencyCode, noRatesMessage } from '../shared/currencies.js';
 import { invalidParameter, parsePaging, QueryParams } from '../shared/query-params.js';
 
 /** The JSON form's page cap (supplement 1). */
@@ -9,7 +11,7 @@ export const MAX_LIMIT = 10_000;
 const MAX_EXPORT_LIMIT = 1_000_000_000;
 
 /** Parameters of every statistics endpoint, besides its `name` or `text`. */
-export const REPORT_PARAMETERS = ['startDate', 'endDate', 'statistics', 'segments', 'filter', 'sort', 'formulas', 'embed', 'limit', 'offset', 'totals', 'format'] as const;
+export const REPORT_PARAMETERS = ['startDate', 'endDate', 'statistics', 'segments', 'filter', 'sort', 'formulas', 'embed', 'limit', 'offset', 'totals', 'currency', 'format'] as const;
 
 export function commaList(query: QueryParams, name: string): string[] | undefined {
   const value = query.get(name);
@@ -42,6 +44,7 @@ export function reportRequest(query: QueryParams, level: LevelDefinition, organi
   if (name !== undefined && (name.length === 0 || name.length > 255)) invalidParameter(level.nameParameter, 'must be 1 to 255 characters');
   return {
     organizationId,
+    currency: reportCurrency(query.get('currency')),
     startDate: query.get('startDate'),
     endDate: query.get('endDate'),
     statistics: commaList(query, 'statistics'),
@@ -54,4 +57,13 @@ export function reportRequest(query: QueryParams, level: LevelDefinition, organi
     ...paging,
     totals: totals === 'true',
   };
+}
+
+/** `currency`: one the FX reference has daily rates for (the codes accounts may use), upper case. */
+function reportCurrency(code: string | undefined): string | undefined {
+  if (code === undefined) return undefined;
+  const supported = supportedCurrencies();
+  if (supported.has(code)) return code;
+  const why = isCurrencyCode(code) ? noRatesMessage(code) : `"${code.slice(0, 20)}" is not an ISO 4217 currency code in capitals`;
+  invalidParameter('currency', `${why}; supported: ${[...supported].sort().join(', ')}`);
 }

@@ -1,8 +1,10 @@
 import type { ReportEndpoint } from '../catalog/endpoints.js';
+import { readsMoney } from '../catalog/statistics.js';
 import { buildPlan } from '../planner/build-plan.js';
 import type { ReportPlan, ReportRequest } from '../planner/report-plan.js';
 import type { ExportService, ExportStream } from './export-stream.js';
-import { compileJsonPage, compileReport, statisticColumn, TOTAL_COLUMN, type ExportFormat } from '../sql/compile-report.js';
+import { compileFxEstimates, compileJsonPage, compileReport, CURRENCIES_COLUMN, ESTIMATE_COLUMNS, statisticColumn, TOTAL_COLUMN, type ExportFormat } from '../sql/compile-report.js';
+import { estimatedFxRates, FxEstimateCollector, mixedCurrencies, type ReportWarning } from './report-warnings.js';
 import type { Database, Executor } from '../store/database.js';
 import type { LazyRows } from '../store/lazy-rows.js';
 import type { Row } from '../store/sql-values.js';
@@ -18,11 +20,16 @@ export interface PageParts {
   release(): void;
 }
 
+/** `totals=true`: the statistics over the whole filtered result and the one currency they are in (null: none, or several). */
+export type ReportTotals = { readonly currency: string | null } & Readonly<Record<string, number | string | null>>;
+
 export interface ReportPage {
   readonly rows: PageParts;
   /** Rows of the whole result, all pages. */
   readonly total: number;
-  readonly totals: Record<string, number | null> | undefined;
+  readonly totals: ReportTotals | undefined;
+  /** Mixed currencies under totals, money converted at estimated rates; empty when there is nothing to say. */
+  readonly warnings: readonly ReportWarning[];
 }
 
 /** runReport: validated request -> plan -> SQL -> rows in the shape of supplement 5. */
@@ -45,10 +52,23 @@ export class ReportService {
     return this.db.read(async (r) => {
       const parts = await r.lazy(compiled.sql, compiled.params);
       try {
-        const totals = totalsQuery?.totalsSql === undefined ? undefined : statisticsOf(plan, (await r.all(totalsQuery.totalsSql, totalsQuery.totalsParams))[0] ?? {});
+        const warnings: ReportWarning[] = [];
+        // Estimated conversions of the rows shown (each part says its own) and of the totals.
+        const estimates = new FxEstimateCollector();
+        if (compiled.columns.includes(ESTIMATE_COLUMNS[0])) {
+          for (let i = 0; i < parts.rowCount; i++) estimates.add(ESTIMATE_OF_PART.map((c) => parts.get(i, c)));
+        }
+        let totals: ReportTotals | undefined;
+        if (totalsQuery?.totalsSql !== undefined) {
+          const row = (await r.all(totalsQuery.totalsSql, totalsQuery.totalsParams))[0] ?? {};
+          estimates.add(ESTIMATE_COLUMNS.map((c) => row[c]));
+          totals = totalsOf(plan, row, warnings);
+        }
+        const estimated = estimates.result();
+        if (estimated) warnings.push(estimatedFxRates(estimated));
         // An empty page (past the end) has no part to carry the total: count it.
         const total = parts.rowCount > 0 ? Number(parts.get(0, TOTAL_OF_PART)) : await countAll(r, plan);
-        return { rows: pageParts(parts), total, totals };
+        return { rows: pageParts(parts), total, totals, warnings };
       } catch (error) {
         parts.release();
         throw error;
@@ -62,10 +82,26 @@ export class ReportService {
     return this.db.read((r) => countAll(r, { ...plan, offset: 1 }));
   }
 
-  /** The whole result (or the asked page) as CSV, NDJSON or Parquet, rendered and streamed by DuckDB. */
-  async export(endpoint: ReportEndpoint, request: ReportRequest, format: ExportFormat): Promise<{ plan: ReportPlan; stream: ExportStream }> {
+  /**
+   * The whole result (or the asked page) as CSV, NDJSON or Parquet, rendered and streamed by
+   * DuckDB. The warnings come first (a header goes out before the body): when the plan converts
+   * money, one more query over the same rows finds the days converted at estimated rates.
+   */
+  async export(endpoint: ReportEndpoint, request: ReportRequest, format: ExportFormat): Promise<{ plan: ReportPlan; stream: ExportStream; warnings: readonly ReportWarning[] }> {
     const plan = buildPlan(endpoint, request, this.now());
-    return { plan, stream: await this.exports.open(plan, format) };
+    const estimatesQuery = compileFxEstimates(plan);
+    const warnings: ReportWarning[] = [];
+    if (estimatesQuery) {
+      const row = await this.db.read(async (r) => {
+        const gate = await r.one<{ estimated: boolean }>(estimatesQuery.gate.sql, estimatesQuery.gate.params);
+        return gate?.estimated ? r.one(estimatesQuery.sql, estimatesQuery.params) : undefined;
+      });
+      const estimates = new FxEstimateCollector();
+      estimates.add(ESTIMATE_COLUMNS.map((c) => row?.[c]));
+      const estimated = estimates.result();
+      if (estimated) warnings.push(estimatedFxRates(estimated));
+    }
+    return { plan, stream: await this.exports.open(plan, format), warnings };
   }
 }
 
@@ -73,6 +109,7 @@ export class ReportService {
 const PART = 0;
 const BYTES_OF_PART = 1;
 const TOTAL_OF_PART = 2;
+const ESTIMATE_OF_PART = [3, 4, 5] as const;
 
 function pageParts(rows: LazyRows): PageParts {
   let byteLength = 0;
@@ -87,6 +124,16 @@ async function countAll(r: Executor, plan: ReportPlan): Promise<number> {
   return rows.length === 0 ? 0 : Number(rows[0]![TOTAL_COLUMN]);
 }
 
-function statisticsOf(plan: ReportPlan, row: Row): Record<string, number | null> {
-  return Object.fromEntries(plan.statistics.map((s, i) => [s.name, (row[statisticColumn(i)] as number | null) ?? null]));
+/**
+ * The totals row as the body shows it. Money of several currencies has no sum: without `currency`,
+ * totals over rows in more than one currency keep their counts but null their money statistics
+ * and the ratios over money, and say why (mixed_currencies).
+ */
+function totalsOf(plan: ReportPlan, row: Row, warnings: ReportWarning[]): ReportTotals {
+  const found = typeof row[CURRENCIES_COLUMN] === 'string' ? (row[CURRENCIES_COLUMN] as string).split(',') : [];
+  const mixed = plan.currency === undefined && found.length > 1;
+  if (mixed) warnings.push(mixedCurrencies(found));
+  const currency = plan.currency ?? (found.length === 1 ? found[0]! : null);
+  const statistics = plan.statistics.map((s, i) => [s.name, mixed && readsMoney(s) ? null : ((row[statisticColumn(i)] as number | null) ?? null)] as const);
+  return { currency, ...Object.fromEntries(statistics) } as ReportTotals;
 }

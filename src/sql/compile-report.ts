@@ -1,4 +1,4 @@
-import { FACT_MEASURES, measuresOf, SHARE_MEASURES, sourceOf, type BaseMeasure, type FactMeasure, type ShareMeasure, type StatisticDefinition } from '../catalog/statistics.js';
+import { FACT_MEASURES, measuresOf, MONEY_MEASURES, SHARE_MEASURES, sourceOf, type BaseMeasure, type FactMeasure, type ShareMeasure, type StatisticDefinition } from '../catalog/statistics.js';
 import type { SegmentDefinition } from '../catalog/segments.js';
 import { NO_LIMIT, type ConditionNode, type Operand, type PlannedFormula, type ReportPlan, type ValueNode } from '../planner/report-plan.js';
 import type { SqlValue } from '../store/sql-values.js';
@@ -17,6 +17,8 @@ export const statisticColumn = (i: number) => `st_${i}`;
 export const formulaColumn = (i: number) => `fm_${i}`;
 export const segmentColumn = (i: number) => `seg_${i}`;
 export const TOTAL_COLUMN = '__total';
+/** Totals query: the distinct currencies of the summed rows, sorted, comma-joined (null without rows). */
+export const CURRENCIES_COLUMN = '__currencies';
 
 const FACT_SUM_COLUMNS: Readonly<Record<Exclude<FactMeasure, 'costWithMarkup'>, string>> = {
   impressions: 'impressions',
@@ -92,6 +94,38 @@ export function compileJsonPage(plan: ReportPlan): CompiledExport {
 }
 
 /**
+ * When the plan converts money, columns of compileJsonPage's parts (after part, bytes, total), of
+ * the totals query and of compileFxEstimates: of the rows they cover (a part's, all filtered rows),
+ * the first and last day on which money was converted between two currencies at a rate that is
+ * not a published one (YYYY-MM-DD), and those rates' currencies (comma-joined, repeats possible).
+ */
+export const ESTIMATE_COLUMNS = ['est_first', 'est_last', 'est_currencies'] as const;
+
+/**
+ * For exports, whose warnings go in a header before the first byte: one row with ESTIMATE_COLUMNS
+ * over the whole filtered result; undefined when the plan converts no money.
+ */
+export function compileFxEstimates(plan: ReportPlan): (CompiledExport & { readonly gate: CompiledExport }) | undefined {
+  const compiled = compile(plan, 'estimates') as CompiledExport;
+  return compiled.sql === '' ? undefined : { ...compiled, gate: estimatedRatesGate(plan) };
+}
+
+/**
+ * Whether any rate the plan could convert with in its range is not published: over fx_rates and
+ * the organization's currencies only (a few hundred rows), so an export where every rate is
+ * published skips the estimate query over the facts (40% of a 400-day campaign export's time).
+ */
+function estimatedRatesGate(plan: ReportPlan): CompiledExport {
+  const targets = plan.currency === undefined ? 'SELECT currency FROM accounts WHERE organization_id = $1::BIGINT' : 'SELECT $4::VARCHAR';
+  return {
+    sql: `SELECT EXISTS (SELECT 1 FROM fx_rates WHERE day BETWEEN $2::DATE AND $3::DATE AND NOT published
+             AND currency IN (SELECT currency FROM adplatform_accounts WHERE organization_id = $1::BIGINT UNION ${targets})) AS estimated`,
+    params: [plan.organizationId, plan.from, plan.to, ...(plan.currency === undefined ? [] : [plan.currency])],
+    columns: ['estimated'],
+  };
+}
+
+/**
  * Rows per part of a JSON page (~50 KB of keyword rows). A 10,000-row page rendered as one text
  * reached JS as one 3.4 MB buffer that lived as long as its slowest write, so 16 concurrent pulls
  * forced a major GC every few pulls (10-40 ms pauses); parts are copied out one at a time as the
@@ -99,13 +133,15 @@ export function compileJsonPage(plan: ReportPlan): CompiledExport {
  */
 export const PAGE_PART_ROWS = 128;
 
-function compile(plan: ReportPlan, mode: 'page' | 'jsonPage' | ExportFormat): CompiledReport | CompiledExport {
+function compile(plan: ReportPlan, mode: 'page' | 'jsonPage' | 'estimates' | ExportFormat): CompiledReport | CompiledExport {
   const params: SqlValue[] = [plan.organizationId, plan.from, plan.to];
   const bind = (value: SqlValue) => {
     params.push(value);
     return `$${params.length}`;
   };
   const level = plan.level;
+  // `currency`: rows show it, and their money is converted into it (bound before the CTEs, which the totals query shares).
+  const target = plan.currency === undefined ? undefined : `${bind(plan.currency)}::VARCHAR`;
 
   const entityWhere: string[] = [];
   if (plan.endpoint.platform !== undefined) entityWhere.push(`e.${platformColumn(plan)} = ${bind(plan.endpoint.platform)}`);
@@ -131,6 +167,11 @@ function compile(plan: ReportPlan, mode: 'page' | 'jsonPage' | ExportFormat): Co
   const withMarkup = measures.has('costWithMarkup');
   const withShares = [...measures].some((m) => sourceOf(m) === 'impressionShare');
   const withReach = measures.has('reach');
+  const withMoney = [...measures].some((m) => MONEY_MEASURES.has(m));
+  // Lower levels keep the platform account's currency unless `currency` asks for another and money is read.
+  const convertLower = level.factKey !== null && target !== undefined && withMoney;
+  // Accounts convert whenever they read money; the days converted at estimated rates are tracked for the warning.
+  const tracksEstimates = withMoney && (level.factKey === null || convertLower);
   // Days matter for FX (accounts), markups and time segments; otherwise one row per entity is enough.
   const byDay = level.factKey === null || withMarkup || plan.segments.some((s) => s.key !== 'deviceType');
   // Group by as few keys as the plan needs: a second BIGINT key made the aggregation ~3x slower
@@ -153,17 +194,32 @@ function compile(plan: ReportPlan, mode: 'page' | 'jsonPage' | ExportFormat): Co
   const money = (column: string, factor: string) => `d.${column} * ${factor}`;
   let buckets: string;
   if (level.factKey === null) {
-    // Accounts: every linked platform account's days, converted at the day's rate into the account currency.
+    // Accounts: every linked platform account's days, converted at the day's rate into the account
+    // currency, or straight into the asked one (same day's rates).
     const factor = '(ra.units_per_eur::DOUBLE / rp.units_per_eur::DOUBLE)';
+    // A conversion between two currencies of which one rate is not published that day (EUR's always is).
+    const converted = 'p.currency <> ra.currency';
+    const estimates = tracksEstimates
+      ? `, CASE WHEN ${converted} AND NOT (ra.published AND rp.published) THEN d.day END AS est_day,
+         nullif(concat_ws(',', CASE WHEN ${converted} AND NOT rp.published THEN p.currency END, CASE WHEN ${converted} AND NOT ra.published THEN ra.currency END), '') AS est_currencies`
+      : '';
     buckets = `SELECT l.account_id AS entity_id, d.*, ${money('cost', factor)} AS m_cost, ${money('conversion_value', factor)} AS m_conversion_value,
-        ${withMarkup ? `${money('cost', factor)} * (1 + coalesce(mk.rate, 0)::DOUBLE)` : 'NULL'} AS m_cost_with_markup
+        ${withMarkup ? `${money('cost', factor)} * (1 + coalesce(mk.rate, 0)::DOUBLE)` : 'NULL'} AS m_cost_with_markup${estimates}
       FROM daily d
       JOIN account_adplatform_links l ON l.adplatform_account_id = d.pa
       JOIN entities e ON e.id = l.account_id${label ? ' AND e.label_value = d.label_value' : ''}
       JOIN adplatform_accounts p ON p.id = d.pa
-      LEFT JOIN fx_rates ra ON ra.day = d.day AND ra.currency = e.currency AND ra.day BETWEEN $2::DATE AND $3::DATE
+      LEFT JOIN fx_rates ra ON ra.day = d.day AND ra.currency = ${target ?? 'e.currency'} AND ra.day BETWEEN $2::DATE AND $3::DATE
       LEFT JOIN fx_rates rp ON rp.day = d.day AND rp.currency = p.currency AND rp.day BETWEEN $2::DATE AND $3::DATE
       ${withMarkup ? markupJoin('l.account_id') : ''}`;
+  } else if (convertLower) {
+    // Converted lower levels with markups: the day's factor of the row's platform account (pa_rates).
+    buckets = `SELECT d.*, ${money('cost', 'x.factor')} AS m_cost, ${money('conversion_value', 'x.factor')} AS m_conversion_value,
+        ${money('cost', 'x.factor')} * (1 + coalesce(mk.rate, 0)::DOUBLE) AS m_cost_with_markup,
+        x.est_day, x.src_est, x.tgt_est
+      FROM daily d
+      LEFT JOIN pa_rates x ON x.pa = d.pa AND x.day = d.day
+      LEFT JOIN (SELECT adplatform_account_id, min(account_id) AS account_id FROM account_adplatform_links GROUP BY ALL) ma ON ma.adplatform_account_id = d.pa ${markupJoin('ma.account_id')}`;
   } else {
     // Lower levels keep the platform account's currency; the markup is that of its first linked account.
     buckets = `SELECT d.*, d.cost AS m_cost, d.conversion_value AS m_conversion_value,
@@ -171,17 +227,38 @@ function compile(plan: ReportPlan, mode: 'page' | 'jsonPage' | ExportFormat): Co
       FROM daily d
       ${withMarkup ? `LEFT JOIN (SELECT adplatform_account_id, min(account_id) AS account_id FROM account_adplatform_links GROUP BY ALL) ma ON ma.adplatform_account_id = d.pa ${markupJoin('ma.account_id')}` : ''}`;
   }
+  // Per platform account and day of the range: the factor from its currency into the asked one, and
+  // whether either rate is not a published one (a conversion within one currency estimates nothing).
+  const paRates = `SELECT pa, day, factor, src_est, tgt_est, CASE WHEN src_est OR tgt_est THEN day END AS est_day
+    FROM (SELECT p.id AS pa, rs.day, rt.units_per_eur::DOUBLE / rs.units_per_eur::DOUBLE AS factor,
+                 p.currency <> ${target} AND NOT rs.published AS src_est, p.currency <> ${target} AND NOT rt.published AS tgt_est
+            FROM adplatform_accounts p
+            JOIN fx_rates rs ON rs.currency = p.currency AND rs.day BETWEEN $2::DATE AND $3::DATE
+            LEFT JOIN fx_rates rt ON rt.currency = ${target} AND rt.day = rs.day
+           WHERE p.organization_id = $1::BIGINT)`;
 
   const segmentSelect = plan.segments.map((s, i) => `${s.sql('b.day', 'b.device')} AS ${segmentColumn(i)}`);
   const sumSelect = FACT_MEASURES.map((m) => `sum(${bucketColumn(m)}) AS ${sumColumn(m)}`);
-  // Without money to convert per day, the buckets are summed straight from the facts: one
-  // aggregation instead of two (a month of campaigns on scale 10: 19 -> 9 ms).
+  // Per bucket: the first and last day converted at an estimated rate, and which rates (accounts:
+  // the currencies; lower levels: whether the source's or the target's, the row knows both).
+  const bucketEstimates = (day: string, source: string) =>
+    !tracksEstimates
+      ? ''
+      : `, min(${day}) AS est_first, max(${day}) AS est_last, ${
+          // list_distinct(list()): a DISTINCT aggregate cost ~3 ms of a 10 ms accounts report, this ~0.5 ms.
+          level.factKey === null ? `nullif(array_to_string(list_distinct(list(${source}.est_currencies)), ','), '') AS est_currencies` : `bool_or(${source}.src_est) AS src_est, bool_or(${source}.tgt_est) AS tgt_est`
+        }`;
+  // Without markups the buckets are summed straight from the facts: one aggregation instead of two
+  // (a month of campaigns on scale 10: 19 -> 9 ms); converted money then takes the day's factor of
+  // the platform account from pa_rates, a few hundred rows.
   const direct = level.factKey !== null && !withMarkup;
+  const directSum = (m: FactMeasure) =>
+    m === 'costWithMarkup' ? 'NULL::DOUBLE' : convertLower && MONEY_MEASURES.has(m) ? `sum(f.${FACT_SUM_COLUMNS[m]} * x.factor)` : `sum(f.${FACT_SUM_COLUMNS[m]})`;
   const sums = direct
     ? `SELECT f.${level.factKey} AS entity_id${plan.segments.map((seg, i) => `, ${seg.sql('f.day', 'f.device')} AS ${segmentColumn(i)}`).join('')},
-        ${FACT_MEASURES.map((m) => `${m === 'costWithMarkup' ? 'NULL::DOUBLE' : `sum(f.${FACT_SUM_COLUMNS[m]})`} AS ${sumColumn(m)}`).join(', ')}
-        FROM ${level.factTable} f WHERE ${factWhere.join(' AND ')} GROUP BY ALL`
-    : `SELECT b.entity_id${label ? ', b.label_value' : ''}${segmentSelect.map((s) => `, ${s}`).join('')}, ${sumSelect.join(', ')} FROM buckets b GROUP BY ALL`;
+        ${FACT_MEASURES.map((m) => `${directSum(m)} AS ${sumColumn(m)}`).join(', ')}${bucketEstimates('x.est_day', 'x')}
+        FROM ${level.factTable} f${convertLower ? ' LEFT JOIN pa_rates x ON x.pa = f.adplatform_account_id AND x.day = f.day' : ''} WHERE ${factWhere.join(' AND ')} GROUP BY ALL`
+    : `SELECT b.entity_id${label ? ', b.label_value' : ''}${segmentSelect.map((s) => `, ${s}`).join('')}, ${sumSelect.join(', ')}${bucketEstimates('b.est_day', 'b')} FROM buckets b GROUP BY ALL`;
 
   // Impression share and reach come from their own fact tables, per entity and segments like the sums.
   const segmentKeys = (alias: string) => plan.segments.map((seg, i) => `, ${seg.sql(`${alias}.day`, `${alias}.device`)} AS ${segmentColumn(i)}`).join('');
@@ -198,13 +275,19 @@ function compile(plan: ReportPlan, mode: 'page' | 'jsonPage' | ExportFormat): Co
   const rowMeasures: BaseMeasure[] = [...FACT_MEASURES, ...(withShares ? SHARE_MEASURES : []), ...(withReach ? ['reach' as const] : [])];
   const joinKind = plan.segments.length === 0 ? 'LEFT JOIN' : 'JOIN';
   const sameBucket = (alias: string) => [`${alias}.entity_id = e.id`, ...segmentNames.map((c) => `${alias}.${c} = s.${c}`)].join(' AND ');
-  const rows = `SELECT e.*${segmentNames.map((c) => `, s.${c}`).join('')},
-      ${rowMeasures.map((m) => `coalesce(${sourceOf(m) === 'facts' ? 's' : sourceOf(m) === 'reach' ? 'rc' : 'sh'}.${sumColumn(m)}, 0) AS ${sumColumn(m)}`).join(', ')}
+  const rowEstimates = !tracksEstimates
+    ? ''
+    : `, s.est_first AS __est_first, s.est_last AS __est_last, ${
+        level.factKey === null ? 's.est_currencies' : `nullif(concat_ws(',', CASE WHEN s.src_est THEN e.currency END, CASE WHEN s.tgt_est THEN ${target} END), '')`
+      } AS __est_currencies`;
+  // With `currency` every row is in it; `e.currency` (filters on `currency`) stays the entity's own.
+  const rows = `SELECT e.*${target ? ` REPLACE (${target} AS currency)` : ''}${segmentNames.map((c) => `, s.${c}`).join('')},
+      ${rowMeasures.map((m) => `coalesce(${sourceOf(m) === 'facts' ? 's' : sourceOf(m) === 'reach' ? 'rc' : 'sh'}.${sumColumn(m)}, 0) AS ${sumColumn(m)}`).join(', ')}${rowEstimates}
     FROM entities e ${joinKind} sums s ON s.entity_id = e.id${label ? ' AND s.label_value = e.label_value' : ''}
     ${withShares ? `LEFT JOIN shares sh ON ${sameBucket('sh')}` : ''}
     ${withReach ? `LEFT JOIN reach rc ON ${sameBucket('rc')}` : ''}`;
 
-  const ctes = `WITH entities AS (${entities}),
+  const ctes = `WITH entities AS (${entities}),${convertLower ? `\n    pa_rates AS (${paRates}),` : ''}
     ${direct ? '' : `daily AS (${daily}), buckets AS (${buckets}),`}
     sums AS (${sums}),
     ${withShares ? `shares AS (${shares}),` : ''}
@@ -212,6 +295,14 @@ function compile(plan: ReportPlan, mode: 'page' | 'jsonPage' | ExportFormat): Co
     report_rows AS (${rows})`;
   const where = plan.bucketFilter ? ` WHERE ${condition(plan.bucketFilter, 'r', plan, bind)}` : '';
   const totalsParams = [...params];
+  // The estimated conversions of a set of rows (`alias`): first day, last day, currencies. A part of
+  // a page has at most PAGE_PART_ROWS rows of a few codes each: not DISTINCT there (the caller
+  // dedupes; a DISTINCT aggregate cost ~1.5 ms of a 10 ms campaign report); over a whole result, DISTINCT.
+  const estimateAggregates = (alias: string, distinct: boolean) => [
+    `strftime(min(${alias}.__est_first), '%Y-%m-%d')`,
+    `strftime(max(${alias}.__est_last), '%Y-%m-%d')`,
+    `string_agg(${distinct ? 'DISTINCT ' : ''}${alias}.__est_currencies, ',')`,
+  ];
 
   // A segment sorts by its own order where it has one (DayOfWeek: MONDAY..SUNDAY), in sorts and tie-breaks alike.
   const segmentOrder = (segment: SegmentDefinition) => {
@@ -232,13 +323,25 @@ function compile(plan: ReportPlan, mode: 'page' | 'jsonPage' | ExportFormat): Co
     ...plan.segments.map((segment) => [segmentOrder(segment), 'ASC'] as const),
   ];
   const order = orderKeys.map(([sql, direction]) => `${sql} ${direction}`);
+  if (mode === 'estimates') {
+    // An export's rows: the whole filtered result, or the page it asks for.
+    const paged = plan.limit === NO_LIMIT && plan.offset === 0 ? '' : ` ORDER BY ${order.join(', ')} LIMIT ${bind(plan.limit)}::BIGINT OFFSET ${bind(plan.offset)}::BIGINT`;
+    const sql = tracksEstimates
+      ? `${ctes} SELECT ${estimateAggregates('x', true).map((sql, i) => `${sql} AS ${ESTIMATE_COLUMNS[i]}`).join(', ')}
+           FROM (SELECT r.__est_first, r.__est_last, r.__est_currencies FROM report_rows r${where}${paged}) x`
+      : '';
+    // Unpaged, the sort's own bound values (a formula's numbers) are not in this SQL: bind only what it uses.
+    return { sql, params: paged === '' ? totalsParams : params, columns: [...ESTIMATE_COLUMNS] };
+  }
   if (mode === 'jsonPage') {
     // The page as JSON text in parts, rendered by DuckDB (DESIGN D3): 8,214 keyword rows took
     // ~200 ms of event-loop time as JS objects, against a 28 ms query. The page's sort keys go
     // along so that string_agg and the part numbers order just the page; a row_number() window
     // over the whole result ordered every row of it first (1-3 ms of a 10-20 ms report).
     const columns = exportColumns(plan, label !== undefined, true, bind);
-    const flat = `SELECT ${columns.map(([, sql], i) => `${sql} AS c${i}`).join(', ')}, ${orderKeys.map(([sql], i) => `${sql} AS k${i}`).join(', ')}, count(*) OVER () AS total
+    const flat = `SELECT ${columns.map(([, sql], i) => `${sql} AS c${i}`).join(', ')}, ${orderKeys.map(([sql], i) => `${sql} AS k${i}`).join(', ')}, count(*) OVER () AS total${
+      tracksEstimates ? ', r.__est_first, r.__est_last, r.__est_currencies' : ''
+    }
       FROM report_rows r${where}
       ORDER BY ${order.join(', ')} LIMIT ${bind(plan.limit)}::BIGINT OFFSET ${bind(plan.offset)}::BIGINT`;
     const pageOrder = (alias: string) => orderKeys.map(([, direction], i) => `${alias}.k${i} ${direction}`).join(', ');
@@ -248,10 +351,14 @@ function compile(plan: ReportPlan, mode: 'page' | 'jsonPage' | ExportFormat): Co
     // As UTF-8 bytes (BLOB), not VARCHAR: the service sends them as they are, where a string costs
     // a decode into JS, a byte count and an encode again on the event loop (~10 ms per 3.4 MB page).
     // Parts after the first start with the comma that separates them, so the parts laid end to end are the array's content.
-    const parts = `SELECT sorted.part_no, encode(CASE WHEN sorted.part_no > 0 THEN ',' ELSE '' END || string_agg(${line}::VARCHAR, ',' ORDER BY ${pageOrder('sorted')})) AS part, max(sorted.total) AS total
+    // Each part says which of its rows' money was converted at estimated rates (the service joins the parts' answers).
+    const estimates = tracksEstimates ? ESTIMATE_COLUMNS : [];
+    const parts = `SELECT sorted.part_no, encode(CASE WHEN sorted.part_no > 0 THEN ',' ELSE '' END || string_agg(${line}::VARCHAR, ',' ORDER BY ${pageOrder('sorted')})) AS part, max(sorted.total) AS total${
+      tracksEstimates ? estimateAggregates('sorted', false).map((sql, i) => `, ${sql} AS ${ESTIMATE_COLUMNS[i]}`).join('') : ''
+    }
       FROM (SELECT page.*, ${partNo} AS part_no FROM (${flat}) page) sorted GROUP BY sorted.part_no`;
-    const sql = `${ctes} SELECT part, octet_length(part) AS bytes, total FROM (${parts}) ORDER BY part_no`;
-    return { sql, params, columns: ['part', 'bytes', 'total'] };
+    const sql = `${ctes} SELECT part, octet_length(part) AS bytes, total${estimates.map((c) => `, ${c}`).join('')} FROM (${parts}) ORDER BY part_no`;
+    return { sql, params, columns: ['part', 'bytes', 'total', ...estimates] };
   }
   if (mode !== 'page') {
     const columns = exportColumns(plan, label !== undefined, mode === 'ndjson', bind);
@@ -290,10 +397,16 @@ function compile(plan: ReportPlan, mode: 'page' | 'jsonPage' | ExportFormat): Co
   // Totals over the whole filtered result: the statistics of the summed sums, never a sum of ratios.
   // Reach of the whole result is that of the union of its buckets' runs, not the sum of their reach.
   const totalReach = unionLength(`runs u SEMI JOIN filtered fr ON ${['fr.id = u.entity_id', ...segmentNames.map((c) => `fr.${c} = u.${c}`)].join(' AND ')}`, '');
+  // The rows' currencies say whether the money sums mean anything (one currency) or not (several).
   const totalsSql = plan.totals
     ? `${ctes}, filtered AS (SELECT * FROM report_rows r${where})
-       SELECT ${plan.statistics.map((s, i) => `${statisticOutput(s, 'r')} AS ${statisticColumn(i)}`).join(', ')}
-         FROM (SELECT ${rowMeasures.map((m) => (m === 'reach' ? `(${totalReach}) AS ${sumColumn(m)}` : `coalesce(sum(${sumColumn(m)}), 0) AS ${sumColumn(m)}`)).join(', ')} FROM filtered) r`
+       SELECT ${plan.statistics.map((s, i) => `${statisticOutput(s, 'r')} AS ${statisticColumn(i)}`).join(', ')}, r.${CURRENCIES_COLUMN}${
+         tracksEstimates ? ESTIMATE_COLUMNS.map((c) => `, r.${c}`).join('') : ''
+       }
+         FROM (SELECT ${rowMeasures.map((m) => (m === 'reach' ? `(${totalReach}) AS ${sumColumn(m)}` : `coalesce(sum(${sumColumn(m)}), 0) AS ${sumColumn(m)}`)).join(', ')},
+                      string_agg(DISTINCT currency, ',' ORDER BY currency) AS ${CURRENCIES_COLUMN}${
+                        tracksEstimates ? estimateAggregates('filtered', true).map((sql, i) => `, ${sql} AS ${ESTIMATE_COLUMNS[i]}`).join('') : ''
+                      } FROM filtered) r`
     : undefined;
   return { sql, totalsSql, params, totalsParams };
 }

@@ -8,6 +8,7 @@ import { getOrganization } from '../../organizations/organizations.js';
 import { buildPlan } from '../../planner/build-plan.js';
 import type { ReportPlan } from '../../planner/report-plan.js';
 import type { ReportRequest } from '../../planner/report-plan.js';
+import type { ReportWarning } from '../../reporting/report-warnings.js';
 import { parseReportQuery, reportRequest } from '../../reporting/report-request.js';
 import { ApiError, OverloadedError } from '../../shared/errors.js';
 import { DatabaseClosedError } from '../../store/database.js';
@@ -76,7 +77,7 @@ export const exportReport = adminCommand({
       const endpoint = endpointOf(input.endpoint, 1);
       const { request } = planExport(endpoint, input.organizationId, input.query, input.format, new Date(input.now));
       const rows = await services.reports.count(endpoint, request);
-      const { stream } = await services.reports.export(endpoint, request, input.format).catch(busy);
+      const { stream, warnings } = await services.reports.export(endpoint, request, input.format).catch(busy);
       // The CLI starts its file now: nothing is created for an export that could not start.
       progress({ event: 'export', rows });
       try {
@@ -86,17 +87,23 @@ export const exportReport = adminCommand({
       }
       const failure = await stream.outcome;
       if (failure) throw new CliError(`export failed: ${failure.message}`);
-      return { rows };
+      // The warnings a JSON response or the export's header would carry (estimated FX rates).
+      return { rows, ...(warnings.length > 0 ? { warnings } : {}) };
     },
   },
   present: (context, input) => new ExportFile(context, input, exportTarget(context.values, input)),
 });
 
+interface ExportResult {
+  readonly rows: number;
+  readonly warnings?: readonly ReportWarning[];
+}
+
 /**
  * The CLI's end: counts what arrives for the bar, writes `<target>.partial`, renames it when the
  * export is complete, removes it when not; `-` is stdout.
  */
-class ExportFile implements Presenter<{ rows: number }> {
+class ExportFile implements Presenter<ExportResult> {
   readonly output: Transform;
   private readonly started = performance.now();
   private readonly partial: string;
@@ -138,7 +145,7 @@ class ExportFile implements Presenter<{ rows: number }> {
     this.written.catch(() => undefined);
   }
 
-  async done({ rows }: { rows: number }): Promise<number> {
+  async done({ rows, warnings }: ExportResult): Promise<number> {
     this.output.end();
     try {
       await this.written;
@@ -151,7 +158,7 @@ class ExportFile implements Presenter<{ rows: number }> {
     const seconds = (performance.now() - this.started) / 1000;
     const { file, from, to } = this.target;
     const { format, endpoint } = this.input;
-    printResult(this.context, { file, format, endpoint, from, to, rows, bytes: this.bytes, seconds: Number(seconds.toFixed(3)) });
+    printResult(this.context, { file, format, endpoint, from, to, rows, bytes: this.bytes, seconds: Number(seconds.toFixed(3)), ...(warnings ? { warnings } : {}) });
     return 0;
   }
 

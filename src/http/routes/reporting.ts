@@ -18,6 +18,8 @@ import type { AppEnv } from '../context.js';
 import { jsonPageBody } from '../json-page-body.js';
 import { acceptsGzip, CONTENT_TYPES, responseFormat, type ResponseFormat } from '../export-negotiation.js';
 import { invalidParameter, parsePaging, QueryParams } from '../../shared/query-params.js';
+import { WARNINGS_HEADER, warningsHeader } from '../../reporting/report-warnings.js';
+import { supportedCurrencies } from '../../reference/fx-rates.js';
 
 /** Fast gzip: exports are large and the CPU is shared with DuckDB rendering them. */
 const GZIP_LEVEL = 1;
@@ -33,10 +35,11 @@ async function respond(c: Context<AppEnv>, reports: ReportService, endpoint: Rep
   if (format === 'json') {
     const page = await reports.run(endpoint, request);
     const totals = page.totals ? `,"totals":${JSON.stringify(page.totals)}` : '';
-    const { body, length } = jsonPageBody(`{"${endpoint.level.plural}":`, page.rows, `${totals}}`);
+    const warnings = page.warnings.length > 0 ? `,"warnings":${JSON.stringify(page.warnings)}` : '';
+    const { body, length } = jsonPageBody(`{"${endpoint.level.plural}":`, page.rows, `${totals}${warnings}}`);
     return c.body(body, 200, { 'Content-Type': 'application/json', 'Content-Length': String(length), 'X-TotalCount': String(page.total), Vary: 'Accept' });
   }
-  const { plan, stream } = await reports.export(endpoint, request, format);
+  const { plan, stream, warnings } = await reports.export(endpoint, request, format);
   const gzip = format !== 'parquet' && acceptsGzip(c.req.header('accept-encoding'));
   const body = gzip ? pipeline(stream, createGzip({ level: GZIP_LEVEL }), () => undefined) : stream;
   const path = request.campaignLabel ? `accounts/campaign-labels/name/${request.campaignLabel.name}` : endpoint.path;
@@ -46,10 +49,29 @@ async function respond(c: Context<AppEnv>, reports: ReportService, endpoint: Rep
     'Content-Disposition': `attachment; filename="${base}.${format}"`,
     Vary: 'Accept, Accept-Encoding',
     ...(gzip ? { 'Content-Encoding': 'gzip' } : {}),
+    ...(warnings.length > 0 ? { [WARNINGS_HEADER]: warningsHeader(warnings) } : {}),
   });
 }
 
+/** `currency`: the codes with reference rates (the service refuses others with 400). */
+const CurrencyParameter = z
+  .enum([...supportedCurrencies()].sort() as [string, ...string[]])
+  .optional()
+  .describe('Convert every money figure per day into this ISO 4217 currency; rows and totals then carry it.');
 const StatisticsSchema = z.record(z.string(), z.number().nullable());
+const TotalsSchema = z
+  .object({ currency: z.string().nullable().describe('the currency of the money totals; null when the rows are in several (see warnings) or there are none') })
+  .catchall(z.number().nullable())
+  .openapi('ReportTotals');
+const WarningSchema = z
+  .object({
+    code: z.enum(['mixed_currencies', 'estimated_fx_rates']),
+    message: z.string(),
+    currencies: z.array(z.string()),
+    firstDay: z.string().optional(),
+    lastDay: z.string().optional(),
+  })
+  .openapi('ReportWarning');
 const ReportRowSchema = z
   .object({
     id: z.number().int(),
@@ -74,15 +96,21 @@ function routeOf(endpoint: ReportEndpoint) {
     security: [{ bearerAuth: [] }],
     request: {
       query: z.object(
-        Object.fromEntries([...REPORT_PARAMETERS, level.nameParameter].map((name) => [name, name === 'formulas' ? z.union([z.string(), z.array(z.string())]).optional() : z.string().optional()])),
+        Object.fromEntries([...REPORT_PARAMETERS, level.nameParameter].map((name) => [name, name === 'formulas' ? z.union([z.string(), z.array(z.string())]).optional() : name === 'currency' ? CurrencyParameter : z.string().optional()])),
       ),
     },
     responses: {
       200: {
         description:
-          'JSON: one page; X-TotalCount counts the rows of the whole result. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response.',
+          'JSON: one page; X-TotalCount counts the rows of the whole result; `warnings` when totals mix currencies or money was converted at estimated FX rates. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed, its warnings in the Adreport-Warnings header; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response.',
+        headers: {
+          'Adreport-Warnings': {
+            description: 'Exports only, when there is something to say: an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD"',
+            schema: { type: 'string' },
+          },
+        },
         content: {
-          'application/json': { schema: z.object({ [level.plural]: z.array(ReportRowSchema), totals: StatisticsSchema.optional() }) },
+          'application/json': { schema: z.object({ [level.plural]: z.array(ReportRowSchema), totals: TotalsSchema.optional(), warnings: z.array(WarningSchema).optional() }) },
           'text/csv': { schema: z.string().describe('header row of JSON paths (statistics.clicks, segments.day, ...), then one row per result row') },
           'application/x-ndjson': { schema: z.string().describe('one JSON object per line, shaped like the JSON rows') },
           'application/vnd.apache.parquet': { schema: z.string().describe('a Parquet file, columns as in CSV') },

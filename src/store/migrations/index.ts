@@ -7,6 +7,7 @@ import { m006CampaignCopies } from './006-campaign-copies.js';
 import { m007Statistics } from './007-statistics.js';
 import { m008TokenKeysOut } from './008-token-keys-out.js';
 import type { Executor } from '../database.js';
+import { m009FxPublished } from './009-fx-published.js';
 
 export interface Migration {
   readonly version: number;
@@ -27,4 +28,4 @@ export interface MigrationContext {
 }
 
 /** Append only: a released migration is never edited, a change is a new version. */
-export const MIGRATIONS: readonly Migration[] = [m001Tenancy, m002Accounts, m003PlatformsJobs, m004Campaigns, m005SandboxCampaigns, m006CampaignCopies, m007Statistics, m008TokenKeysOut];
+export const MIGRATIONS: readonly Migration[] = [m001Tenancy, m002Accounts, m003PlatformsJobs, m004Campaigns, m005SandboxCampaigns, m006CampaignCopies, m007Statistics, m008TokenKeysOut, m009FxPublished];

@@ -1,0 +1,75 @@
+/**
+ * What a report says beside its numbers (issue 19): the `warnings` of a JSON body, and the same
+ * for exports in a response header, since an export's body is the file alone.
+ */
+export type ReportWarning =
+  | { readonly code: 'mixed_currencies'; readonly message: string; readonly currencies: readonly string[] }
+  | { readonly code: 'estimated_fx_rates'; readonly message: string; readonly firstDay: string; readonly lastDay: string; readonly currencies: readonly string[] };
+
+/** Where money was converted at rates that are not published ones: the days and the rates' currencies. */
+export interface FxEstimates {
+  readonly firstDay: string;
+  readonly lastDay: string;
+  readonly currencies: readonly string[];
+}
+
+/** The ratios named in the mixed-currency message: those that read money (see readsMoney). */
+const MONEY_RATIOS = 'averageCpc, averageCpm, costPerConversion, valuePerConversion, roas';
+
+export function mixedCurrencies(currencies: readonly string[]): ReportWarning {
+  return {
+    code: 'mixed_currencies',
+    message: `The totals sum rows in ${currencies.length} currencies (${currencies.join(', ')}): their money statistics and the ratios over money (${MONEY_RATIOS}) are null. Ask with currency=<ISO 4217 code> to convert every row into one currency.`,
+    currencies,
+  };
+}
+
+export function estimatedFxRates(estimates: FxEstimates): ReportWarning {
+  const days = estimates.firstDay === estimates.lastDay ? `on ${estimates.firstDay}` : `on days from ${estimates.firstDay} to ${estimates.lastDay}`;
+  return {
+    code: 'estimated_fx_rates',
+    message: `Money was converted at estimated exchange rates of ${estimates.currencies.join(', ')} ${days}: the reference rates after a currency's last published day are generated, not published. An operator loads published rates with adreport fx import.`,
+    firstDay: estimates.firstDay,
+    lastDay: estimates.lastDay,
+    currencies: estimates.currencies,
+  };
+}
+
+/**
+ * Collects the estimate columns of several result rows (the parts of a page, the totals): the
+ * earliest first day, the latest last day, the union of the comma-joined currencies.
+ */
+export class FxEstimateCollector {
+  private first: string | undefined;
+  private last: string | undefined;
+  private readonly currencies = new Set<string>();
+
+  /** One row's [first day, last day, currencies] (nulls where nothing was estimated). */
+  add([first, last, currencies]: readonly unknown[]): void {
+    if (typeof first === 'string' && (this.first === undefined || first < this.first)) this.first = first;
+    if (typeof last === 'string' && (this.last === undefined || last > this.last)) this.last = last;
+    if (typeof currencies === 'string') for (const code of currencies.split(',')) if (code !== '') this.currencies.add(code);
+  }
+
+  result(): FxEstimates | undefined {
+    if (this.first === undefined || this.last === undefined) return undefined;
+    return { firstDay: this.first, lastDay: this.last, currencies: [...this.currencies].sort() };
+  }
+}
+
+/**
+ * The warnings as one header value, an RFC 8941 List: each member the warning's code, its fields
+ * as parameters (`estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD"`).
+ * ASCII only; the message stays in the JSON form and the README.
+ */
+export function warningsHeader(warnings: readonly ReportWarning[]): string {
+  return warnings
+    .map((w) =>
+      w.code === 'estimated_fx_rates'
+        ? `${w.code};first="${w.firstDay}";last="${w.lastDay}";currencies="${w.currencies.join(' ')}"`
+        : `${w.code};currencies="${w.currencies.join(' ')}"`,
+    )
+    .join(', ');
+}
+
+export const WARNINGS_HEADER = 'Adreport-Warnings';
