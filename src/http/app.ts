@@ -32,6 +32,8 @@ import { registerPlatformAccountRoutes } from './routes/platform-accounts.js';
 import { registerOrganizationRoutes } from './routes/organization.js';
 import { registerTokenRoute } from './routes/token.js';
 import { validationHook } from './validation.js';
+import { errorResponses } from './openapi-errors.js';
+import { documentConfig, registerDocumentComponents } from './openapi-document.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -57,8 +59,14 @@ export interface AppDeps {
 const healthRoute = createRoute({
   method: 'get',
   path: '/health',
+  operationId: 'getHealth',
+  tags: ['Health'],
   summary: 'Liveness: the process serves requests',
-  responses: { 200: { description: 'Alive.', content: { 'application/json': { schema: z.object({ status: z.literal('ok') }) } } } },
+  security: [],
+  responses: {
+    200: { description: 'Alive.', content: { 'application/json': { schema: z.object({ status: z.literal('ok') }) } } },
+    ...errorResponses('get', { 400: 'The raw query string holds a character that must be percent-encoded (unencoded_characters).' }, [500]),
+  },
 });
 
 /** Method and path of every endpoint the app serves (not middleware), e.g. for checking the OpenAPI document. */
@@ -126,15 +134,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.openapi(healthRoute, (c) => c.json({ status: 'ok' as const }, 200));
   refuseOtherMethods(app);
 
-  app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer' });
-  app.openAPIRegistry.registerComponent('securitySchemes', 'basicAuth', { type: 'http', scheme: 'basic' });
-  app.doc31('/openapi.json', {
-    openapi: '3.1.0',
-    info: {
-      title: 'adreport',
-      version: deps.version,
-      description: 'Provisioning v0 and reporting v0 of adreport. Errors use {error:{status,code,message,details,requestId}}; the token endpoint uses RFC 6749 errors.',
-    },
-  });
+  registerDocumentComponents(app.openAPIRegistry);
+  app.doc31('/openapi.json', documentConfig(deps.version));
   return app;
 }

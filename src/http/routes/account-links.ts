@@ -5,19 +5,23 @@ import { assertNotNoAccess, type PlatformAccountService } from '../../provisioni
 import { LINK_STATUSES } from '../../provisioning/platform-accounts/platform-account-store.js';
 import { ruleIssue } from '../../shared/zod-rules.js';
 import type { AppEnv } from '../context.js';
-import { jsonContent } from '../openapi-helpers.js';
+import { bearer, jsonContent, LOCATION, mergePatchContent } from '../openapi-helpers.js';
+import { errorResponses } from '../openapi-errors.js';
 import { acceptJson } from '../middleware/content-type.js';
 import { idParam, pathId } from '../path-ids.js';
 
 const BASE = '/provisioning/v0/accounts/id/{id}/adplatform-accounts';
 
-const LinkedSchema = z
+export const LinkedSchema = z
   .object({ id: z.number().int(), name: z.string(), adPlatformType: z.enum(AD_PLATFORM_TYPES), status: z.enum(LINK_STATUSES), adPlatformId: z.string() })
   .openapi('LinkedAdPlatformAccount');
 
-const platformType = z.string().superRefine((value, ctx) => {
-  if (!parsePlatformType(value)) ctx.addIssue(ruleIssue('not_allowed', `must be one of ${ACCEPTED_PLATFORM_NAMES.join(', ')}`));
-});
+const platformType = z
+  .string()
+  .superRefine((value, ctx) => {
+    if (!parsePlatformType(value)) ctx.addIssue(ruleIssue('not_allowed', `must be one of ${ACCEPTED_PLATFORM_NAMES.join(', ')}`));
+  })
+  .meta({ enum: [...ACCEPTED_PLATFORM_NAMES], description: 'ADWORDS and BING_ADS are accepted for GOOGLE_ADS and MICROSOFT_ADVERTISING (supplement 2).' });
 const status = z.enum(LINK_STATUSES, { message: `must be one of ${LINK_STATUSES.join(', ')}` });
 
 const LinkBody = z.strictObject({
@@ -27,40 +31,64 @@ const StatusBody = z.strictObject({ adPlatformAccount: z.strictObject({ status }
 const AccountParam = z.object({ id: idParam() });
 const LinkParams = z.object({ id: idParam(), apaId: idParam('apaId') });
 
+const tags = ['Links'];
+const BAD_PATH = 'malformed path id';
+
 const linkRoute = createRoute({
   method: 'post',
   path: BASE,
+  operationId: 'linkPlatformAccount',
+  tags,
   summary: 'Link an existing platform account to the account',
+  description: 'The platform must show the account to this organization: under one of its master accounts (GOOGLE_ADS, MICROSOFT_ADVERTISING) or among its direct ad accounts (FACEBOOK). status defaults to READ_WRITE.',
   middleware: [acceptJson()] as const,
-  security: [{ bearerAuth: [] }],
+  ...bearer('provisioning'),
   request: { params: AccountParam, body: { required: true, ...jsonContent(LinkBody) } },
   responses: {
-    201: { description: 'Linked.', ...jsonContent(z.object({ adPlatformAccount: LinkedSchema })) },
-    404: { description: 'Unknown account.' },
-    409: { description: 'Already linked to this account.' },
-    422: { description: 'The platform does not know the id, or grants this organization no access.' },
-    503: { description: 'The platform is not answering.' },
+    201: { description: 'Linked.', headers: LOCATION, ...jsonContent(z.object({ adPlatformAccount: LinkedSchema })) },
+    ...errorResponses('post', {
+      400: `The request cannot be read: malformed JSON, a body that is not {"adPlatformAccount": {...}}, or a ${BAD_PATH}.`,
+      404: 'No such account in this organization.',
+      409: 'Already linked to this account (already_linked).',
+      413: true,
+      415: true,
+      422: 'A field breaks a rule, or the platform does not know the id or grants this organization no access (details code invalid_format, unknown_at_platform, no_access, refused_by_platform).',
+      503: 'The platform is not answering (platform_unavailable; Retry-After), or the service is at capacity.',
+    }),
   },
 });
 const statusRoute = createRoute({
   method: 'patch',
   path: `${BASE}/id/{apaId}`,
+  operationId: 'updateLinkStatus',
+  tags,
   summary: "Change a link's status (READ_WRITE or READ_ONLY)",
   middleware: [acceptJson('application/json', 'application/merge-patch+json')] as const,
-  security: [{ bearerAuth: [] }],
-  request: {
-    params: LinkParams,
-    body: { required: true, content: { 'application/json': { schema: StatusBody }, 'application/merge-patch+json': { schema: StatusBody } } },
+  ...bearer('provisioning'),
+  request: { params: LinkParams, body: { required: true, ...mergePatchContent(StatusBody) } },
+  responses: {
+    200: { description: 'The link after the change.', ...jsonContent(z.object({ adPlatformAccount: LinkedSchema })) },
+    ...errorResponses('patch', {
+      400: `The request cannot be read: malformed JSON, a body that is not {"adPlatformAccount": {...}}, or a ${BAD_PATH}.`,
+      404: 'No such account, or the platform account is not linked to it.',
+      413: true,
+      415: true,
+      422: 'status is missing or not allowed (validation_failed).',
+    }),
   },
-  responses: { 200: { description: 'The link after the change.', ...jsonContent(z.object({ adPlatformAccount: LinkedSchema })) }, 404: { description: 'No such link.' } },
 });
 const unlinkRoute = createRoute({
   method: 'delete',
   path: `${BASE}/id/{apaId}`,
+  operationId: 'unlinkPlatformAccount',
+  tags,
   summary: 'Unlink a platform account from the account',
-  security: [{ bearerAuth: [] }],
+  ...bearer('provisioning'),
   request: { params: LinkParams },
-  responses: { 204: { description: 'Unlinked; empty body.' }, 404: { description: 'No such link (empty body, as for every DELETE error).' } },
+  responses: {
+    204: { description: 'Unlinked; empty body.' },
+    ...errorResponses('delete', { 400: `A ${BAD_PATH}.`, 404: 'No such account, or the platform account is not linked to it.', 413: true }),
+  },
 });
 
 export function registerAccountLinkRoutes(app: OpenAPIHono<AppEnv>, service: PlatformAccountService): void {
