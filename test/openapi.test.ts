@@ -74,6 +74,18 @@ describe('GET /openapi.json', () => {
     }
   });
 
+  it('lets a request ask only for the link statuses a client may set; responses keep NO_ACCESS', () => {
+    const operations = operationsOf(doc);
+    for (const id of ['linkPlatformAccount', 'updateLinkStatus']) {
+      const op = operations.find((o) => o.operationId === id)!;
+      for (const media of Object.values(op.requestBody!.content)) {
+        expect(media.schema!.properties!.adPlatformAccount!.properties!.status!.enum, id).toEqual(['READ_WRITE', 'READ_ONLY']);
+      }
+      const answer = Object.values(op.responses).find((r) => r.content)!.content!['application/json']!.schema!;
+      expect(answer.properties!.adPlatformAccount!.properties!.status!.enum, id).toEqual(['READ_WRITE', 'READ_ONLY', 'NO_ACCESS']);
+    }
+  });
+
   it('types every parameter: a bare string only for expressions, which carry examples instead', () => {
     let parameters = 0;
     for (const op of operationsOf(doc)) {

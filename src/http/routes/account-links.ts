@@ -1,8 +1,8 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { AD_PLATFORM_TYPES } from '../../platforms/connector.js';
 import { ACCEPTED_PLATFORM_NAMES, parsePlatformType } from '../../platforms/platform-types.js';
-import { assertNotNoAccess, type PlatformAccountService } from '../../provisioning/platform-accounts/platform-account-service.js';
-import { LINK_STATUSES } from '../../provisioning/platform-accounts/platform-account-store.js';
+import type { PlatformAccountService } from '../../provisioning/platform-accounts/platform-account-service.js';
+import { LINK_STATUSES, type LinkStatus } from '../../provisioning/platform-accounts/platform-account-store.js';
 import { ruleIssue } from '../../shared/zod-rules.js';
 import type { AppEnv } from '../context.js';
 import { bearer, jsonContent, LOCATION, mergePatchContent } from '../openapi-helpers.js';
@@ -22,7 +22,11 @@ const platformType = z
     if (!parsePlatformType(value)) ctx.addIssue(ruleIssue('not_allowed', `must be one of ${ACCEPTED_PLATFORM_NAMES.join(', ')}`));
   })
   .meta({ enum: [...ACCEPTED_PLATFORM_NAMES], description: 'ADWORDS and BING_ADS are accepted for GOOGLE_ADS and MICROSOFT_ADVERTISING (supplement 2).' });
-const status = z.enum(LINK_STATUSES, { message: `must be one of ${LINK_STATUSES.join(', ')}` });
+/** What a client may ask for; NO_ACCESS is the service's, when the platform revokes access (supplement 2). */
+const REQUESTED_STATUSES = ['READ_WRITE', 'READ_ONLY'] as const satisfies readonly LinkStatus[];
+const status = z
+  .enum(REQUESTED_STATUSES, { message: 'must be READ_WRITE or READ_ONLY (NO_ACCESS is set by the service when the platform revokes access)' })
+  .openapi({ description: 'READ_WRITE or READ_ONLY; responses may also show NO_ACCESS, which only the service sets.' });
 
 const LinkBody = z.strictObject({
   adPlatformAccount: z.strictObject({ adPlatformType: platformType, adPlatformId: z.string().min(1).max(64), status: status.optional() }),
@@ -73,7 +77,7 @@ const statusRoute = createRoute({
       404: 'No such account, or the platform account is not linked to it.',
       413: true,
       415: true,
-      422: 'status is missing or not allowed (validation_failed).',
+      422: 'status is missing, or not READ_WRITE or READ_ONLY (validation_failed, not_allowed).',
     }),
   },
 });
@@ -96,14 +100,12 @@ export function registerAccountLinkRoutes(app: OpenAPIHono<AppEnv>, service: Pla
     const accountId = pathId(c.req.valid('param').id, 'account');
     const body = (c.req.valid('json') as z.infer<typeof LinkBody>).adPlatformAccount;
     const requested = body.status ?? 'READ_WRITE';
-    assertNotNoAccess(requested);
     const linked = await service.link(c.get('auth').organizationId, accountId, { adPlatformType: parsePlatformType(body.adPlatformType)!, adPlatformId: body.adPlatformId, status: requested });
     return c.json({ adPlatformAccount: linked }, 201, { Location: `/provisioning/v0/accounts/id/${accountId}/adplatform-accounts/id/${linked.id}` });
   });
   app.openapi(statusRoute, async (c) => {
     const params = c.req.valid('param');
     const requested = (c.req.valid('json') as z.infer<typeof StatusBody>).adPlatformAccount.status;
-    assertNotNoAccess(requested);
     const linked = await service.setStatus(c.get('auth').organizationId, pathId(params.id, 'account'), pathId(params.apaId, 'ad platform account', 'apaId'), requested);
     return c.json({ adPlatformAccount: linked }, 200);
   });
