@@ -10,6 +10,7 @@ import { LinkedSchema } from './account-links.js';
 import { acceptJson } from '../middleware/content-type.js';
 import { idParam, pathId } from '../path-ids.js';
 import { invalidParameter, parsePaging, QueryParams } from '../../shared/query-params.js';
+import { characterCount } from '../../shared/text-length.js';
 
 const BASE = '/provisioning/v0/accounts';
 const MAX_LABEL_FILTERS = 5;
@@ -177,7 +178,7 @@ function parseLabelFilters(text: string | undefined): Array<{ name: string; valu
     const name = colon < 0 ? part : part.slice(0, colon);
     if (colon < 0 || !LABEL_NAME.test(name)) invalidParameter('labels', `"${part}" is not name:value with a valid label name`);
     const value = part.slice(colon + 1);
-    if (value.length > LABEL_VALUE_MAX) invalidParameter('labels', `the value of ${name} is longer than ${LABEL_VALUE_MAX} characters`);
+    if (characterCount(value) > LABEL_VALUE_MAX) invalidParameter('labels', `the value of ${name} is longer than ${LABEL_VALUE_MAX} characters`);
     return { name, value };
   });
 }
