@@ -86,6 +86,12 @@ describe('GET /openapi.json', () => {
     }
   });
 
+  it('says that campaign ids of a copy or sync must be distinct, as the service requires', () => {
+    const schemas = (doc.components as { schemas: Record<string, { properties: Record<string, { properties?: Record<string, { uniqueItems?: boolean }>; uniqueItems?: boolean }> }> }).schemas;
+    expect(schemas.CampaignCopySync!.properties.campaignIds!.uniqueItems).toBe(true);
+    expect(schemas.CampaignCopyCreate!.properties.campaignCopy!.properties!.campaignIds!.uniqueItems).toBe(true);
+  });
+
   it('types every parameter: a bare string only for expressions, which carry examples instead', () => {
     let parameters = 0;
     for (const op of operationsOf(doc)) {

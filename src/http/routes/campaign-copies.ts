@@ -9,7 +9,12 @@ import { bearer, jsonContent, LOCATION } from '../openapi-helpers.js';
 import { JobSchema } from './jobs.js';
 
 const id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
-const campaignIds = z.array(id).min(1, 'give at least one campaign id').max(100, 'at most 100 campaigns at once').refine((ids) => new Set(ids).size === ids.length, 'ids must be unique');
+const campaignIds = z
+  .array(id)
+  .min(1, 'give at least one campaign id')
+  .max(100, 'at most 100 campaigns at once')
+  .refine((ids) => new Set(ids).size === ids.length, 'ids must be unique')
+  .meta({ uniqueItems: true });
 
 const CopyBody = z.strictObject({ campaignCopy: z.strictObject({ sourceAdPlatformAccountId: id, targetAdPlatformAccountId: id, campaignIds }) }).openapi('CampaignCopyCreate');
 const SyncBody = z.strictObject({ campaignIds }).openapi('CampaignCopySync');
