@@ -20,7 +20,12 @@ export interface WireRequest {
   body?: string;
 }
 
-export type Expectation = { kind: 'valid' } | { kind: 'invalid-parameter'; parameter: string; rule: string } | { kind: 'invalid-body'; path: string; rule: string } | { kind: 'security'; expected: number };
+export type Expectation =
+  | { kind: 'valid' }
+  | { kind: 'invalid-parameter'; parameter: string; rule: string }
+  | { kind: 'invalid-body'; path: string; rule: string }
+  | { kind: 'invalid-media'; rule: string; expected: readonly number[] }
+  | { kind: 'security'; expected: number };
 
 export interface ContractRequest {
   readonly operation: Operation;
@@ -172,15 +177,21 @@ export function parameterMutations(operation: Operation, validator: SchemaValida
   return out;
 }
 
-/** A valid request with one parameter broken, everything else minimal (required parameters only). */
-export function withBrokenParameter(operation: Operation, base: Draft, mutation: ParameterMutation, auth: Record<string, string>): WireRequest {
-  const name = mutation.parameter.name;
+/** The draft with its required parameters only: no optional query, header or Accept. */
+export function minimalDraft(operation: Operation, base: Draft): Draft {
   const minimal: Draft = {
     ...base,
     query: Object.fromEntries(Object.entries(base.query).filter(([key]) => operation.parameters.some((p) => p.name === key && p.in === 'query' && p.required))),
     headers: {},
   };
   delete minimal.accept;
+  return minimal;
+}
+
+/** A valid request with one parameter broken, everything else minimal (required parameters only). */
+export function withBrokenParameter(operation: Operation, base: Draft, mutation: ParameterMutation, auth: Record<string, string>): WireRequest {
+  const name = mutation.parameter.name;
+  const minimal = minimalDraft(operation, base);
   if (mutation.parameter.in === 'query') {
     delete minimal.query[name];
     return toWire(operation, minimal, auth, mutation.raw === undefined ? {} : { [name]: mutation.raw });
@@ -208,4 +219,23 @@ export interface BodyBreak {
 export function bodyBreaks(schema: JsonSchema, body: unknown, validator: SchemaValidator): BodyBreak[] {
   const all = [...valueMutations(schema).map((m) => ({ path: '(body)', rule: m.rule, body: m.value })), ...bodyMutations(schema, body)];
   return all.filter((candidate) => !validator.accepts(schema, candidate.body));
+}
+
+/**
+ * Requests broken in their media: a body that is not JSON, a content type the operation does not
+ * take, an Accept it cannot answer. Each must get the status its rule names (when documented).
+ */
+export function mediaBreaks(operation: Operation, valid: WireRequest): Array<{ wire: WireRequest; expectation: Expectation }> {
+  const out: Array<{ wire: WireRequest; expectation: Expectation }> = [];
+  const types = Object.keys(operation.requestBody?.content ?? {});
+  if (types.length > 0) {
+    const json = types.some((type) => type.includes('json'));
+    if (json) out.push({ wire: { ...valid, headers: { ...valid.headers, 'content-type': types[0]! }, body: '{"unterminated": ' }, expectation: { kind: 'invalid-media', rule: 'malformed JSON', expected: [400] } });
+    const unsupported = operation.responses['415'] ? [415] : [400];
+    out.push({ wire: { ...valid, headers: { ...valid.headers, 'content-type': 'text/plain' }, body: valid.body ?? 'x' }, expectation: { kind: 'invalid-media', rule: 'a content type it does not take', expected: unsupported } });
+  }
+  if (operation.responses['406']) {
+    out.push({ wire: { ...valid, headers: { ...valid.headers, accept: 'image/png' } }, expectation: { kind: 'invalid-media', rule: 'an Accept it cannot answer', expected: [406] } });
+  }
+  return out;
 }

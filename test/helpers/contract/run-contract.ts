@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { applyRules, bodyBreaks, parameterMutations, toWire, validDraftArbitrary, withBrokenParameter, type BuildContext, type ContractRequest, type Expectation, type WireRequest } from './request-builder.js';
+import { applyRules, bodyBreaks, mediaBreaks, minimalDraft, parameterMutations, toWire, validDraftArbitrary, withBrokenParameter, type BuildContext, type ContractRequest, type Expectation, type WireRequest } from './request-builder.js';
 import { STATE_DEPENDENT_422 } from './documented-rules.js';
 import { knownPathParams, seedFixtures, type Send } from './fixtures.js';
 import { documentedResponse, operationsOf, type OpenApiDocument, type Operation } from './openapi-document.js';
@@ -128,6 +128,8 @@ export async function runContract(credentials: Credentials, options: ContractOpt
       const chosen = count === 0 ? [] : fc.sample(fc.shuffledSubarray(candidates, { minLength: count, maxLength: count }), { seed, numRuns: 1 })[0]!;
       for (const candidate of chosen) await exchange({ operation, ...candidate, knownIds: false });
 
+      for (const broken of mediaBreaks(operation, toWire(operation, minimalDraft(operation, base), authFor(operation)))) await exchange({ operation, ...broken, knownIds: false });
+
       // Credentials: none, and (bearer routes) a token without the route's scope.
       const noAuth = toWire(operation, base, {});
       if (Object.keys(operation.security).length > 0) await exchange({ operation, wire: noAuth, expectation: { kind: 'security', expected: 401 }, knownIds: false });
@@ -178,6 +180,20 @@ export function checkResponse(request: ContractRequest, response: HttpResponse, 
       else if (type === 'application/json' && media.schema) {
         if (response.json === undefined) problems.push(`status ${status}: the body is not JSON: ${response.text.slice(0, 100)}`);
         else for (const error of validator.errors(media.schema, response.json)) problems.push(`status ${status}: the body does not match the schema: ${error}`);
+      } else if (type === 'application/x-ndjson') {
+        // Each line is a row "shaped like the JSON rows": the items of the JSON page's list.
+        const page = content['application/json']?.schema;
+        const rows = Object.values(page?.properties ?? {}).find((p) => p.type === 'array')?.items;
+        for (const [i, line] of response.text.split('\n').filter((l) => l !== '').entries()) {
+          let row: unknown;
+          try {
+            row = JSON.parse(line);
+          } catch {
+            problems.push(`NDJSON line ${i + 1} is not JSON: ${line.slice(0, 100)}`);
+            continue;
+          }
+          if (rows) for (const error of validator.errors(rows, row)) problems.push(`NDJSON line ${i + 1} does not match the JSON row schema: ${error}`);
+        }
       }
     }
     for (const [name, header] of Object.entries(documented.headers ?? {})) {
@@ -199,6 +215,9 @@ export function checkResponse(request: ContractRequest, response: HttpResponse, 
       break;
     case 'invalid-body':
       if (status !== 400 && status !== 422) problems.push(`body member ${expectation.path} (${expectation.rule}) should be a 400 or 422, got ${status}: ${response.text.slice(0, 200)}`);
+      break;
+    case 'invalid-media':
+      if (!expectation.expected.includes(status)) problems.push(`${expectation.rule} should be a ${expectation.expected.join(' or ')}, got ${status}: ${response.text.slice(0, 200)}`);
       break;
     case 'security':
       if (status !== expectation.expected) problems.push(`expected ${expectation.expected}, got ${status}`);
