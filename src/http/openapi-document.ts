@@ -31,8 +31,9 @@ Every operation documents the statuses it can answer. Besides those, any path an
 - **400** \`unencoded_characters\` when the raw query string holds a character outside RFC 3986's query set
   (space, \`"\`, \`<\`, \`>\`, \`[\`, \`]\`, \`{\`, \`}\`, \`|\`, \`\\\\\`, \`^\`, backtick, non-ASCII, \`%\` without two hex digits): percent-encode them.
 
-**Query parameters.** A parameter an operation does not document, or one given twice, is a 400 naming it
-(\`formulas\` of the reporting endpoints may repeat). Comma lists (\`style: form, explode: false\`) take no empty entries.
+**Query parameters.** An operation that has query parameters answers 400 naming the parameter when one it
+does not document is sent, or one is given twice (\`formulas\` of the reporting endpoints may repeat); an operation
+without query parameters ignores a query string. Comma lists (\`style: form, explode: false\`) take no empty entries.
 Rules that tie two parameters together are stated in the description of the parameter they restrict
 (\`offset\` a multiple of \`limit\`, \`endDate\` not before \`startDate\`, ...).
 

@@ -222,6 +222,23 @@ export function bodyBreaks(schema: JsonSchema, body: unknown, validator: SchemaV
 }
 
 /**
+ * Query strings the document's description refuses: an undocumented parameter, and a parameter
+ * given twice (one a form style with explode lets repeat excepted). For operations with query
+ * parameters; each must be a 400.
+ */
+export function queryBreaks(operation: Operation, minimal: WireRequest): Array<{ wire: WireRequest; expectation: Expectation }> {
+  const query = operation.parameters.filter((p) => p.in === 'query');
+  if (query.length === 0) return [];
+  const join = (extra: string) => ({ ...minimal, target: `${minimal.target}${minimal.target.includes('?') ? '&' : '?'}${extra}` });
+  const out: Array<{ wire: WireRequest; expectation: Expectation }> = [
+    { wire: join('undocumentedParameter=1'), expectation: { kind: 'invalid-media', rule: 'an undocumented query parameter', expected: [400] } },
+  ];
+  const single = query.find((p) => !(typesOf(p.schema).includes('array') && p.explode !== false) && typesOf(p.schema).includes('integer'));
+  if (single) out.push({ wire: join(`${single.name}=1&${single.name}=1`), expectation: { kind: 'invalid-media', rule: `${single.name} given twice`, expected: [400] } });
+  return out;
+}
+
+/**
  * Requests broken in their media: a body that is not JSON, a content type the operation does not
  * take, an Accept it cannot answer. Each must get the status its rule names (when documented).
  */

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { applyRules, bodyBreaks, mediaBreaks, minimalDraft, parameterMutations, toWire, validDraftArbitrary, withBrokenParameter, type BuildContext, type ContractRequest, type Expectation, type WireRequest } from './request-builder.js';
+import { applyRules, bodyBreaks, mediaBreaks, minimalDraft, parameterMutations, queryBreaks, toWire, validDraftArbitrary, withBrokenParameter, type BuildContext, type ContractRequest, type Expectation, type WireRequest } from './request-builder.js';
 import { STATE_DEPENDENT_422 } from './documented-rules.js';
 import { knownPathParams, seedFixtures, type Send } from './fixtures.js';
 import { documentedResponse, operationsOf, type OpenApiDocument, type Operation } from './openapi-document.js';
@@ -128,7 +128,8 @@ export async function runContract(credentials: Credentials, options: ContractOpt
       const chosen = count === 0 ? [] : fc.sample(fc.shuffledSubarray(candidates, { minLength: count, maxLength: count }), { seed, numRuns: 1 })[0]!;
       for (const candidate of chosen) await exchange({ operation, ...candidate, knownIds: false });
 
-      for (const broken of mediaBreaks(operation, toWire(operation, minimalDraft(operation, base), authFor(operation)))) await exchange({ operation, ...broken, knownIds: false });
+      const minimal = toWire(operation, minimalDraft(operation, base), authFor(operation));
+      for (const broken of [...mediaBreaks(operation, minimal), ...queryBreaks(operation, minimal)]) await exchange({ operation, ...broken, knownIds: false });
 
       // Credentials: none, and (bearer routes) a token without the route's scope.
       const noAuth = toWire(operation, base, {});
