@@ -60,6 +60,7 @@ const healthRoute = createRoute({
   method: 'get',
   path: '/health',
   operationId: 'getHealth',
+  description: 'No token needed and no database query: 200 while the process serves requests.',
   tags: ['Health'],
   summary: 'Liveness: the process serves requests',
   security: [],

@@ -25,6 +25,7 @@ const copyRoute = createRoute({
   method: 'post',
   path: '/provisioning/v0/campaign-copies',
   operationId: 'copyCampaigns',
+  description: 'Source and target are one GOOGLE_ADS and one MICROSOFT_ADVERTISING platform account in the same currency; the campaigns must be imported from the source. The job result lists the copies and the campaigns that failed. Send Idempotency-Key to make retries safe.',
   tags: ['Campaigns'],
   summary: 'Copy imported campaigns from GOOGLE_ADS to MICROSOFT_ADVERTISING or back (a COPY_CAMPAIGNS job)',
   middleware: [acceptJson()] as const,

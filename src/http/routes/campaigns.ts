@@ -43,6 +43,7 @@ const availableRoute = createRoute({
   method: 'get',
   path: `${P}/adplatform-accounts/id/{id}/available-campaigns`,
   operationId: 'listAvailableCampaigns',
+  description: 'Asks the platform for the campaigns of the platform account and leaves out those already imported.',
   ...common,
   summary: 'Campaigns of a platform account not imported yet (asks the platform)',
   request: { params: z.object({ id: idParam() }) },
@@ -80,6 +81,7 @@ const listRoute = createRoute({
   method: 'get',
   path: `${P}/campaigns`,
   operationId: 'listCampaigns',
+  description: 'Sorted by id; accountId keeps the campaigns of platform accounts linked to that account, adPlatformAccountId those of one platform account.',
   ...common,
   summary: 'Imported campaigns, by id',
   request: {
@@ -98,6 +100,7 @@ const getRoute = createRoute({
   method: 'get',
   path: `${P}/campaigns/id/{id}`,
   operationId: 'getCampaign',
+  description: 'With its campaign group (the label set at import) and its client labels.',
   ...common,
   summary: 'One imported campaign',
   request: { params: z.object({ id: idParam() }) },

@@ -40,6 +40,7 @@ const patchRoute = createRoute({
   method: 'patch',
   path: '/provisioning/v0/organization',
   operationId: 'updateOrganization',
+  description: 'Only name can change; it is stored trimmed. The answer is the organization after the change.',
   tags: ['Organization'],
   summary: "Rename the caller's organization (JSON Merge Patch)",
   middleware: [acceptJson('application/json', 'application/merge-patch+json')] as const,
