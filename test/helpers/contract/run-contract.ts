@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { applyRules, bodyBreaks, mediaBreaks, minimalDraft, parameterMutations, queryBreaks, toWire, validDraftArbitrary, withBrokenParameter, type BuildContext, type ContractRequest, type Expectation, type WireRequest } from './request-builder.js';
 import { STATE_DEPENDENT_422 } from './documented-rules.js';
 import { knownPathParams, seedFixtures, type Send } from './fixtures.js';
-import { documentedResponse, operationsOf, type OpenApiDocument, type Operation } from './openapi-document.js';
+import { dereference, documentedResponse, operationsOf, type JsonSchema, type OpenApiDocument, type Operation } from './openapi-document.js';
 import { SchemaValidator } from './schema-validator.js';
 import type { HttpClient, HttpResponse } from '../http.js';
 
@@ -139,6 +139,26 @@ export async function runContract(credentials: Credentials, options: ContractOpt
       if (scope && other) await exchange({ operation, wire: toWire(operation, base, { authorization: `Bearer ${tokens[other]}` }), expectation: { kind: 'security', expected: 403 }, knownIds: false });
     }
     options.log?.(`${operation.operationId}: ${JSON.stringify(report.statuses[operation.operationId] ?? {})}`);
+  }
+  // Each path with a method it does not serve: 405 with Allow naming the methods it has (the
+  // document's description says so).
+  const errorSchema = dereference({ $ref: '#/components/schemas/Error' }, document) as JsonSchema;
+  for (const [path, item] of Object.entries(document.paths)) {
+    const served = Object.keys(item).filter((key) => ['get', 'put', 'post', 'delete', 'patch'].includes(key)).map((m) => m.toUpperCase());
+    const other = ['DELETE', 'PUT', 'PATCH', 'POST'].find((m) => !served.includes(m));
+    const operation = operations.find((op) => op.path === path);
+    if (!other || !operation) continue;
+    const target = path.replace(/\{\w+\}/g, '1');
+    const response = await http.request(other, target, { headers: authFor(operation) });
+    report.requests++;
+    report.byKind.method = (report.byKind.method ?? 0) + 1;
+    const allow = String(response.headers.allow ?? '').split(',').map((m) => m.trim()).sort();
+    const problems = [
+      ...(response.status === 405 ? [] : [`${other} ${path}: expected 405, got ${response.status}`]),
+      ...(JSON.stringify(allow) === JSON.stringify([...served].sort()) ? [] : [`${other} ${path}: Allow "${String(response.headers.allow)}" is not ${served.join(', ')}`]),
+      ...(other === 'DELETE' ? (response.text === '' ? [] : ['a DELETE error has a body']) : validator.errors(errorSchema, response.json).map((e) => `405 body: ${e}`)),
+    ];
+    for (const problem of problems) report.failures.push({ operationId: operation.operationId, kind: 'method', request: `${other} ${target}`, status: response.status, problem });
   }
   return report;
 }
