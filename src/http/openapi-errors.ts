@@ -51,6 +51,7 @@ const wwwAuthenticate: Headers = { 'WWW-Authenticate': { description: 'RFC 6750 
 
 /** Shared statuses: same meaning on every operation, kept once under components.responses. */
 const SHARED: Partial<Record<ErrorStatus, { name: string; description: string; headers?: Headers }>> = {
+  400: { name: 'BadRequest', description: 'The request cannot be read: the raw query string holds a character that must be percent-encoded (unencoded_characters).' },
   401: { name: 'Unauthorized', description: 'No token (code unauthorized), or an invalid, expired or disabled one (invalid_token).', headers: wwwAuthenticate },
   403: { name: 'Forbidden', description: 'The token lacks the scope this API requires (insufficient_scope): provisioning for /provisioning/v0, reporting for /reporting/v0.', headers: wwwAuthenticate },
   406: { name: 'NotAcceptable', description: 'Accept names no type the endpoint produces (not_acceptable).' },
@@ -76,8 +77,11 @@ export function registerErrorComponents(registry: Registry): void {
   }
 }
 
-/** Every bearer-token operation can answer these (spec 7: 401, 403, 429, 500, 503 apply everywhere). */
-export const ALWAYS: readonly ErrorStatus[] = [401, 403, 429, 500, 503];
+/**
+ * Every bearer-token operation can answer these: spec 7's 401, 403, 429, 500, 503, and 400 for a
+ * request it cannot read (a raw character in the query string, at least).
+ */
+export const ALWAYS: readonly ErrorStatus[] = [400, 401, 403, 429, 500, 503];
 
 /**
  * The error responses of one operation: the statuses every bearer operation has, plus `specific`
