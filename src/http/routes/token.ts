@@ -35,6 +35,7 @@ const tokenRoute = createRoute({
               .optional()
               .openapi({ pattern: SCOPE_LIST, description: `Space-separated subset of the client's scopes (${SCOPES.join(', ')}); default all of them. Another scope: 400 invalid_scope.` }),
             client_id: z.string().optional().openapi({ description: 'Optional (RFC 6749 2.3.1); when sent, it must equal the authenticated client id.' }),
+            client_secret: z.unknown().optional().openapi({ not: {}, description: 'Never in the body: the secret goes in the Basic header (400 invalid_request).' }),
           }),
         },
       },

@@ -111,7 +111,8 @@ function arrayArbitrary(schema: JsonSchema): fc.Arbitrary<unknown[]> {
 
 function objectArbitrary(schema: JsonSchema): fc.Arbitrary<Record<string, unknown>> {
   const required = new Set(schema.required ?? []);
-  const properties = Object.entries(schema.properties ?? {}).filter(([, property]) => property.readOnly !== true);
+  // Left out: response-only members, and members no value satisfies (`not: {}`: must not be sent).
+  const properties = Object.entries(schema.properties ?? {}).filter(([, property]) => property.readOnly !== true && !(property.not !== undefined && Object.keys(property.not).length === 0));
   const record = fc.record(Object.fromEntries(properties.map(([name, property]) => [name, valueArbitrary(property)])), {
     requiredKeys: properties.map(([name]) => name).filter((name) => required.has(name)),
   });
