@@ -31,14 +31,11 @@ export interface ContractRequest {
   readonly operation: Operation;
   readonly wire: WireRequest;
   readonly expectation: Expectation;
-  /** Whether every path id was one the fixtures created (so a 404 would be a finding). */
-  readonly knownIds: boolean;
 }
 
 export interface BuildContext extends RuleContext {
   /** Path parameter assignments known to exist, per operation path. */
   knownPathParams(path: string): ReadonlyArray<Record<string, string>>;
-  auth(operation: Operation): Record<string, string>;
 }
 
 /** An expression parameter: only its documented examples are known to be valid. */
@@ -67,6 +64,7 @@ function successTypes(operation: Operation): string[] {
   return Object.keys(success?.content ?? {});
 }
 
+/** Valid drafts; knownIds says whether the path ids are ones that exist. */
 export function validDraftArbitrary(operation: Operation, ctx: BuildContext): fc.Arbitrary<{ draft: Draft; knownIds: boolean }> {
   const pathParameters = operation.parameters.filter((p) => p.in === 'path');
   const known = ctx.knownPathParams(operation.path);

@@ -90,7 +90,7 @@ export async function runContract(credentials: Credentials, options: ContractOpt
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     };
     if (!operation) throw new Error(`the document has no operation for ${method} ${target}`);
-    const response = await exchange({ operation, wire, expectation: { kind: 'valid' }, knownIds: true });
+    const response = await exchange({ operation, wire, expectation: { kind: 'valid' } });
     if (response.status >= 300) throw new Error(`fixture ${method} ${target}: ${response.status} ${response.text.slice(0, 300)}`);
     return { status: response.status, json: response.json };
   };
@@ -100,12 +100,12 @@ export async function runContract(credentials: Credentials, options: ContractOpt
   const ordered = [...operations.filter((op) => op.method !== 'DELETE'), ...operations.filter((op) => op.method === 'DELETE')];
   for (const [index, operation] of ordered.entries()) {
     const known = await knownPathParams(operation, operations, send);
-    const ctx: BuildContext = { clientId: credentials.clientId, knownPathParams: () => known, auth: authFor };
+    const ctx: BuildContext = { clientId: credentials.clientId, knownPathParams: () => known };
     const seed = options.seed + index;
     const samples = fc.sample(validDraftArbitrary(operation, ctx), { seed, numRuns: options.runs });
-    for (const { draft, knownIds } of samples) {
+    for (const { draft } of samples) {
       applyRules(operation, draft, ctx);
-      await exchange({ operation, wire: toWire(operation, draft, authFor(operation)), expectation: { kind: 'valid' }, knownIds });
+      await exchange({ operation, wire: toWire(operation, draft, authFor(operation)), expectation: { kind: 'valid' } });
     }
 
     // Invalid: one break at a time on a request that is otherwise valid and minimal, on ids that
@@ -126,17 +126,17 @@ export async function runContract(credentials: Credentials, options: ContractOpt
       }
       const count = Math.min(options.invalidRuns, candidates.length);
       const chosen = count === 0 ? [] : fc.sample(fc.shuffledSubarray(candidates, { minLength: count, maxLength: count }), { seed, numRuns: 1 })[0]!;
-      for (const candidate of chosen) await exchange({ operation, ...candidate, knownIds: false });
+      for (const candidate of chosen) await exchange({ operation, ...candidate });
 
       const minimal = toWire(operation, minimalDraft(operation, base), authFor(operation));
-      for (const broken of [...mediaBreaks(operation, minimal), ...queryBreaks(operation, minimal)]) await exchange({ operation, ...broken, knownIds: false });
+      for (const broken of [...mediaBreaks(operation, minimal), ...queryBreaks(operation, minimal)]) await exchange({ operation, ...broken });
 
       // Credentials: none, and (bearer routes) a token without the route's scope.
       const noAuth = toWire(operation, base, {});
-      if (Object.keys(operation.security).length > 0) await exchange({ operation, wire: noAuth, expectation: { kind: 'security', expected: 401 }, knownIds: false });
+      if (Object.keys(operation.security).length > 0) await exchange({ operation, wire: noAuth, expectation: { kind: 'security', expected: 401 } });
       const scope = operation.security.bearerAuth?.[0];
       const other = SCOPES.find((s) => s !== scope);
-      if (scope && other) await exchange({ operation, wire: toWire(operation, base, { authorization: `Bearer ${tokens[other]}` }), expectation: { kind: 'security', expected: 403 }, knownIds: false });
+      if (scope && other) await exchange({ operation, wire: toWire(operation, base, { authorization: `Bearer ${tokens[other]}` }), expectation: { kind: 'security', expected: 403 } });
     }
     options.log?.(`${operation.operationId}: ${JSON.stringify(report.statuses[operation.operationId] ?? {})}`);
   }
