@@ -142,6 +142,13 @@ describe('required fields, lengths and types', () => {
     expectRule(await postAccount({ ...VALID_ACCOUNT, name: 'n'.repeat(256) }), 'account.name', 'too_long');
   });
 
+  it('counts characters as the document does (code points): 255 emoji are a valid name, 256 are too long', async () => {
+    const created = await postAccount({ ...VALID_ACCOUNT, name: '😀'.repeat(255), field1: '€😀'.repeat(500) });
+    expect(created.status, created.text).toBe(201);
+    expect(created.json.account.name).toBe('😀'.repeat(255));
+    expectRule(await postAccount({ ...VALID_ACCOUNT, name: '😀'.repeat(256) }), 'account.name', 'too_long');
+  });
+
   it('refuses a blank name', async () => {
     expectRule(await postAccount({ ...VALID_ACCOUNT, name: '   ' }), 'account.name', 'blank');
   });

@@ -80,6 +80,11 @@ describe('filters', () => {
     expect(res.status).toBe(400);
   });
 
+  it('takes a label value of 255 characters counted as code points (255 emoji), not 256', async () => {
+    expect((await list(`?labels=${encodeURIComponent(`tier:${'😀'.repeat(255)}`)}`)).status).toBe(200);
+    expect((await list(`?labels=${encodeURIComponent(`tier:${'😀'.repeat(256)}`)}`)).status).toBe(400);
+  });
+
   it('matches label names and values exactly (case-sensitive)', async () => {
     expect(idsOf(await list('?labels=Tier%3Agold'))).toEqual([]);
     expect(idsOf(await list('?labels=tier%3AGold'))).toEqual([]);

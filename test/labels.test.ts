@@ -75,6 +75,14 @@ describe('account labels', () => {
     expect((await put(accountPath(id), many(50))).json.labels).toEqual(many(50));
   });
 
+  it('counts a value\'s characters as code points: 255 emoji are a valid value, 256 are too long', async () => {
+    const { id } = await createAccount(server, token);
+    expect((await put(accountPath(id), { mood: '😀'.repeat(255) })).json.labels).toEqual({ mood: '😀'.repeat(255) });
+    const res = await patch(accountPath(id), { mood: '😀'.repeat(256) });
+    expect(res.status).toBe(422);
+    expect(res.json.error.details).toEqual([expect.objectContaining({ field: 'labels.mood', code: 'too_long' })]);
+  });
+
   it('refuses every broken rule at once with 422 naming labels.<name>, and changes nothing', async () => {
     const { id } = await createAccount(server, token, { labels: { before: 'b' } });
     const res = await put(accountPath(id), {

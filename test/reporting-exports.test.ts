@@ -301,8 +301,8 @@ interface OwnServer {
 let narrow: OwnServer;
 let doomed: OwnServer;
 
-/** A name and values a CSV writer must quote and escape. */
-const TRICKY_NAME = 'Müller, "Quote" & Co\nZeile 2';
+/** A name and values a CSV writer must quote and escape (DuckDB's also quotes a value holding #). */
+const TRICKY_NAME = 'Müller, "Quote" & Co #1\nZeile 2';
 const TRICKY_LABEL = 'a,"b";\nc ✓';
 
 async function startOwnServer(dbPath: string, credentials: { clientId: string; clientSecret: string }, env: Record<string, string>, overrides: ServiceConfigInput): Promise<OwnServer> {

@@ -263,6 +263,15 @@ describe('bad parameters: 400 naming the parameter', () => {
     await expect400('keywords', { name: 'shoes' }, 'name');
   });
 
+  it('counts name characters as code points: 255 emoji are a valid name, 256 are not', async () => {
+    await expect200('campaigns', { name: '😀'.repeat(255) });
+    await expect400('campaigns', { name: '😀'.repeat(256) }, 'name');
+    // An expression of 2,000 characters (2,900 UTF-16 units) is within the cap; 2,001 are not.
+    const filter = (characters: number) => `name == '${'😀'.repeat(900)}${'a'.repeat(characters - 910)}'`;
+    await expect200('campaigns', { filter: filter(2000) });
+    await expect400('campaigns', { filter: filter(2001) }, 'filter');
+  });
+
   it('other bad values: totals, empty name, embed list with an empty entry', async () => {
     await expect400('campaigns', { totals: 'yes' }, 'totals');
     await expect400('campaigns', { name: '' }, 'name');

@@ -111,6 +111,35 @@ describe('POST /token, malformed requests (invalid_request, 400)', () => {
   });
 });
 
+describe('POST /token, failures raised before the endpoint runs (RFC 6749 shape)', () => {
+  it('answers a body over 1 MiB with 413 invalid_request, not the API envelope', async () => {
+    const res = await postToken(`grant_type=client_credentials&pad=${'x'.repeat(1024 * 1024)}`);
+    expect(res.status).toBe(413);
+    expect(res.json).toEqual({ error: 'invalid_request', error_description: expect.stringContaining('1 MiB') });
+    expect(res.headers['cache-control']).toBe('no-store');
+  });
+
+  it('answers a full database queue with 503 temporarily_unavailable and Retry-After', async () => {
+    const busy = await startTestServer({ database: { readConnections: 1, maxQueued: 0 } });
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, () =>
+          busy.http.request('POST', '/token', { headers: { authorization: basic(busy.clientId, busy.clientSecret), 'content-type': FORM }, body: 'grant_type=client_credentials' }),
+        ),
+      );
+      const refused = answers.filter((res) => res.status === 503);
+      expect(answers.every((res) => res.status === 200 || res.status === 503)).toBe(true);
+      expect(refused.length).toBeGreaterThan(0);
+      for (const res of refused) {
+        expect(res.json).toEqual({ error: 'temporarily_unavailable', error_description: expect.any(String) });
+        expect(res.headers['retry-after']).toMatch(/^\d+$/);
+      }
+    } finally {
+      await busy.close();
+    }
+  });
+});
+
 describe('POST /token, grant type and scope', () => {
   it('refuses other grant types with unsupported_grant_type', async () => {
     const res = await postToken('grant_type=password&username=a&password=b');

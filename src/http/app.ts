@@ -33,6 +33,8 @@ import { registerOrganizationRoutes } from './routes/organization.js';
 import { registerOAuthMetadataRoute } from './routes/oauth-metadata.js';
 import { registerTokenRoute } from './routes/token.js';
 import { validationHook } from './validation.js';
+import { errorResponses } from './openapi-errors.js';
+import { documentConfig, registerDocumentComponents } from './openapi-document.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -58,8 +60,15 @@ export interface AppDeps {
 const healthRoute = createRoute({
   method: 'get',
   path: '/health',
+  operationId: 'getHealth',
+  description: 'No token needed and no database query: 200 while the process serves requests.',
+  tags: ['Health'],
   summary: 'Liveness: the process serves requests',
-  responses: { 200: { description: 'Alive.', content: { 'application/json': { schema: z.object({ status: z.literal('ok') }) } } } },
+  security: [],
+  responses: {
+    200: { description: 'Alive.', content: { 'application/json': { schema: z.object({ status: z.literal('ok') }) } } },
+    ...errorResponses('get', { 400: 'The raw query string holds a character that must be percent-encoded (unencoded_characters).' }, [500]),
+  },
 });
 
 /** Method and path of every endpoint the app serves (not middleware), e.g. for checking the OpenAPI document. */
@@ -128,15 +137,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.openapi(healthRoute, (c) => c.json({ status: 'ok' as const }, 200));
   refuseOtherMethods(app);
 
-  app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer' });
-  app.openAPIRegistry.registerComponent('securitySchemes', 'basicAuth', { type: 'http', scheme: 'basic' });
-  app.doc31('/openapi.json', {
-    openapi: '3.1.0',
-    info: {
-      title: 'adreport',
-      version: deps.version,
-      description: 'Provisioning v0 and reporting v0 of adreport. Errors use {error:{status,code,message,details,requestId}}; the token endpoint uses RFC 6749 errors.',
-    },
-  });
+  registerDocumentComponents(app.openAPIRegistry);
+  app.doc31('/openapi.json', documentConfig(deps.version));
   return app;
 }

@@ -12,8 +12,8 @@ export function errorBody(status: number, code: string, message: string, details
 
 /**
  * The one place where failures become HTTP: ApiError keeps its status and code, the token
- * endpoint's OAuthError speaks RFC 6749, framework exceptions get our envelope, anything else
- * is a 500 whose body says nothing about the inside (no stack, SQL or path).
+ * endpoint speaks RFC 6749, framework exceptions get our envelope, anything else is a 500 whose
+ * body says nothing about the inside (no stack, SQL or path).
  */
 export function makeErrorHandler(log: ErrorLogger) {
   return (error: unknown, c: Context<AppEnv>): Response => {
@@ -26,8 +26,13 @@ export function makeErrorHandler(log: ErrorLogger) {
       });
     }
     const apiError = toApiError(error);
+    if (!apiError) log({ requestId, method: c.req.method, path: c.req.path, error });
+    // The token endpoint speaks RFC 6749 for the failures it documents, those raised before it runs
+    // included (413 of the body limit, 400 of the query check, 503 of a full queue).
+    if (c.req.method === 'POST' && c.req.path === '/token' && (apiError === undefined || apiError.status === 400 || apiError.status === 413 || apiError.status >= 500)) {
+      return oauthResponse(c, apiError);
+    }
     if (!apiError) {
-      log({ requestId, method: c.req.method, path: c.req.path, error });
       if (c.req.method === 'DELETE') return c.body(null, 500);
       return c.json(errorBody(500, 'internal_error', 'The request failed unexpectedly; quote the request id when reporting it.', [], requestId), 500);
     }
@@ -39,6 +44,14 @@ export function makeErrorHandler(log: ErrorLogger) {
       apiError.headers,
     );
   };
+}
+
+/** RFC 6749 5.2, with its codes for a failure of the server (4.1.2.1): server_error, temporarily_unavailable. */
+function oauthResponse(c: Context<AppEnv>, error: ApiError | undefined): Response {
+  const status = error?.status ?? 500;
+  const code = status === 503 ? 'temporarily_unavailable' : status >= 500 ? 'server_error' : 'invalid_request';
+  const description = status >= 500 && status !== 503 ? 'The request failed unexpectedly; retry later.' : (error?.message ?? '');
+  return c.json({ error: code, error_description: description }, status as 400, { ...(error?.headers ?? {}), 'Cache-Control': 'no-store', Pragma: 'no-cache' });
 }
 
 function toApiError(error: unknown): ApiError | undefined {

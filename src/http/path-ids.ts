@@ -5,7 +5,10 @@ const INT64_MAX = 2n ** 63n - 1n;
 
 /** Path ids are int64 (spec 4.2): anything else is 400, before any lookup. */
 export const idParam = (name = 'id') =>
-  z.string().regex(/^-?\d{1,19}$/, 'must be an integer').openapi({ param: { name, in: 'path' }, example: '1' });
+  z
+    .string()
+    .regex(/^-?\d{1,19}$/, 'must be an integer')
+    .openapi({ param: { name, in: 'path' }, type: 'integer', format: 'int64', example: 1, description: 'An int64 id; malformed or outside int64: 400, unknown (or another organization\'s): 404.' });
 
 /** Any int64 is a well-formed id; one this service never issues is simply not found. */
 export function pathId(text: string, what: string, field = 'id'): number {

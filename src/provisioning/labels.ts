@@ -18,7 +18,8 @@ export const labelsSchema = z
         ctx.addIssue(ruleIssue('invalid_name', 'a label name starts with a letter and has at most 64 letters, digits and underscores', [name]));
       }
     }
-  });
+  })
+  .meta({ propertyNames: { pattern: LABEL_NAME.source }, maxProperties: LABELS_MAX, description: `Label name -> value; names match ${LABEL_NAME.source}, values at most ${LABEL_VALUE_MAX} characters, at most ${LABELS_MAX} labels.` });
 
 /** Built with defineProperty semantics, so a name like "constructor" is just a label. */
 export function labelsFromRows(rows: ReadonlyArray<{ name: string; value: string }>): Labels {

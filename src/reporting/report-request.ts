@@ -4,6 +4,7 @@ import type { ExportFormat } from '../sql/compile-report.js';
 import { supportedCurrencies } from '../reference/fx-rates.js';
 import { isCurrencyCode, noRatesMessage } from '../shared/currencies.js';
 import { invalidParameter, parsePaging, QueryParams } from '../shared/query-params.js';
+import { characterCount } from '../shared/text-length.js';
 
 /** The JSON form's page cap (supplement 1). */
 export const MAX_LIMIT = 10_000;
@@ -41,7 +42,7 @@ export function reportRequest(query: QueryParams, level: LevelDefinition, organi
         ? { limit: NO_LIMIT, offset: 0 }
         : parsePaging(query, MAX_EXPORT_LIMIT, MAX_EXPORT_LIMIT);
   const name = query.get(level.nameParameter);
-  if (name !== undefined && (name.length === 0 || name.length > 255)) invalidParameter(level.nameParameter, 'must be 1 to 255 characters');
+  if (name !== undefined && (name === '' || characterCount(name) > 255)) invalidParameter(level.nameParameter, 'must be 1 to 255 characters');
   return {
     organizationId,
     currency: reportCurrency(query.get('currency')),

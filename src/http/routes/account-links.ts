@@ -1,24 +1,32 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { AD_PLATFORM_TYPES } from '../../platforms/connector.js';
 import { ACCEPTED_PLATFORM_NAMES, parsePlatformType } from '../../platforms/platform-types.js';
-import { assertNotNoAccess, type PlatformAccountService } from '../../provisioning/platform-accounts/platform-account-service.js';
-import { LINK_STATUSES } from '../../provisioning/platform-accounts/platform-account-store.js';
+import type { PlatformAccountService } from '../../provisioning/platform-accounts/platform-account-service.js';
+import { LINK_STATUSES, type LinkStatus } from '../../provisioning/platform-accounts/platform-account-store.js';
 import { ruleIssue } from '../../shared/zod-rules.js';
 import type { AppEnv } from '../context.js';
-import { jsonContent } from '../openapi-helpers.js';
+import { bearer, jsonContent, LOCATION, mergePatchContent } from '../openapi-helpers.js';
+import { errorResponses } from '../openapi-errors.js';
 import { acceptJson } from '../middleware/content-type.js';
 import { idParam, pathId } from '../path-ids.js';
 
 const BASE = '/provisioning/v0/accounts/id/{id}/adplatform-accounts';
 
-const LinkedSchema = z
+export const LinkedSchema = z
   .object({ id: z.number().int(), name: z.string(), adPlatformType: z.enum(AD_PLATFORM_TYPES), status: z.enum(LINK_STATUSES), adPlatformId: z.string() })
   .openapi('LinkedAdPlatformAccount');
 
-const platformType = z.string().superRefine((value, ctx) => {
-  if (!parsePlatformType(value)) ctx.addIssue(ruleIssue('not_allowed', `must be one of ${ACCEPTED_PLATFORM_NAMES.join(', ')}`));
-});
-const status = z.enum(LINK_STATUSES, { message: `must be one of ${LINK_STATUSES.join(', ')}` });
+const platformType = z
+  .string()
+  .superRefine((value, ctx) => {
+    if (!parsePlatformType(value)) ctx.addIssue(ruleIssue('not_allowed', `must be one of ${ACCEPTED_PLATFORM_NAMES.join(', ')}`));
+  })
+  .meta({ enum: [...ACCEPTED_PLATFORM_NAMES], description: 'ADWORDS and BING_ADS are accepted for GOOGLE_ADS and MICROSOFT_ADVERTISING (supplement 2).' });
+/** What a client may ask for; NO_ACCESS is the service's, when the platform revokes access (supplement 2). */
+const REQUESTED_STATUSES = ['READ_WRITE', 'READ_ONLY'] as const satisfies readonly LinkStatus[];
+const status = z
+  .enum(REQUESTED_STATUSES, { message: 'must be READ_WRITE or READ_ONLY (NO_ACCESS is set by the service when the platform revokes access)' })
+  .openapi({ description: 'READ_WRITE or READ_ONLY; responses may also show NO_ACCESS, which only the service sets.' });
 
 const LinkBody = z.strictObject({
   adPlatformAccount: z.strictObject({ adPlatformType: platformType, adPlatformId: z.string().min(1).max(64), status: status.optional() }),
@@ -27,40 +35,66 @@ const StatusBody = z.strictObject({ adPlatformAccount: z.strictObject({ status }
 const AccountParam = z.object({ id: idParam() });
 const LinkParams = z.object({ id: idParam(), apaId: idParam('apaId') });
 
+const tags = ['Links'];
+const BAD_PATH = 'malformed path id';
+
 const linkRoute = createRoute({
   method: 'post',
   path: BASE,
+  operationId: 'linkPlatformAccount',
+  tags,
   summary: 'Link an existing platform account to the account',
+  description: 'The platform must show the account to this organization: under one of its master accounts (GOOGLE_ADS, MICROSOFT_ADVERTISING) or among its direct ad accounts (FACEBOOK). status defaults to READ_WRITE.',
   middleware: [acceptJson()] as const,
-  security: [{ bearerAuth: [] }],
+  ...bearer('provisioning'),
   request: { params: AccountParam, body: { required: true, ...jsonContent(LinkBody) } },
   responses: {
-    201: { description: 'Linked.', ...jsonContent(z.object({ adPlatformAccount: LinkedSchema })) },
-    404: { description: 'Unknown account.' },
-    409: { description: 'Already linked to this account.' },
-    422: { description: 'The platform does not know the id, or grants this organization no access.' },
-    503: { description: 'The platform is not answering.' },
+    201: { description: 'Linked.', headers: LOCATION, ...jsonContent(z.object({ adPlatformAccount: LinkedSchema })) },
+    ...errorResponses('post', {
+      400: `The request cannot be read: malformed JSON, a body that is not {"adPlatformAccount": {...}}, or a ${BAD_PATH}.`,
+      404: 'No such account in this organization.',
+      409: 'Already linked to this account (already_linked).',
+      413: true,
+      415: true,
+      422: 'A field breaks a rule, or the platform does not know the id or grants this organization no access (details code invalid_format, unknown_at_platform, no_access, refused_by_platform).',
+      503: 'The platform is not answering (platform_unavailable; Retry-After), or the service is at capacity.',
+    }),
   },
 });
 const statusRoute = createRoute({
   method: 'patch',
   path: `${BASE}/id/{apaId}`,
+  operationId: 'updateLinkStatus',
+  description: 'A client may set READ_WRITE or READ_ONLY; NO_ACCESS is set by the service when the platform revokes access.',
+  tags,
   summary: "Change a link's status (READ_WRITE or READ_ONLY)",
   middleware: [acceptJson('application/json', 'application/merge-patch+json')] as const,
-  security: [{ bearerAuth: [] }],
-  request: {
-    params: LinkParams,
-    body: { required: true, content: { 'application/json': { schema: StatusBody }, 'application/merge-patch+json': { schema: StatusBody } } },
+  ...bearer('provisioning'),
+  request: { params: LinkParams, body: { required: true, ...mergePatchContent(StatusBody) } },
+  responses: {
+    200: { description: 'The link after the change.', ...jsonContent(z.object({ adPlatformAccount: LinkedSchema })) },
+    ...errorResponses('patch', {
+      400: `The request cannot be read: malformed JSON, a body that is not {"adPlatformAccount": {...}}, or a ${BAD_PATH}.`,
+      404: 'No such account, or the platform account is not linked to it.',
+      413: true,
+      415: true,
+      422: 'status is missing, or not READ_WRITE or READ_ONLY (validation_failed, not_allowed).',
+    }),
   },
-  responses: { 200: { description: 'The link after the change.', ...jsonContent(z.object({ adPlatformAccount: LinkedSchema })) }, 404: { description: 'No such link.' } },
 });
 const unlinkRoute = createRoute({
   method: 'delete',
   path: `${BASE}/id/{apaId}`,
+  operationId: 'unlinkPlatformAccount',
+  description: 'Removes the link only: the platform account, its campaigns and statistics stay known to the organization.',
+  tags,
   summary: 'Unlink a platform account from the account',
-  security: [{ bearerAuth: [] }],
+  ...bearer('provisioning'),
   request: { params: LinkParams },
-  responses: { 204: { description: 'Unlinked; empty body.' }, 404: { description: 'No such link (empty body, as for every DELETE error).' } },
+  responses: {
+    204: { description: 'Unlinked; empty body.' },
+    ...errorResponses('delete', { 400: `A ${BAD_PATH}.`, 404: 'No such account, or the platform account is not linked to it.', 413: true }),
+  },
 });
 
 export function registerAccountLinkRoutes(app: OpenAPIHono<AppEnv>, service: PlatformAccountService): void {
@@ -68,14 +102,12 @@ export function registerAccountLinkRoutes(app: OpenAPIHono<AppEnv>, service: Pla
     const accountId = pathId(c.req.valid('param').id, 'account');
     const body = (c.req.valid('json') as z.infer<typeof LinkBody>).adPlatformAccount;
     const requested = body.status ?? 'READ_WRITE';
-    assertNotNoAccess(requested);
     const linked = await service.link(c.get('auth').organizationId, accountId, { adPlatformType: parsePlatformType(body.adPlatformType)!, adPlatformId: body.adPlatformId, status: requested });
     return c.json({ adPlatformAccount: linked }, 201, { Location: `/provisioning/v0/accounts/id/${accountId}/adplatform-accounts/id/${linked.id}` });
   });
   app.openapi(statusRoute, async (c) => {
     const params = c.req.valid('param');
     const requested = (c.req.valid('json') as z.infer<typeof StatusBody>).adPlatformAccount.status;
-    assertNotNoAccess(requested);
     const linked = await service.setStatus(c.get('auth').organizationId, pathId(params.id, 'account'), pathId(params.apaId, 'ad platform account', 'apaId'), requested);
     return c.json({ adPlatformAccount: linked }, 200);
   });

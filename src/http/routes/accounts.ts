@@ -3,10 +3,14 @@ import { accountPatchSchema, accountWriteSchema, CUSTOM_FIELDS, TEXT_FIELDS, typ
 import { toAccountResponse, type AccountService } from '../../provisioning/accounts/account-service.js';
 import { LABEL_NAME, LABEL_VALUE_MAX } from '../../provisioning/labels.js';
 import type { AppEnv } from '../context.js';
-import { jsonContent } from '../openapi-helpers.js';
+import { bearer, jsonContent, LOCATION, mergePatchContent, TOTAL_COUNT } from '../openapi-helpers.js';
+import { errorResponses } from '../openapi-errors.js';
+import { commaListParameter, labelFilterQuery, pagingQuery } from '../openapi-parameters.js';
+import { LinkedSchema } from './account-links.js';
 import { acceptJson } from '../middleware/content-type.js';
 import { idParam, pathId } from '../path-ids.js';
 import { invalidParameter, parsePaging, QueryParams } from '../../shared/query-params.js';
+import { characterCount } from '../../shared/text-length.js';
 
 const BASE = '/provisioning/v0/accounts';
 const MAX_LABEL_FILTERS = 5;
@@ -23,82 +27,100 @@ const AccountSchema = z
     autoImport: z.boolean(),
     ...Object.fromEntries(CUSTOM_FIELDS.map((f) => [f, TEXT_FIELDS.includes(f) ? z.string().nullable() : z.number().nullable()])),
     labels: z.record(z.string(), z.string()),
-    linkedAdPlatformAccounts: z.array(
-      z.object({ id: z.number().int(), name: z.string(), adPlatformType: z.string(), status: z.string(), adPlatformId: z.string() }),
-    ),
+    linkedAdPlatformAccounts: z.array(LinkedSchema),
   })
   .openapi('Account');
 const AccountEnvelope = z.object({ account: AccountSchema });
 const WriteBody = z.strictObject({ account: accountWriteSchema }).openapi('AccountCreateUpdate');
 const PatchBody = z.strictObject({ account: accountPatchSchema }).openapi('AccountPatch');
 const IdParam = z.object({ id: idParam() });
+const tags = ['Accounts'];
 
-const errors = {
-  400: { description: 'Unreadable request (malformed JSON, not the wrapper object, bad path id).' },
-  404: { description: 'No such account in this organization.' },
-  415: { description: 'The body is not JSON.' },
-  422: { description: 'A rule is broken; details name each field.' },
-};
+const BODY_400 = 'The request cannot be read: malformed JSON, a body that is not {"account": {...}}, or a malformed path id.';
+const writeErrors = (method: string, rules: string) =>
+  errorResponses(method, {
+    400: method === 'post' ? BODY_400.replace(', or a malformed path id', '') : BODY_400,
+    ...(method === 'post' ? {} : { 404: 'No such account in this organization.' }),
+    413: true,
+    415: true,
+    422: `A rule is broken (validation_failed); details name each field: ${rules}`,
+  });
+const RULES =
+  'required (name, languageCode, countryCode, currency), too_long, blank, not_allowed (languageCode, or a pair outside table 2.3 on countryCode), unknown_currency, unsupported_currency, wrong_type, unknown_field, read_only (id, language, country, linkedAdPlatformAccounts), invalid_name and too_many for labels.';
 
 const createAccountRoute = createRoute({
   method: 'post',
   path: BASE,
+  operationId: 'createAccount',
+  description: 'The body is {"account": AccountCreateUpdate} (spec 2.1): name, languageCode, countryCode (a pair of table 2.3) and currency are required. labels are optional; autoImport true queues an AUTO_IMPORT job. Location names the new account.',
+  tags,
   summary: 'Create an account',
   middleware: [acceptJson()] as const,
-  security: [{ bearerAuth: [] }],
+  ...bearer('provisioning'),
   request: { body: { required: true, ...jsonContent(WriteBody) } },
-  responses: { 201: { description: 'Created.', ...jsonContent(AccountEnvelope) }, ...errors },
+  responses: { 201: { description: 'Created.', headers: LOCATION, ...jsonContent(AccountEnvelope) }, ...writeErrors('post', RULES) },
 });
 
 const listAccountsRoute = createRoute({
   method: 'get',
   path: BASE,
+  operationId: 'listAccounts',
+  description: 'Sorted by id. labels keeps the accounts carrying every given label; id keeps the given accounts. X-TotalCount counts the matches across all pages.',
+  tags,
   summary: 'List accounts, by id, 100 at most per page',
-  security: [{ bearerAuth: [] }],
+  ...bearer('provisioning'),
   request: {
     query: z.object({
-      limit: z.string().optional().openapi({ description: 'Page size, 1-100 (default 100).' }),
-      offset: z.string().optional().openapi({ description: '0 or a multiple of limit.' }),
-      labels: z.string().optional().openapi({ description: 'Comma list of name:value, all must match, at most 5 (percent-encode the whole value).' }),
-      id: z.string().optional().openapi({ description: 'Comma list of account ids (at most 100).' }),
+      ...pagingQuery(100),
+      labels: labelFilterQuery(MAX_LABEL_FILTERS),
+      id: commaListParameter({ type: 'integer', format: 'int64', minimum: 0 }, { maxItems: MAX_ID_FILTER, description: `Only these account ids (at most ${MAX_ID_FILTER}).` }),
     }),
   },
   responses: {
-    200: { description: 'One page; X-TotalCount counts all pages.', headers: { 'X-TotalCount': { schema: { type: 'integer' } } }, ...jsonContent(z.object({ accounts: z.array(AccountSchema) })) },
-    400: { description: 'A bad parameter, named in the error.' },
+    200: { description: 'One page.', headers: TOTAL_COUNT, ...jsonContent(z.object({ accounts: z.array(AccountSchema) })) },
+    ...errorResponses('get', { 400: 'A query parameter breaks its rules (invalid_parameter, unknown_parameter); details name it.' }),
   },
 });
 
 const getAccountRoute = createRoute({
   method: 'get',
   path: `${BASE}/id/{id}`,
+  operationId: 'getAccount',
+  description: 'The account in the response shape of spec 2.2: language and country, every custom field (null when unset), labels and the linked platform accounts.',
+  tags,
   summary: 'Get an account',
-  security: [{ bearerAuth: [] }],
+  ...bearer('provisioning'),
   request: { params: IdParam },
-  responses: { 200: { description: 'The account.', ...jsonContent(AccountEnvelope) }, 400: errors[400], 404: errors[404] },
+  responses: {
+    200: { description: 'The account.', ...jsonContent(AccountEnvelope) },
+    ...errorResponses('get', { 400: 'The path id is not an int64.', 404: 'No such account in this organization.' }),
+  },
 });
 
 const putAccountRoute = createRoute({
   method: 'put',
   path: `${BASE}/id/{id}`,
+  operationId: 'replaceAccount',
+  description: 'Spec 4.2 rule 1: every field missing from the body becomes null (autoImport false), and labels replace all labels. The four required fields must be given.',
+  tags,
   summary: 'Overwrite an account: fields missing from the body become null, labels are replaced',
   middleware: [acceptJson()] as const,
-  security: [{ bearerAuth: [] }],
+  ...bearer('provisioning'),
   request: { params: IdParam, body: { required: true, ...jsonContent(WriteBody) } },
-  responses: { 200: { description: 'The account after the change.', ...jsonContent(AccountEnvelope) }, ...errors },
+  responses: { 200: { description: 'The account after the change.', ...jsonContent(AccountEnvelope) }, ...writeErrors('put', RULES) },
 });
 
 const patchAccountRoute = createRoute({
   method: 'patch',
   path: `${BASE}/id/{id}`,
+  operationId: 'updateAccount',
+  tags,
   summary: 'Change some fields (JSON Merge Patch; null clears; labels, when present, replace all labels)',
+  description: 'The merged account must pass every rule of a PUT: a languageCode that does not go with the stored countryCode (or the reverse) is a 422, and the four required fields cannot be cleared with null (422 required).',
   middleware: [acceptJson('application/json', 'application/merge-patch+json')] as const,
-  security: [{ bearerAuth: [] }],
-  request: {
-    params: IdParam,
-    body: { required: true, content: { 'application/json': { schema: PatchBody }, 'application/merge-patch+json': { schema: PatchBody } } },
-  },
-  responses: { 200: { description: 'The account after the change.', ...jsonContent(AccountEnvelope) }, ...errors },
+  ...bearer('provisioning'),
+  request: { params: IdParam, body: { required: true, ...mergePatchContent(PatchBody) } },
+  responses: { 200: { description: 'The account after the change.', ...jsonContent(AccountEnvelope) }, ...writeErrors('patch', `${RULES} A patch is checked merged with the stored account.`) },
 });
 
 export function registerAccountRoutes(app: OpenAPIHono<AppEnv>, accounts: AccountService): void {
@@ -160,7 +182,7 @@ function parseLabelFilters(text: string | undefined): Array<{ name: string; valu
     const name = colon < 0 ? part : part.slice(0, colon);
     if (colon < 0 || !LABEL_NAME.test(name)) invalidParameter('labels', `"${part}" is not name:value with a valid label name`);
     const value = part.slice(colon + 1);
-    if (value.length > LABEL_VALUE_MAX) invalidParameter('labels', `the value of ${name} is longer than ${LABEL_VALUE_MAX} characters`);
+    if (characterCount(value) > LABEL_VALUE_MAX) invalidParameter('labels', `the value of ${name} is longer than ${LABEL_VALUE_MAX} characters`);
     return { name, value };
   });
 }

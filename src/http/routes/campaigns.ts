@@ -3,15 +3,17 @@ import { toJobResponse } from '../../jobs/job-service.js';
 import { AD_PLATFORM_TYPES } from '../../platforms/connector.js';
 import type { CampaignService } from '../../provisioning/campaigns/campaign-service.js';
 import type { AppEnv } from '../context.js';
-import { idempotencyOf } from '../idempotency.js';
+import { IDEMPOTENCY_KEY, idempotencyOf } from '../idempotency.js';
 import { acceptJson } from '../middleware/content-type.js';
-import { jsonContent } from '../openapi-helpers.js';
+import { errorResponses } from '../openapi-errors.js';
+import { bearer, jsonContent, LOCATION, TOTAL_COUNT } from '../openapi-helpers.js';
+import { pagingQuery, queryId } from '../openapi-parameters.js';
 import { idParam, pathId } from '../path-ids.js';
 import { invalidParameter, parsePaging, QueryParams } from '../../shared/query-params.js';
 import { JobSchema } from './jobs.js';
 
 const P = '/provisioning/v0';
-const secured = { security: [{ bearerAuth: [] }] };
+const common = { tags: ['Campaigns'], ...bearer('provisioning') };
 
 const CampaignSchema = z
   .object({
@@ -23,50 +25,89 @@ const CampaignSchema = z
     status: z.string(),
     campaignGroup: z.string().nullable(),
     labels: z.record(z.string(), z.string()),
-    importedAt: z.string(),
+    importedAt: z.string().openapi({ format: 'date-time' }),
   })
   .openapi('Campaign');
 const AvailableSchema = z.object({ adPlatformId: z.string(), name: z.string(), status: z.string() }).openapi('AvailableCampaign');
-const ImportBody = z.strictObject({
-  campaign: z.strictObject({
-    adPlatformId: z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
-    campaignGroup: z.string().min(1, 'must not be empty').max(255, 'must be at most 255 characters'),
-  }),
-});
+const ImportBody = z
+  .strictObject({
+    campaign: z.strictObject({
+      adPlatformId: z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
+      campaignGroup: z.string().min(1, 'must not be empty').max(255, 'must be at most 255 characters'),
+    }),
+  })
+  .openapi('CampaignImport');
+const BAD_QUERY = 'A query parameter breaks its rules (invalid_parameter, unknown_parameter); details name it.';
 
 const availableRoute = createRoute({
   method: 'get',
   path: `${P}/adplatform-accounts/id/{id}/available-campaigns`,
+  operationId: 'listAvailableCampaigns',
+  description: 'Asks the platform for the campaigns of the platform account and leaves out those already imported.',
+  ...common,
   summary: 'Campaigns of a platform account not imported yet (asks the platform)',
-  ...secured,
   request: { params: z.object({ id: idParam() }) },
-  responses: { 200: { description: 'Campaigns.', ...jsonContent(z.object({ campaigns: z.array(AvailableSchema) })) }, 404: { description: 'Unknown platform account.' }, 503: { description: 'Platform down.' } },
+  responses: {
+    200: { description: 'Campaigns.', ...jsonContent(z.object({ campaigns: z.array(AvailableSchema) })) },
+    ...errorResponses('get', {
+      400: 'A malformed path id.',
+      404: 'Unknown platform account.',
+      422: 'The platform refuses the request (validation_failed: no_access, unknown_at_platform, refused_by_platform).',
+      503: 'The platform is not answering (platform_unavailable; Retry-After), or the service is at capacity.',
+    }),
+  },
 });
 const importRoute = createRoute({
   method: 'post',
   path: `${P}/adplatform-accounts/id/{id}/campaigns`,
+  operationId: 'importCampaign',
+  ...common,
   summary: 'Import one campaign with its ad groups, keywords and ads (an IMPORT_CAMPAIGN job)',
-  description: 'campaignGroup is required. Importing an imported campaign again is a no-op whose job result says alreadyImported.',
+  description: 'campaignGroup is required. Importing an imported campaign again is a no-op whose job result says alreadyImported. Whether the platform knows adPlatformId is found out by the job.',
   middleware: [acceptJson()] as const,
-  ...secured,
-  request: { params: z.object({ id: idParam() }), body: { required: true, ...jsonContent(ImportBody) } },
-  responses: { 202: { description: 'The queued job.', ...jsonContent(z.object({ job: JobSchema })) }, 404: { description: 'Unknown platform account.' }, 422: { description: 'campaignGroup missing or invalid.' } },
+  request: { params: z.object({ id: idParam() }), headers: z.object({ 'Idempotency-Key': IDEMPOTENCY_KEY }), body: { required: true, ...jsonContent(ImportBody) } },
+  responses: {
+    202: { description: 'The queued job.', headers: LOCATION, ...jsonContent(z.object({ job: JobSchema })) },
+    ...errorResponses('post', {
+      400: 'The request cannot be read: malformed JSON, a body that is not {"campaign": {...}}, a malformed path id or Idempotency-Key.',
+      404: 'Unknown platform account.',
+      413: true,
+      415: true,
+      422: 'campaignGroup or adPlatformId missing or invalid (validation_failed), or the Idempotency-Key belongs to another request (idempotency_key_reused).',
+    }),
+  },
 });
 const listRoute = createRoute({
   method: 'get',
   path: `${P}/campaigns`,
+  operationId: 'listCampaigns',
+  description: 'Sorted by id; accountId keeps the campaigns of platform accounts linked to that account, adPlatformAccountId those of one platform account.',
+  ...common,
   summary: 'Imported campaigns, by id',
-  ...secured,
-  request: { query: z.object({ accountId: z.string().optional(), adPlatformAccountId: z.string().optional(), limit: z.string().optional(), offset: z.string().optional() }) },
-  responses: { 200: { description: 'One page; X-TotalCount counts all.', ...jsonContent(z.object({ campaigns: z.array(CampaignSchema) })) } },
+  request: {
+    query: z.object({
+      accountId: queryId('Only campaigns of platform accounts linked to this account.'),
+      adPlatformAccountId: queryId('Only campaigns of this platform account.'),
+      ...pagingQuery(100),
+    }),
+  },
+  responses: {
+    200: { description: 'One page.', headers: TOTAL_COUNT, ...jsonContent(z.object({ campaigns: z.array(CampaignSchema) })) },
+    ...errorResponses('get', { 400: BAD_QUERY }),
+  },
 });
 const getRoute = createRoute({
   method: 'get',
   path: `${P}/campaigns/id/{id}`,
+  operationId: 'getCampaign',
+  description: 'With its campaign group (the label set at import) and its client labels.',
+  ...common,
   summary: 'One imported campaign',
-  ...secured,
   request: { params: z.object({ id: idParam() }) },
-  responses: { 200: { description: 'The campaign.', ...jsonContent(z.object({ campaign: CampaignSchema })) }, 404: { description: 'Unknown id.' } },
+  responses: {
+    200: { description: 'The campaign.', ...jsonContent(z.object({ campaign: CampaignSchema })) },
+    ...errorResponses('get', { 400: 'A malformed path id.', 404: 'Unknown id.' }),
+  },
 });
 
 function idFilter(query: QueryParams, name: string): number | undefined {

@@ -3,6 +3,9 @@ import { toJobResponse, type JobService } from '../../jobs/job-service.js';
 import { JOB_STATUSES, JOB_TYPES, type JobStatus, type JobType } from '../../jobs/job-types.js';
 import type { AppEnv } from '../context.js';
 import { idParam, pathId } from '../path-ids.js';
+import { errorResponses } from '../openapi-errors.js';
+import { bearer, jsonContent, TOTAL_COUNT } from '../openapi-helpers.js';
+import { pagingQuery } from '../openapi-parameters.js';
 import { invalidParameter, parsePaging, QueryParams } from '../../shared/query-params.js';
 
 export const JobSchema = z
@@ -10,39 +13,50 @@ export const JobSchema = z
     id: z.number().int(),
     type: z.enum(JOB_TYPES),
     status: z.enum(JOB_STATUSES),
-    createdAt: z.string(),
-    startedAt: z.string().nullable(),
-    finishedAt: z.string().nullable(),
+    createdAt: z.string().openapi({ format: 'date-time' }),
+    startedAt: z.string().nullable().openapi({ format: 'date-time' }),
+    finishedAt: z.string().nullable().openapi({ format: 'date-time' }),
     attempts: z.number().int(),
     input: z.record(z.string(), z.unknown()),
     result: z.record(z.string(), z.unknown()).nullable(),
-    errors: z.array(z.object({ code: z.string(), message: z.string(), attempt: z.number().int(), at: z.string() })),
+    errors: z.array(z.object({ code: z.string(), message: z.string(), attempt: z.number().int(), at: z.string().openapi({ format: 'date-time' }) })),
   })
   .openapi('Job');
 
 const getJobRoute = createRoute({
   method: 'get',
   path: '/provisioning/v0/jobs/id/{id}',
+  operationId: 'getJob',
+  description: 'Jobs are kept seven days. status goes QUEUED, RUNNING, then SUCCEEDED, PARTIALLY_SUCCEEDED or FAILED; errors lists each failed attempt.',
+  tags: ['Jobs'],
   summary: 'One job of the last seven days',
-  security: [{ bearerAuth: [] }],
+  ...bearer('provisioning'),
   request: { params: z.object({ id: idParam() }) },
-  responses: { 200: { description: 'The job.', content: { 'application/json': { schema: z.object({ job: JobSchema }) } } }, 404: { description: 'Unknown, or older than seven days.' } },
+  responses: {
+    200: { description: 'The job.', ...jsonContent(z.object({ job: JobSchema })) },
+    ...errorResponses('get', { 400: 'A malformed path id.', 404: 'Unknown, or older than seven days.' }),
+  },
 });
 
 const listJobsRoute = createRoute({
   method: 'get',
   path: '/provisioning/v0/jobs',
+  operationId: 'listJobs',
+  description: 'Jobs started in the last seven days, sorted by id, filtered by status and type.',
+  tags: ['Jobs'],
   summary: 'Jobs of the last seven days, by id',
-  security: [{ bearerAuth: [] }],
+  ...bearer('provisioning'),
   request: {
     query: z.object({
-      status: z.enum(JOB_STATUSES).optional(),
-      type: z.enum(JOB_TYPES).optional(),
-      limit: z.string().optional(),
-      offset: z.string().optional(),
+      status: z.enum(JOB_STATUSES).optional().openapi({ description: 'Only jobs in this status.' }),
+      type: z.enum(JOB_TYPES).optional().openapi({ description: 'Only jobs of this type.' }),
+      ...pagingQuery(100),
     }),
   },
-  responses: { 200: { description: 'One page; X-TotalCount counts all.', content: { 'application/json': { schema: z.object({ jobs: z.array(JobSchema) }) } } } },
+  responses: {
+    200: { description: 'One page.', headers: TOTAL_COUNT, ...jsonContent(z.object({ jobs: z.array(JobSchema) })) },
+    ...errorResponses('get', { 400: 'A query parameter breaks its rules (invalid_parameter, unknown_parameter); details name it.' }),
+  },
 });
 
 function oneOf<T extends string>(query: QueryParams, name: string, allowed: readonly T[]): T | undefined {

@@ -3,63 +3,88 @@ import type { LabelInput, LabelOwner, LabelService } from '../../provisioning/la
 import { LABEL_NAME, LABEL_VALUE_MAX, LABELS_MAX } from '../../provisioning/labels.js';
 import type { AppEnv } from '../context.js';
 import { acceptJson } from '../middleware/content-type.js';
-import { jsonContent } from '../openapi-helpers.js';
+import { errorResponses } from '../openapi-errors.js';
+import { bearer, jsonContent, mergePatchContent } from '../openapi-helpers.js';
 import { idParam, pathId } from '../path-ids.js';
 
 const RULES = `Names match ${LABEL_NAME.source}, values are strings of at most ${LABEL_VALUE_MAX} characters, at most ${LABELS_MAX} labels.`;
 
 const LabelsResponse = z.object({ labels: z.record(z.string(), z.string()) }).openapi('Labels');
 
+/** campaignGroup (in any case) and sys.* are the campaign's own (label-service RESERVED); sys.* already fails the name pattern. */
+const RESERVED_CAMPAIGN_NAME = '^[Cc][Aa][Mm][Pp][Aa][Ii][Gg][Nn][Gg][Rr][Oo][Uu][Pp]$';
+
 /*
  * The validator checks only the wrapper (400 when it is not `{labels: {...}}`); values stay
  * unknown here so the service can report every label rule at once as a 422 naming `labels.<name>`.
  * The documented value types are the ones the service accepts.
  */
-const labelsObject = (value: z.ZodType) => z.record(z.string(), value).openapi({ description: RULES });
-const ReplaceBody = z.strictObject({ labels: labelsObject(z.unknown().openapi({ type: 'string', maxLength: LABEL_VALUE_MAX })) }).openapi('LabelsReplace');
-const PatchBody = z
-  .strictObject({ labels: labelsObject(z.unknown().openapi({ type: ['string', 'null'], maxLength: LABEL_VALUE_MAX })) })
-  .openapi('LabelsMergePatch');
+function labelsObject(kind: LabelOwner, value: Record<string, unknown>, patch: boolean) {
+  const reserved = kind === 'campaign' ? ' campaignGroup (in any case) is reserved: the import sets it.' : '';
+  return z
+    .record(z.string(), z.unknown())
+    .meta({
+      type: 'object',
+      additionalProperties: value,
+      propertyNames: { pattern: LABEL_NAME.source, ...(kind === 'campaign' ? { not: { pattern: RESERVED_CAMPAIGN_NAME } } : {}) },
+      maxProperties: LABELS_MAX,
+      description: `${RULES}${reserved}${patch ? ` A string sets a label, null deletes one; the result may hold at most ${LABELS_MAX} labels (422 too_many).` : ''}`,
+    });
+}
+const replaceBody = (kind: LabelOwner) => z.strictObject({ labels: labelsObject(kind, { type: 'string', maxLength: LABEL_VALUE_MAX }, false) });
+const patchBody = (kind: LabelOwner) => z.strictObject({ labels: labelsObject(kind, { type: ['string', 'null'], maxLength: LABEL_VALUE_MAX }, true) });
 const IdParam = z.object({ id: idParam() });
+
+const OPERATION_IDS = {
+  account: { get: 'getAccountLabels', put: 'replaceAccountLabels', patch: 'updateAccountLabels' },
+  campaign: { get: 'getCampaignLabels', put: 'replaceCampaignLabels', patch: 'updateCampaignLabels' },
+} as const;
 
 function labelRoutes(kind: LabelOwner, collection: string) {
   const path = `/provisioning/v0/${collection}/id/{id}/labels`;
-  const errors = {
-    400: { description: 'Unreadable request (malformed JSON, not {labels: {...}}, bad path id).' },
-    404: { description: `No such ${kind} in this organization.` },
-    415: { description: 'The body is not JSON.' },
-    422: { description: `A label breaks a rule; details name each as labels.<name>.${kind === 'campaign' ? ' campaignGroup and sys.* names are reserved.' : ''}` },
-  };
+  const notFound = `No such ${kind} in this organization.`;
+  const writeErrors = (method: string) =>
+    errorResponses(method, {
+      400: 'The request cannot be read: malformed JSON, a body that is not {"labels": {...}}, or a malformed path id.',
+      404: notFound,
+      413: true,
+      415: true,
+      422: `A label breaks a rule (validation_failed); details name each as labels.<name>: invalid_name, wrong_type, too_long, too_many${kind === 'campaign' ? ', reserved' : ''}.`,
+    });
   const answer = { description: `The ${kind}'s labels, sorted by name.`, ...jsonContent(LabelsResponse) };
+  const common = { tags: ['Labels'], ...bearer('provisioning') };
   return {
     get: createRoute({
       method: 'get',
       path,
+      operationId: OPERATION_IDS[kind].get,
+      description: `The client labels of the ${kind}, sorted by name${kind === 'campaign' ? '; the campaign group is a field of the campaign, not a label here' : ''}.`,
+      ...common,
       summary: `The labels of a${kind === 'account' ? 'n' : ''} ${kind}`,
-      security: [{ bearerAuth: [] }],
       request: { params: IdParam },
-      responses: { 200: answer, 400: errors[400], 404: errors[404] },
+      responses: { 200: answer, ...errorResponses('get', { 400: 'A malformed path id.', 404: notFound }) },
     }),
     put: createRoute({
       method: 'put',
       path,
+      operationId: OPERATION_IDS[kind].put,
+      description: `The body is the whole new set: labels missing from it are deleted. Every broken rule is reported at once, and nothing changes.`,
+      ...common,
       summary: `Replace all labels of the ${kind}`,
       middleware: [acceptJson()] as const,
-      security: [{ bearerAuth: [] }],
-      request: { params: IdParam, body: { required: true, ...jsonContent(ReplaceBody) } },
-      responses: { 200: answer, ...errors },
+      request: { params: IdParam, body: { required: true, ...jsonContent(replaceBody(kind).openapi(kind === 'account' ? 'AccountLabelsReplace' : 'CampaignLabelsReplace')) } },
+      responses: { 200: answer, ...writeErrors('put') },
     }),
     patch: createRoute({
       method: 'patch',
       path,
+      operationId: OPERATION_IDS[kind].patch,
+      description: 'RFC 7396: a string sets or replaces one label, null deletes one (deleting a label that is not there is fine), labels not named stay. The result must keep the label rules.',
+      ...common,
       summary: `Change some labels of the ${kind} (JSON Merge Patch: a string sets one, null deletes one)`,
       middleware: [acceptJson('application/json', 'application/merge-patch+json')] as const,
-      security: [{ bearerAuth: [] }],
-      request: {
-        params: IdParam,
-        body: { required: true, content: { 'application/json': { schema: PatchBody }, 'application/merge-patch+json': { schema: PatchBody } } },
-      },
-      responses: { 200: answer, ...errors },
+      request: { params: IdParam, body: { required: true, ...mergePatchContent(patchBody(kind).openapi(kind === 'account' ? 'AccountLabelsMergePatch' : 'CampaignLabelsMergePatch')) } },
+      responses: { 200: answer, ...writeErrors('patch') },
     }),
   };
 }

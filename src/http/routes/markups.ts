@@ -3,67 +3,75 @@ import { MARKUP_RATE_DECIMALS, MARKUP_RATE_MAX, markupCreateSchema, type MarkupC
 import type { MarkupService } from '../../provisioning/markups/markup-service.js';
 import type { AppEnv } from '../context.js';
 import { acceptJson } from '../middleware/content-type.js';
-import { jsonContent } from '../openapi-helpers.js';
+import { errorResponses } from '../openapi-errors.js';
+import { bearer, jsonContent, LOCATION, TOTAL_COUNT } from '../openapi-helpers.js';
+import { pagingQuery } from '../openapi-parameters.js';
 import { idParam, pathId } from '../path-ids.js';
 import { parsePaging, QueryParams } from '../../shared/query-params.js';
 
 const BASE = '/provisioning/v0/accounts/id/{id}/markups';
-const secured = { security: [{ bearerAuth: [] }] };
 
 const MarkupSchema = z
   .object({
     id: z.number().int(),
     accountId: z.number().int(),
-    rate: z.number().openapi({ description: `Fraction on top of cost: costWithMarkup = cost x (1 + rate); 0-${MARKUP_RATE_MAX}, at most ${MARKUP_RATE_DECIMALS} decimals.` }),
-    startDate: z.string().openapi({ example: '2026-01-01' }),
-    endDate: z.string().nullable().openapi({ description: 'Last day of the period (inclusive); null: open-ended.', example: '2026-01-31' }),
+    rate: z.number().openapi({ minimum: 0, maximum: MARKUP_RATE_MAX, description: `Fraction on top of cost: costWithMarkup = cost x (1 + rate); 0-${MARKUP_RATE_MAX}, at most ${MARKUP_RATE_DECIMALS} decimals.` }),
+    startDate: z.string().openapi({ format: 'date', example: '2026-01-01' }),
+    endDate: z.string().nullable().openapi({ format: 'date', description: 'Last day of the period (inclusive); null: open-ended.', example: '2026-01-31' }),
   })
   .openapi('Markup');
 const CreateBody = z.strictObject({ markup: markupCreateSchema }).openapi('MarkupCreate');
 const AccountParam = z.object({ id: idParam() });
 const MarkupParams = z.object({ id: idParam(), mid: idParam('mid') });
 
+const common = { tags: ['Markups'], ...bearer('provisioning') };
+const NO_ACCOUNT = 'No such account in this organization.';
+
 const listRoute = createRoute({
   method: 'get',
   path: BASE,
+  operationId: 'listMarkups',
+  description: 'Periods of one account, sorted by startDate then id; X-TotalCount counts all of them.',
+  ...common,
   summary: "The account's markup periods, by startDate then id",
-  ...secured,
-  request: {
-    params: AccountParam,
-    query: z.object({
-      limit: z.string().optional().openapi({ description: 'Page size, 1-100 (default 100).' }),
-      offset: z.string().optional().openapi({ description: '0 or a multiple of limit.' }),
-    }),
-  },
+  request: { params: AccountParam, query: z.object(pagingQuery(100)) },
   responses: {
-    200: { description: 'One page; X-TotalCount counts all pages.', headers: { 'X-TotalCount': { schema: { type: 'integer' } } }, ...jsonContent(z.object({ markups: z.array(MarkupSchema) })) },
-    400: { description: 'A bad parameter, named in the error.' },
-    404: { description: 'No such account in this organization.' },
+    200: { description: 'One page.', headers: TOTAL_COUNT, ...jsonContent(z.object({ markups: z.array(MarkupSchema) })) },
+    ...errorResponses('get', { 400: 'A query parameter breaks its rules, or a malformed path id; details name it.', 404: NO_ACCOUNT }),
   },
 });
 const createMarkupRoute = createRoute({
   method: 'post',
   path: BASE,
+  operationId: 'createMarkup',
+  ...common,
   summary: 'Add a markup period to the account',
   description: 'Periods of one account must not overlap; both ends count, so a period ending 2026-01-31 and one starting 2026-02-01 may coexist, two sharing a day may not. endDate null or missing: open-ended.',
   middleware: [acceptJson()] as const,
-  ...secured,
   request: { params: AccountParam, body: { required: true, ...jsonContent(CreateBody) } },
   responses: {
-    201: { description: 'Created.', ...jsonContent(z.object({ markup: MarkupSchema })) },
-    400: { description: 'Unreadable request (malformed JSON, not {markup: {...}}, bad path id).' },
-    404: { description: 'No such account in this organization.' },
-    415: { description: 'The body is not JSON.' },
-    422: { description: 'A rule is broken (rate, dates, endDate before startDate), or the period overlaps another markup of the account (overlapping_period names it).' },
+    201: { description: 'Created.', headers: LOCATION, ...jsonContent(z.object({ markup: MarkupSchema })) },
+    ...errorResponses('post', {
+      400: 'The request cannot be read: malformed JSON, a body that is not {"markup": {...}}, or a malformed path id.',
+      404: NO_ACCOUNT,
+      413: true,
+      415: true,
+      422: 'A rule is broken (validation_failed: rate, dates, endDate before startDate (before_start), too_precise), or the period overlaps another markup of the account (overlapping_period names it).',
+    }),
   },
 });
 const deleteRoute = createRoute({
   method: 'delete',
   path: `${BASE}/id/{mid}`,
+  operationId: 'deleteMarkup',
+  description: 'Costs of the days the period covered are reported without markup afterwards.',
+  ...common,
   summary: 'Remove a markup period',
-  ...secured,
   request: { params: MarkupParams },
-  responses: { 204: { description: 'Removed; empty body.' }, 404: { description: 'No such account or markup (empty body, as for every DELETE error).' } },
+  responses: {
+    204: { description: 'Removed; empty body.' },
+    ...errorResponses('delete', { 400: 'A malformed path id.', 404: 'No such account, or no such markup of it.', 413: true }),
+  },
 });
 
 export function registerMarkupRoutes(app: OpenAPIHono<AppEnv>, markups: MarkupService): void {

@@ -1,6 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { SCOPES } from '../../config/config.js';
 import type { AppEnv } from '../context.js';
+import { errorResponses } from '../openapi-errors.js';
 
 export const OAUTH_METADATA_PATH = '/.well-known/oauth-authorization-server';
 
@@ -22,8 +23,10 @@ const metadataRoute = createRoute({
   summary: 'OAuth 2.0 authorization server metadata (RFC 8414)',
   description:
     'Lets OAuth client libraries find the token endpoint and its rules by themselves. No token needed. The issuer is https:// plus the Host header the request arrived with, so a proxy in front must pass the Host on.',
+  security: [],
   responses: {
     200: { description: 'The metadata.', content: { 'application/json': { schema: metadataSchema } } },
+    ...errorResponses('get', { 400: 'The raw query string holds a character that must be percent-encoded (unencoded_characters).' }, [500]),
   },
 });
 

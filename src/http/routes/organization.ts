@@ -4,6 +4,8 @@ import { notFound } from '../../shared/errors.js';
 import type { Database } from '../../store/database.js';
 import type { AppEnv } from '../context.js';
 import { acceptJson } from '../middleware/content-type.js';
+import { errorResponses } from '../openapi-errors.js';
+import { bearer, jsonContent, mergePatchContent } from '../openapi-helpers.js';
 
 const OrganizationSchema = z.object({ id: z.number().int(), name: z.string() }).openapi('Organization');
 const OrganizationResponse = z.object({ organization: OrganizationSchema });
@@ -11,40 +13,48 @@ const OrganizationResponse = z.object({ organization: OrganizationSchema });
 const OrganizationPatch = z
   .object({
     organization: z.strictObject({
-      name: z.string().trim().min(1, 'must not be empty').max(ORGANIZATION_NAME_MAX, `must be at most ${ORGANIZATION_NAME_MAX} characters`),
+      name: z
+        .string()
+        .trim()
+        .min(1, 'must not be empty')
+        .max(ORGANIZATION_NAME_MAX, `must be at most ${ORGANIZATION_NAME_MAX} characters`)
+        .openapi({ pattern: '\\S', description: `Stored trimmed: 1-${ORGANIZATION_NAME_MAX} characters after trimming white space.` }),
     }),
   })
   .strict();
 
+const GONE = 'The organization of these credentials no longer exists.';
+
 const getRoute = createRoute({
   method: 'get',
   path: '/provisioning/v0/organization',
+  operationId: 'getOrganization',
+  tags: ['Organization'],
   summary: "The caller's organization",
   description: 'Each set of credentials belongs to exactly one organization; this tells which.',
-  security: [{ bearerAuth: [] }],
-  responses: { 200: { description: 'The organization.', content: { 'application/json': { schema: OrganizationResponse } } } },
+  ...bearer('provisioning'),
+  responses: { 200: { description: 'The organization.', ...jsonContent(OrganizationResponse) }, ...errorResponses('get', { 404: GONE }) },
 });
 
 const patchRoute = createRoute({
   method: 'patch',
   path: '/provisioning/v0/organization',
+  operationId: 'updateOrganization',
+  description: 'Only name can change; it is stored trimmed. The answer is the organization after the change.',
+  tags: ['Organization'],
   summary: "Rename the caller's organization (JSON Merge Patch)",
   middleware: [acceptJson('application/json', 'application/merge-patch+json')] as const,
-  security: [{ bearerAuth: [] }],
-  request: {
-    body: {
-      required: true,
-      content: {
-        'application/json': { schema: OrganizationPatch },
-        'application/merge-patch+json': { schema: OrganizationPatch },
-      },
-    },
-  },
+  ...bearer('provisioning'),
+  request: { body: { required: true, ...mergePatchContent(OrganizationPatch) } },
   responses: {
-    200: { description: 'The organization after the change.', content: { 'application/json': { schema: OrganizationResponse } } },
-    400: { description: 'The body is not JSON or not the wrapper object.' },
-    415: { description: 'The body is not JSON.' },
-    422: { description: 'A field breaks a rule.' },
+    200: { description: 'The organization after the change.', ...jsonContent(OrganizationResponse) },
+    ...errorResponses('patch', {
+      400: 'The request cannot be read: malformed JSON or a body that is not {"organization": {...}}.',
+      404: GONE,
+      413: true,
+      415: true,
+      422: `name is missing, blank after trimming, longer than ${ORGANIZATION_NAME_MAX} characters or not a string, or an unknown field (validation_failed).`,
+    }),
   },
 });
 

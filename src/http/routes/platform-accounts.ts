@@ -7,8 +7,10 @@ import { supportedCurrencies } from '../../reference/fx-rates.js';
 import type { PlatformAccountService } from '../../provisioning/platform-accounts/platform-account-service.js';
 import { ruleIssue } from '../../shared/zod-rules.js';
 import type { AppEnv } from '../context.js';
-import { jsonContent } from '../openapi-helpers.js';
-import { idempotencyOf } from '../idempotency.js';
+import { errorResponses } from '../openapi-errors.js';
+import { bearer, jsonContent, LOCATION, TOTAL_COUNT } from '../openapi-helpers.js';
+import { pagingQuery, platformTypeQuery } from '../openapi-parameters.js';
+import { IDEMPOTENCY_KEY, idempotencyOf } from '../idempotency.js';
 import { acceptJson } from '../middleware/content-type.js';
 import { idParam, pathId } from '../path-ids.js';
 import { invalidParameter, parsePaging, QueryParams } from '../../shared/query-params.js';
@@ -16,7 +18,8 @@ import { JobSchema } from './jobs.js';
 
 const P = '/provisioning/v0';
 const TIME_ZONES = new Set(Intl.supportedValuesOf('timeZone').concat('UTC'));
-const secured = { security: [{ bearerAuth: [] }] };
+const tags = ['Platform accounts'];
+const common = { tags, ...bearer('provisioning') };
 
 const MasterSchema = z
   .object({ id: z.number().int(), name: z.string(), adPlatformType: z.enum(AD_PLATFORM_TYPES), adPlatformId: z.string(), kind: z.enum(['MANAGER', 'RESELLER']) })
@@ -37,85 +40,127 @@ const KnownSchema = z
   })
   .openapi('AdPlatformAccount');
 
-const NewAccountBody = z.strictObject({
-  adPlatformAccount: z.strictObject({
-    name: z.string().min(1, 'must not be empty').max(255, 'must be at most 255 characters'),
-    currency: z.string().superRefine((value, ctx) => {
-      if (!isCurrencyCode(value)) ctx.addIssue(ruleIssue('unknown_currency', `"${value}" is not an ISO 4217 currency code`));
-      else if (!supportedCurrencies().has(value)) ctx.addIssue(ruleIssue('unsupported_currency', noRatesMessage(value)));
+const NewAccountBody = z
+  .strictObject({
+    adPlatformAccount: z.strictObject({
+      name: z.string().min(1, 'must not be empty').max(255, 'must be at most 255 characters'),
+      currency: z
+        .string()
+        .superRefine((value, ctx) => {
+          if (!isCurrencyCode(value)) ctx.addIssue(ruleIssue('unknown_currency', `"${value}" is not an ISO 4217 currency code`));
+          else if (!supportedCurrencies().has(value)) ctx.addIssue(ruleIssue('unsupported_currency', noRatesMessage(value)));
+        })
+        .meta({ enum: [...supportedCurrencies()], description: 'ISO 4217 code of a currency with daily reference rates.' }),
+      timeZone: z
+        .string()
+        .superRefine((value, ctx) => {
+          if (!TIME_ZONES.has(value)) ctx.addIssue(ruleIssue('unknown_time_zone', `"${value}" is not an IANA time zone such as Europe/Berlin`));
+        })
+        .meta({ enum: [...TIME_ZONES], description: 'An IANA time zone (as this Node.js release knows them).' }),
     }),
-    timeZone: z.string().superRefine((value, ctx) => {
-      if (!TIME_ZONES.has(value)) ctx.addIssue(ruleIssue('unknown_time_zone', `"${value}" is not an IANA time zone such as Europe/Berlin`));
-    }),
-  }),
-});
+  })
+  .openapi('AdPlatformAccountCreate');
 const MasterIdParam = z.object({ id: idParam() });
-const paging = {
-  limit: z.string().optional().openapi({ description: '1-100, default 100' }),
-  offset: z.string().optional().openapi({ description: '0 or a multiple of limit' }),
-};
+const BAD_QUERY = 'A query parameter breaks its rules (invalid_parameter, unknown_parameter); details name it.';
+const PLATFORM_DOWN = 'The platform is not answering (platform_unavailable; Retry-After), or the service is at capacity.';
 
 const listMastersRoute = createRoute({
   method: 'get',
   path: `${P}/adplatform-master-accounts`,
+  operationId: 'listMasterAccounts',
+  description: 'Manager (GOOGLE_ADS) and reseller (MICROSOFT_ADVERTISING) accounts are linked to an organization by an operator on the command line, never through this API. Sorted by id.',
+  ...common,
   summary: 'Master accounts (manager / reseller) an operator linked to the organization',
-  ...secured,
-  request: { query: z.object(paging) },
-  responses: { 200: { description: 'One page; X-TotalCount counts all.', ...jsonContent(z.object({ adPlatformMasterAccounts: z.array(MasterSchema) })) } },
+  request: { query: z.object(pagingQuery(100)) },
+  responses: {
+    200: { description: 'One page, by id.', headers: TOTAL_COUNT, ...jsonContent(z.object({ adPlatformMasterAccounts: z.array(MasterSchema) })) },
+    ...errorResponses('get', { 400: BAD_QUERY }),
+  },
 });
 const getMasterRoute = createRoute({
   method: 'get',
   path: `${P}/adplatform-master-accounts/id/{id}`,
+  operationId: 'getMasterAccount',
+  description: 'id, name, platform, the platform\'s own id and the kind (MANAGER or RESELLER).',
+  ...common,
   summary: 'One master account',
-  ...secured,
   request: { params: MasterIdParam },
-  responses: { 200: { description: 'The master account.', ...jsonContent(z.object({ adPlatformMasterAccount: MasterSchema })) }, 404: { description: 'Unknown id.' } },
+  responses: {
+    200: { description: 'The master account.', ...jsonContent(z.object({ adPlatformMasterAccount: MasterSchema })) },
+    ...errorResponses('get', { 400: 'A malformed path id.', 404: 'Unknown id.' }),
+  },
 });
 const underMasterRoute = createRoute({
   method: 'get',
   path: `${P}/adplatform-master-accounts/id/{id}/adplatform-accounts`,
+  operationId: 'listPlatformAccountsUnderMaster',
+  description: 'Asks the platform each time; linked says whether an account of the organization links the platform account already.',
+  ...common,
   summary: 'Platform accounts under a master, as the platform lists them',
-  ...secured,
   request: { params: MasterIdParam },
   responses: {
     200: { description: 'Accounts; linked says whether one of the organization accounts links it.', ...jsonContent(z.object({ adPlatformAccounts: z.array(ListingSchema) })) },
-    404: { description: 'Unknown master.' },
-    503: { description: 'The platform is not answering.' },
+    ...errorResponses('get', { 400: 'A malformed path id.', 404: 'Unknown master.', 422: 'The platform refuses the request (validation_failed: no_access, unknown_at_platform, refused_by_platform).', 503: PLATFORM_DOWN }),
   },
 });
 const createUnderMasterRoute = createRoute({
   method: 'post',
   path: `${P}/adplatform-master-accounts/id/{id}/adplatform-accounts`,
+  operationId: 'createPlatformAccount',
+  ...common,
   summary: 'Create a platform account inside a master (a CREATE_ADPLATFORM_ACCOUNT job)',
-  description: 'Send Idempotency-Key to make retries safe: the same key and body within 24 h return the same job.',
+  description: 'Send Idempotency-Key to make retries safe: the same key and body within 24 h return the same job; the key with another body is a 422 (idempotency_key_reused).',
   middleware: [acceptJson()] as const,
-  ...secured,
-  request: { params: MasterIdParam, body: { required: true, ...jsonContent(NewAccountBody) } },
-  responses: { 202: { description: 'The queued job.', ...jsonContent(z.object({ job: JobSchema })) }, 404: { description: 'Unknown master.' }, 422: { description: 'A rule is broken.' } },
+  request: { params: MasterIdParam, headers: z.object({ 'Idempotency-Key': IDEMPOTENCY_KEY }), body: { required: true, ...jsonContent(NewAccountBody) } },
+  responses: {
+    202: { description: 'The queued job.', headers: LOCATION, ...jsonContent(z.object({ job: JobSchema })) },
+    ...errorResponses('post', {
+      400: 'The request cannot be read: malformed JSON, a body that is not {"adPlatformAccount": {...}}, a malformed path id or Idempotency-Key.',
+      404: 'Unknown master.',
+      413: true,
+      415: true,
+      422: 'A rule is broken (validation_failed: too_long, too_short, unknown_currency, unsupported_currency, unknown_time_zone, ...), or the Idempotency-Key belongs to another request (idempotency_key_reused).',
+    }),
+  },
 });
 const listKnownRoute = createRoute({
   method: 'get',
   path: `${P}/adplatform-accounts`,
+  operationId: 'listPlatformAccounts',
+  description: 'Every platform account the organization linked or created, sorted by id, with the accounts that link it.',
+  ...common,
   summary: 'Platform accounts known to the organization (linked or created)',
-  ...secured,
-  request: { query: z.object({ ...paging, adPlatformType: z.string().optional() }) },
-  responses: { 200: { description: 'One page; X-TotalCount counts all.', ...jsonContent(z.object({ adPlatformAccounts: z.array(KnownSchema) })) } },
+  request: { query: z.object({ ...pagingQuery(100), adPlatformType: platformTypeQuery(false, 'Only accounts of this platform.') }) },
+  responses: {
+    200: { description: 'One page, by id.', headers: TOTAL_COUNT, ...jsonContent(z.object({ adPlatformAccounts: z.array(KnownSchema) })) },
+    ...errorResponses('get', { 400: BAD_QUERY }),
+  },
 });
 const availableRoute = createRoute({
   method: 'get',
   path: `${P}/adplatform-accounts/available`,
+  operationId: 'listAvailablePlatformAccounts',
+  ...common,
   summary: 'FACEBOOK ad accounts the organization may link directly, as the platform lists them',
-  ...secured,
-  request: { query: z.object({ adPlatformType: z.string().openapi({ example: 'FACEBOOK' }) }) },
-  responses: { 200: { description: 'Accounts with linked.', ...jsonContent(z.object({ adPlatformAccounts: z.array(ListingSchema) })) } },
+  description: 'Only FACEBOOK has ad accounts without a master; the search platforms answer an empty list.',
+  request: { query: z.object({ adPlatformType: platformTypeQuery(true, 'The platform; required.') }) },
+  responses: {
+    200: { description: 'Accounts with linked.', ...jsonContent(z.object({ adPlatformAccounts: z.array(ListingSchema) })) },
+    ...errorResponses('get', { 400: BAD_QUERY, 422: 'The platform refuses the request (validation_failed: no_access, refused_by_platform).', 503: PLATFORM_DOWN }),
+  },
 });
 const getKnownRoute = createRoute({
   method: 'get',
   path: `${P}/adplatform-accounts/id/{id}`,
+  operationId: 'getPlatformAccount',
+  description: 'With its currency, time zone, master account (null for FACEBOOK) and the accounts that link it.',
+  ...common,
   summary: 'One platform account known to the organization',
-  ...secured,
   request: { params: z.object({ id: idParam() }) },
-  responses: { 200: { description: 'The platform account.', ...jsonContent(z.object({ adPlatformAccount: KnownSchema })) }, 404: { description: 'Unknown id.' } },
+  responses: {
+    200: { description: 'The platform account.', ...jsonContent(z.object({ adPlatformAccount: KnownSchema })) },
+    ...errorResponses('get', { 400: 'A malformed path id.', 404: 'Unknown id.' }),
+  },
 });
 
 function typeParam(query: QueryParams, required: boolean) {

@@ -8,7 +8,7 @@ import { customFieldType, type LevelDefinition } from '../../catalog/levels.js';
 import { SEGMENTS } from '../../catalog/segments.js';
 import { DEFAULT_STATISTICS } from '../../catalog/statistics.js';
 import type { ReportRequest } from '../../planner/report-plan.js';
-import { commaList, MAX_LIMIT, parseReportQuery, REPORT_PARAMETERS, reportRequest } from '../../reporting/report-request.js';
+import { commaList, MAX_LIMIT, parseReportQuery, reportRequest } from '../../reporting/report-request.js';
 import { CALL_DETAIL_FIELDS, listCallDetails } from '../../reporting/call-details.js';
 import { listMarkupPeriods } from '../../reporting/markup-periods.js';
 import type { ReportService } from '../../reporting/report-service.js';
@@ -17,9 +17,14 @@ import type { Database } from '../../store/database.js';
 import type { AppEnv } from '../context.js';
 import { jsonPageBody } from '../json-page-body.js';
 import { acceptsGzip, CONTENT_TYPES, responseFormat, type ResponseFormat } from '../export-negotiation.js';
+import { errorResponses } from '../openapi-errors.js';
+import { bearer, jsonContent, TOTAL_COUNT } from '../openapi-helpers.js';
+import { commaListParameter, dateQuery, pagingQuery } from '../openapi-parameters.js';
+import { AD_PLATFORM_TYPES } from '../../platforms/connector.js';
+import { EXPRESSION_LIMITS } from '../../planner/expression/expression-types.js';
+import { CAMPAIGN_LABEL_NAME, operationIdOf, reportQuerySchema, reportRowSchema, totalsSchema, WARNINGS } from './reporting-docs.js';
 import { invalidParameter, parsePaging, QueryParams } from '../../shared/query-params.js';
 import { WARNINGS_HEADER, warningsHeader } from '../../reporting/report-warnings.js';
-import { supportedCurrencies } from '../../reference/fx-rates.js';
 
 /** Fast gzip: exports are large and the CPU is shared with DuckDB rendering them. */
 const GZIP_LEVEL = 1;
@@ -53,37 +58,39 @@ async function respond(c: Context<AppEnv>, reports: ReportService, endpoint: Rep
   });
 }
 
-/** `currency`: the codes with reference rates (the service refuses others with 400). */
-const CurrencyParameter = z
-  .enum([...supportedCurrencies()].sort() as [string, ...string[]])
-  .optional()
-  .describe('Convert every money figure per day into this ISO 4217 currency; rows and totals then carry it.');
-const StatisticsSchema = z.record(z.string(), z.number().nullable());
-const TotalsSchema = z
-  .object({ currency: z.string().nullable().describe('the currency of the money totals; null when the rows are in several (see warnings) or there are none') })
-  .catchall(z.number().nullable())
-  .openapi('ReportTotals');
-const WarningSchema = z
-  .object({
-    code: z.enum(['mixed_currencies', 'estimated_fx_rates']),
-    message: z.string(),
-    currencies: z.array(z.string()),
-    firstDay: z.string().optional(),
-    lastDay: z.string().optional(),
-  })
-  .openapi('ReportWarning');
-const ReportRowSchema = z
-  .object({
-    id: z.number().int(),
-    currency: z.string(),
-    segments: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
-    statistics: StatisticsSchema,
-    formulas: StatisticsSchema.optional(),
-    labels: z.record(z.string(), z.string()).optional(),
-    customFields: z.record(z.string(), z.union([z.string(), z.number()]).nullable()).optional(),
-  })
-  .passthrough()
-  .openapi('ReportRow');
+const REPORT_ERRORS = {
+  400: 'A parameter breaks its rules (invalid_parameter, unknown_parameter); details name it, and the position and token in an expression.',
+  406: true,
+  503: 'The service is at capacity, or all export slots are busy (exports.maxConcurrent); Retry-After says when to retry.',
+} as const;
+
+const EXPORT_HEADERS = {
+  'X-TotalCount': { description: 'JSON only: rows of the whole result.', schema: { type: 'integer' as const, minimum: 0 } },
+  'Content-Disposition': { description: 'Exports only: attachment; filename="<path>_<from>_<to>.<format>".', schema: { type: 'string' as const } },
+  [WARNINGS_HEADER]: {
+    description: 'Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD".',
+    schema: { type: 'string' as const },
+  },
+};
+
+function reportResponses(endpoint: ReportEndpoint, campaignLabel: boolean) {
+  const level = endpoint.level;
+  const row = reportRowSchema(endpoint, campaignLabel);
+  return {
+    200: {
+      description:
+        'JSON: one page; `warnings` when totals mix currencies or money was converted at estimated FX rates. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response.',
+      headers: EXPORT_HEADERS,
+      content: {
+        'application/json': { schema: z.object({ [level.plural]: z.array(row), totals: totalsSchema(endpoint), warnings: WARNINGS }) },
+        'text/csv': { schema: z.string().openapi({ description: 'A header row of JSON paths (statistics.clicks, segments.day, ...), then one row per result row.' }) },
+        'application/x-ndjson': { schema: z.string().openapi({ description: 'One JSON object per line, shaped like the JSON rows.' }) },
+        'application/vnd.apache.parquet': { schema: z.string().openapi({ format: 'binary', description: 'A Parquet file, columns as in CSV.' }) },
+      },
+    },
+    ...errorResponses('get', REPORT_ERRORS),
+  };
+}
 
 function routeOf(endpoint: ReportEndpoint) {
   const level = endpoint.level;
@@ -91,45 +98,28 @@ function routeOf(endpoint: ReportEndpoint) {
   return createRoute({
     method: 'get',
     path: `/reporting/v0/${endpoint.path}`,
+    operationId: operationIdOf(endpoint),
+    tags: ['Reporting'],
     summary: endpoint.summary,
-    description: `One row per ${level.path === 'adplatform-accounts' ? 'ad platform account' : level.path.replace(/s$/, '')} (and segment bucket)${special}. See GET /reporting/v0/fields for what this endpoint offers, filters, sorts and embeds.`,
-    security: [{ bearerAuth: [] }],
-    request: {
-      query: z.object(
-        Object.fromEntries([...REPORT_PARAMETERS, level.nameParameter].map((name) => [name, name === 'formulas' ? z.union([z.string(), z.array(z.string())]).optional() : name === 'currency' ? CurrencyParameter : z.string().optional()])),
-      ),
-    },
-    responses: {
-      200: {
-        description:
-          'JSON: one page; X-TotalCount counts the rows of the whole result; `warnings` when totals mix currencies or money was converted at estimated FX rates. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed, its warnings in the Adreport-Warnings header; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response.',
-        headers: {
-          'Adreport-Warnings': {
-            description: 'Exports only, when there is something to say: an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD"',
-            schema: { type: 'string' },
-          },
-        },
-        content: {
-          'application/json': { schema: z.object({ [level.plural]: z.array(ReportRowSchema), totals: TotalsSchema.optional(), warnings: z.array(WarningSchema).optional() }) },
-          'text/csv': { schema: z.string().describe('header row of JSON paths (statistics.clicks, segments.day, ...), then one row per result row') },
-          'application/x-ndjson': { schema: z.string().describe('one JSON object per line, shaped like the JSON rows') },
-          'application/vnd.apache.parquet': { schema: z.string().describe('a Parquet file, columns as in CSV') },
-        },
-      },
-      400: { description: 'A parameter breaks its rules; the error names it (and the position in an expression).' },
-      406: { description: 'Accept names no type the endpoint produces.' },
-      503: { description: 'All export slots are busy (exports.maxConcurrent); Retry-After says when to retry.' },
-    },
+    description: `One row per ${level.path === 'adplatform-accounts' ? 'ad platform account' : level.path.replace(/s$/, '')} (and segment bucket)${special}. See GET /reporting/v0/fields for what this endpoint offers, filters, sorts and embeds. Accept or format= chooses JSON (default), CSV, NDJSON or Parquet; an Accept naming none of them is a 406.`,
+    ...bearer('reporting'),
+    request: { query: reportQuerySchema(endpoint) },
+    responses: reportResponses(endpoint, false),
   });
 }
 
 const fieldsRoute = createRoute({
   method: 'get',
   path: '/reporting/v0/fields',
+  operationId: 'getReportingFields',
+  tags: ['Reporting'],
   summary: 'What each reporting endpoint offers',
   description: 'Per endpoint: statistics (type, additive or ratio), segments, and the fields filter, sort and embed accept.',
-  security: [{ bearerAuth: [] }],
-  responses: { 200: { description: 'The catalogue.', content: { 'application/json': { schema: z.object({ endpoints: z.array(z.record(z.string(), z.unknown())) }) } } } },
+  ...bearer('reporting'),
+  responses: {
+    200: { description: 'The catalogue.', ...jsonContent(z.object({ endpoints: z.array(z.object({ path: z.string() }).catchall(z.unknown())) })) },
+    ...errorResponses('get', {}),
+  },
 });
 
 /** The catalogue as clients see it; built from the same definitions the planner uses. */
@@ -183,22 +173,31 @@ const MarkupPeriodSchema = z
     accountName: z.string(),
     currency: z.string(),
     rate: z.number(),
-    startDate: z.string(),
-    endDate: z.string().nullable(),
+    startDate: z.string().openapi({ format: 'date' }),
+    endDate: z.string().nullable().openapi({ format: 'date' }),
   })
   .openapi('MarkupPeriod');
 
 const markupsRoute = createRoute({
   method: 'get',
   path: '/reporting/v0/markups',
+  operationId: 'listMarkupPeriods',
+  tags: ['Reporting'],
   summary: 'Markup periods of the organization',
   description:
-    'Markup rates applied to cost (costWithMarkup = cost x (1 + rate) on the days of a period). Without dates every period; with startDate/endDate the periods sharing a day with the range. accountId: comma list.',
-  security: [{ bearerAuth: [] }],
-  request: { query: z.object({ startDate: z.string().optional(), endDate: z.string().optional(), accountId: z.string().optional(), limit: z.string().optional(), offset: z.string().optional() }) },
+    'Markup rates applied to cost (costWithMarkup = cost x (1 + rate) on the days of a period). Without dates every period; with startDate/endDate the periods sharing a day with the range.',
+  ...bearer('reporting'),
+  request: {
+    query: z.object({
+      startDate: dateQuery('Only periods that end on or after this day.'),
+      endDate: dateQuery('Only periods that start on or before this day; not before startDate (otherwise 400).'),
+      accountId: commaListParameter({ type: 'integer', format: 'int64', minimum: 1, maximum: 9_999_999_999_999_999 }, { description: 'Only periods of these accounts.' }),
+      ...pagingQuery(MAX_LIMIT),
+    }),
+  },
   responses: {
-    200: { description: 'One page by account, start date and id; X-TotalCount counts all.', content: { 'application/json': { schema: z.object({ markups: z.array(MarkupPeriodSchema) }) } } },
-    400: { description: 'A parameter breaks its rules.' },
+    200: { description: 'One page by account, start date and id.', headers: TOTAL_COUNT, ...jsonContent(z.object({ markups: z.array(MarkupPeriodSchema) })) },
+    ...errorResponses('get', { 400: 'A parameter breaks its rules (invalid_parameter, unknown_parameter); details name it.' }),
   },
 });
 
@@ -219,10 +218,12 @@ const accounts = ENDPOINT_BY_PATH.get('accounts')!;
 const campaignLabelRoute = createRoute({
   ...routeOf(accounts),
   path: '/reporting/v0/accounts/campaign-labels/name/{name}',
+  operationId: 'getAccountStatisticsByCampaignLabel',
   summary: 'Statistics of accounts over their campaigns carrying a campaign label',
   description:
-    'One row per (account, value of the label) for accounts with campaigns carrying the label; statistics over those campaigns only, in the account currency. `campaignGroup` names the campaign group. Rows carry campaignLabel {name, value}.',
-  request: { ...routeOf(accounts).request, params: z.object({ name: z.string() }) },
+    'One row per (account, value of the label) for accounts with campaigns carrying the label; statistics over those campaigns only, in the account currency. `campaignGroup` names the campaign group. Rows carry campaignLabel {name, value}. Parameters as GET /reporting/v0/accounts.',
+  request: { query: reportQuerySchema(accounts), params: z.object({ name: CAMPAIGN_LABEL_NAME }) },
+  responses: reportResponses(accounts, true),
 });
 
 /** Label names as the label endpoints allow them; campaignGroup is kept as sys.campaignGroup. */
@@ -241,8 +242,8 @@ const CallDetailSchema = z
     campaignId: z.number().int(),
     adGroupId: z.number().int(),
     adPlatformAccountId: z.number().int(),
-    adPlatformType: z.string(),
-    startTime: z.string(),
+    adPlatformType: z.enum(AD_PLATFORM_TYPES),
+    startTime: z.string().openapi({ format: 'date-time' }),
     durationSeconds: z.number().int(),
     status: z.string(),
     callType: z.string(),
@@ -252,17 +253,37 @@ const CallDetailSchema = z
   })
   .openapi('CallDetail');
 
+function callDetailsQuerySchema() {
+  const fields = Object.keys(CALL_DETAIL_FIELDS).join(', ');
+  return z.object({
+    startDate: dateQuery('First day (account-local), inclusive. Default: 29 days before endDate. The range, defaults included, must be under five years (otherwise 400).'),
+    endDate: dateQuery('Last day, inclusive; not before startDate, under five years after it (otherwise 400). Default: yesterday (UTC), or startDate when that is later.'),
+    filter: z.string().optional().openapi({
+      maxLength: EXPRESSION_LIMITS.maxLength,
+      description: `One expression as on the statistics endpoints, over the fields ${fields} (isConversion alone is a condition, and compares with true/false or 1/0). Anything else: 400 naming the position and the token.`,
+      param: { examples: { long: { value: 'durationSeconds >= 60' }, converted: { value: 'isConversion && callerCountry == \'US\'' }, platform: { value: "adPlatformType in ['GOOGLE_ADS', 'BING_ADS']" } } },
+    }),
+    sort: z.string().optional().openapi({
+      description: `Comma list of ${fields}, \`-\` for descending; default startTime, ties by id.`,
+      param: { examples: { longest: { value: '-durationSeconds' }, byCampaign: { value: 'campaignId,-startTime' } } },
+    }),
+    ...pagingQuery(MAX_LIMIT),
+  });
+}
+
 const callDetailsRoute = createRoute({
   method: 'get',
   path: '/reporting/v0/call-details',
+  operationId: 'listCallDetails',
+  tags: ['Reporting'],
   summary: 'Single calls of the organization',
   description:
     'Calls whose account-local day lies in startDate..endDate (default the 30 days ending yesterday, UTC). accountId is the account the platform account is linked to: a platform account linked to two accounts gives each call once per account; an unlinked one gives accountId null. filter and sort take the row fields (ADWORDS/BING_ADS accepted for adPlatformType; isConversion compares with true/false or 1/0); default sort startTime, ties by id.',
-  security: [{ bearerAuth: [] }],
-  request: { query: z.object(Object.fromEntries(CALL_DETAIL_PARAMETERS.map((name) => [name, z.string().optional()]))) },
+  ...bearer('reporting'),
+  request: { query: callDetailsQuerySchema() },
   responses: {
-    200: { description: 'One page; X-TotalCount counts all.', content: { 'application/json': { schema: z.object({ callDetails: z.array(CallDetailSchema) }) } } },
-    400: { description: 'A parameter breaks its rules; the error names it (and the position in an expression).' },
+    200: { description: 'One page.', headers: TOTAL_COUNT, ...jsonContent(z.object({ callDetails: z.array(CallDetailSchema) })) },
+    ...errorResponses('get', { 400: 'A parameter breaks its rules (invalid_parameter, unknown_parameter); details name it, and the position and token in an expression.' }),
   },
 });
 

@@ -1,13 +1,27 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { TokenIssuer } from '../../auth/token-issuer.js';
 import { OAuthError } from '../../shared/errors.js';
+import { SCOPES } from '../../config/config.js';
 import type { AppEnv } from '../context.js';
+import { OAuthErrorSchema, type Headers } from '../openapi-errors.js';
+import { jsonContent } from '../openapi-helpers.js';
+
+const SCOPE_LIST = `^(${SCOPES.join('|')})( (${SCOPES.join('|')}))*$`;
+
+const oauthError = (description: string, headers?: Headers) => ({ description, ...(headers ? { headers } : {}), ...jsonContent(OAuthErrorSchema) });
+const NO_STORE: Headers = {
+  'Cache-Control': { description: 'no-store', schema: { type: 'string' } },
+  Pragma: { description: 'no-cache', schema: { type: 'string' } },
+};
 
 const tokenRoute = createRoute({
   method: 'post',
   path: '/token',
+  operationId: 'requestToken',
+  tags: ['Token'],
   summary: 'Get an access token (OAuth 2.0 client credentials grant)',
-  description: 'Authenticate with HTTP Basic (client id and secret, each form-encoded, RFC 6749 2.3.1). Errors follow RFC 6749 5.2.',
+  description:
+    'Authenticate with HTTP Basic (client id and secret, each form-encoded, RFC 6749 2.3.1); never with client_secret in the body. A parameter given twice is invalid_request; unknown parameters are ignored (RFC 6749 3.2). Errors follow RFC 6749 5.2 (OAuthError).',
   security: [{ basicAuth: [] }],
   request: {
     body: {
@@ -16,7 +30,12 @@ const tokenRoute = createRoute({
         'application/x-www-form-urlencoded': {
           schema: z.object({
             grant_type: z.literal('client_credentials'),
-            scope: z.string().optional().openapi({ description: 'Space-separated subset of the client scopes: provisioning, reporting.' }),
+            scope: z
+              .string()
+              .optional()
+              .openapi({ pattern: SCOPE_LIST, description: `Space-separated subset of the client's scopes (${SCOPES.join(', ')}); default all of them. Another scope: 400 invalid_scope.` }),
+            client_id: z.string().optional().openapi({ description: 'Optional (RFC 6749 2.3.1); when sent, it must equal the authenticated client id.' }),
+            client_secret: z.unknown().optional().openapi({ not: {}, description: 'Never in the body: the secret goes in the Basic header (400 invalid_request).' }),
           }),
         },
       },
@@ -24,16 +43,22 @@ const tokenRoute = createRoute({
   },
   responses: {
     200: {
-      description: 'A bearer token.',
-      content: {
-        'application/json': {
-          schema: z.object({ access_token: z.string(), token_type: z.literal('Bearer'), expires_in: z.number().int(), scope: z.string() }),
-        },
-      },
+      description: 'A bearer token; no refresh token (ask again with the same request).',
+      headers: NO_STORE,
+      ...jsonContent(z.object({ access_token: z.string(), token_type: z.literal('Bearer'), expires_in: z.number().int().positive(), scope: z.string() })),
     },
-    400: { description: 'invalid_request, unsupported_grant_type or invalid_scope (RFC 6749 5.2).' },
-    401: { description: 'invalid_client.' },
-    429: { description: 'Too many token requests for one client.' },
+    400: oauthError('invalid_request (body not a form, a missing or repeated parameter, a malformed Basic header, client_secret in the body), unsupported_grant_type or invalid_scope.'),
+    401: oauthError('invalid_client: no Basic header, unknown client, wrong secret or a disabled client.', {
+      'WWW-Authenticate': { description: 'Basic realm="adreport", charset="UTF-8"', schema: { type: 'string' } },
+    }),
+    413: oauthError('invalid_request: the body is larger than 1 MiB.'),
+    429: oauthError('slow_down: more token requests of one client than allowed; Retry-After says when to retry.', {
+      'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer', minimum: 0 } },
+    }),
+    500: oauthError('server_error: an unexpected failure.'),
+    503: oauthError('temporarily_unavailable: the service is at capacity; Retry-After says when to retry.', {
+      'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer', minimum: 0 } },
+    }),
   },
 });
 

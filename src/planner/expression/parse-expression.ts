@@ -10,6 +10,7 @@
  * 3. The jsep tree is turned into the closed Expr union, counting depth and nodes.
  */
 import jsep from 'jsep';
+import { characterCount } from '../../shared/text-length.js';
 import { EXPRESSION_LIMITS, ExpressionError, type Expr } from './expression-types.js';
 import { BINARY_PRECEDENCE, scanTokens, showToken, UNARY_OPERATORS, type Token } from './scan-tokens.js';
 
@@ -221,9 +222,9 @@ function fromJsepError(error: unknown, text: string, tokens: ReadonlyMap<number,
  */
 export function parseExpression(text: string): Expr {
   if (typeof text !== 'string') throw new ExpressionError('The expression must be text', 0, '');
-  if (text.length > EXPRESSION_LIMITS.maxLength) {
+  if (characterCount(text) > EXPRESSION_LIMITS.maxLength) {
     throw new ExpressionError(
-      `The expression is longer than ${EXPRESSION_LIMITS.maxLength} characters (${text.length})`,
+      `The expression is longer than ${EXPRESSION_LIMITS.maxLength} characters (${characterCount(text)})`,
       EXPRESSION_LIMITS.maxLength,
       text.slice(EXPRESSION_LIMITS.maxLength, EXPRESSION_LIMITS.maxLength + 1),
     );

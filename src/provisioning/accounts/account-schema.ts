@@ -34,31 +34,48 @@ const READ_ONLY: Readonly<Record<string, string>> = {
   linkedAdPlatformAccounts: 'links are managed under /accounts/id/{id}/adplatform-accounts',
 };
 
+// readOnly in the document: generated clients leave these out of requests.
 const readOnly = (message: string) =>
   z
     .unknown()
     .optional()
     .superRefine((value, ctx) => {
       if (value !== undefined) ctx.addIssue(ruleIssue('read_only', message));
-    });
+    })
+    .meta({ readOnly: true, description: `Response only; sent, it is a 422 (${message}).` });
 
 const name = z
   .string()
   .max(ACCOUNT_NAME_MAX, `must be at most ${ACCOUNT_NAME_MAX} characters`)
   .superRefine((value, ctx) => {
     if (value.trim() === '') ctx.addIssue(ruleIssue('blank', 'must not be blank'));
-  });
+  })
+  .meta({ pattern: '\\S', maxLength: ACCOUNT_NAME_MAX, description: `1-${ACCOUNT_NAME_MAX} characters, not only white space.` });
 
-const languageCode = z.string().superRefine((value, ctx) => {
-  if (!isKnownLanguage(value)) ctx.addIssue(ruleIssue('not_allowed', `must be one of ${Object.keys(COUNTRIES_BY_LANGUAGE).join(', ')}`));
-});
+const PAIRS = Object.entries(COUNTRIES_BY_LANGUAGE)
+  .map(([language, countries]) => `${language}: ${countries.join(', ')}`)
+  .join('; ');
 
-const countryCode = z.string().regex(/^[A-Z]{2}$/, 'must be a two-letter upper-case country code');
+const languageCode = z
+  .string()
+  .superRefine((value, ctx) => {
+    if (!isKnownLanguage(value)) ctx.addIssue(ruleIssue('not_allowed', `must be one of ${Object.keys(COUNTRIES_BY_LANGUAGE).join(', ')}`));
+  })
+  .meta({ enum: Object.keys(COUNTRIES_BY_LANGUAGE), description: `With countryCode one of the pairs of spec table 2.3 (otherwise 422 not_allowed on countryCode): ${PAIRS}.` });
 
-const currency = z.string().superRefine((value, ctx) => {
-  if (!isCurrencyCode(value)) ctx.addIssue(ruleIssue('unknown_currency', `"${value}" is not an ISO 4217 currency code (upper case, e.g. EUR)`));
-  else if (!supportedCurrencies().has(value)) ctx.addIssue(ruleIssue('unsupported_currency', noRatesMessage(value)));
-});
+const countryCode = z
+  .string()
+  .regex(/^[A-Z]{2}$/, 'must be a two-letter upper-case country code')
+  .meta({ enum: [...new Set(Object.values(COUNTRIES_BY_LANGUAGE).flat())].sort(), description: 'A country of spec table 2.3 that goes with languageCode (see there).' });
+
+/** The document lists the codes with reference rates; the file is read once, at import. */
+const currency = z
+  .string()
+  .superRefine((value, ctx) => {
+    if (!isCurrencyCode(value)) ctx.addIssue(ruleIssue('unknown_currency', `"${value}" is not an ISO 4217 currency code (upper case, e.g. EUR)`));
+    else if (!supportedCurrencies().has(value)) ctx.addIssue(ruleIssue('unsupported_currency', noRatesMessage(value)));
+  })
+  .meta({ enum: [...supportedCurrencies()], description: 'ISO 4217 code of a currency with daily reference rates.' });
 
 const optionalFields = {
   notes: z.string().max(ACCOUNT_NOTES_MAX, `must be at most ${ACCOUNT_NOTES_MAX} characters`).nullable().optional(),
@@ -90,12 +107,16 @@ export const accountWriteSchema = z
   .strictObject({ name, languageCode, countryCode, currency, ...optionalFields })
   .superRefine(checkPair, whenBothCodesAreStrings);
 
+/** The document shows a required field of a patch as not nullable: null is refused (422 required). */
+const REQUIRED_IN_PATCH = { type: 'string' };
+
 /** PATCH: any subset; null clears. Rules that span fields are checked on the merged account. */
 export const accountPatchSchema = z.strictObject({
-  name: name.nullable().optional(),
-  languageCode: languageCode.nullable().optional(),
-  countryCode: countryCode.nullable().optional(),
-  currency: currency.nullable().optional(),
+  // null passes here so that the service can say which required field a patch tried to clear.
+  name: name.nullable().optional().meta(REQUIRED_IN_PATCH),
+  languageCode: languageCode.nullable().optional().meta(REQUIRED_IN_PATCH),
+  countryCode: countryCode.nullable().optional().meta(REQUIRED_IN_PATCH),
+  currency: currency.nullable().optional().meta(REQUIRED_IN_PATCH),
   ...optionalFields,
 });
 

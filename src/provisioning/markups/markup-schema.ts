@@ -19,7 +19,8 @@ const date = z
   .regex(DATE_FORMAT, 'must be a date YYYY-MM-DD')
   .superRefine((value, ctx) => {
     if (DATE_FORMAT.test(value) && !isCalendarDate(value)) ctx.addIssue(ruleIssue('invalid_date', `${value} is not a day of the calendar`));
-  });
+  })
+  .meta({ format: 'date' });
 
 /** A JSON number; more decimals than DECIMAL(9,6) keeps would be silently rounded, so they are refused. */
 const rate = z
@@ -30,22 +31,25 @@ const rate = z
     if (Number(value.toFixed(MARKUP_RATE_DECIMALS)) !== value) {
       ctx.addIssue(ruleIssue('too_precise', `at most ${MARKUP_RATE_DECIMALS} decimals (a fraction: 0.15 is 15 %)`));
     }
-  });
+  })
+  .meta({ multipleOf: 10 ** -MARKUP_RATE_DECIMALS, description: `A fraction on top of cost (0.15 is 15 %), 0-${MARKUP_RATE_MAX}, at most ${MARKUP_RATE_DECIMALS} decimals.` });
 
+// readOnly in the document: generated clients leave these out of requests.
 const readOnly = (message: string) =>
   z
     .unknown()
     .optional()
     .superRefine((value, ctx) => {
       if (value !== undefined) ctx.addIssue(ruleIssue('read_only', message));
-    });
+    })
+    .meta({ readOnly: true, description: `Response only; sent, it is a 422 (${message}).` });
 
 /** The body member of POST .../markups; endDate missing or null is an open-ended period. */
 export const markupCreateSchema = z
   .strictObject({
     rate,
     startDate: date,
-    endDate: date.nullable().optional(),
+    endDate: date.nullable().optional().meta({ description: 'Last day (inclusive), not before startDate (422 before_start); null or missing: open-ended.' }),
     id: readOnly('id is assigned by the service'),
     accountId: readOnly('accountId is the account of the path'),
   })

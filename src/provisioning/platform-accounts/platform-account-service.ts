@@ -1,7 +1,7 @@
 import type { JobService, IdempotentRequest } from '../../jobs/job-service.js';
 import type { StoredJob } from '../../jobs/job-store.js';
 import type { AdPlatformType, PlatformAccount, PlatformDirectory } from '../../platforms/connector.js';
-import { ApiError, conflict, notFound, unprocessable } from '../../shared/errors.js';
+import { conflict, notFound, unprocessable } from '../../shared/errors.js';
 import type { Database } from '../../store/database.js';
 import { accountExists } from '../accounts/account-store.js';
 import { getMasterAccount, listMasterAccounts, type MasterAccount } from './master-account-store.js';
@@ -148,13 +148,5 @@ export class PlatformAccountService {
 
   private async requireAccount(organizationId: number, accountId: number): Promise<void> {
     if (!(await this.db.read((r) => accountExists(r, organizationId, accountId)))) throw notFound(`No account with id ${accountId}.`);
-  }
-}
-
-export function assertNotNoAccess(status: LinkStatus): void {
-  if (status === 'NO_ACCESS') {
-    throw new ApiError(422, 'validation_failed', 'NO_ACCESS is set by the service when the platform revokes access; a client may set READ_WRITE or READ_ONLY.', [
-      { field: 'adPlatformAccount.status', code: 'not_allowed', message: 'NO_ACCESS is set by the service' },
-    ]);
   }
 }

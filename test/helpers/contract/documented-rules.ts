@@ -1,0 +1,170 @@
+import { states, type JsonSchema, type Operation } from './openapi-document.js';
+
+/**
+ * What JSON Schema cannot say and the document says in words: rules that tie two parameters or
+ * two members together, and 422s that depend on stored state or on the platform rather than on
+ * the request. The valid generator applies a rule only where the document states it (in the
+ * description it quotes), so a rule the service enforces but the document omits shows up as a
+ * refused valid request; a valid request may get the 422s listed here.
+ */
+
+/** A request as generated, before it is put on the wire. */
+export interface Draft {
+  pathParams: Record<string, unknown>;
+  query: Record<string, unknown>;
+  headers: Record<string, string>;
+  body?: unknown;
+  contentType?: string;
+  accept?: string;
+}
+
+export interface RuleContext {
+  clientId: string;
+}
+
+const DAY_MS = 86_400_000;
+const FIVE_YEARS_DAYS = 5 * 365;
+
+export interface Rule {
+  readonly name: string;
+  appliesTo(op: Operation, draft: Draft): boolean;
+  /** Where the document says so; the rule is applied only there. */
+  stated(op: Operation): boolean;
+  apply(draft: Draft, ctx: RuleContext, op: Operation): void;
+}
+
+/** Whether the request asks for CSV, NDJSON or Parquet (format= wins over Accept). */
+function isExport(d: Draft): boolean {
+  if (d.query.format !== undefined) return d.query.format !== 'json';
+  return d.accept !== undefined && d.accept !== 'application/json';
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** The member object a body wraps (`{account: {...}}` -> the account), or the body itself. */
+function members(body: unknown): Record<string, unknown> | undefined {
+  if (!isObject(body)) return undefined;
+  const values = Object.values(body);
+  return values.length === 1 && isObject(values[0]) ? values[0] : body;
+}
+
+/** The schema of the first property named `name` anywhere in the request body. */
+function bodyProperty(op: Operation, name: string): JsonSchema | undefined {
+  const visit = (schema: JsonSchema | undefined): JsonSchema | undefined => {
+    if (!schema) return undefined;
+    if (schema.properties?.[name]) return schema.properties[name];
+    for (const child of Object.values(schema.properties ?? {})) {
+      const found = visit(child);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  return Object.values(op.requestBody?.content ?? {})
+    .map((media) => visit(media.schema))
+    .find((found) => found !== undefined);
+}
+
+/** Spec table 2.3 as the languageCode description lists it ("... 2.3 ...: zh: CN, HK; da: DK; ..."). */
+function pairsFrom(description: string): Map<string, string[]> {
+  const table = description.slice(description.indexOf(':', description.indexOf('2.3')) + 1);
+  return new Map(
+    table
+      .split(';')
+      .map((entry) => entry.trim().replace(/\.$/, ''))
+      .filter((entry) => /^[a-z]{2}: /.test(entry))
+      .map((entry) => [entry.slice(0, 2), entry.slice(4).split(', ')]),
+  );
+}
+
+export const RULES: readonly Rule[] = [
+  {
+    name: 'offset is a multiple of limit',
+    appliesTo: (_op, d) => d.query.offset !== undefined,
+    stated: (op) => states(op, 'offset', /multiple of `?limit/),
+    apply: (d, _ctx, op) => {
+      // An export without limit has limit 1000000000 (the offset description says so), so offset 0.
+      d.query.offset = d.query.limit === undefined && isExport(d) && states(op, 'offset', /1000000000/) ? 0 : Number(d.query.limit ?? 100) * (Number(d.query.offset) % 4);
+    },
+  },
+  {
+    name: 'endDate is not before startDate',
+    appliesTo: (_op, d) => typeof d.query.startDate === 'string' && typeof d.query.endDate === 'string',
+    stated: (op) => states(op, 'endDate', /not before startDate/),
+    apply: (d) => {
+      [d.query.startDate, d.query.endDate] = [String(d.query.startDate), String(d.query.endDate)].sort();
+    },
+  },
+  {
+    name: 'the range startDate..endDate (with their defaults) is under five years',
+    appliesTo: (_op, d) => typeof d.query.startDate === 'string' || typeof d.query.endDate === 'string',
+    stated: (op) => states(op, 'startDate', /five years/),
+    apply: (d) => {
+      const yesterday = new Date(Date.now() - DAY_MS).toISOString().slice(0, 10);
+      const start = d.query.startDate as string | undefined;
+      const end = (d.query.endDate as string | undefined) ?? (start !== undefined && start > yesterday ? start : yesterday);
+      let [from, to] = [start ?? end, end].sort() as [string, string];
+      if ((Date.parse(to) - Date.parse(from)) / DAY_MS >= FIVE_YEARS_DAYS) from = new Date(Date.parse(to) - ((Date.parse(from) / DAY_MS) % 400) * DAY_MS).toISOString().slice(0, 10);
+      if (start !== undefined) d.query.startDate = from;
+      if (d.query.endDate !== undefined) d.query.endDate = to;
+    },
+  },
+  {
+    name: 'totals only with the JSON form',
+    appliesTo: (_op, d) => d.query.totals === true && isExport(d),
+    stated: (op) => states(op, 'totals', /JSON only/),
+    apply: (d) => {
+      d.query.totals = false;
+    },
+  },
+  {
+    name: 'client_id in the token form equals the authenticated client',
+    appliesTo: (op, d) => op.path === '/token' && isObject(d.body) && d.body.client_id !== undefined,
+    stated: (op) => /client_id/.test(JSON.stringify(op.requestBody ?? {})) && /must equal/.test(JSON.stringify(op.requestBody ?? {})),
+    apply: (d, ctx) => {
+      (d.body as Record<string, unknown>).client_id = ctx.clientId;
+    },
+  },
+  {
+    name: 'languageCode and countryCode form a pair of spec table 2.3',
+    appliesTo: (_op, d) => typeof members(d.body)?.languageCode === 'string' && typeof members(d.body)?.countryCode === 'string',
+    stated: (op) => pairsFrom(bodyProperty(op, 'languageCode')?.description ?? '').size > 0,
+    apply: (d, _ctx, op) => {
+      const account = members(d.body)!;
+      const countries = pairsFrom(bodyProperty(op, 'languageCode')?.description ?? '').get(String(account.languageCode)) ?? [];
+      if (countries.length > 0 && !countries.includes(String(account.countryCode))) account.countryCode = countries[String(account.countryCode).charCodeAt(0) % countries.length];
+    },
+  },
+  {
+    name: 'a markup endDate is not before its startDate',
+    appliesTo: (_op, d) => typeof members(d.body)?.startDate === 'string' && typeof members(d.body)?.endDate === 'string',
+    stated: (op) => /not before startDate/.test(JSON.stringify(op.requestBody ?? {})),
+    apply: (d) => {
+      const markup = members(d.body)!;
+      const [from, to] = [String(markup.startDate), String(markup.endDate)].sort() as [string, string];
+      markup.startDate = from;
+      markup.endDate = to;
+    },
+  },
+];
+
+/**
+ * 422 detail codes a valid request may get, per operation: each depends on stored state or on
+ * what the platform knows, as the operation's 422 description says.
+ */
+export const STATE_DEPENDENT_422: Readonly<Record<string, readonly string[]>> = {
+  // The platform decides which ids exist and what this organization may see.
+  linkPlatformAccount: ['invalid_format', 'unknown_at_platform', 'no_access', 'refused_by_platform'],
+  listPlatformAccountsUnderMaster: ['no_access', 'unknown_at_platform', 'refused_by_platform'],
+  listAvailablePlatformAccounts: ['no_access', 'refused_by_platform'],
+  listAvailableCampaigns: ['no_access', 'unknown_at_platform', 'refused_by_platform'],
+  // An Idempotency-Key remembered from an earlier request with another body.
+  createPlatformAccount: ['reused'],
+  importCampaign: ['reused'],
+  copyCampaigns: ['reused', 'unknown', 'not_allowed', 'currency_mismatch'],
+  // A patch is checked merged with what is stored.
+  updateAccount: ['not_allowed'],
+  updateAccountLabels: ['too_many'],
+  updateCampaignLabels: ['too_many'],
+  // Periods of one account must not overlap the stored ones.
+  createMarkup: ['overlapping_period'],
+};
