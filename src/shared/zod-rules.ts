@@ -26,7 +26,20 @@ export function issueDetails(issue: Issue): ErrorDetail[] {
       message: `${key} is not a field of this object`,
     }));
   }
+  if (isOverflowedNumber(issue)) {
+    return [{ field: field === '' ? '(body)' : field, code: 'not_finite', message: `must be a finite number: the JSON number is beyond the double range (±${Number.MAX_VALUE})` }];
+  }
   return [{ field: field === '' ? '(body)' : field, code: detailCode(issue), message: issue.message }];
+}
+
+/**
+ * A JSON number too large for a double: JSON.parse makes it ±Infinity, which zod 4 refuses as
+ * not a number (it records what it got in `received`, a member its issue type does not declare).
+ */
+function isOverflowedNumber(issue: Issue): boolean {
+  if (issue.code !== 'invalid_type' || issue.expected !== 'number') return false;
+  const received = (issue as { received?: unknown }).received;
+  return received === 'Infinity' || received === '-Infinity';
 }
 
 function detailCode(issue: Issue): string {
