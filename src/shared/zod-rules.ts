@@ -4,6 +4,28 @@ import { ApiError, type ErrorDetail } from './errors.js';
 type Issue = z.core.$ZodIssue;
 
 /**
+ * Names and label values are one line of text: no C0 control character (U+0000-U+001F, so no
+ * tab or line break either) and no DEL. They end up in CSV cells, filters, logs and UIs.
+ */
+export const SINGLE_LINE = /^[^\u0000-\u001f\u007f]*$/;
+export const SINGLE_LINE_MESSAGE = 'must not contain control characters (U+0000-U+001F, U+007F)';
+/** Free text (notes, text custom fields) keeps tabs and line breaks, but NUL is no text. */
+export const NO_NUL = /^[^\u0000]*$/;
+export const NO_NUL_MESSAGE = 'must not contain NUL (U+0000)';
+
+/** A string schema that refuses control characters as a name does (detail code control_character). */
+export function singleLine<T extends z.ZodString>(schema: T): T {
+  return schema.regex(SINGLE_LINE, SINGLE_LINE_MESSAGE) as T;
+}
+
+/** A string schema that refuses NUL (detail code control_character). */
+export function noNul<T extends z.ZodString>(schema: T): T {
+  return schema.regex(NO_NUL, NO_NUL_MESSAGE) as T;
+}
+
+const CONTROL_PATTERNS = new Set([String(SINGLE_LINE), String(NO_NUL)]);
+
+/**
  * A domain rule broken inside a zod schema, carrying the stable detail code the API reports
  * (`http/validation.ts` reads `params.code`).
  */
@@ -54,7 +76,7 @@ function detailCode(issue: Issue): string {
     case 'too_small':
       return issue.origin === 'string' ? 'too_short' : 'too_small';
     case 'invalid_format':
-      return 'invalid_format';
+      return issue.format === 'regex' && CONTROL_PATTERNS.has(String(issue.pattern)) ? 'control_character' : 'invalid_format';
     case 'invalid_value':
       return 'not_allowed';
     default:

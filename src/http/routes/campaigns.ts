@@ -8,6 +8,7 @@ import { acceptJson } from '../middleware/content-type.js';
 import { jsonContent } from '../openapi-helpers.js';
 import { idParam, pathId } from '../path-ids.js';
 import { invalidParameter, parsePaging, QueryParams } from '../../shared/query-params.js';
+import { singleLine } from '../../shared/zod-rules.js';
 import { JobSchema } from './jobs.js';
 
 const P = '/provisioning/v0';
@@ -30,7 +31,7 @@ const AvailableSchema = z.object({ adPlatformId: z.string(), name: z.string(), s
 const ImportBody = z.strictObject({
   campaign: z.strictObject({
     adPlatformId: z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
-    campaignGroup: z.string().min(1, 'must not be empty').max(255, 'must be at most 255 characters'),
+    campaignGroup: singleLine(z.string().min(1, 'must not be empty').max(255, 'must be at most 255 characters')),
   }),
 });
 

@@ -1,12 +1,13 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { LabelInput, LabelOwner, LabelService } from '../../provisioning/labels/label-service.js';
 import { LABEL_NAME, LABEL_VALUE_MAX, LABELS_MAX } from '../../provisioning/labels.js';
+import { SINGLE_LINE } from '../../shared/zod-rules.js';
 import type { AppEnv } from '../context.js';
 import { acceptJson } from '../middleware/content-type.js';
 import { jsonContent } from '../openapi-helpers.js';
 import { idParam, pathId } from '../path-ids.js';
 
-const RULES = `Names match ${LABEL_NAME.source}, values are strings of at most ${LABEL_VALUE_MAX} characters, at most ${LABELS_MAX} labels.`;
+const RULES = `Names match ${LABEL_NAME.source}, values are strings of at most ${LABEL_VALUE_MAX} characters without control characters, at most ${LABELS_MAX} labels.`;
 
 const LabelsResponse = z.object({ labels: z.record(z.string(), z.string()) }).openapi('Labels');
 
@@ -16,9 +17,9 @@ const LabelsResponse = z.object({ labels: z.record(z.string(), z.string()) }).op
  * The documented value types are the ones the service accepts.
  */
 const labelsObject = (value: z.ZodType) => z.record(z.string(), value).openapi({ description: RULES });
-const ReplaceBody = z.strictObject({ labels: labelsObject(z.unknown().openapi({ type: 'string', maxLength: LABEL_VALUE_MAX })) }).openapi('LabelsReplace');
+const ReplaceBody = z.strictObject({ labels: labelsObject(z.unknown().openapi({ type: 'string', maxLength: LABEL_VALUE_MAX, pattern: SINGLE_LINE.source })) }).openapi('LabelsReplace');
 const PatchBody = z
-  .strictObject({ labels: labelsObject(z.unknown().openapi({ type: ['string', 'null'], maxLength: LABEL_VALUE_MAX })) })
+  .strictObject({ labels: labelsObject(z.unknown().openapi({ type: ['string', 'null'], maxLength: LABEL_VALUE_MAX, pattern: SINGLE_LINE.source })) })
   .openapi('LabelsMergePatch');
 const IdParam = z.object({ id: idParam() });
 

@@ -4,6 +4,7 @@ import { notFound } from '../../shared/errors.js';
 import type { Database } from '../../store/database.js';
 import type { AppEnv } from '../context.js';
 import { acceptJson } from '../middleware/content-type.js';
+import { singleLine } from '../../shared/zod-rules.js';
 
 const OrganizationSchema = z.object({ id: z.number().int(), name: z.string() }).openapi('Organization');
 const OrganizationResponse = z.object({ organization: OrganizationSchema });
@@ -11,7 +12,7 @@ const OrganizationResponse = z.object({ organization: OrganizationSchema });
 const OrganizationPatch = z
   .object({
     organization: z.strictObject({
-      name: z.string().trim().min(1, 'must not be empty').max(ORGANIZATION_NAME_MAX, `must be at most ${ORGANIZATION_NAME_MAX} characters`),
+      name: singleLine(z.string().trim().min(1, 'must not be empty').max(ORGANIZATION_NAME_MAX, `must be at most ${ORGANIZATION_NAME_MAX} characters`)),
     }),
   })
   .strict();

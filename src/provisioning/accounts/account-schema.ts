@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ruleIssue } from '../../shared/zod-rules.js';
+import { noNul, ruleIssue, singleLine } from '../../shared/zod-rules.js';
 import { isCurrencyCode, noRatesMessage } from '../../shared/currencies.js';
 import { supportedCurrencies } from '../../reference/fx-rates.js';
 import { labelsSchema, type Labels } from '../labels.js';
@@ -42,10 +42,7 @@ const readOnly = (message: string) =>
       if (value !== undefined) ctx.addIssue(ruleIssue('read_only', message));
     });
 
-const name = z
-  .string()
-  .max(ACCOUNT_NAME_MAX, `must be at most ${ACCOUNT_NAME_MAX} characters`)
-  .superRefine((value, ctx) => {
+const name = singleLine(z.string().max(ACCOUNT_NAME_MAX, `must be at most ${ACCOUNT_NAME_MAX} characters`)).superRefine((value, ctx) => {
     if (value.trim() === '') ctx.addIssue(ruleIssue('blank', 'must not be blank'));
   });
 
@@ -61,10 +58,10 @@ const currency = z.string().superRefine((value, ctx) => {
 });
 
 const optionalFields = {
-  notes: z.string().max(ACCOUNT_NOTES_MAX, `must be at most ${ACCOUNT_NOTES_MAX} characters`).nullable().optional(),
+  notes: noNul(z.string().max(ACCOUNT_NOTES_MAX, `must be at most ${ACCOUNT_NOTES_MAX} characters`)).nullable().optional(),
   autoImport: z.boolean().nullable().optional(),
   labels: labelsSchema.nullable().optional(),
-  ...Object.fromEntries(TEXT_FIELDS.map((f) => [f, z.string().max(CUSTOM_TEXT_MAX, `must be at most ${CUSTOM_TEXT_MAX} characters`).nullable().optional()])),
+  ...Object.fromEntries(TEXT_FIELDS.map((f) => [f, noNul(z.string().max(CUSTOM_TEXT_MAX, `must be at most ${CUSTOM_TEXT_MAX} characters`)).nullable().optional()])),
   ...Object.fromEntries(NUMBER_FIELDS.map((f) => [f, z.number().nullable().optional()])),
   ...Object.fromEntries(Object.entries(READ_ONLY).map(([key, message]) => [key, readOnly(message)])),
 };
