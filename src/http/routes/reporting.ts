@@ -37,6 +37,8 @@ async function respond(c: Context<AppEnv>, reports: ReportService, endpoint: Rep
     return c.body(body, 200, { 'Content-Type': 'application/json', 'Content-Length': String(length), 'X-TotalCount': String(page.total), Vary: 'Accept' });
   }
   const { plan, stream } = await reports.export(endpoint, request, format);
+  // A client that took nothing for the idle timeout: close its connection, then the export stops as on a disconnect.
+  stream.once('stalled', () => c.env?.outgoing?.destroy());
   const gzip = format !== 'parquet' && acceptsGzip(c.req.header('accept-encoding'));
   const body = gzip ? pipeline(stream, createGzip({ level: GZIP_LEVEL }), () => undefined) : stream;
   const path = request.campaignLabel ? `accounts/campaign-labels/name/${request.campaignLabel.name}` : endpoint.path;
@@ -90,7 +92,7 @@ function routeOf(endpoint: ReportEndpoint) {
       },
       400: { description: 'A parameter breaks its rules; the error names it (and the position in an expression).' },
       406: { description: 'Accept names no type the endpoint produces.' },
-      503: { description: 'All export slots are busy (exports.maxConcurrent); Retry-After says when to retry.' },
+      503: { description: "All export slots are busy (exports.maxConcurrent), or the organization's own ones (exports.maxPerOrganization); Retry-After says when to retry." },
     },
   });
 }
