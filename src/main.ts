@@ -136,7 +136,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
         now().toISOString().slice(0, 10),
       );
     }
-    const exports = new ExportService(db, config.exports.maxConcurrent);
+    const exports = new ExportService(db, config.exports.maxConcurrent, { maxPerOrganization: config.exports.maxPerOrganization, idleTimeoutMs: config.exports.idleTimeoutMs });
     const reports = new ReportService(db, now, exports);
     const app = buildApp({
       db,

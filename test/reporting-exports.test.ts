@@ -21,7 +21,8 @@ import { tempDir } from './helpers/server.js';
  * - the reporting fixture (default config: 2 exports at once, 4 read connections);
  * - "narrow": its own database, ADREPORT_EXPORTS_MAX_CONCURRENT=1 and ADREPORT_DB_READ_CONNECTIONS=1
  *   through the environment layer, to see an export hold its read connection and give it back;
- * - "doomed": a copy of that database, 3 exports at once, shut down while exports stream.
+ * - "doomed": a copy of that database, 3 exports at once, shut down while exports stream;
+ * - "idle": another copy, 1 export and 1 read connection, a 1 s idle-write timeout.
  * Exports read back with csv-parse (CSV), JSON.parse per line (NDJSON) and DuckDB's read_parquet.
  */
 
@@ -300,10 +301,17 @@ interface OwnServer {
 }
 let narrow: OwnServer;
 let doomed: OwnServer;
+let idle: OwnServer;
+/** The idle server's idle-write timeout, shortened from the default 30 s. */
+const IDLE_MS = 1_000;
 
-/** A name and values a CSV writer must quote and escape (DuckDB's also quotes a value holding #). */
-const TRICKY_NAME = 'Müller, "Quote" & Co #1\nZeile 2';
-const TRICKY_LABEL = 'a,"b";\nc ✓';
+/**
+ * A name and values a CSV writer must quote and escape. Names and labels are one line (no control
+ * characters); the line break rides in a text custom field, which free text may hold.
+ */
+const TRICKY_NAME = 'Müller, "Quote" & Co';
+const TRICKY_LABEL = 'a,"b"; c ✓';
+const TRICKY_TEXT = 'x, "y"\nZeile 2';
 
 async function startOwnServer(dbPath: string, credentials: { clientId: string; clientSecret: string }, env: Record<string, string>, overrides: ServiceConfigInput): Promise<OwnServer> {
   const errors: unknown[] = [];
@@ -338,10 +346,12 @@ async function generateOwnDatabase(): Promise<{ dbPath: string; credentials: { c
  * noise first, so that its Parquet (dictionary-encoded, compressed) stays far bigger than the
  * socket buffers and the export is still streaming when the service shuts down.
  */
-async function startOwnServers(): Promise<[OwnServer, OwnServer]> {
+async function startOwnServers(): Promise<[OwnServer, OwnServer, OwnServer]> {
   const own = await generateOwnDatabase();
   const doomedDb = path.join(tempDir('adreport-exports-doomed-'), 'adreport.duckdb');
   fs.copyFileSync(own.dbPath, doomedDb);
+  const idleDb = path.join(tempDir('adreport-exports-idle-'), 'adreport.duckdb');
+  fs.copyFileSync(own.dbPath, idleDb);
   const direct = await DuckDBInstance.create(doomedDb);
   const connection = await direct.connect();
   await connection.run(`UPDATE fact_keyword_daily
@@ -352,7 +362,9 @@ async function startOwnServers(): Promise<[OwnServer, OwnServer]> {
   direct.closeSync();
   return Promise.all([
     startOwnServer(own.dbPath, own.credentials, { ADREPORT_EXPORTS_MAX_CONCURRENT: '1', ADREPORT_DB_READ_CONNECTIONS: '1' }, {}),
-    startOwnServer(doomedDb, own.credentials, {}, { exports: { maxConcurrent: 3 } }),
+    // Three exports of its one organization at once.
+    startOwnServer(doomedDb, own.credentials, {}, { exports: { maxConcurrent: 3, maxPerOrganization: 3 } }),
+    startOwnServer(idleDb, own.credentials, {}, { exports: { maxConcurrent: 1, idleTimeoutMs: IDLE_MS }, database: { readConnections: 1 } }),
   ]);
 }
 
@@ -360,7 +372,7 @@ beforeAll(async () => {
   scratchDir = tempDir('adreport-exports-scratch-');
   duckInstance = await DuckDBInstance.create(':memory:');
   duck = await duckInstance.connect();
-  [fx, [narrow, doomed]] = await Promise.all([startReportingFixture({ scale: '1', days: 30, seed: 7, orgs: 2 }), startOwnServers()]);
+  [fx, [narrow, doomed, idle]] = await Promise.all([startReportingFixture({ scale: '1', days: 30, seed: 7, orgs: 2 }), startOwnServers()]);
   Y = fx.yesterday;
   T = [
     { url: fx.service.url, ca: fx.service.tls?.cert, token: fx.orgs[0]!.token },
@@ -370,7 +382,7 @@ beforeAll(async () => {
   // Text a CSV writer must quote, a label with quotes and a line break, an empty-string custom field.
   const token = fx.orgs[0]!.token;
   world.account = (await fx.sql<{ id: number }>('SELECT id FROM accounts WHERE organization_id = $1 ORDER BY id LIMIT 1', [fx.orgs[0]!.id]))[0]!.id;
-  const patched = await fx.json('PATCH', `/provisioning/v0/accounts/id/${world.account}`, token, { account: { name: TRICKY_NAME, field3: 'x, "y"', field4: '', field21: 42.5 } }, 'application/merge-patch+json');
+  const patched = await fx.json('PATCH', `/provisioning/v0/accounts/id/${world.account}`, token, { account: { name: TRICKY_NAME, field3: TRICKY_TEXT, field4: '', field21: 42.5 } }, 'application/merge-patch+json');
   if (patched.status !== 200) throw new Error(`PATCH account: ${patched.status} ${patched.text}`);
   const labelled = await fx.json('PATCH', `/provisioning/v0/accounts/id/${world.account}/labels`, token, { labels: { note: TRICKY_LABEL } }, 'application/merge-patch+json');
   if (labelled.status !== 200) throw new Error(`PATCH labels: ${labelled.status} ${labelled.text}`);
@@ -381,7 +393,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const server of [narrow, doomed]) {
+  for (const server of [narrow, doomed, idle]) {
     if (!server) continue;
     await server.service.close();
     fs.rmSync(server.dir, { recursive: true, force: true });
@@ -437,6 +449,7 @@ describe('same parameters, same rows and numbers as the JSON form', () => {
         const tricky = rows.find((r) => r.id === world.account) as Record<string, any> | undefined;
         expect(tricky?.name).toBe(TRICKY_NAME);
         expect(tricky?.labels?.note).toBe(TRICKY_LABEL);
+        expect(tricky?.customFields?.field3).toBe(TRICKY_TEXT);
         expect(tricky?.customFields?.field4).toBe('');
         const empty = rows.find((r) => r.id === world.emptyAccount) as Record<string, any> | undefined;
         expect(empty?.statistics?.ctr).toBeNull();
@@ -735,8 +748,9 @@ describe('bad parameters', () => {
         expect(error.details[0].field, label).toBe(field);
       }
     }
-    // Nothing leaked: both export slots are free (two heavy exports are admitted together and held) ...
-    for (const h of await holdAll([T[0], T[0]], HEAVY)) h.req.destroy();
+    // Nothing leaked: both export slots are free (two heavy exports, one per organization as each may
+    // run one, are admitted together and held) ...
+    for (const h of await holdAll([T[0], T[1]], HEAVY)) h.req.destroy();
     await msUntilAdmitted(T[0], 5_000);
     // ... the same export answers the same bytes, and nothing was logged as a failure.
     const after = await exported(T[0], 'campaigns', { format: 'csv', segments: 'Week' });
@@ -844,6 +858,83 @@ describe('concurrency, disconnects and shutdown', () => {
     expect(parseNdjson(whole.text).length).toBeGreaterThan(100);
     expect(narrow.errors).toEqual([]);
   });
+
+  it('per organization: one that holds its slot (default maxConcurrent - 1 = 1) gets 503 for another, while other organizations still export', async () => {
+    expect(serviceConfigSchema.parse({}).exports.maxPerOrganization).toBe(1);
+    expect(serviceConfigSchema.parse({ exports: { maxConcurrent: 4 } }).exports.maxPerOrganization).toBe(3);
+    expect(serviceConfigSchema.parse(mergeConfig(configFromEnv({ ADREPORT_EXPORTS_MAX_CONCURRENT: '4', ADREPORT_EXPORTS_MAX_PER_ORGANIZATION: '2' }), {})).exports.maxPerOrganization).toBe(2);
+    expect(serviceConfigSchema.safeParse({ exports: { maxConcurrent: 2, maxPerOrganization: 3 } }).success, 'more per organization than in all').toBe(false);
+
+    const errorsBefore = fx.errors.length;
+    const [a] = (await holdAll([T[0]], HEAVY)) as [Opened];
+    try {
+      // The service has a free slot, but organization 1 has used its own.
+      const second = await fetchRaw(T[0], 'campaigns', { format: 'csv', limit: 1 });
+      expect(second.status, second.text).toBe(503);
+      expect(JSON.parse(second.text).error).toMatchObject({ code: 'overloaded', message: expect.stringContaining('organization') });
+      expect(second.headers['retry-after']).toMatch(/^[1-9][0-9]*$/);
+      // Organization 2 exports meanwhile, whole.
+      const other = await fetchRaw(T[1], 'campaigns', { format: 'csv', segments: 'Week' });
+      expect(other.status, other.text).toBe(200);
+      expect(other.clean).toBe(true);
+      expect(parseCsv(other.text).rows.length).toBeGreaterThan(10);
+    } finally {
+      a.req.destroy();
+    }
+    expect(await msUntilAdmitted(T[0], 5_000)).toBeLessThan(3_000);
+    expect(fx.errors.slice(errorsBefore)).toEqual([]);
+  });
+
+  it('a client that stops reading loses its export after the idle-write timeout: connection closed, query stopped, slot free', async () => {
+    expect(serviceConfigSchema.parse({}).exports.idleTimeoutMs).toBe(30_000);
+    expect(serviceConfigSchema.parse(mergeConfig(configFromEnv({ ADREPORT_EXPORTS_IDLE_TIMEOUT_MS: '1500' }), {})).exports.idleTimeoutMs).toBe(1_500);
+    const target = idle.target;
+    // ~36 MB of NDJSON, far more than the buffers between DuckDB and a paused client (~4.5 MB).
+    const stalled = await open(target, 'keywords', { segments: 'Day,DeviceType', format: 'ndjson' });
+    expect(stalled.res.statusCode).toBe(200);
+    stalled.res.pause();
+    const start = performance.now();
+    // The one slot and the one read connection are the stalled export's: a JSON report waits.
+    expect((await fetchRaw(target, 'campaigns', { format: 'csv', limit: 1 })).status).toBe(503);
+    const json = fetchRaw(target, 'campaigns', { limit: 5 }).then((res) => ({ res, at: performance.now() }));
+
+    // After the timeout the query is interrupted: the read connection serves the waiting report.
+    const answered = await json;
+    expect(answered.res.status, answered.res.text).toBe(200);
+    expect(answered.at - start, 'the waiting report is answered after the timeout (ms)').toBeGreaterThan(IDLE_MS - 100);
+    expect(answered.at - start, 'the waiting report is answered after the timeout (ms)').toBeLessThan(IDLE_MS + 3_000);
+    // The connection was closed: reading again gets what the buffers held, then a cut response.
+    const rest = await collect(stalled.res);
+    expect(rest.clean, 'the stalled response never completes').toBe(false);
+    expect(rest.raw.length, 'bytes the stalled client still got').toBeLessThan(30_000_000);
+    expect(await msUntilAdmitted(target, 5_000)).toBeLessThan(3_000);
+    expect(idle.errors).toEqual([]);
+  });
+
+  it('a client that reads slowly but keeps reading is never cut by the idle-write timeout', async () => {
+    const { res } = await open(idle.target, 'keywords', { segments: 'Day,DeviceType', format: 'ndjson' });
+    expect(res.statusCode).toBe(200);
+    const body = collect(res);
+    // Stops for 70 % of the timeout after every 8 MB: the export stalls several times, each time
+    // shorter than the timeout, for more than the timeout in all.
+    let sincePause = 0;
+    let pauses = 0;
+    res.on('data', (chunk: Buffer) => {
+      sincePause += chunk.length;
+      if (sincePause < 8_000_000) return;
+      sincePause = 0;
+      pauses++;
+      res.pause();
+      setTimeout(() => res.resume(), IDLE_MS * 0.7);
+    });
+    const { raw, clean } = await body;
+    expect(clean).toBe(true);
+    expect(pauses * IDLE_MS * 0.7, 'time spent paused (ms)').toBeGreaterThan(2 * IDLE_MS);
+    const text = raw.toString('utf8');
+    expect(text.length).toBeGreaterThan(20_000_000);
+    expect(text).not.toContain('export_failed');
+    expect(idle.errors).toEqual([]);
+  }, 60_000);
 
   it('the event loop stays responsive: small JSON reports are served during a big export', async () => {
     const latency = async () => {

@@ -66,7 +66,19 @@ export const serviceConfigSchema = z.object({
     .object({
       /** Exports running at once; each holds a read connection for its whole length, so fewer than readConnections. */
       maxConcurrent: positiveInt.max(16).default(2),
+      /**
+       * Exports one organization may run at once, so that one tenant cannot take every slot;
+       * default maxConcurrent - 1 (at least 1).
+       */
+      maxPerOrganization: positiveInt.max(16).optional(),
+      /** An export whose client took no bytes for this long is aborted: connection closed, query stopped, slot freed. */
+      idleTimeoutMs: positiveInt.max(3_600_000).default(30_000),
     })
+    .refine((exports) => exports.maxPerOrganization === undefined || exports.maxPerOrganization <= exports.maxConcurrent, {
+      message: 'exports.maxPerOrganization must be at most exports.maxConcurrent',
+      path: ['maxPerOrganization'],
+    })
+    .transform((exports) => ({ ...exports, maxPerOrganization: exports.maxPerOrganization ?? Math.max(1, exports.maxConcurrent - 1) }))
     .prefault({}),
   shutdownTimeoutMs: positiveInt.default(10_000),
   jobs: z
@@ -131,7 +143,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServiceConfigInput {
       backoffBaseMs: pick('ADREPORT_JOB_BACKOFF_BASE_MS'),
       maxBackoffMs: pick('ADREPORT_JOB_MAX_BACKOFF_MS'),
     },
-    exports: { maxConcurrent: pick('ADREPORT_EXPORTS_MAX_CONCURRENT') },
+    exports: {
+      maxConcurrent: pick('ADREPORT_EXPORTS_MAX_CONCURRENT'),
+      maxPerOrganization: pick('ADREPORT_EXPORTS_MAX_PER_ORGANIZATION'),
+      idleTimeoutMs: pick('ADREPORT_EXPORTS_IDLE_TIMEOUT_MS'),
+    },
     database: {
       readConnections: pick('ADREPORT_DB_READ_CONNECTIONS'),
       maxQueued: pick('ADREPORT_DB_MAX_QUEUED'),

@@ -16,6 +16,7 @@ import type { MarkupService } from '../provisioning/markups/markup-service.js';
 import type { AppEnv } from './context.js';
 import { makeErrorHandler, notFoundHandler, type ErrorLogger } from './error-mapper.js';
 import { apiGuard } from './middleware/api-guard.js';
+import { compressJson } from './middleware/compress-json.js';
 import { queryEncoding } from './middleware/query-encoding.js';
 import { requestId } from './middleware/request-id.js';
 import { transportGuard } from './middleware/transport-guard.js';
@@ -107,6 +108,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     c.res.headers.set('X-Content-Type-Options', 'nosniff');
     if (!c.res.headers.has('Cache-Control')) c.res.headers.set('Cache-Control', 'no-store');
   });
+  app.use('*', compressJson());
   app.use('*', queryEncoding());
   for (const [prefix, scope] of Object.entries(SCOPE_OF_PREFIX)) {
     app.use(`${prefix}/*`, apiGuard(scope, deps.authenticator, deps.apiRate, deps.nowMs));

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ruleIssue } from '../shared/zod-rules.js';
+import { ruleIssue, singleLine } from '../shared/zod-rules.js';
 
 /** Label rules of supplement 3, shared by accounts and campaigns. */
 export const LABEL_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
@@ -9,7 +9,7 @@ export const LABELS_MAX = 50;
 export type Labels = Readonly<Record<string, string>>;
 
 export const labelsSchema = z
-  .record(z.string(), z.string().max(LABEL_VALUE_MAX, `must be at most ${LABEL_VALUE_MAX} characters`))
+  .record(z.string(), singleLine(z.string().max(LABEL_VALUE_MAX, `must be at most ${LABEL_VALUE_MAX} characters`)))
   .superRefine((labels, ctx) => {
     const names = Object.keys(labels);
     if (names.length > LABELS_MAX) ctx.addIssue(ruleIssue('too_many', `at most ${LABELS_MAX} labels, not ${names.length}`));

@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import type { ReportPlan } from '../planner/report-plan.js';
 import { compileExport, type CompiledExport, type ExportFormat } from '../sql/compile-report.js';
-import { OverloadedError } from '../shared/errors.js';
+import { ApiError, OverloadedError } from '../shared/errors.js';
 import type { Database, Executor } from '../store/database.js';
 
 const run = promisify(execFile);
@@ -15,8 +15,32 @@ const run = promisify(execFile);
 /** How an export that fails after its first byte ends, so a truncated file never looks complete. */
 export const CSV_ERROR_TRAILER = '#adreport-error:';
 
-/** The rendered bytes, and how the export ended: undefined when complete, else why not. */
+/**
+ * The rendered bytes, and how the export ended: undefined when complete, else why not. Emits
+ * 'stalled' (with the Error) when its client took no bytes for the idle timeout, just before it
+ * stops; a transport closes its connection then.
+ */
 export type ExportStream = Readable & { readonly outcome: Promise<Error | undefined> };
+
+/** How many exports run at once, and how long one may wait for its client. */
+export interface ExportLimits {
+  /** Exports of one organization at once (at most the service's maxConcurrent). */
+  readonly maxPerOrganization?: number | undefined;
+  /** No byte taken by the client for this long: the export stops. Unset: it waits for ever (CLI). */
+  readonly idleTimeoutMs?: number | undefined;
+}
+
+/** Seconds a refused export is told to wait. */
+const RETRY_AFTER_SECONDS = 5;
+
+/** 503 for an organization that runs as many exports as it may: the others' slots stay theirs. */
+export class OrganizationExportsBusyError extends ApiError {
+  constructor(limit: number) {
+    super(503, 'overloaded', `This organization already runs ${limit} export${limit === 1 ? '' : 's'}, its limit (exports.maxPerOrganization); retry when one has ended.`, [], {
+      'Retry-After': String(RETRY_AFTER_SECONDS),
+    });
+  }
+}
 
 /**
  * COPY options per format. NDJSON goes through DuckDB's CSV writer, one column of `to_json` text
@@ -41,6 +65,10 @@ export const COPY_OPTIONS: Readonly<Record<ExportFormat, string>> = {
  */
 export class ExportService {
   private running = 0;
+  /** Running exports per organization id. */
+  private readonly runningOf = new Map<number, number>();
+  private readonly maxPerOrganization: number;
+  private readonly idleTimeoutMs: number | undefined;
   private fifoDir: string | undefined;
   private sequence = 0;
   /** Shutdown hooks of the running exports. */
@@ -50,21 +78,34 @@ export class ExportService {
   constructor(
     private readonly db: Database,
     private readonly maxConcurrent: number,
-  ) {}
+    limits: ExportLimits = {},
+  ) {
+    this.maxPerOrganization = Math.min(maxConcurrent, limits.maxPerOrganization ?? maxConcurrent);
+    this.idleTimeoutMs = limits.idleTimeoutMs;
+  }
 
   /**
    * Starts the export and resolves with its stream once the first bytes are there (or the
    * export ended), so a failure before any output is still an HTTP error. Destroying the stream
-   * interrupts the query. 503 when `maxConcurrent` exports run already.
+   * interrupts the query. 503 when the organization runs `maxPerOrganization` exports already,
+   * or the service `maxConcurrent`.
    */
   async open(plan: ReportPlan, format: ExportFormat): Promise<ExportStream> {
-    if (this.closed || this.running >= this.maxConcurrent) throw new OverloadedError(5);
+    const organizationId = plan.organizationId;
+    const ofOrganization = this.runningOf.get(organizationId) ?? 0;
+    if (this.closed) throw new OverloadedError(RETRY_AFTER_SECONDS);
+    if (ofOrganization >= this.maxPerOrganization) throw new OrganizationExportsBusyError(this.maxPerOrganization);
+    if (this.running >= this.maxConcurrent) throw new OverloadedError(RETRY_AFTER_SECONDS);
     this.running++;
+    this.runningOf.set(organizationId, ofOrganization + 1);
     let released = false;
     const release = () => {
       if (!released) {
         released = true;
         this.running--;
+        const left = (this.runningOf.get(organizationId) ?? 1) - 1;
+        if (left > 0) this.runningOf.set(organizationId, left);
+        else this.runningOf.delete(organizationId);
       }
     };
     let fifo: string | undefined;
@@ -126,10 +167,35 @@ export class ExportService {
     const outcome = new Promise<Error | undefined>((resolve) => (settle = resolve));
     /** The last byte handed on: a failure line must start on a line of its own. */
     let lastByte: number | undefined;
+    /**
+     * The idle-write timeout. It runs only while the client holds the export up: the output is
+     * full (DuckDB's pipe paused) and nothing has been taken since. A slow query that has no
+     * bytes yet, or a client that reads slowly but reads, never trips it.
+     */
+    let idleTimer: NodeJS.Timeout | undefined;
+    const idleMs = this.idleTimeoutMs;
+    const waitForClient = () => {
+      if (idleMs === undefined || idleTimer !== undefined || ended) return;
+      idleTimer = setTimeout(() => {
+        idleTimer = undefined;
+        const failure = new Error(`the client took no data for ${idleMs / 1000} s`);
+        abortReason ??= failure.message;
+        // The transport closes its connection first, so the stream then ends as on a disconnect.
+        output.emit('stalled', failure);
+        output.destroy();
+      }, idleMs);
+    };
+    const clientTookData = () => {
+      clearTimeout(idleTimer);
+      idleTimer = undefined;
+    };
+
     /** The export's last words: nothing after success; after a failure a line saying so (Parquet: an aborted response). */
     const finish = (failure: Error | undefined) => {
       if (ended) return;
       ended = true;
+      // Whatever is left is in buffers and the slot is free: the client may take its time.
+      clientTookData();
       settle(failure);
       if (!failure) output.push(null);
       else if (format === 'parquet') output.destroy(failure);
@@ -158,7 +224,9 @@ export class ExportService {
       finish(failure);
     };
     this.active.add(shutdown);
+
     void cleanedUp.finally(() => {
+      clientTookData();
       pipe.destroy();
       fs.rmSync(fifo, { force: true });
       this.active.delete(shutdown);
@@ -168,18 +236,20 @@ export class ExportService {
     const output = new Readable({
       highWaterMark: 256 * 1024,
       read: () => {
+        clientTookData();
         if (abortReason === undefined) pipe.resume();
       },
       destroy: (error, callback) => {
+        clientTookData();
         // Node destroys a stream after its clean end too: then there is nothing to stop.
         if (ended && !error) {
           callback(null);
           return;
         }
         // The client went away (or the response failed): stop the query, nothing more to say.
-        if (!ended) settle(error ?? new Error('the client disconnected'));
+        if (!ended) settle(error ?? new Error(abortReason ?? 'the client disconnected'));
         ended = true;
-        abort('the client disconnected').then(
+        abort(error?.message ?? 'the client disconnected').then(
           () => callback(error),
           () => callback(error),
         );
@@ -187,7 +257,10 @@ export class ExportService {
     });
     pipe.on('data', (chunk: Buffer) => {
       lastByte = chunk[chunk.length - 1];
-      if (!output.push(chunk)) pipe.pause();
+      if (!output.push(chunk)) {
+        pipe.pause();
+        waitForClient();
+      }
     });
     pipe.on('error', (error) => output.destroy(error));
     pipe.on('end', () => {

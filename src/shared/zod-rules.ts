@@ -4,6 +4,35 @@ import { ApiError, type ErrorDetail } from './errors.js';
 type Issue = z.core.$ZodIssue;
 
 /**
+ * Names and label values are one line of text: no C0 control character (U+0000-U+001F, so no
+ * tab or line break either) and no DEL. They end up in CSV cells, filters, logs and UIs.
+ */
+export const SINGLE_LINE = /^[^\u0000-\u001f\u007f]*$/;
+export const SINGLE_LINE_MESSAGE = 'must not contain control characters (U+0000-U+001F, U+007F)';
+/**
+ * The documented pattern of a name that must also hold something besides white space: what the
+ * OpenAPI document states, so generated clients and fuzzers refuse what the service refuses.
+ */
+export const SINGLE_LINE_NOT_BLANK = /^[^\u0000-\u001f\u007f]*[^\s\u0000-\u001f\u007f][^\u0000-\u001f\u007f]*$/;
+/** The same for a name stored trimmed: white space (tabs and line breaks too) may surround it. */
+export const TRIMMED_SINGLE_LINE_NOT_BLANK = /^\s*[^\u0000-\u001f\u007f]*[^\s\u0000-\u001f\u007f][^\u0000-\u001f\u007f]*\s*$/;
+/** Free text (notes, text custom fields) keeps tabs and line breaks, but NUL is no text. */
+export const NO_NUL = /^[^\u0000]*$/;
+export const NO_NUL_MESSAGE = 'must not contain NUL (U+0000)';
+
+/** A string schema that refuses control characters as a name does (detail code control_character). */
+export function singleLine<T extends z.ZodString>(schema: T): T {
+  return schema.regex(SINGLE_LINE, SINGLE_LINE_MESSAGE) as T;
+}
+
+/** A string schema that refuses NUL (detail code control_character). */
+export function noNul<T extends z.ZodString>(schema: T): T {
+  return schema.regex(NO_NUL, NO_NUL_MESSAGE) as T;
+}
+
+const CONTROL_PATTERNS = new Set([String(SINGLE_LINE), String(NO_NUL)]);
+
+/**
  * A domain rule broken inside a zod schema, carrying the stable detail code the API reports
  * (`http/validation.ts` reads `params.code`).
  */
@@ -26,7 +55,20 @@ export function issueDetails(issue: Issue): ErrorDetail[] {
       message: `${key} is not a field of this object`,
     }));
   }
+  if (isOverflowedNumber(issue)) {
+    return [{ field: field === '' ? '(body)' : field, code: 'not_finite', message: `must be a finite number: the JSON number is beyond the double range (±${Number.MAX_VALUE})` }];
+  }
   return [{ field: field === '' ? '(body)' : field, code: detailCode(issue), message: issue.message }];
+}
+
+/**
+ * A JSON number too large for a double: JSON.parse makes it ±Infinity, which zod 4 refuses as
+ * not a number (it records what it got in `received`, a member its issue type does not declare).
+ */
+function isOverflowedNumber(issue: Issue): boolean {
+  if (issue.code !== 'invalid_type' || issue.expected !== 'number') return false;
+  const received = (issue as { received?: unknown }).received;
+  return received === 'Infinity' || received === '-Infinity';
 }
 
 function detailCode(issue: Issue): string {
@@ -41,7 +83,7 @@ function detailCode(issue: Issue): string {
     case 'too_small':
       return issue.origin === 'string' ? 'too_short' : 'too_small';
     case 'invalid_format':
-      return 'invalid_format';
+      return issue.format === 'regex' && CONTROL_PATTERNS.has(String(issue.pattern)) ? 'control_character' : 'invalid_format';
     case 'invalid_value':
       return 'not_allowed';
     default:

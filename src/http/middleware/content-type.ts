@@ -1,10 +1,12 @@
 import type { MiddlewareHandler } from 'hono';
 import { ApiError } from '../../shared/errors.js';
 import type { AppEnv } from '../context.js';
+import { readJsonBody } from './json-body.js';
 
 /**
  * Exact media types for a JSON route. The validator would take any `application/*+json`, which
- * would read an RFC 6902 JSON Patch (`application/json-patch+json`) as a merge patch.
+ * would read an RFC 6902 JSON Patch (`application/json-patch+json`) as a merge patch. Then the
+ * body is read and checked as Unicode text once, for the validator (see readJsonBody).
  */
 export function acceptJson(...mediaTypes: string[]): MiddlewareHandler<AppEnv> {
   const accepted = mediaTypes.length > 0 ? mediaTypes : ['application/json'];
@@ -13,6 +15,7 @@ export function acceptJson(...mediaTypes: string[]): MiddlewareHandler<AppEnv> {
     if (given === undefined || !accepted.includes(given)) {
       throw new ApiError(415, 'unsupported_media_type', `Send the request body as ${accepted.join(' or ')}${given ? `, not ${given}` : ''}.`);
     }
+    await readJsonBody(c);
     await next();
   };
 }

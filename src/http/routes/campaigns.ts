@@ -10,6 +10,7 @@ import { bearer, jsonContent, LOCATION, TOTAL_COUNT } from '../openapi-helpers.j
 import { pagingQuery, queryId } from '../openapi-parameters.js';
 import { idParam, pathId } from '../path-ids.js';
 import { invalidParameter, parsePaging, QueryParams } from '../../shared/query-params.js';
+import { singleLine } from '../../shared/zod-rules.js';
 import { JobSchema } from './jobs.js';
 
 const P = '/provisioning/v0';
@@ -33,7 +34,7 @@ const ImportBody = z
   .strictObject({
     campaign: z.strictObject({
       adPlatformId: z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
-      campaignGroup: z.string().min(1, 'must not be empty').max(255, 'must be at most 255 characters'),
+      campaignGroup: singleLine(z.string().min(1, 'must not be empty').max(255, 'must be at most 255 characters')),
     }),
   })
   .openapi('CampaignImport');

@@ -1,13 +1,14 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { LabelInput, LabelOwner, LabelService } from '../../provisioning/labels/label-service.js';
 import { LABEL_NAME, LABEL_VALUE_MAX, LABELS_MAX } from '../../provisioning/labels.js';
+import { SINGLE_LINE } from '../../shared/zod-rules.js';
 import type { AppEnv } from '../context.js';
 import { acceptJson } from '../middleware/content-type.js';
 import { errorResponses } from '../openapi-errors.js';
 import { bearer, jsonContent, mergePatchContent } from '../openapi-helpers.js';
 import { idParam, pathId } from '../path-ids.js';
 
-const RULES = `Names match ${LABEL_NAME.source}, values are strings of at most ${LABEL_VALUE_MAX} characters, at most ${LABELS_MAX} labels.`;
+const RULES = `Names match ${LABEL_NAME.source}, values are strings of at most ${LABEL_VALUE_MAX} characters without control characters, at most ${LABELS_MAX} labels.`;
 
 const LabelsResponse = z.object({ labels: z.record(z.string(), z.string()) }).openapi('Labels');
 
@@ -31,8 +32,8 @@ function labelsObject(kind: LabelOwner, value: Record<string, unknown>, patch: b
       description: `${RULES}${reserved}${patch ? ` A string sets a label, null deletes one; the result may hold at most ${LABELS_MAX} labels (422 too_many).` : ''}`,
     });
 }
-const replaceBody = (kind: LabelOwner) => z.strictObject({ labels: labelsObject(kind, { type: 'string', maxLength: LABEL_VALUE_MAX }, false) });
-const patchBody = (kind: LabelOwner) => z.strictObject({ labels: labelsObject(kind, { type: ['string', 'null'], maxLength: LABEL_VALUE_MAX }, true) });
+const replaceBody = (kind: LabelOwner) => z.strictObject({ labels: labelsObject(kind, { type: 'string', maxLength: LABEL_VALUE_MAX, pattern: SINGLE_LINE.source }, false) });
+const patchBody = (kind: LabelOwner) => z.strictObject({ labels: labelsObject(kind, { type: ['string', 'null'], maxLength: LABEL_VALUE_MAX, pattern: SINGLE_LINE.source }, true) });
 const IdParam = z.object({ id: idParam() });
 
 const OPERATION_IDS = {

@@ -6,6 +6,7 @@ import type { AppEnv } from '../context.js';
 import { acceptJson } from '../middleware/content-type.js';
 import { errorResponses } from '../openapi-errors.js';
 import { bearer, jsonContent, mergePatchContent } from '../openapi-helpers.js';
+import { singleLine, TRIMMED_SINGLE_LINE_NOT_BLANK } from '../../shared/zod-rules.js';
 
 const OrganizationSchema = z.object({ id: z.number().int(), name: z.string() }).openapi('Organization');
 const OrganizationResponse = z.object({ organization: OrganizationSchema });
@@ -13,12 +14,10 @@ const OrganizationResponse = z.object({ organization: OrganizationSchema });
 const OrganizationPatch = z
   .object({
     organization: z.strictObject({
-      name: z
-        .string()
-        .trim()
-        .min(1, 'must not be empty')
-        .max(ORGANIZATION_NAME_MAX, `must be at most ${ORGANIZATION_NAME_MAX} characters`)
-        .openapi({ pattern: '\\S', description: `Stored trimmed: 1-${ORGANIZATION_NAME_MAX} characters after trimming white space.` }),
+      name: singleLine(z.string().trim().min(1, 'must not be empty').max(ORGANIZATION_NAME_MAX, `must be at most ${ORGANIZATION_NAME_MAX} characters`)).openapi({
+        pattern: TRIMMED_SINGLE_LINE_NOT_BLANK.source,
+        description: `Stored trimmed: 1-${ORGANIZATION_NAME_MAX} characters after trimming white space, none of them a control character.`,
+      }),
     }),
   })
   .strict();

@@ -5,7 +5,7 @@ import { parsePlatformType, ACCEPTED_PLATFORM_NAMES } from '../../platforms/plat
 import { isCurrencyCode, noRatesMessage } from '../../shared/currencies.js';
 import { supportedCurrencies } from '../../reference/fx-rates.js';
 import type { PlatformAccountService } from '../../provisioning/platform-accounts/platform-account-service.js';
-import { ruleIssue } from '../../shared/zod-rules.js';
+import { ruleIssue, singleLine } from '../../shared/zod-rules.js';
 import type { AppEnv } from '../context.js';
 import { errorResponses } from '../openapi-errors.js';
 import { bearer, jsonContent, LOCATION, TOTAL_COUNT } from '../openapi-helpers.js';
@@ -43,7 +43,7 @@ const KnownSchema = z
 const NewAccountBody = z
   .strictObject({
     adPlatformAccount: z.strictObject({
-      name: z.string().min(1, 'must not be empty').max(255, 'must be at most 255 characters'),
+      name: singleLine(z.string().min(1, 'must not be empty').max(255, 'must be at most 255 characters')),
       currency: z
         .string()
         .superRefine((value, ctx) => {

@@ -45,6 +45,8 @@ async function respond(c: Context<AppEnv>, reports: ReportService, endpoint: Rep
     return c.body(body, 200, { 'Content-Type': 'application/json', 'Content-Length': String(length), 'X-TotalCount': String(page.total), Vary: 'Accept' });
   }
   const { plan, stream, warnings } = await reports.export(endpoint, request, format);
+  // A client that took nothing for the idle timeout: close its connection, then the export stops as on a disconnect.
+  stream.once('stalled', () => c.env?.outgoing?.destroy());
   const gzip = format !== 'parquet' && acceptsGzip(c.req.header('accept-encoding'));
   const body = gzip ? pipeline(stream, createGzip({ level: GZIP_LEVEL }), () => undefined) : stream;
   const path = request.campaignLabel ? `accounts/campaign-labels/name/${request.campaignLabel.name}` : endpoint.path;
@@ -61,7 +63,7 @@ async function respond(c: Context<AppEnv>, reports: ReportService, endpoint: Rep
 const REPORT_ERRORS = {
   400: 'A parameter breaks its rules (invalid_parameter, unknown_parameter); details name it, and the position and token in an expression.',
   406: true,
-  503: 'The service is at capacity, or all export slots are busy (exports.maxConcurrent); Retry-After says when to retry.',
+  503: "The service is at capacity, or all export slots are busy (exports.maxConcurrent), or the organization's own ones (exports.maxPerOrganization); Retry-After says when to retry.",
 } as const;
 
 const EXPORT_HEADERS = {

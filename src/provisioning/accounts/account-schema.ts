@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ruleIssue } from '../../shared/zod-rules.js';
+import { noNul, ruleIssue, SINGLE_LINE_NOT_BLANK, singleLine } from '../../shared/zod-rules.js';
 import { isCurrencyCode, noRatesMessage } from '../../shared/currencies.js';
 import { supportedCurrencies } from '../../reference/fx-rates.js';
 import { labelsSchema, type Labels } from '../labels.js';
@@ -44,13 +44,11 @@ const readOnly = (message: string) =>
     })
     .meta({ readOnly: true, description: `Response only; sent, it is a 422 (${message}).` });
 
-const name = z
-  .string()
-  .max(ACCOUNT_NAME_MAX, `must be at most ${ACCOUNT_NAME_MAX} characters`)
+const name = singleLine(z.string().max(ACCOUNT_NAME_MAX, `must be at most ${ACCOUNT_NAME_MAX} characters`))
   .superRefine((value, ctx) => {
     if (value.trim() === '') ctx.addIssue(ruleIssue('blank', 'must not be blank'));
   })
-  .meta({ pattern: '\\S', maxLength: ACCOUNT_NAME_MAX, description: `1-${ACCOUNT_NAME_MAX} characters, not only white space.` });
+  .meta({ pattern: SINGLE_LINE_NOT_BLANK.source, maxLength: ACCOUNT_NAME_MAX, description: `1-${ACCOUNT_NAME_MAX} characters, not only white space, no control characters.` });
 
 const PAIRS = Object.entries(COUNTRIES_BY_LANGUAGE)
   .map(([language, countries]) => `${language}: ${countries.join(', ')}`)
@@ -78,10 +76,10 @@ const currency = z
   .meta({ enum: [...supportedCurrencies()], description: 'ISO 4217 code of a currency with daily reference rates.' });
 
 const optionalFields = {
-  notes: z.string().max(ACCOUNT_NOTES_MAX, `must be at most ${ACCOUNT_NOTES_MAX} characters`).nullable().optional(),
+  notes: noNul(z.string().max(ACCOUNT_NOTES_MAX, `must be at most ${ACCOUNT_NOTES_MAX} characters`)).nullable().optional(),
   autoImport: z.boolean().nullable().optional(),
   labels: labelsSchema.nullable().optional(),
-  ...Object.fromEntries(TEXT_FIELDS.map((f) => [f, z.string().max(CUSTOM_TEXT_MAX, `must be at most ${CUSTOM_TEXT_MAX} characters`).nullable().optional()])),
+  ...Object.fromEntries(TEXT_FIELDS.map((f) => [f, noNul(z.string().max(CUSTOM_TEXT_MAX, `must be at most ${CUSTOM_TEXT_MAX} characters`)).nullable().optional()])),
   ...Object.fromEntries(NUMBER_FIELDS.map((f) => [f, z.number().nullable().optional()])),
   ...Object.fromEntries(Object.entries(READ_ONLY).map(([key, message]) => [key, readOnly(message)])),
 };

@@ -1,8 +1,8 @@
 import type { Executor } from '../../store/database.js';
-import type { SqlValue } from '../../store/sql-values.js';
+import { sqlDouble, type SqlValue } from '../../store/sql-values.js';
 import { labelsFromRows, type Labels } from '../labels.js';
 import { linksOf, type LinkedPlatformAccount } from '../platform-accounts/platform-account-store.js';
-import { CUSTOM_FIELDS, type AccountState } from './account-schema.js';
+import { CUSTOM_FIELDS, NUMBER_FIELDS, type AccountState } from './account-schema.js';
 
 /** Store functions for accounts; every one is scoped by organization. */
 export interface StoredAccount extends AccountState {
@@ -21,7 +21,17 @@ const STATE_COLUMNS = `name, language_code, country_code, currency, notes, auto_
 const SELECT_ACCOUNT = `SELECT id, name, language_code, country_code, currency, notes, auto_import, ${CUSTOM_COLUMNS} FROM accounts`;
 
 function stateValues(state: AccountState): SqlValue[] {
-  return [state.name, state.languageCode, state.countryCode, state.currency, state.notes, state.autoImport, ...CUSTOM_FIELDS.map((f) => state.custom[f] ?? null)];
+  return [state.name, state.languageCode, state.countryCode, state.currency, state.notes, state.autoImport, ...CUSTOM_FIELDS.map((f) => customValue(f, state.custom[f] ?? null))];
+}
+
+/**
+ * field21..field30 are DOUBLE columns, bound as DOUBLE (an integral 1e20 would not bind as the
+ * BIGINT the bindings infer). -0 is stored as 0: JSON.stringify writes -0 as 0, so a stored -0
+ * would read back as 0 here and as -0.0 in a report.
+ */
+function customValue(field: string, value: string | number | null): SqlValue {
+  if (!NUMBER_FIELDS.includes(field) || typeof value !== 'number') return value;
+  return sqlDouble(value === 0 ? 0 : value);
 }
 
 function fromRow(row: Record<string, unknown>, labels: Labels, links: readonly LinkedPlatformAccount[]): StoredAccount {

@@ -2,6 +2,7 @@ import { notFound, unprocessable, type ErrorDetail } from '../../shared/errors.j
 import { characterCount } from '../../shared/text-length.js';
 import type { Database } from '../../store/database.js';
 import { LABEL_NAME, LABEL_VALUE_MAX, LABELS_MAX, labelsFromRows, type Labels } from '../labels.js';
+import { SINGLE_LINE, SINGLE_LINE_MESSAGE } from '../../shared/zod-rules.js';
 import { clientLabels, ownerExists, replaceClientLabels, type LabelOwner } from './label-store.js';
 
 export type { LabelOwner } from './label-store.js';
@@ -80,6 +81,7 @@ function violations(kind: LabelOwner, input: LabelInput, resultSize: number, nul
     if (nullDeletes && value === null) continue;
     if (typeof value !== 'string') details.push({ field, code: 'wrong_type', message: nullDeletes ? 'must be a string, or null to delete the label' : 'must be a string' });
     else if (characterCount(value) > LABEL_VALUE_MAX) details.push({ field, code: 'too_long', message: `must be at most ${LABEL_VALUE_MAX} characters` });
+    else if (!SINGLE_LINE.test(value)) details.push({ field, code: 'control_character', message: SINGLE_LINE_MESSAGE });
   }
   if (resultSize > LABELS_MAX) details.push({ field: 'labels', code: 'too_many', message: `at most ${LABELS_MAX} labels, not ${resultSize}` });
   return details;
