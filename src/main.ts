@@ -138,9 +138,9 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     const tls = plainBehindProxy
       ? undefined
       : await loadTls({ tlsCert: config.tlsCert, tlsKey: config.tlsKey, dataDir: path.dirname(path.resolve(config.dbPath)), nowMs: nowMs() });
-    const api = await listenApi(app.fetch, { host: config.host, port: config.port, tls });
+    const api = await listenApi(app.fetch, { host: config.host, port: config.port, tls, limits: config.http });
     listeners.push(api);
-    if (config.httpPort !== undefined) listeners.push(await listenPlainHttpRefusal({ host: config.host, port: config.httpPort }));
+    if (config.httpPort !== undefined) listeners.push(await listenPlainHttpRefusal({ host: config.host, port: config.httpPort, limits: config.http }));
     await jobRunner.start();
     // The periodic platform sync: campaigns created later at a platform get imported too.
     platformSync = setInterval(() => {

@@ -1,0 +1,79 @@
+import type { TransportError } from './transport-error.js';
+
+/** The methods the service implements; any other is 501 (RFC 9110 9.1), on every path. */
+export const IMPLEMENTED_METHODS: readonly string[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/**
+ * Longest request target (path and query) served, in bytes: nginx's and Apache's default too.
+ * The longest report URL a client can reasonably build (20 formulas and a 2,000-character
+ * filter, percent-encoded) is about 5.4 KiB.
+ */
+export const MAX_REQUEST_TARGET_BYTES = 8 * 1024;
+
+/** The parts of a parsed request head the checks read (an IncomingMessage has them). */
+export interface RequestHead {
+  readonly method?: string | undefined;
+  readonly url?: string | undefined;
+  readonly httpVersion: string;
+  readonly rawHeaders: readonly string[];
+}
+
+export function notImplemented(method: string): TransportError {
+  return {
+    status: 501,
+    code: 'not_implemented',
+    message: `The method ${method} is not implemented; this service implements ${IMPLEMENTED_METHODS.join(', ')}.`,
+  };
+}
+
+export const URI_TOO_LONG: TransportError = {
+  status: 414,
+  code: 'uri_too_long',
+  message: `The request target (path and query) is longer than ${MAX_REQUEST_TARGET_BYTES} bytes.`,
+};
+
+/**
+ * What the service refuses before routing, in this order: a target over the limit (414), a
+ * method it does not implement (501), a Host header RFC 9112 3.2 calls bad (400).
+ */
+export function checkRequestHead(head: RequestHead): TransportError | undefined {
+  const target = head.url ?? '';
+  if (Buffer.byteLength(target, 'latin1') > MAX_REQUEST_TARGET_BYTES) return URI_TOO_LONG;
+  const method = head.method ?? '';
+  if (!IMPLEMENTED_METHODS.includes(method)) return notImplemented(method);
+  return checkHost(head, target);
+}
+
+// uri-host [":" port]: a bracketed IPv6 literal, or reg-name / IPv4 characters (RFC 3986 3.2.2).
+const HOST_VALUE = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]+)(?::\d{0,5})?$/;
+
+function checkHost(head: RequestHead, target: string): TransportError | undefined {
+  const hosts: string[] = [];
+  for (let i = 0; i < head.rawHeaders.length; i += 2) {
+    if (head.rawHeaders[i]!.toLowerCase() === 'host') hosts.push(head.rawHeaders[i + 1]!);
+  }
+  if (hosts.length > 1) return badHost(`The request has ${hosts.length} Host headers; HTTP/1.1 allows exactly one (RFC 9112 3.2).`);
+  const host = hosts[0];
+  if (host === undefined) {
+    return head.httpVersion === '1.0' ? undefined : badHost('The request has no Host header; HTTP/1.1 requires one (RFC 9112 3.2).');
+  }
+  if (!HOST_VALUE.test(host)) return badHost(`The Host header ${JSON.stringify(host)} is not a host with an optional port.`);
+  // RFC 9112 3.2.2 lets a server take the target's host and ignore Host; refusing a mismatch
+  // instead keeps every layer (proxy, logs, this service) agreeing on which host was asked.
+  const absolute = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/(?:[^/?#@]*@)?([^/?#]*)/.exec(target);
+  if (absolute && comparableHost(absolute[2]!, absolute[1]!) !== comparableHost(host, absolute[1]!)) {
+    return badHost(`The Host header ${JSON.stringify(host)} differs from the host of the request target ${JSON.stringify(absolute[2])}.`);
+  }
+  return undefined;
+}
+
+/** Lower case, without the scheme's default port: `LOCALHOST:443` and `localhost` are one host for https. */
+function comparableHost(authority: string, scheme: string): string {
+  const defaultPort = { http: ':80', https: ':443' }[scheme.toLowerCase()];
+  const lower = authority.toLowerCase();
+  return defaultPort !== undefined && lower.endsWith(defaultPort) ? lower.slice(0, -defaultPort.length) : lower;
+}
+
+function badHost(message: string): TransportError {
+  return { status: 400, code: 'bad_request', message };
+}
