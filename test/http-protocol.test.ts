@@ -66,6 +66,23 @@ describe('methods the service does not implement (RFC 9110 15.6.2)', () => {
   });
 });
 
+describe('request target forms (RFC 9112 3.2)', () => {
+  it('answers OPTIONS * with 204 and the methods the service implements', async () => {
+    const res = await raw('OPTIONS * HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    expect(res.status).toBe(204);
+    expect(res.headers.allow).toBe(IMPLEMENTED);
+  });
+
+  it('answers a target that is neither a path nor an absolute URL 400 in the envelope', async () => {
+    for (const target of ['*', 'health', 'localhost:443']) {
+      const res = await raw(`GET ${target} HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+      expect(res.status, target).toBe(400);
+      expectEnvelope(res, 400, 'bad_request');
+      expect(res.json.error.message).toContain('neither a path nor an absolute URL');
+    }
+  });
+});
+
 describe('request target length (RFC 9110 15.5.15)', () => {
   const target = (length: number) => {
     const prefix = '/provisioning/v0/accounts?x=';
@@ -166,6 +183,13 @@ describe('Host (RFC 9112 3.2)', () => {
     expect(differing.json.error.message).toMatch(/evil\.example/);
     const matching = await raw(`GET https://localhost:${port}/health HTTP/1.1\r\nHost: LOCALHOST:${port}\r\nConnection: close\r\n\r\n`);
     expect(matching.status).toBe(200);
+  });
+
+  it('answers an HTTP/1.0 request without Host 400 in the envelope too', async () => {
+    const res = await raw('GET /health HTTP/1.0\r\n\r\n');
+    expect(res.status).toBe(400);
+    expectEnvelope(res, 400, 'bad_request');
+    expect(res.json.error.message).toMatch(/no Host header/);
   });
 
   it('answers a Host that is not host[:port] 400', async () => {

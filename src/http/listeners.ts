@@ -6,8 +6,8 @@ import type { ServiceConfig } from '../config/config.js';
 import type { TlsMaterial } from './tls.js';
 import { ConnectionCounter, gateConnections, gateTlsPort, type TlsPortGate } from './transport/connection-gate.js';
 import { answerParserErrors } from './transport/parser-errors.js';
-import { checkRequestHead } from './transport/request-head.js';
-import { sendTransportError, type TransportError } from './transport/transport-error.js';
+import { asksServerOptions, checkRequestHead, IMPLEMENTED_METHODS } from './transport/request-head.js';
+import { requestIdFor, sendTransportError, type TransportError } from './transport/transport-error.js';
 import { closeIfBodyUnread } from './transport/unread-body.js';
 
 type FetchHandler = Parameters<typeof getRequestListener>[0];
@@ -70,9 +70,16 @@ export function listenApi(fetch: FetchHandler, options: { host: string; port: nu
     // (too long a target, an unknown method, a doubtful Host) may be one a proxy read otherwise.
     const refused = checkRequestHead(req);
     if (refused) return sendTransportError(req, res, refused, { secure, close: true });
+    if (asksServerOptions(req)) return answerServerOptions(req, res);
     handlers.track(listener(req, res));
   });
   return listen(server, options.host, options.port, handlers, gate);
+}
+
+/** `OPTIONS *` asks what the server implements (RFC 9110 9.3.7); the app's routes know only paths. */
+function answerServerOptions(req: http.IncomingMessage, res: http.ServerResponse): void {
+  res.writeHead(204, { Allow: IMPLEMENTED_METHODS.join(', '), 'Cache-Control': 'no-store', 'X-Request-Id': requestIdFor(req.headers['x-request-id']) });
+  res.end();
 }
 
 /** Spec 5.7: requests over plain HTTP are not served; every one gets the 404 error body, and the connection closes. */

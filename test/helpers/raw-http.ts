@@ -79,6 +79,7 @@ function rawExchange(connect: () => net.Socket, readyEvent: string, exchange: Ra
 function isComplete(text: string): boolean {
   const split = text.indexOf('\r\n\r\n');
   if (split < 0) return false;
+  if (/^HTTP\/1\.[01] (204|304)/.test(text)) return true;
   const length = /\r\ncontent-length: *(\d+)/i.exec(text.slice(0, split + 2))?.[1];
   return length !== undefined && Buffer.byteLength(text.slice(split + 4)) >= Number(length);
 }

@@ -1,4 +1,4 @@
-import { MAX_REQUEST_TARGET_BYTES, notImplemented, URI_TOO_LONG } from './request-head.js';
+import { checkTargetForm, MAX_REQUEST_TARGET_BYTES, notImplemented, URI_TOO_LONG } from './request-head.js';
 import type { TransportError } from './transport-error.js';
 
 /** What Node's HTTP parser attaches to the errors it emits as `clientError`. */
@@ -37,8 +37,11 @@ export function replyToClientError(error: ParserError): TransportError | undefin
       return overflowEndsRequestLine(packet, error.bytesParsed ?? 0) ? URI_TOO_LONG : HEAD_TOO_LARGE;
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
       return { status: 413, code: 'payload_too_large', message: 'The chunk extensions of the request body are too large.' };
-    case 'HPE_INVALID_URL':
-      return UNENCODED;
+    case 'HPE_INVALID_URL': {
+      // The parser also refuses a target of the wrong form (`GET health`), which is no encoding problem.
+      const target = /^[A-Z]+ (\S+)/.exec(packet)?.[1];
+      return (target !== undefined && checkTargetForm(target)) || UNENCODED;
+    }
     default:
       return hasRawSpaceInTarget(packet) ? UNENCODED : badRequest();
   }

@@ -32,16 +32,35 @@ export const URI_TOO_LONG: TransportError = {
   message: `The request target (path and query) is longer than ${MAX_REQUEST_TARGET_BYTES} bytes.`,
 };
 
+/** An absolute-form target (RFC 9112 3.2.2): scheme, then the authority (userinfo dropped). */
+const ABSOLUTE_FORM = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/(?:[^/?#@]*@)?([^/?#]*)/;
+
+/** `OPTIONS *` (RFC 9110 9.3.7): a question about the server in general, not about a resource. */
+export function asksServerOptions(head: RequestHead): boolean {
+  return head.method === 'OPTIONS' && head.url === '*';
+}
+
 /**
  * What the service refuses before routing, in this order: a target over the limit (414), a
- * method it does not implement (501), a Host header RFC 9112 3.2 calls bad (400).
+ * method it does not implement (501), a target that is neither a path nor an absolute URL
+ * (400), a Host header RFC 9112 3.2 calls bad (400).
  */
 export function checkRequestHead(head: RequestHead): TransportError | undefined {
   const target = head.url ?? '';
   if (Buffer.byteLength(target, 'latin1') > MAX_REQUEST_TARGET_BYTES) return URI_TOO_LONG;
   const method = head.method ?? '';
   if (!IMPLEMENTED_METHODS.includes(method)) return notImplemented(method);
+  if (!asksServerOptions(head)) {
+    const form = checkTargetForm(target);
+    if (form) return form;
+  }
   return checkHost(head, target);
+}
+
+/** A target must be a path (origin-form) or an absolute URL; `*` only with OPTIONS, authority-form only with CONNECT (501). */
+export function checkTargetForm(target: string): TransportError | undefined {
+  if (target.startsWith('/') || ABSOLUTE_FORM.test(target)) return undefined;
+  return badRequest(`The request target ${JSON.stringify(target.slice(0, 100))} is neither a path nor an absolute URL.`);
 }
 
 // uri-host [":" port]: a bracketed IPv6 literal, or reg-name / IPv4 characters (RFC 3986 3.2.2).
@@ -52,17 +71,16 @@ function checkHost(head: RequestHead, target: string): TransportError | undefine
   for (let i = 0; i < head.rawHeaders.length; i += 2) {
     if (head.rawHeaders[i]!.toLowerCase() === 'host') hosts.push(head.rawHeaders[i + 1]!);
   }
-  if (hosts.length > 1) return badHost(`The request has ${hosts.length} Host headers; HTTP/1.1 allows exactly one (RFC 9112 3.2).`);
+  if (hosts.length > 1) return badRequest(`The request has ${hosts.length} Host headers; HTTP/1.1 allows exactly one (RFC 9112 3.2).`);
   const host = hosts[0];
-  if (host === undefined) {
-    return head.httpVersion === '1.0' ? undefined : badHost('The request has no Host header; HTTP/1.1 requires one (RFC 9112 3.2).');
-  }
-  if (!HOST_VALUE.test(host)) return badHost(`The Host header ${JSON.stringify(host)} is not a host with an optional port.`);
+  // HTTP/1.0 may omit Host, but the service needs it to know the request's URL, so it is required for both.
+  if (host === undefined) return badRequest('The request has no Host header; HTTP/1.1 requires one (RFC 9112 3.2), and so does this service for HTTP/1.0.');
+  if (!HOST_VALUE.test(host)) return badRequest(`The Host header ${JSON.stringify(host)} is not a host with an optional port.`);
   // RFC 9112 3.2.2 lets a server take the target's host and ignore Host; refusing a mismatch
   // instead keeps every layer (proxy, logs, this service) agreeing on which host was asked.
-  const absolute = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/(?:[^/?#@]*@)?([^/?#]*)/.exec(target);
+  const absolute = ABSOLUTE_FORM.exec(target);
   if (absolute && comparableHost(absolute[2]!, absolute[1]!) !== comparableHost(host, absolute[1]!)) {
-    return badHost(`The Host header ${JSON.stringify(host)} differs from the host of the request target ${JSON.stringify(absolute[2])}.`);
+    return badRequest(`The Host header ${JSON.stringify(host)} differs from the host of the request target ${JSON.stringify(absolute[2])}.`);
   }
   return undefined;
 }
@@ -74,6 +92,6 @@ function comparableHost(authority: string, scheme: string): string {
   return defaultPort !== undefined && lower.endsWith(defaultPort) ? lower.slice(0, -defaultPort.length) : lower;
 }
 
-function badHost(message: string): TransportError {
+function badRequest(message: string): TransportError {
   return { status: 400, code: 'bad_request', message };
 }
