@@ -84,11 +84,13 @@ function answerServerOptions(req: http.IncomingMessage, res: http.ServerResponse
 
 /** Spec 5.7: requests over plain HTTP are not served; every one gets the 404 error body, and the connection closes. */
 function plainHttpRefusal(limits: TransportLimits): http.Server {
-  const server = http.createServer(httpServerOptions(limits), (req, res) => {
+  const server = http.createServer(httpServerOptions(limits));
+  const noteResponse = answerParserErrors(server, false);
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    noteResponse(req, res);
     closeIfBodyUnread(req, res);
     sendTransportError(req, res, HTTPS_REQUIRED, { secure: false, close: true });
   });
-  answerParserErrors(server, false);
   return server;
 }
 
