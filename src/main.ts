@@ -170,10 +170,10 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     const tls = plainBehindProxy
       ? undefined
       : await loadTls({ tlsCert: config.tlsCert, tlsKey: config.tlsKey, dataDir: path.dirname(path.resolve(config.dbPath)), nowMs: nowMs() });
-    const api = await listenApi(app.fetch, { host: config.host, port: config.port, tls }).catch(portInUse('port', config.port, config.host));
+    const api = await listenApi(app.fetch, { host: config.host, port: config.port, tls, limits: config.http }).catch(portInUse('port', config.port, config.host));
     listeners.push(api);
     if (config.httpPort !== undefined) {
-      listeners.push(await listenPlainHttpRefusal({ host: config.host, port: config.httpPort }).catch(portInUse('httpPort', config.httpPort, config.host)));
+      listeners.push(await listenPlainHttpRefusal({ host: config.host, port: config.httpPort, limits: config.http }).catch(portInUse('httpPort', config.httpPort, config.host)));
     }
     await jobRunner.start();
     // The periodic platform sync: campaigns created later at a platform get imported too.

@@ -246,7 +246,13 @@ describe('admin commands while serve holds the file and with the file free', () 
       expect((await viaHttp()).status).toBe(503);
       const cliWhileBusy = await cli('export', '--org', String(generated.id), '--endpoint', 'campaigns', '--out', path.join(dir, 'busy.csv'));
       expect(cliWhileBusy.code).toBe(1);
-      expect(cliWhileBusy.stderr).toMatch(/^adreport: the server runs as many exports as it allows at once \(ADREPORT_EXPORTS_MAX_CONCURRENT\); try again in 5 s\n$/);
+      // One slot in all makes the organization's own limit 1 too: that is the reason given.
+      expect(cliWhileBusy.stderr).toMatch(/^adreport: the organization runs as many exports as it may at once \(ADREPORT_EXPORTS_MAX_PER_ORGANIZATION\); try again in 5 s\n$/);
+      // Another organization is within its own limit, but the one slot of the service is taken.
+      const other = json(await cli('orgs', 'create', '--name', 'Other tenant', '--json')).organization;
+      const otherWhileBusy = await cli('export', '--org', String(other.id), '--endpoint', 'campaigns', '--out', path.join(dir, 'busy-other.csv'));
+      expect(otherWhileBusy.code).toBe(1);
+      expect(otherWhileBusy.stderr).toMatch(/^adreport: the server runs as many exports as it allows at once \(ADREPORT_EXPORTS_MAX_CONCURRENT\); try again in 5 s\n$/);
       expect(fs.readdirSync(dir).filter((name) => name.startsWith('busy'))).toEqual([]);
       socket.destroy();
       let status = 0;

@@ -171,6 +171,12 @@ async function run(probe: Probe, orgIndex: number): Promise<Outcome> {
   const query = encodeQuery({ ...defaults, ...probe.query });
   const request = `/${probe.level.path}?${query.length > 160 ? `${query.slice(0, 160)}…` : query}`;
   const res = await fx.report(probe.level.path, org.token, query);
+  // A target over 12 KiB is refused before the app: 414, or 431 once the head passes Node's 16 KiB (README: Errors).
+  if (res.status === 414 || res.status === 431) {
+    const targetBytes = Buffer.byteLength(`/reporting/v0/${probe.level.path}?${query}`);
+    if (targetBytes > 12 * 1024 && typeof res.json?.error?.code === 'string') return { request, status: res.status };
+    return { request, status: res.status, problem: `${res.status} for a target of ${targetBytes} bytes: ${res.text.slice(0, 200)}` };
+  }
   if (res.status === 400) {
     if (typeof res.json?.error?.code !== 'string') return { request, status: res.status, problem: `400 without an error body: ${res.text.slice(0, 200)}` };
     return { request, status: res.status };
@@ -218,7 +224,7 @@ function summarize(outcomes: Outcome[]): string[] {
 
 describe('reporting: an injection corpus through every text parameter of every level', () => {
   for (const level of LEVELS) {
-    it(`/${level.path}: 200 or 400, own rows only, literals stay literals`, async () => {
+    it(`/${level.path}: 200 or 400 (414/431 past the target limit), own rows only, literals stay literals`, async () => {
       const levelIndex = LEVELS.indexOf(level);
       const probes = CORPUS.flatMap((payload, i) =>
         // Each payload on every other level (so each on three levels, and each level gets half of

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { serviceConfigSchema } from '../src/config/config.js';
 import { startService, type RunningService } from '../src/main.js';
 import { HttpClient } from './helpers/http.js';
+import { rawTcp } from './helpers/raw-http.js';
 import { startTestServer, tempDir, type TestServer } from './helpers/server.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -87,6 +88,29 @@ describe('HTTPS (DESIGN D7, spec 5.7)', () => {
       expect(res.status).toBe(404);
       expect(res.json.error).toMatchObject({ status: 404, code: 'https_required', requestId: 'plain-1' });
     }
+  });
+});
+
+describe('plain HTTP sent to the HTTPS port', () => {
+  it('gets the 404 https_required error body, while TLS on the same port is served', async () => {
+    const server = await track(await startTestServer());
+    const plain = new HttpClient(`http://127.0.0.1:${server.service.port}`);
+    cleanups.push(() => plain.close());
+    for (const [method, path] of [['GET', '/health'], ['POST', '/token'], ['DELETE', '/provisioning/v0/accounts/id/1']] as const) {
+      const res = await plain.request(method, path, { headers: { 'x-request-id': 'plain-on-tls' }, body: method === 'POST' ? 'grant_type=client_credentials' : undefined });
+      expect(res.status, `${method} ${path}`).toBe(404);
+      expect(res.headers.connection).toBe('close');
+      if (method === 'DELETE') expect(res.text).toBe('');
+      else expect(res.json.error).toMatchObject({ status: 404, code: 'https_required', requestId: 'plain-on-tls' });
+    }
+    expect((await server.http.get('/health')).status).toBe(200);
+  });
+
+  it('closes a plain connection that sends bytes that are not HTTP', async () => {
+    const server = await track(await startTestServer());
+    const res = await rawTcp(server.service.port, { text: 'hello\r\n\r\n', waitMs: 5_000, untilClose: true });
+    expect(res.status).toBe(400);
+    expect(res.ended).toBe('closed');
   });
 });
 

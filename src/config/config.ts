@@ -81,6 +81,28 @@ export const serviceConfigSchema = z.object({
     .transform((exports) => ({ ...exports, maxPerOrganization: exports.maxPerOrganization ?? Math.max(1, exports.maxConcurrent - 1) }))
     .prefault({}),
   shutdownTimeoutMs: positiveInt.default(10_000),
+  /** Connection and request limits of the listeners (README: HTTPS, connection limits). */
+  http: z
+    .object({
+      /**
+       * A connection must finish its TLS handshake this long after it was accepted, else it is
+       * destroyed; on the HTTPS port this also bounds the wait for the first byte.
+       */
+      tlsHandshakeTimeoutMs: positiveInt.default(10_000),
+      /** A request head (request line and headers) must arrive within this; else 408. */
+      headersTimeoutMs: positiveInt.default(20_000),
+      /** A whole request, body included, must arrive within this; else 408. The response may take longer. */
+      requestTimeoutMs: positiveInt.default(60_000),
+      /** Open connections of a listener; more are closed at accept. Keep it below the descriptor limit (ulimit -n). */
+      maxConnections: positiveInt.default(10_000),
+      /** Open connections from one remote address (IPv6: one /64); more are reset. Not applied behind --trust-proxy. */
+      maxConnectionsPerIp: positiveInt.default(256),
+    })
+    .refine((http) => http.headersTimeoutMs <= http.requestTimeoutMs, {
+      message: 'headersTimeoutMs must not exceed requestTimeoutMs',
+      path: ['headersTimeoutMs'],
+    })
+    .prefault({}),
   jobs: z
     .object({
       concurrency: positiveInt.max(16).default(2),
@@ -147,6 +169,13 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServiceConfigInput {
       maxConcurrent: pick('ADREPORT_EXPORTS_MAX_CONCURRENT'),
       maxPerOrganization: pick('ADREPORT_EXPORTS_MAX_PER_ORGANIZATION'),
       idleTimeoutMs: pick('ADREPORT_EXPORTS_IDLE_TIMEOUT_MS'),
+    },
+    http: {
+      tlsHandshakeTimeoutMs: pick('ADREPORT_TLS_HANDSHAKE_TIMEOUT_MS'),
+      headersTimeoutMs: pick('ADREPORT_HEADERS_TIMEOUT_MS'),
+      requestTimeoutMs: pick('ADREPORT_REQUEST_TIMEOUT_MS'),
+      maxConnections: pick('ADREPORT_MAX_CONNECTIONS'),
+      maxConnectionsPerIp: pick('ADREPORT_MAX_CONNECTIONS_PER_IP'),
     },
     database: {
       readConnections: pick('ADREPORT_DB_READ_CONNECTIONS'),

@@ -24,7 +24,11 @@ export class HttpClient {
     readonly baseUrl: string,
     ca?: string,
   ) {
-    this.agent = baseUrl.startsWith('https:') ? new https.Agent({ keepAlive: true, ca, maxSockets: 64 }) : new http.Agent({ keepAlive: true, maxSockets: 64 });
+    // Node's agent drops an idle socket before the server's `Keep-Alive: timeout=5` only when it
+    // has a timeout of its own to shorten (then 4 s); without one it reuses a socket the server is
+    // closing at that moment, and the request dies with ECONNRESET (seen once in a full run).
+    const options = { keepAlive: true, maxSockets: 64, timeout: 60_000 };
+    this.agent = baseUrl.startsWith('https:') ? new https.Agent({ ...options, ca }) : new http.Agent(options);
   }
 
   request(method: string, path: string, options: RequestOptions = {}): Promise<HttpResponse> {

@@ -8,6 +8,7 @@ import { getOrganization } from '../../organizations/organizations.js';
 import { buildPlan } from '../../planner/build-plan.js';
 import type { ReportPlan } from '../../planner/report-plan.js';
 import type { ReportRequest } from '../../planner/report-plan.js';
+import { OrganizationExportsBusyError } from '../../reporting/export-stream.js';
 import type { ReportWarning } from '../../reporting/report-warnings.js';
 import { parseReportQuery, reportRequest } from '../../reporting/report-request.js';
 import { ApiError, OverloadedError } from '../../shared/errors.js';
@@ -174,6 +175,9 @@ class ExportFile implements Presenter<ExportResult> {
 
 /** Through the server, exports share its export slots with the HTTP API. */
 function busy(error: unknown): never {
+  if (error instanceof OrganizationExportsBusyError) {
+    throw new CliError(`the organization runs as many exports as it may at once (ADREPORT_EXPORTS_MAX_PER_ORGANIZATION); try again in ${error.headers['Retry-After'] ?? 'a few'} s`);
+  }
   if (error instanceof OverloadedError && !(error instanceof DatabaseClosedError)) {
     throw new CliError(`the server runs as many exports as it allows at once (ADREPORT_EXPORTS_MAX_CONCURRENT); try again in ${error.headers['Retry-After'] ?? 'a few'} s`);
   }
