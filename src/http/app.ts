@@ -8,7 +8,7 @@ import type { TokenBuckets } from '../shared/token-bucket.js';
 import type { Database } from '../store/database.js';
 import type { AccountService } from '../provisioning/accounts/account-service.js';
 import type { PlatformAccountService } from '../provisioning/platform-accounts/platform-account-service.js';
-import type { JobService } from '../jobs/job-service.js';
+import type { JobLookup } from '../provisioning/job-queue.js';
 import type { LabelService } from '../provisioning/labels/label-service.js';
 import type { CampaignService } from '../provisioning/campaigns/campaign-service.js';
 import type { CampaignCopyService } from '../provisioning/campaigns/campaign-copy-service.js';
@@ -43,7 +43,7 @@ export interface AppDeps {
   db: Database;
   accounts: AccountService;
   platformAccounts: PlatformAccountService;
-  jobs: JobService;
+  jobs: JobLookup;
   labels: LabelService;
   campaigns: CampaignService;
   campaignCopies: CampaignCopyService;
