@@ -13,6 +13,7 @@ import type { LabelService } from '../provisioning/labels/label-service.js';
 import type { CampaignService } from '../provisioning/campaigns/campaign-service.js';
 import type { CampaignCopyService } from '../provisioning/campaigns/campaign-copy-service.js';
 import type { MarkupService } from '../provisioning/markups/markup-service.js';
+import type { OrganizationService } from '../organizations/organization-service.js';
 import type { AppEnv } from './context.js';
 import { makeErrorHandler, notFoundHandler, type ErrorLogger } from './error-mapper.js';
 import { apiGuard } from './middleware/api-guard.js';
@@ -40,7 +41,9 @@ import { documentConfig, registerDocumentComponents } from './openapi-document.j
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 export interface AppDeps {
+  /** Only for the markups and call-details routes, which still read the store themselves. */
   db: Database;
+  organizations: OrganizationService;
   accounts: AccountService;
   platformAccounts: PlatformAccountService;
   jobs: JobLookup;
@@ -126,7 +129,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
   registerTokenRoute(app, deps.tokenIssuer);
   registerOAuthMetadataRoute(app);
-  registerOrganizationRoutes(app, deps.db);
+  registerOrganizationRoutes(app, deps.organizations);
   registerAccountRoutes(app, deps.accounts);
   registerAccountLinkRoutes(app, deps.platformAccounts);
   registerLabelRoutes(app, deps.labels);
