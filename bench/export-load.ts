@@ -525,6 +525,7 @@ function summarize(service: Record<ExportFormat, ServiceResult>, copies: Map<Cop
   }
   const ndjsonToFile = median(copies.get(SERVICE_NDJSON_TO_FILE)!.map(rowsPerSecond));
   const serviceNdjson = median(service.ndjson.runs.map((r) => rowsPerSecond(r.alone)));
+  // eslint-disable-next-line no-control-regex -- shows the option string's \x01 and \x02 delimiters as escapes
   const shownOptions = SERVICE_NDJSON_OPTIONS.replace(/[\x01\x02]/g, (c) => `\\x0${c.charCodeAt(0)}`);
   const serviceRows = FORMATS.flatMap((format) =>
     service[format].runs.map(({ alone, beside }, i) => [

@@ -20,6 +20,7 @@ import { queueAutoImports } from './jobs/platform-sync.js';
 import { queueTrailingSyncs } from './jobs/statistics-sync-queue.js';
 import { CampaignService } from './provisioning/campaigns/campaign-service.js';
 import { CampaignCopyService } from './provisioning/campaigns/campaign-copy-service.js';
+import { OrganizationService } from './organizations/organization-service.js';
 import { JobService } from './jobs/job-service.js';
 import { LabelService } from './provisioning/labels/label-service.js';
 import { MarkupService } from './provisioning/markups/markup-service.js';
@@ -140,6 +141,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     const reports = new ReportService(db, now, exports);
     const app = buildApp({
       db,
+      organizations: new OrganizationService(db),
       accounts,
       platformAccounts,
       jobs,

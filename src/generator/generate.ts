@@ -5,7 +5,6 @@ import { calibrate } from './calibration.js';
 import { createEntities, type EntityCounts } from './entities.js';
 import { insertChunk, prepareOrganization, type Chunk, type FactRun } from './facts.js';
 import type { GenerateOptions } from './options.js';
-import { ProgressBar, type ProgressStream } from './progress.js';
 import { createReferenceTables } from './reference-tables.js';
 import { sqlNumberList } from './sql.js';
 import { generatedDays } from './traffic.js';
@@ -37,9 +36,17 @@ export interface GenerateResult {
   readonly lastDay: string;
 }
 
+/** Where a run reports its progress: the CLI draws it as a bar (src/cli/progress-bar.ts). */
+export interface GenerateProgress {
+  /** `done` of the run's units of work finished, `rows` fact rows written so far. */
+  update(done: number, rows: number, detail?: string): void;
+  /** The run wrote its last chunk. */
+  finish(): void;
+}
+
 export interface GenerateHooks {
-  /** Where the progress bar goes (stderr); nothing is written when absent. */
-  readonly progress?: ProgressStream | undefined;
+  /** Called once the run knows its units of work; nothing is reported when absent. */
+  readonly progress?: ((totalWork: number) => GenerateProgress) | undefined;
 }
 
 /**
@@ -73,7 +80,7 @@ export async function generateData(db: Database, options: GenerateOptions, hooks
   const run: FactRun = { seed: options.seed, factor: calibration.factor, firstDay, days: options.days, dayLists, firstIds: entities.firstIds };
   const chunks = planChunks(entities.organizations.map((o) => o.id), calibration.candidatesByOrg, options.days);
   const totalWork = chunks.reduce((sum, c) => sum + c.work, 0);
-  const bar = hooks.progress ? new ProgressBar(hooks.progress, totalWork, 'facts') : undefined;
+  const bar = hooks.progress?.(totalWork);
   const totals = { adRows: 0, keywordRows: 0, impressionShareRows: 0, audienceRuns: 0, callDetails: 0 };
   let done = 0;
   bar?.update(0, 0);

@@ -8,11 +8,12 @@ import type { TokenBuckets } from '../shared/token-bucket.js';
 import type { Database } from '../store/database.js';
 import type { AccountService } from '../provisioning/accounts/account-service.js';
 import type { PlatformAccountService } from '../provisioning/platform-accounts/platform-account-service.js';
-import type { JobService } from '../jobs/job-service.js';
+import type { JobLookup } from '../provisioning/job-queue.js';
 import type { LabelService } from '../provisioning/labels/label-service.js';
 import type { CampaignService } from '../provisioning/campaigns/campaign-service.js';
 import type { CampaignCopyService } from '../provisioning/campaigns/campaign-copy-service.js';
 import type { MarkupService } from '../provisioning/markups/markup-service.js';
+import type { OrganizationService } from '../organizations/organization-service.js';
 import type { AppEnv } from './context.js';
 import { makeErrorHandler, notFoundHandler, type ErrorLogger } from './error-mapper.js';
 import { apiGuard } from './middleware/api-guard.js';
@@ -40,10 +41,12 @@ import { documentConfig, registerDocumentComponents } from './openapi-document.j
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 export interface AppDeps {
+  /** Only for the markups and call-details routes, which still read the store themselves. */
   db: Database;
+  organizations: OrganizationService;
   accounts: AccountService;
   platformAccounts: PlatformAccountService;
-  jobs: JobService;
+  jobs: JobLookup;
   labels: LabelService;
   campaigns: CampaignService;
   campaignCopies: CampaignCopyService;
@@ -126,7 +129,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
   registerTokenRoute(app, deps.tokenIssuer);
   registerOAuthMetadataRoute(app);
-  registerOrganizationRoutes(app, deps.db);
+  registerOrganizationRoutes(app, deps.organizations);
   registerAccountRoutes(app, deps.accounts);
   registerAccountLinkRoutes(app, deps.platformAccounts);
   registerLabelRoutes(app, deps.labels);

@@ -54,20 +54,22 @@ function oauthResponse(c: Context<AppEnv>, error: ApiError | undefined): Respons
   return c.json({ error: code, error_description: description }, status as 400, { ...(error?.headers ?? {}), 'Cache-Control': 'no-store', Pragma: 'no-cache' });
 }
 
+/**
+ * What Hono's validators and body limit raise before our handlers run, by status (a table, not a
+ * switch: the status is any of Hono's ~60 codes, and every other one keeps Hono's message).
+ */
+const FRAMEWORK_ERRORS: ReadonlyMap<number, { code: string; message: string }> = new Map([
+  [400, { code: 'malformed_json', message: 'The request body is not valid JSON.' }],
+  [413, { code: 'payload_too_large', message: 'The request body is larger than 1 MiB.' }],
+  [415, { code: 'unsupported_media_type', message: 'Send the request body as application/json.' }],
+]);
+
 function toApiError(error: unknown): ApiError | undefined {
   if (error instanceof ApiError) return error;
   if (error instanceof HTTPException) {
-    // Raised by Hono's validators and body limit before our handlers run.
-    switch (error.status) {
-      case 400:
-        return new ApiError(400, 'malformed_json', 'The request body is not valid JSON.');
-      case 413:
-        return new ApiError(413, 'payload_too_large', 'The request body is larger than 1 MiB.');
-      case 415:
-        return new ApiError(415, 'unsupported_media_type', 'Send the request body as application/json.');
-      default:
-        return new ApiError(error.status, 'http_error', error.message || 'The request could not be served.');
-    }
+    const known = FRAMEWORK_ERRORS.get(error.status);
+    if (known) return new ApiError(error.status, known.code, known.message);
+    return new ApiError(error.status, 'http_error', error.message || 'The request could not be served.');
   }
   return undefined;
 }

@@ -1,6 +1,7 @@
+import crypto from 'node:crypto';
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { requestFingerprint, type IdempotentRequest } from '../jobs/job-service.js';
+import type { IdempotentRequest } from '../provisioning/job-queue.js';
 import { badRequest } from '../shared/errors.js';
 import type { AppEnv } from './context.js';
 
@@ -26,4 +27,18 @@ export function idempotencyOf(c: Context<AppEnv>, body: unknown): IdempotentRequ
     throw badRequest('invalid_header', 'Idempotency-Key must be 1-255 visible ASCII characters.', [{ field: 'Idempotency-Key', code: 'invalid', message: '1-255 visible ASCII characters' }]);
   }
   return { key, fingerprint: requestFingerprint(c.req.method, c.req.path, body) };
+}
+
+export function requestFingerprint(method: string, path: string, body: unknown): string {
+  return crypto.createHash('sha256').update(`${method} ${path}\n${canonicalJson(body)}`).digest('hex');
+}
+
+/** JSON with sorted keys, so {"a":1,"b":2} and {"b":2,"a":1} are one request. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
 }

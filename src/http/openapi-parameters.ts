@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { ACCEPTED_PLATFORM_NAMES } from '../platforms/platform-types.js';
+import { ACCEPTED_PLATFORM_NAMES } from '../shared/ad-platforms.js';
 import { LABEL_NAME, LABEL_VALUE_MAX } from '../provisioning/labels.js';
 
 /*

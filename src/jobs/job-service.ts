@@ -1,48 +1,18 @@
-import crypto from 'node:crypto';
 import { ApiError, notFound } from '../shared/errors.js';
 import type { Database, Executor } from '../store/database.js';
 import type { JobRunner } from './job-runner.js';
 import { findJobByIdempotencyKey, getJob, insertJob, listJobs, type StoredJob } from './job-store.js';
-import { IDEMPOTENCY_HOURS, RETENTION_DAYS, type Job, type JobStatus, type JobType, type JsonObject } from './job-types.js';
+import { IDEMPOTENCY_HOURS, RETENTION_DAYS, type JobStatus, type JobType, type JsonObject } from './job-types.js';
+import type { IdempotentRequest, JobLookup, JobQueue } from '../provisioning/job-queue.js';
 
-/** What an endpoint that starts a job knows about the request, for Idempotency-Key. */
-export interface IdempotentRequest {
-  readonly key: string;
-  /** Identifies the request: same key with another fingerprint is a misuse (422). */
-  readonly fingerprint: string;
-}
-
-export function requestFingerprint(method: string, path: string, body: unknown): string {
-  return crypto.createHash('sha256').update(`${method} ${path}\n${canonicalJson(body)}`).digest('hex');
-}
-
-/** JSON with sorted keys, so {"a":1,"b":2} and {"b":2,"a":1} are one request. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
-export function toJobResponse(job: StoredJob): Job {
-  const { id, type, status, createdAt, startedAt, finishedAt, attempts, input, result, errors } = job;
-  return { id, type, status, createdAt, startedAt, finishedAt, attempts, input, result, errors };
-}
-
-export class JobService {
+/** The durable queue behind provisioning's JobQueue and JobLookup: jobs rows in the store, woken runner. */
+export class JobService implements JobQueue, JobLookup {
   constructor(
     private readonly db: Database,
     private readonly runner: Pick<JobRunner, 'wake'>,
     private readonly now: () => Date,
   ) {}
 
-  /**
-   * Queues a job in the caller's transaction. With an Idempotency-Key seen in the last 24 h the
-   * first job is returned instead (same request) or the request is refused (another request).
-   * Call `started()` after the transaction commits.
-   */
   async enqueueIn(tx: Executor, organizationId: number, type: JobType, input: JsonObject, idempotency?: IdempotentRequest): Promise<StoredJob> {
     const now = this.now();
     if (idempotency) {
@@ -60,7 +30,6 @@ export class JobService {
     return insertJob(tx, { organizationId, type, input, idempotencyKey: idempotency?.key, requestFingerprint: idempotency?.fingerprint, now });
   }
 
-  /** Wakes the runner once queued jobs are committed. */
   started(): void {
     this.runner.wake();
   }

@@ -1,17 +1,14 @@
 import type { Executor } from '../store/database.js';
 import type { SqlValue } from '../store/sql-values.js';
-import type { Job, JobError, JobStatus, JobType, JsonObject } from './job-types.js';
+import type { StoredJob } from '../provisioning/job-queue.js';
+import type { JobError, JobStatus, JobType, JsonObject } from './job-types.js';
+
+export type { StoredJob } from '../provisioning/job-queue.js';
 
 /** Timestamps are passed in (the clock is an edge) and stored as TIMESTAMPTZ. */
 const ISO = (column: string) => `strftime(${column}, '%Y-%m-%dT%H:%M:%S.%gZ')`;
 const JOB_COLUMNS = `id, organization_id AS "organizationId", type, status, ${ISO('created_at')} AS "createdAt", ${ISO('started_at')} AS "startedAt",
   ${ISO('finished_at')} AS "finishedAt", attempts, input, result, errors, idempotency_key AS "idempotencyKey", request_fingerprint AS "requestFingerprint"`;
-
-export interface StoredJob extends Job {
-  readonly organizationId: number;
-  readonly idempotencyKey: string | null;
-  readonly requestFingerprint: string | null;
-}
 
 interface JobRow {
   id: number;

@@ -3,14 +3,11 @@
  * sandbox in ./sandbox is the embedded default implementation; a real platform client plugs in
  * behind the same interface.
  */
-export const AD_PLATFORM_TYPES = ['GOOGLE_ADS', 'MICROSOFT_ADVERTISING', 'FACEBOOK'] as const;
-export type AdPlatformType = (typeof AD_PLATFORM_TYPES)[number];
+import type { AdPlatformType, DeviceType } from '../shared/ad-platforms.js';
 
-/** Pre-rebranding names accepted as input, never emitted (supplement 2). */
-export const AD_PLATFORM_ALIASES: Readonly<Record<string, AdPlatformType>> = { ADWORDS: 'GOOGLE_ADS', BING_ADS: 'MICROSOFT_ADVERTISING' };
+// The names are plain vocabulary in shared/, read there by http and the reporting core.
+export { AD_PLATFORM_ALIASES, AD_PLATFORM_TYPES, DEVICE_TYPES, type AdPlatformType, type DeviceType } from '../shared/ad-platforms.js';
 
-export const DEVICE_TYPES = ['DESKTOP', 'MOBILE', 'TABLET', 'CONNECTED_TV', 'OTHER', 'UNKNOWN'] as const;
-export type DeviceType = (typeof DEVICE_TYPES)[number];
 export const NETWORK_TYPES = ['SEARCH', 'SEARCH_PARTNERS', 'DISPLAY', 'SOCIAL'] as const;
 export type NetworkType = (typeof NETWORK_TYPES)[number];
 

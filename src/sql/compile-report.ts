@@ -1,7 +1,7 @@
 import { FACT_MEASURES, measuresOf, MONEY_MEASURES, SHARE_MEASURES, sourceOf, type BaseMeasure, type FactMeasure, type ShareMeasure, type StatisticDefinition } from '../catalog/statistics.js';
 import type { SegmentDefinition } from '../catalog/segments.js';
 import { NO_LIMIT, type ConditionNode, type Operand, type PlannedFormula, type ReportPlan, type ValueNode } from '../planner/report-plan.js';
-import type { SqlValue } from '../store/sql-values.js';
+import type { SqlValue } from './sql-value.js';
 
 /** The page query and, when asked, the totals query: the same CTEs, every value a bound parameter. */
 export interface CompiledReport {

@@ -1,22 +1,9 @@
 import { DOUBLE, LIST, listValue, VARCHAR, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 
-/**
- * A number bound as DOUBLE whatever its value. The bindings infer the type of a plain number
- * from the value: an integral one becomes INTEGER or BIGINT, so 1e20 failed to bind (beyond
- * int64) although the column is a DOUBLE. Say it for every value meant for a DOUBLE column.
- */
-export class SqlDouble {
-  constructor(readonly value: number) {}
-}
+// The values themselves are the compiler's vocabulary (sql/sql-value.ts); the store binds them.
+import { SqlDouble, type SqlParams } from '../sql/sql-value.js';
 
-/** A DOUBLE parameter, or NULL. */
-export function sqlDouble(value: number | null): SqlDouble | null {
-  return value === null ? null : new SqlDouble(value);
-}
-
-/** Values our store functions bind: plain JS values, converted once here for DuckDB. */
-export type SqlValue = string | number | bigint | boolean | null | Date | readonly string[] | SqlDouble;
-export type SqlParams = readonly SqlValue[];
+export { SqlDouble, sqlDouble, type SqlParams, type SqlValue } from '../sql/sql-value.js';
 export type Row = Record<string, unknown>;
 
 export function toDuckDBValues(params: SqlParams): DuckDBValue[] {

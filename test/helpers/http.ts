@@ -5,7 +5,6 @@ export interface HttpResponse {
   status: number;
   headers: http.IncomingHttpHeaders;
   text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   json: any;
 }
 

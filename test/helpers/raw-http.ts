@@ -6,7 +6,6 @@ export interface RawResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   json: any;
   /**
    * How the exchange ended: a whole response arrived (and `untilClose` was not asked), the

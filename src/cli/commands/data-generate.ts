@@ -1,9 +1,9 @@
 import { configFromEnv } from '../../config/config.js';
 import { generateData } from '../../generator/generate.js';
 import { GenerateOptionError, MAX_DAYS, MAX_SCALE, parseGenerateOptions, type GenerateOptions } from '../../generator/options.js';
-import { formatCount } from '../../generator/progress.js';
 import { GENERATOR_MEMORY_LIMIT, withGeneratorStore } from '../../generator/store.js';
 import { CliError, printResult, type Command } from '../command.js';
+import { formatCount, ProgressBar } from '../progress-bar.js';
 
 export const dataGenerate: Command = {
   path: ['data', 'generate'],
@@ -39,7 +39,7 @@ export const dataGenerate: Command = {
         `data generate: scale ${options.scale}, ${options.days} days to ${options.lastDay}, seed ${options.seed}, ` +
           `${options.orgs} organization(s), ${options.accounts} account(s), ~${formatCount(options.targetRows)} fact rows\n`,
       );
-      return generateData(db, options, { progress: stderr });
+      return generateData(db, options, { progress: (totalWork) => new ProgressBar(stderr, totalWork, 'facts') });
     });
     const seconds = (performance.now() - started) / 1000;
     const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);

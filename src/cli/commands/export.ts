@@ -3,7 +3,7 @@ import { Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
 import { ENDPOINT_BY_PATH, ENDPOINTS, type ReportEndpoint } from '../../catalog/endpoints.js';
-import { ProgressBar, type ProgressStream } from '../../generator/progress.js';
+import { ProgressBar, type ProgressStream } from '../progress-bar.js';
 import { getOrganization } from '../../organizations/organizations.js';
 import { buildPlan } from '../../planner/build-plan.js';
 import type { ReportPlan } from '../../planner/report-plan.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { toJobResponse } from '../../jobs/job-service.js';
+import { toJobResponse } from '../../provisioning/job-queue.js';
 import { getJob } from '../../jobs/job-store.js';
 import { queueAutoImports } from '../../jobs/platform-sync.js';
 import { queueTrailingSyncs } from '../../jobs/statistics-sync-queue.js';

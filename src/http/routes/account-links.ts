@@ -1,6 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { AD_PLATFORM_TYPES } from '../../platforms/connector.js';
-import { ACCEPTED_PLATFORM_NAMES, parsePlatformType } from '../../platforms/platform-types.js';
+import { ACCEPTED_PLATFORM_NAMES, AD_PLATFORM_TYPES, parsePlatformType } from '../../shared/ad-platforms.js';
 import type { PlatformAccountService } from '../../provisioning/platform-accounts/platform-account-service.js';
 import { LINK_STATUSES, type LinkStatus } from '../../provisioning/platform-accounts/platform-account-store.js';
 import { ruleIssue } from '../../shared/zod-rules.js';

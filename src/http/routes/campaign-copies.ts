@@ -1,5 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { toJobResponse } from '../../jobs/job-service.js';
+import { toJobResponse } from '../../provisioning/job-queue.js';
 import type { CampaignCopyService } from '../../provisioning/campaigns/campaign-copy-service.js';
 import type { AppEnv } from '../context.js';
 import { IDEMPOTENCY_KEY, idempotencyOf } from '../idempotency.js';

@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { toJobResponse } from '../../jobs/job-service.js';
-import { AD_PLATFORM_TYPES } from '../../platforms/connector.js';
+import { toJobResponse } from '../../provisioning/job-queue.js';
+import { AD_PLATFORM_TYPES } from '../../shared/ad-platforms.js';
 import type { CampaignService } from '../../provisioning/campaigns/campaign-service.js';
 import type { AppEnv } from '../context.js';
 import { IDEMPOTENCY_KEY, idempotencyOf } from '../idempotency.js';

@@ -1,6 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { toJobResponse, type JobService } from '../../jobs/job-service.js';
-import { JOB_STATUSES, JOB_TYPES, type JobStatus, type JobType } from '../../jobs/job-types.js';
+import { JOB_STATUSES, JOB_TYPES, toJobResponse, type JobLookup, type JobStatus, type JobType } from '../../provisioning/job-queue.js';
 import type { AppEnv } from '../context.js';
 import { idParam, pathId } from '../path-ids.js';
 import { errorResponses } from '../openapi-errors.js';
@@ -66,7 +65,7 @@ function oneOf<T extends string>(query: QueryParams, name: string, allowed: read
   return value as T;
 }
 
-export function registerJobRoutes(app: OpenAPIHono<AppEnv>, jobs: JobService): void {
+export function registerJobRoutes(app: OpenAPIHono<AppEnv>, jobs: JobLookup): void {
   app.openapi(getJobRoute, async (c) => {
     const job = await jobs.get(c.get('auth').organizationId, pathId(c.req.valid('param').id, 'job'));
     return c.json({ job: toJobResponse(job) }, 200);

@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { getOrganization, ORGANIZATION_NAME_MAX, renameOrganization } from '../../organizations/organizations.js';
+import type { OrganizationService } from '../../organizations/organization-service.js';
+import { ORGANIZATION_NAME_MAX } from '../../organizations/organizations.js';
 import { notFound } from '../../shared/errors.js';
-import type { Database } from '../../store/database.js';
 import type { AppEnv } from '../context.js';
 import { acceptJson } from '../middleware/content-type.js';
 import { errorResponses } from '../openapi-errors.js';
@@ -57,15 +57,15 @@ const patchRoute = createRoute({
   },
 });
 
-export function registerOrganizationRoutes(app: OpenAPIHono<AppEnv>, db: Database): void {
+export function registerOrganizationRoutes(app: OpenAPIHono<AppEnv>, organizations: OrganizationService): void {
   app.openapi(getRoute, async (c) => {
-    const organization = await db.read((r) => getOrganization(r, c.get('auth').organizationId));
+    const organization = await organizations.get(c.get('auth').organizationId);
     if (!organization) throw notFound('The organization of this client no longer exists.');
     return c.json({ organization }, 200);
   });
   app.openapi(patchRoute, async (c) => {
     const body = c.req.valid('json') as z.infer<typeof OrganizationPatch>;
-    const organization = await db.write((tx) => renameOrganization(tx, c.get('auth').organizationId, body.organization.name));
+    const organization = await organizations.rename(c.get('auth').organizationId, body.organization.name);
     if (!organization) throw notFound('The organization of this client no longer exists.');
     return c.json({ organization }, 200);
   });

@@ -1,7 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { toJobResponse } from '../../jobs/job-service.js';
-import { AD_PLATFORM_TYPES } from '../../platforms/connector.js';
-import { parsePlatformType, ACCEPTED_PLATFORM_NAMES } from '../../platforms/platform-types.js';
+import { toJobResponse } from '../../provisioning/job-queue.js';
+import { ACCEPTED_PLATFORM_NAMES, AD_PLATFORM_TYPES, parsePlatformType } from '../../shared/ad-platforms.js';
 import { isCurrencyCode, noRatesMessage } from '../../shared/currencies.js';
 import { supportedCurrencies } from '../../reference/fx-rates.js';
 import type { PlatformAccountService } from '../../provisioning/platform-accounts/platform-account-service.js';

@@ -20,7 +20,7 @@ import { acceptsGzip, CONTENT_TYPES, responseFormat, type ResponseFormat } from 
 import { errorResponses } from '../openapi-errors.js';
 import { bearer, jsonContent, TOTAL_COUNT } from '../openapi-helpers.js';
 import { commaListParameter, dateQuery, pagingQuery } from '../openapi-parameters.js';
-import { AD_PLATFORM_TYPES } from '../../platforms/connector.js';
+import { AD_PLATFORM_TYPES } from '../../shared/ad-platforms.js';
 import { EXPRESSION_LIMITS } from '../../planner/expression/expression-types.js';
 import { CAMPAIGN_LABEL_NAME, operationIdOf, reportQuerySchema, reportRowSchema, totalsSchema, WARNINGS } from './reporting-docs.js';
 import { invalidParameter, parsePaging, QueryParams } from '../../shared/query-params.js';

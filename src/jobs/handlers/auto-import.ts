@@ -4,7 +4,7 @@ import { importedPlatformIds } from '../../provisioning/campaigns/campaign-store
 import { getKnownPlatformAccount } from '../../provisioning/platform-accounts/platform-account-store.js';
 import type { Database } from '../../store/database.js';
 import type { JobHandler } from '../job-runner.js';
-import type { AfterImport } from './index.js';
+import type { AfterImport } from './after-import.js';
 
 /**
  * AUTO_IMPORT: every not-yet-imported campaign of every platform account linked to the account,

@@ -1,6 +1,5 @@
 import type { PlatformDirectory } from '../../platforms/connector.js';
-import type { ImportedCampaign } from '../../provisioning/campaigns/campaign-store.js';
-import type { Database, Executor } from '../../store/database.js';
+import type { Database } from '../../store/database.js';
 import type { JobHandler } from '../job-runner.js';
 import type { JobService } from '../job-service.js';
 import type { JobType } from '../job-types.js';
@@ -10,9 +9,10 @@ import { copyCampaignsHandler } from './copy-campaigns.js';
 import { createAdPlatformAccountHandler } from './create-adplatform-account.js';
 import { importCampaignHandler } from './import-campaign.js';
 import { syncStatisticsHandler } from './sync-statistics.js';
+import type { AfterImport } from './after-import.js';
 
-/** Follow-up work of an import, run in the import's transaction. */
-export type AfterImport = (tx: Executor, organizationId: number, campaign: ImportedCampaign) => Promise<void>;
+export type { AfterImport } from './after-import.js';
+
 
 export interface JobHandlerDependencies {
   readonly db: Database;

@@ -1,7 +1,7 @@
 import { notFound, unprocessable } from '../../shared/errors.js';
 import { ruleViolation } from '../../shared/zod-rules.js';
 import type { Database, Executor } from '../../store/database.js';
-import type { JobService } from '../../jobs/job-service.js';
+import type { JobQueue } from '../job-queue.js';
 import type { Labels } from '../labels.js';
 import { linksOf, type LinkedPlatformAccount } from '../platform-accounts/platform-account-store.js';
 import { accountWriteSchema, CUSTOM_FIELDS, REQUIRED_FIELDS, stateFromWrite, writeFromState, type AccountPatch, type AccountWrite } from './account-schema.js';
@@ -40,7 +40,7 @@ export function toAccountResponse(account: StoredAccount): AccountResponse {
 export class AccountService {
   constructor(
     private readonly db: Database,
-    private readonly jobs: JobService,
+    private readonly jobs: JobQueue,
   ) {}
 
   /** Spec 4.2 rule 4: a request setting autoImport true queues AUTO_IMPORT with the write, in one transaction. */

@@ -1,5 +1,4 @@
-import type { IdempotentRequest, JobService } from '../../jobs/job-service.js';
-import type { StoredJob } from '../../jobs/job-store.js';
+import type { IdempotentRequest, JobQueue, StoredJob } from '../job-queue.js';
 import type { PlatformDirectory } from '../../platforms/connector.js';
 import { unprocessable, type ErrorDetail } from '../../shared/errors.js';
 import type { Database } from '../../store/database.js';
@@ -18,7 +17,7 @@ export class CampaignCopyService {
   constructor(
     private readonly db: Database,
     private readonly platforms: PlatformDirectory,
-    private readonly jobs: JobService,
+    private readonly jobs: JobQueue,
   ) {}
 
   /** Checks what can be checked now (422 naming each problem), then queues COPY_CAMPAIGNS. */

@@ -1,5 +1,4 @@
-import type { IdempotentRequest, JobService } from '../../jobs/job-service.js';
-import type { StoredJob } from '../../jobs/job-store.js';
+import type { IdempotentRequest, JobQueue, StoredJob } from '../job-queue.js';
 import type { PlatformCampaign, PlatformDirectory } from '../../platforms/connector.js';
 import { notFound } from '../../shared/errors.js';
 import type { Database } from '../../store/database.js';
@@ -13,7 +12,7 @@ export class CampaignService {
   constructor(
     private readonly db: Database,
     private readonly platforms: PlatformDirectory,
-    private readonly jobs: JobService,
+    private readonly jobs: JobQueue,
   ) {}
 
   /** Asks the platform; lists what is not imported yet and marks nothing. */

@@ -1,5 +1,4 @@
-import type { JobService, IdempotentRequest } from '../../jobs/job-service.js';
-import type { StoredJob } from '../../jobs/job-store.js';
+import type { IdempotentRequest, JobQueue, StoredJob } from '../job-queue.js';
 import type { AdPlatformType, PlatformAccount, PlatformDirectory } from '../../platforms/connector.js';
 import { conflict, notFound, unprocessable } from '../../shared/errors.js';
 import type { Database } from '../../store/database.js';
@@ -35,7 +34,7 @@ export class PlatformAccountService {
   constructor(
     private readonly db: Database,
     private readonly platforms: PlatformDirectory,
-    private readonly jobs: JobService,
+    private readonly jobs: JobQueue,
   ) {}
 
   listMasters(organizationId: number, page: { limit: number; offset: number }) {

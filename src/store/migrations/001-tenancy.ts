@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 export const m001Tenancy: Migration = {
   version: 1,

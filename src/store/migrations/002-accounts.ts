@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 const custom = [
   ...Array.from({ length: 20 }, (_, i) => `field${i + 1} VARCHAR`),

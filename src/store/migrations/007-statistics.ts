@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * Additive figures as the platforms report them, per day in the ad platform account's time zone

@@ -1,6 +1,6 @@
 import { keyFilePathFor } from '../../auth/key-file.js';
 import { importLegacyKey } from '../../auth/signing-keys.js';
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * The token-signing key leaves the database (issue 19 item 21): whoever could read the file

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * Which reference rates are published and which are estimated (issue 19): the reference file's

@@ -6,26 +6,10 @@ import { m005SandboxCampaigns } from './005-sandbox-campaigns.js';
 import { m006CampaignCopies } from './006-campaign-copies.js';
 import { m007Statistics } from './007-statistics.js';
 import { m008TokenKeysOut } from './008-token-keys-out.js';
-import type { Executor } from '../database.js';
 import { m009FxPublished } from './009-fx-published.js';
+import type { Migration } from './migration.js';
 
-export interface Migration {
-  readonly version: number;
-  readonly name: string;
-  /** Statements run in order inside one transaction with the bookkeeping row. */
-  readonly statements: readonly string[];
-  /**
-   * Work outside SQL, run in that transaction before the statements (e.g. moving a secret into a
-   * file). It must be idempotent: a failed commit runs it again at the next start.
-   */
-  readonly before?: (tx: Executor, context: MigrationContext) => Promise<void>;
-}
-
-export interface MigrationContext {
-  /** The database file being migrated. */
-  readonly dbPath: string;
-  readonly now: Date;
-}
+export type { Migration, MigrationContext } from './migration.js';
 
 /** Append only: a released migration is never edited, a change is a new version. */
 export const MIGRATIONS: readonly Migration[] = [m001Tenancy, m002Accounts, m003PlatformsJobs, m004Campaigns, m005SandboxCampaigns, m006CampaignCopies, m007Statistics, m008TokenKeysOut, m009FxPublished];

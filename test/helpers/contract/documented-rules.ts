@@ -102,7 +102,9 @@ export const RULES: readonly Rule[] = [
       const yesterday = new Date(Date.now() - DAY_MS).toISOString().slice(0, 10);
       const start = d.query.startDate as string | undefined;
       const end = (d.query.endDate as string | undefined) ?? (start !== undefined && start > yesterday ? start : yesterday);
-      let [from, to] = [start ?? end, end].sort() as [string, string];
+      const sorted = [start ?? end, end].sort() as [string, string];
+      let from = sorted[0];
+      const to = sorted[1];
       if ((Date.parse(to) - Date.parse(from)) / DAY_MS >= FIVE_YEARS_DAYS) from = new Date(Date.parse(to) - ((Date.parse(from) / DAY_MS) % 400) * DAY_MS).toISOString().slice(0, 10);
       if (start !== undefined) d.query.startDate = from;
       if (d.query.endDate !== undefined) d.query.endDate = to;

@@ -191,8 +191,8 @@ export function withBrokenParameter(operation: Operation, base: Draft, mutation:
   const name = mutation.parameter.name;
   const minimal = minimalDraft(operation, base);
   if (mutation.parameter.in === 'query') {
-    delete minimal.query[name];
-    return toWire(operation, minimal, auth, mutation.raw === undefined ? {} : { [name]: mutation.raw });
+    const { [name]: _broken, ...query } = minimal.query;
+    return toWire(operation, { ...minimal, query }, auth, mutation.raw === undefined ? {} : { [name]: mutation.raw });
   }
   if (mutation.parameter.in === 'header') {
     const wire = toWire(operation, minimal, auth);
