@@ -3,11 +3,8 @@
  * sandbox in ./sandbox is the embedded default implementation; a real platform client plugs in
  * behind the same interface.
  */
-export const AD_PLATFORM_TYPES = ['GOOGLE_ADS', 'MICROSOFT_ADVERTISING', 'FACEBOOK'] as const;
-export type AdPlatformType = (typeof AD_PLATFORM_TYPES)[number];
-
-/** Pre-rebranding names accepted as input, never emitted (supplement 2). */
-export const AD_PLATFORM_ALIASES: Readonly<Record<string, AdPlatformType>> = { ADWORDS: 'GOOGLE_ADS', BING_ADS: 'MICROSOFT_ADVERTISING' };
+export { AD_PLATFORM_ALIASES, AD_PLATFORM_TYPES, type AdPlatformType } from '../shared/ad-platforms.js';
+import type { AdPlatformType } from '../shared/ad-platforms.js';
 
 export const DEVICE_TYPES = ['DESKTOP', 'MOBILE', 'TABLET', 'CONNECTED_TV', 'OTHER', 'UNKNOWN'] as const;
 export type DeviceType = (typeof DEVICE_TYPES)[number];

@@ -1,6 +1,8 @@
+import { CALL_DETAIL_FIELDS, type CallDetailFieldType as FieldType } from '../catalog/call-details.js';
+import { reportDateRange } from '../planner/date-range.js';
 import { ExpressionError, parseExpression, type Expr } from '../planner/expression/index.js';
-import { addDays, isCalendarDay, isoDate } from '../shared/dates.js';
-import { badRequest } from '../shared/errors.js';
+import { expressionFailure, invalidParameter as invalid } from '../planner/parameter-errors.js';
+import { AD_PLATFORM_ALIASES as PLATFORM_ALIASES } from '../shared/ad-platforms.js';
 import type { Database } from '../store/database.js';
 import type { SqlValue } from '../store/sql-values.js';
 
@@ -50,53 +52,12 @@ export interface CallDetailsQuery {
   readonly rowsParams: readonly SqlValue[];
 }
 
-type FieldType = 'number' | 'string' | 'boolean';
-
-/** The fields filter and sort accept, in the order rows show them, with the column of the inner query. */
-export const CALL_DETAIL_FIELDS: Readonly<Record<string, FieldType>> = {
-  id: 'number',
-  accountId: 'number',
-  campaignId: 'number',
-  adGroupId: 'number',
-  adPlatformAccountId: 'number',
-  adPlatformType: 'string',
-  startTime: 'string',
-  durationSeconds: 'number',
-  status: 'string',
-  callType: 'string',
-  callerCountry: 'string',
-  callerAreaCode: 'string',
-  isConversion: 'boolean',
-};
 const FIELD_NAMES = Object.keys(CALL_DETAIL_FIELDS);
-
-/** Values that mean another (ADWORDS means GOOGLE_ADS). */
-const PLATFORM_ALIASES: Readonly<Record<string, string>> = { ADWORDS: 'GOOGLE_ADS', BING_ADS: 'MICROSOFT_ADVERTISING' };
 
 const ISO_TIME = (column: string) => `strftime(${column}, '%Y-%m-%dT%H:%M:%S.%gZ')`;
 
-function invalid(parameter: string, message: string, code = 'invalid_parameter'): never {
-  throw badRequest('invalid_parameter', `Invalid query parameter ${parameter}: ${message}`, [{ field: parameter, code, message }]);
-}
-
-/** The same day `years` later (29 February becomes 1 March). */
-function addYears(date: string, years: number): string {
-  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
-  return isoDate(new Date(Date.UTC(y + years, m - 1, d)));
-}
-
 /** startDate/endDate inclusive; default the 30 days ending yesterday (UTC), as the reporting endpoints. */
-export function callDetailsRange(startDate: string | undefined, endDate: string | undefined, now: Date): { from: string; to: string } {
-  const yesterday = addDays(isoDate(now), -1);
-  for (const [name, value] of [['startDate', startDate], ['endDate', endDate]] as const) {
-    if (value !== undefined && !isCalendarDay(value)) invalid(name, `"${value}" is not a date YYYY-MM-DD`);
-  }
-  const to = endDate ?? (startDate !== undefined && startDate > yesterday ? startDate : yesterday);
-  const from = startDate ?? addDays(to, -29);
-  if (to < from) invalid('endDate', `${to} is before startDate ${from}`);
-  if (to >= addYears(from, 5)) invalid('endDate', `the range ${from}..${to} is longer than five years`);
-  return { from, to };
-}
+export const callDetailsRange = reportDateRange;
 
 /** A compiled operand: SQL text and its type ('null' only for the null literal). */
 interface Operand {
@@ -302,9 +263,7 @@ export function buildCallDetailsQuery(request: CallDetailsRequest, now: Date): C
     try {
       expr = parseExpression(request.filter);
     } catch (error) {
-      if (error instanceof ExpressionError) {
-        invalid('filter', `${error.message} at position ${error.position}${error.token === '' ? ' (end of text)' : ` near "${error.token}"`}`, 'invalid_expression');
-      }
+      if (error instanceof ExpressionError) expressionFailure('filter', error);
       throw error;
     }
     where = new FilterCompiler(bind).condition(normalizeBooleans(expr));

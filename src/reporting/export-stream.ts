@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import type { ReportPlan } from '../planner/report-plan.js';
-import { compileExport, type CompiledExport, type ExportFormat } from '../sql/compile-report.js';
+import { compileReport, type CompiledQuery, type ExportFormat } from '../sql/compile-report.js';
 import { ApiError, OverloadedError } from '../shared/errors.js';
 import type { Database, Executor } from '../store/database.js';
 
@@ -110,7 +110,7 @@ export class ExportService {
     };
     let fifo: string | undefined;
     try {
-      const compiled = compileExport(plan, format);
+      const compiled = compileReport(plan).export(format);
       fifo = await this.newFifo();
       // The pipe's path is ours (a temp directory and a counter), never user text.
       return await this.stream(fifo, `COPY (${compiled.sql}) TO '${fifo}' (${COPY_OPTIONS[format]})`, compiled.params, format, release);
@@ -135,7 +135,7 @@ export class ExportService {
     return fifo;
   }
 
-  private async stream(fifo: string, sql: string, params: CompiledExport['params'], format: ExportFormat, release: () => void): Promise<ExportStream> {
+  private async stream(fifo: string, sql: string, params: CompiledQuery['params'], format: ExportFormat, release: () => void): Promise<ExportStream> {
     // Reader first and non-blocking, then a writer of our own: the pipe has a reader before DuckDB
     // opens it (its open never blocks), and no end-of-file shows before DuckDB's writer has closed.
     const readFd = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);

@@ -1,0 +1,149 @@
+import { assertNever } from '../shared/assert-never.js';
+import type { ConditionNode, Operand, Stage, ValueNode, ValueType } from './report-plan.js';
+
+/**
+ * Constructors of plan nodes: the only place a node's type and stages are decided, once, from its
+ * parts (DESIGN D5: a filter conjunct runs where its stages say).
+ */
+
+const STAGE_ORDER: readonly Stage[] = ['fact', 'entity', 'bucket'];
+
+function union(...lists: ReadonlyArray<readonly Stage[]>): readonly Stage[] {
+  const present = new Set(lists.flat());
+  return STAGE_ORDER.filter((stage) => present.has(stage));
+}
+
+/** Where an operand is known: fact columns on fact rows, entity columns on entities, the rest on buckets. */
+export function stageOf(operand: Operand): Stage {
+  switch (operand.kind) {
+    case 'fact':
+      return 'fact';
+    case 'dimension':
+    case 'label':
+    case 'customField':
+      return 'entity';
+    case 'statistic':
+    case 'formula':
+    case 'segment':
+      return 'bucket';
+    default:
+      return assertNever(operand, 'operand');
+  }
+}
+
+export const literal = (value: string | number | null): ValueNode => ({
+  kind: 'literal',
+  value,
+  type: value === null ? 'null' : typeof value === 'number' ? 'number' : 'string',
+  stages: [],
+});
+export const ref = (operand: Operand, type: 'string' | 'number'): ValueNode => ({ kind: 'ref', operand, type, stages: [stageOf(operand)] });
+export const arithmetic = (op: '+' | '-' | '*' | '/', left: ValueNode, right: ValueNode): ValueNode => ({
+  kind: 'arithmetic',
+  op,
+  left,
+  right,
+  type: 'number',
+  stages: union(left.stages, right.stages),
+});
+export const negate = (operand: ValueNode): ValueNode => ({ kind: 'negate', operand, type: 'number', stages: operand.stages });
+export const call = (name: 'min' | 'max' | 'abs' | 'round', args: readonly ValueNode[]): ValueNode => ({
+  kind: 'function',
+  name,
+  args,
+  type: 'number',
+  stages: union(...args.map((a) => a.stages)),
+});
+export const ifThen = (test: ConditionNode, then: ValueNode, otherwise: ValueNode): ValueNode => ({
+  kind: 'if',
+  test,
+  then,
+  otherwise,
+  type: 'number',
+  stages: union(test.stages, then.stages, otherwise.stages),
+});
+
+export const compare = (op: '==' | '!=' | '<' | '<=' | '>' | '>=', left: ValueNode, right: ValueNode): ConditionNode => ({
+  kind: 'compare',
+  op,
+  left,
+  right,
+  stages: union(left.stages, right.stages),
+});
+export const isNull = (value: ValueNode, negated: boolean): ConditionNode => ({ kind: 'isNull', value, negated, stages: value.stages });
+export const logical = (op: 'and' | 'or', left: ConditionNode, right: ConditionNode): ConditionNode => ({
+  kind: 'logical',
+  op,
+  left,
+  right,
+  stages: union(left.stages, right.stages),
+});
+export const not = (operand: ConditionNode): ConditionNode => ({ kind: 'not', operand, stages: operand.stages });
+export const inList = (value: ValueNode, list: readonly (string | number)[], includesNull: boolean): ConditionNode => ({
+  kind: 'in',
+  value,
+  list,
+  includesNull,
+  stages: value.stages,
+});
+export const textMatch = (fn: 'contains' | 'startsWith' | 'endsWith', value: ValueNode, pattern: string): ConditionNode => ({
+  kind: 'text',
+  fn,
+  value,
+  pattern,
+  stages: value.stages,
+});
+/** The accountId test reads the entity's platform account. */
+export const linkedAccount = (accountIds: readonly number[] | 'any', negated: boolean): ConditionNode => ({
+  kind: 'linkedAccount',
+  accountIds,
+  negated,
+  stages: ['entity'],
+});
+
+/** The type of a value node (conditions are no values). */
+export function typeOf(node: ValueNode): ValueType {
+  return node.type;
+}
+
+/** Every operand a node references, depth first: what the compiler reads to know which measures a plan needs. */
+export function operandsOf(node: ValueNode | ConditionNode): Operand[] {
+  const out: Operand[] = [];
+  const visit = (n: ValueNode | ConditionNode): void => {
+    switch (n.kind) {
+      case 'ref':
+        out.push(n.operand);
+        return;
+      case 'literal':
+      case 'linkedAccount':
+        return;
+      case 'arithmetic':
+      case 'compare':
+      case 'logical':
+        visit(n.left);
+        visit(n.right);
+        return;
+      case 'negate':
+      case 'not':
+        visit(n.operand);
+        return;
+      case 'function':
+        n.args.forEach(visit);
+        return;
+      case 'if':
+        visit(n.test);
+        visit(n.then);
+        visit(n.otherwise);
+        return;
+      case 'isNull':
+      case 'in':
+      case 'text':
+        visit(n.value);
+        return;
+      default:
+        assertNever(n, 'plan node');
+    }
+  };
+  visit(node);
+  return out;
+}
