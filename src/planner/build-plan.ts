@@ -2,6 +2,7 @@ import { endpointsOffering, type ReportEndpoint } from '../catalog/endpoints.js'
 import { customFieldType, type DimensionField, type EmbedName, type LevelDefinition } from '../catalog/levels.js';
 import { FACT_FILTER_FIELDS, SEGMENT_BY_KEY, SEGMENT_BY_NAME, SEGMENTS, type SegmentKey } from '../catalog/segments.js';
 import { FORMULA_TYPES, STATISTIC_BY_NAME, type StatisticDefinition } from '../catalog/statistics.js';
+import { assertNever } from '../shared/assert-never.js';
 import { reportDateRange } from './date-range.js';
 import { ExpressionError, parseExpression, splitFormulas, type Expr } from './expression/index.js';
 import { expressionFailure, invalidParameter as invalid } from './parameter-errors.js';
@@ -219,8 +220,15 @@ function planCondition(context: Context, parameter: string, expr: Expr): Conditi
       if (pattern.kind !== 'string') return fail(`${expr.name} needs a string literal as its second argument`, pattern, pattern.kind);
       return textMatch(expr.name as 'contains' | 'startsWith' | 'endsWith', value, pattern.value);
     }
-    default:
+    case 'number':
+    case 'string':
+    case 'null':
+    case 'field':
+    case 'arithmetic':
+    case 'negate':
       return fail('expected a condition (a comparison, in, contains/startsWith/endsWith, and/or/not)', expr, expr.kind === 'field' ? expr.text : expr.kind);
+    default:
+      return assertNever(expr, 'expression');
   }
 }
 
@@ -327,8 +335,13 @@ function planValue(
       if (args.some((arg) => arg.type !== 'number')) return fail(`${expr.name} computes with numbers`, expr, expr.name);
       return call(expr.name as 'min' | 'max' | 'abs' | 'round', args);
     }
-    default:
+    case 'compare':
+    case 'logical':
+    case 'not':
+    case 'in':
       return fail('expected a value', expr, expr.kind);
+    default:
+      return assertNever(expr, 'expression');
   }
 }
 
