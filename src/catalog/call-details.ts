@@ -19,3 +19,10 @@ export const CALL_DETAIL_FIELDS: Readonly<Record<string, CallDetailFieldType>> =
   callerAreaCode: 'string',
   isConversion: 'boolean',
 };
+
+export const CALL_DETAIL_FIELD_NAMES: readonly string[] = Object.keys(CALL_DETAIL_FIELDS);
+
+/** The type of a field name, or undefined for a name that is none (own keys only: `constructor` is no field). */
+export function callDetailFieldType(name: string): CallDetailFieldType | undefined {
+  return Object.hasOwn(CALL_DETAIL_FIELDS, name) ? CALL_DETAIL_FIELDS[name] : undefined;
+}

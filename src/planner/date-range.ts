@@ -1,4 +1,4 @@
-import { addDays, isCalendarDay, isoDate } from '../shared/dates.js';
+import { addDays, checkDates, isoDate, type ParameterFailure } from '../shared/dates.js';
 import { invalidParameter } from './parameter-errors.js';
 
 /** Longest range a request may ask for: end before the same day five years after the start. */
@@ -15,16 +15,12 @@ function addYears(date: string, years: number): string {
  * ending yesterday (UTC); a start after yesterday alone is a one-day range; at most five years.
  */
 export function reportDateRange(startDate: string | undefined, endDate: string | undefined, now: Date): { from: string; to: string } {
+  const fail: ParameterFailure = (name, message) => invalidParameter(name, message);
+  checkDates(startDate, endDate, fail);
   const yesterday = addDays(isoDate(now), -1);
-  for (const [name, value] of [
-    ['startDate', startDate],
-    ['endDate', endDate],
-  ] as const) {
-    if (value !== undefined && !isCalendarDay(value)) invalidParameter(name, `"${value}" is not a date YYYY-MM-DD`);
-  }
   const to = endDate ?? (startDate !== undefined && startDate > yesterday ? startDate : yesterday);
   const from = startDate ?? addDays(to, -29);
-  if (to < from) invalidParameter('endDate', `${to} is before startDate ${from}`);
-  if (to >= addYears(from, MAX_YEARS)) invalidParameter('endDate', `the range ${from}..${to} is longer than five years`);
+  if (to < from) fail('endDate', `${to} is before startDate ${from}`);
+  if (to >= addYears(from, MAX_YEARS)) fail('endDate', `the range ${from}..${to} is longer than five years`);
   return { from, to };
 }

@@ -31,13 +31,13 @@ export function stageOf(operand: Operand): Stage {
   }
 }
 
-export const literal = (value: string | number | null): ValueNode => ({
+export const literal = (value: string | number | boolean | null): ValueNode => ({
   kind: 'literal',
   value,
-  type: value === null ? 'null' : typeof value === 'number' ? 'number' : 'string',
+  type: value === null ? 'null' : typeof value === 'number' ? 'number' : typeof value === 'boolean' ? 'boolean' : 'string',
   stages: [],
 });
-export const ref = (operand: Operand, type: 'string' | 'number'): ValueNode => ({ kind: 'ref', operand, type, stages: [stageOf(operand)] });
+export const ref = (operand: Operand, type: 'string' | 'number' | 'boolean'): ValueNode => ({ kind: 'ref', operand, type, stages: [stageOf(operand)] });
 export const arithmetic = (op: '+' | '-' | '*' | '/', left: ValueNode, right: ValueNode): ValueNode => ({
   kind: 'arithmetic',
   op,
@@ -79,7 +79,7 @@ export const logical = (op: 'and' | 'or', left: ConditionNode, right: ConditionN
   stages: union(left.stages, right.stages),
 });
 export const not = (operand: ConditionNode): ConditionNode => ({ kind: 'not', operand, stages: operand.stages });
-export const inList = (value: ValueNode, list: readonly (string | number)[], includesNull: boolean): ConditionNode => ({
+export const inList = (value: ValueNode, list: readonly (string | number | boolean)[], includesNull: boolean): ConditionNode => ({
   kind: 'in',
   value,
   list,
@@ -93,6 +93,8 @@ export const textMatch = (fn: 'contains' | 'startsWith' | 'endsWith', value: Val
   pattern,
   stages: value.stages,
 });
+export const truth = (value: ValueNode): ConditionNode => ({ kind: 'truth', value, stages: value.stages });
+export const constant = (value: boolean): ConditionNode => ({ kind: 'constant', value, stages: [] });
 /** The accountId test reads the entity's platform account. */
 export const linkedAccount = (accountIds: readonly number[] | 'any', negated: boolean): ConditionNode => ({
   kind: 'linkedAccount',
@@ -116,6 +118,7 @@ export function operandsOf(node: ValueNode | ConditionNode): Operand[] {
         return;
       case 'literal':
       case 'linkedAccount':
+      case 'constant':
         return;
       case 'arithmetic':
       case 'compare':
@@ -138,6 +141,7 @@ export function operandsOf(node: ValueNode | ConditionNode): Operand[] {
       case 'isNull':
       case 'in':
       case 'text':
+      case 'truth':
         visit(n.value);
         return;
       default:

@@ -50,8 +50,8 @@ export type Operand =
   | { readonly kind: 'segment'; readonly key: SegmentKey }
   | { readonly kind: 'fact'; readonly column: 'device' | 'network' };
 
-/** The type a value has, decided when its node is built. */
-export type ValueType = 'string' | 'number' | 'null';
+/** The type a value has, decided when its node is built (booleans: call details' isConversion). */
+export type ValueType = 'string' | 'number' | 'boolean' | 'null';
 
 /**
  * Every node carries its type (values) and the stages its references need, both decided once
@@ -64,8 +64,8 @@ interface Staged {
 /** A value: numbers and strings from the text, references, arithmetic. */
 export type ValueNode = Staged &
   (
-    | { readonly kind: 'literal'; readonly value: string | number | null; readonly type: ValueType }
-    | { readonly kind: 'ref'; readonly operand: Operand; readonly type: 'string' | 'number' }
+    | { readonly kind: 'literal'; readonly value: string | number | boolean | null; readonly type: ValueType }
+    | { readonly kind: 'ref'; readonly operand: Operand; readonly type: 'string' | 'number' | 'boolean' }
     | { readonly kind: 'arithmetic'; readonly op: '+' | '-' | '*' | '/'; readonly left: ValueNode; readonly right: ValueNode; readonly type: 'number' }
     | { readonly kind: 'negate'; readonly operand: ValueNode; readonly type: 'number' }
     | { readonly kind: 'function'; readonly name: 'min' | 'max' | 'abs' | 'round'; readonly args: readonly ValueNode[]; readonly type: 'number' }
@@ -78,8 +78,12 @@ export type ConditionNode = Staged &
     | { readonly kind: 'isNull'; readonly value: ValueNode; readonly negated: boolean }
     | { readonly kind: 'logical'; readonly op: 'and' | 'or'; readonly left: ConditionNode; readonly right: ConditionNode }
     | { readonly kind: 'not'; readonly operand: ConditionNode }
-    | { readonly kind: 'in'; readonly value: ValueNode; readonly list: readonly (string | number)[]; readonly includesNull: boolean }
+    | { readonly kind: 'in'; readonly value: ValueNode; readonly list: readonly (string | number | boolean)[]; readonly includesNull: boolean }
     | { readonly kind: 'text'; readonly fn: 'contains' | 'startsWith' | 'endsWith'; readonly value: ValueNode; readonly pattern: string }
+    /** A boolean value as a condition of its own (`isConversion`). */
+    | { readonly kind: 'truth'; readonly value: ValueNode }
+    /** Known before any row is read (`null == null`). */
+    | { readonly kind: 'constant'; readonly value: boolean }
     /**
      * `accountId`: the entity's platform account is linked to one of `accountIds` (to any account
      * when 'any'). A platform account may be linked to several accounts, so this is a set test, not

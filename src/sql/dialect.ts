@@ -1,7 +1,7 @@
 import type { SegmentDefinition } from '../catalog/segments.js';
 
 /** The types a bound value or a cast names. */
-export type SqlType = 'bigint' | 'integer' | 'double' | 'varchar' | 'date';
+export type SqlType = 'bigint' | 'integer' | 'double' | 'varchar' | 'date' | 'boolean';
 
 /** A flat output column: its JSON path (`statistics.clicks`) and its SQL. */
 export type NamedColumn = readonly [name: string, sql: string];
@@ -28,6 +28,8 @@ export interface SqlDialect {
   dateLiteral(isoDay: string): string;
   /** A DATE as YYYY-MM-DD text. */
   dateText(sql: string): string;
+  /** A UTC TIMESTAMP as ISO 8601 text with milliseconds (`2026-11-24T10:00:00.000Z`). */
+  timestampText(sql: string): string;
   /** A literal of the device or network enum of the fact tables. */
   factEnumLiteral(column: 'device' | 'network', value: string): string;
 

@@ -14,12 +14,22 @@ export const segmentColumn = (i: number) => `seg_${i}`;
 /** A base measure's sum in a bucket row. */
 export const sumColumn = (m: BaseMeasure) => `s_${m}`;
 
-/** What expression SQL is written against: the plan, the dialect and the statement's values. */
+/**
+ * What expression SQL is written against: the dialect, the statement's values, and the report
+ * plan where operands need it (formulas, labels, segments, accountId); call details have none.
+ */
 export interface ExpressionContext {
-  readonly plan: ReportPlan;
+  readonly plan?: ReportPlan | undefined;
   readonly dialect: SqlDialect;
   readonly binder: Binder;
 }
+
+function reportPlanOf(c: ExpressionContext, what: string): ReportPlan {
+  if (c.plan === undefined) throw new Error(`${what} needs a report plan`);
+  return c.plan;
+}
+
+const LITERAL_TYPES = { number: 'double', string: 'varchar', boolean: 'boolean' } as const;
 
 const SQL_COMPARE = { '==': '=', '!=': '<>', '<': '<', '<=': '<=', '>': '>', '>=': '>=' } as const;
 
@@ -92,22 +102,22 @@ export function usedMeasures(plan: ReportPlan): Set<BaseMeasure> {
 }
 
 function operandSql(op: Operand, alias: string, c: ExpressionContext): string {
-  const { plan, dialect: d } = c;
+  const d = c.dialect;
   switch (op.kind) {
     case 'statistic':
       return `(${statisticSql(statisticOf(op.name), alias, d)})`;
     case 'formula':
-      return `(${valueSql(plan.formulas[op.index]!.value, alias, c)})`;
+      return `(${valueSql(reportPlanOf(c, 'a formula').formulas[op.index]!.value, alias, c)})`;
     case 'dimension':
       return `${alias}.${d.quote(op.column)}`;
     case 'customField':
       return `${alias}.${op.column}`;
     case 'label': {
-      const labels = levelOf(plan.level).labels!;
+      const labels = levelOf(reportPlanOf(c, 'a label').level).labels!;
       return `(SELECT lb.value FROM ${labels.table} lb WHERE lb.${labels.key} = ${alias}.id AND lb.name = ${c.binder.bind(op.name)})`;
     }
     case 'segment':
-      return `${alias}.${segmentColumn(plan.segments.indexOf(op.key))}`;
+      return `${alias}.${segmentColumn(reportPlanOf(c, 'a segment').segments.indexOf(op.key))}`;
     case 'fact':
       return `${alias}.${op.column}`;
     default:
@@ -120,7 +130,7 @@ export function valueSql(node: ValueNode, alias: string, c: ExpressionContext): 
   const double = (n: ValueNode) => d.cast(`(${valueSql(n, alias, c)})`, 'double');
   switch (node.kind) {
     case 'literal':
-      return node.value === null ? 'NULL' : c.binder.bind(node.value, typeof node.value === 'number' ? 'double' : 'varchar');
+      return node.value === null ? 'NULL' : c.binder.bind(node.value, LITERAL_TYPES[typeof node.value as 'number' | 'string' | 'boolean']);
     case 'ref':
       return operandSql(node.operand, alias, c);
     case 'arithmetic': {
@@ -155,7 +165,7 @@ export function valueSql(node: ValueNode, alias: string, c: ExpressionContext): 
 }
 
 export function conditionSql(node: ConditionNode, alias: string, c: ExpressionContext): string {
-  const { plan, dialect: d, binder } = c;
+  const { dialect: d, binder } = c;
   switch (node.kind) {
     case 'compare':
       return `(${valueSql(node.left, alias, c)} ${SQL_COMPARE[node.op]} ${valueSql(node.right, alias, c)})`;
@@ -167,7 +177,7 @@ export function conditionSql(node: ConditionNode, alias: string, c: ExpressionCo
       return `(NOT ${conditionSql(node.operand, alias, c)})`;
     case 'in': {
       const subject = valueSql(node.value, alias, c);
-      const members = node.list.map((v) => binder.bind(v, typeof v === 'number' ? 'double' : 'varchar'));
+      const members = node.list.map((v) => binder.bind(v, LITERAL_TYPES[typeof v as 'number' | 'string' | 'boolean']));
       const parts = [...(members.length > 0 ? [`${subject} IN (${members.join(', ')})`] : []), ...(node.includesNull ? [`${subject} IS NULL`] : [])];
       return parts.length === 0 ? 'FALSE' : `(${parts.join(' OR ')})`;
     }
@@ -177,9 +187,13 @@ export function conditionSql(node: ConditionNode, alias: string, c: ExpressionCo
       // Ids compare as doubles, so 1.5 matches nothing instead of being cast to 2; the account must be the organization's.
       const ids = node.accountIds === 'any' ? '' : ` AND l.account_id IN (${node.accountIds.map((id) => binder.bind(id, 'double')).join(', ') || 'NULL'})`;
       const linked = `EXISTS (SELECT 1 FROM account_adplatform_links l JOIN accounts la ON la.id = l.account_id AND la.organization_id = ${binder.placeholder(1, 'bigint')}
-                       WHERE l.adplatform_account_id = ${alias}.${d.quote(levelOf(plan.level).platformAccountColumn!)}${ids})`;
+                       WHERE l.adplatform_account_id = ${alias}.${d.quote(levelOf(reportPlanOf(c, 'accountId').level).platformAccountColumn!)}${ids})`;
       return `(${node.negated ? 'NOT ' : ''}${linked})`;
     }
+    case 'truth':
+      return `(${valueSql(node.value, alias, c)})`;
+    case 'constant':
+      return node.value ? 'TRUE' : 'FALSE';
     default:
       return assertNever(node, 'condition node');
   }

@@ -13,7 +13,7 @@ import { CALL_DETAIL_FIELDS } from '../../catalog/call-details.js';
 import { listCallDetails } from '../../reporting/call-details.js';
 import { listMarkupPeriods } from '../../reporting/markup-periods.js';
 import type { ReportService } from '../../reporting/report-service.js';
-import { isCalendarDay } from '../../shared/dates.js';
+import { checkDates } from '../../shared/dates.js';
 import type { Database } from '../../store/database.js';
 import type { AppEnv } from '../context.js';
 import { jsonPageBody } from '../json-page-body.js';
@@ -208,10 +208,8 @@ function markupQuery(url: string, organizationId: number) {
   const query = QueryParams.parse(url, ['startDate', 'endDate', 'accountId', 'limit', 'offset']);
   const from = query.get('startDate');
   const to = query.get('endDate');
-  for (const [name, value] of [['startDate', from], ['endDate', to]] as const) {
-    if (value !== undefined && !isCalendarDay(value)) invalidParameter(name, `"${value}" is not a date YYYY-MM-DD`);
-  }
-  if (from !== undefined && to !== undefined && to < from) invalidParameter('endDate', `${to} is before startDate ${from}`);
+  // Markups have no default range: without dates, every period.
+  checkDates(from, to, invalidParameter);
   const ids = commaList(query, 'accountId');
   if (ids?.some((id) => !/^[1-9][0-9]{0,15}$/.test(id))) invalidParameter('accountId', 'is a comma-separated list of account ids');
   return { organizationId, from, to, accountIds: ids?.map(Number), ...parsePaging(query, MAX_LIMIT, 100) };

@@ -2,7 +2,7 @@ import type { SegmentDefinition, SegmentKey } from '../../catalog/segments.js';
 import { assertNever } from '../../shared/assert-never.js';
 import type { NamedColumn, SqlDialect, SqlType } from '../dialect.js';
 
-const TYPE_NAMES: Readonly<Record<SqlType, string>> = { bigint: 'BIGINT', integer: 'INTEGER', double: 'DOUBLE', varchar: 'VARCHAR', date: 'DATE' };
+const TYPE_NAMES: Readonly<Record<SqlType, string>> = { bigint: 'BIGINT', integer: 'INTEGER', double: 'DOUBLE', varchar: 'VARCHAR', date: 'DATE', boolean: 'BOOLEAN' };
 const FACT_ENUM_TYPES = { device: 'device_type', network: 'network_type' } as const;
 const TEXT_FUNCTIONS = { contains: 'contains', startsWith: 'starts_with', endsWith: 'ends_with' } as const;
 
@@ -60,6 +60,7 @@ export const duckdbDialect: SqlDialect = {
   tryCastBigint: (sql) => `TRY_CAST(${sql} AS BIGINT)`,
   dateLiteral: (isoDay) => `DATE '${/^\d{4}-\d{2}-\d{2}$/.test(isoDay) ? isoDay : '0000-00-00'}'`,
   dateText: (sql) => `strftime(${sql}, '%Y-%m-%d')`,
+  timestampText: (sql) => `strftime(${sql}, '%Y-%m-%dT%H:%M:%S.%gZ')`,
   factEnumLiteral: (column, value) => `'${value.replace(/'/g, "''")}'::${FACT_ENUM_TYPES[column]}`,
 
   round: (sql, digits) => (digits === undefined ? `round(${sql})` : `round(${sql}, ${digits})`),
