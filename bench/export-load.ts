@@ -31,7 +31,7 @@ import { parseReportQuery, reportRequest } from '../src/reporting/report-request
 import { compileReport, type CompiledQuery, type ExportFormat } from '../src/sql/compile-report.js';
 import { toDuckDBTypes, toDuckDBValues } from '../src/store/sql-values.js';
 import { median, post, root, startServer, stopServer } from './lib.js';
-import { COPY_OPTIONS } from '../src/reporting/export-stream.js';
+import { COPY_OPTIONS } from '../src/sql/duckdb/duckdb-dialect.js';
 import { generatedDatabase, type Generated } from './generated.js';
 
 const argv = process.argv.slice(2);

@@ -1,4 +1,5 @@
 import type { SegmentDefinition } from '../catalog/segments.js';
+import type { ExportFormat } from './compiled-query.js';
 
 /** The types a bound value or a cast names. */
 export type SqlType = 'bigint' | 'integer' | 'double' | 'varchar' | 'date' | 'boolean';
@@ -81,4 +82,8 @@ export interface SqlDialect {
   /** Text as its UTF-8 bytes (a BLOB) and the byte count of such bytes. */
   utf8Bytes(sql: string): string;
   byteLength(sql: string): string;
+
+  // Exports.
+  /** The statement that writes a SELECT's rows to a file (or named pipe) at `path` in `format`. */
+  copyToFile(select: string, path: string, format: ExportFormat): string;
 }
