@@ -135,7 +135,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerCampaignRoutes(app, deps.campaigns);
   registerCampaignCopyRoutes(app, deps.campaignCopies);
   registerMarkupRoutes(app, deps.markups);
-  registerReportingRoutes(app, deps.reports, deps.db, () => new Date(deps.nowMs()));
+  registerReportingRoutes(app, deps.reports);
   app.openapi(healthRoute, (c) => c.json({ status: 'ok' as const }, 200));
   refuseOtherMethods(app);
 

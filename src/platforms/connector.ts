@@ -3,13 +3,16 @@
  * sandbox in ./sandbox is the embedded default implementation; a real platform client plugs in
  * behind the same interface.
  */
-export { AD_PLATFORM_ALIASES, AD_PLATFORM_TYPES, type AdPlatformType } from '../shared/ad-platforms.js';
-import type { AdPlatformType } from '../shared/ad-platforms.js';
-
-export const DEVICE_TYPES = ['DESKTOP', 'MOBILE', 'TABLET', 'CONNECTED_TV', 'OTHER', 'UNKNOWN'] as const;
-export type DeviceType = (typeof DEVICE_TYPES)[number];
-export const NETWORK_TYPES = ['SEARCH', 'SEARCH_PARTNERS', 'DISPLAY', 'SOCIAL'] as const;
-export type NetworkType = (typeof NETWORK_TYPES)[number];
+export {
+  AD_PLATFORM_ALIASES,
+  AD_PLATFORM_TYPES,
+  DEVICE_TYPES,
+  NETWORK_TYPES,
+  type AdPlatformType,
+  type DeviceType,
+  type NetworkType,
+} from '../shared/ad-platforms.js';
+import type { AdPlatformType, DeviceType, NetworkType } from '../shared/ad-platforms.js';
 
 export type EntityStatus = 'ENABLED' | 'PAUSED' | 'REMOVED';
 

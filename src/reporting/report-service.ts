@@ -2,6 +2,8 @@ import type { ReportEndpoint } from '../catalog/endpoints.js';
 import { readsMoney, statisticOf } from '../catalog/statistics.js';
 import { buildPlan } from '../planner/build-plan.js';
 import type { ReportPlan, ReportRequest } from '../planner/report-plan.js';
+import { listCallDetails, type CallDetail, type CallDetailsRequest } from './call-details.js';
+import { listMarkupPeriods, type MarkupPeriod, type MarkupPeriodQuery } from './markup-periods.js';
 import type { ExportService, ExportStream } from './export-stream.js';
 import { compileReport, CURRENCIES_COLUMN, ESTIMATE_COLUMNS, statisticColumn, TOTAL_COLUMN, type ExportFormat } from '../sql/compile-report.js';
 import { estimatedFxRates, FxEstimateCollector, mixedCurrencies, type ReportWarning } from './report-warnings.js';
@@ -75,6 +77,16 @@ export class ReportService {
         throw error;
       }
     });
+  }
+
+  /** GET /reporting/v0/call-details: one page of calls and the total over all pages. */
+  callDetails(request: CallDetailsRequest): Promise<{ total: number; callDetails: CallDetail[] }> {
+    return listCallDetails(this.db, request, this.now());
+  }
+
+  /** GET /reporting/v0/markups: one page of markup periods and the total over all pages. */
+  markups(request: MarkupPeriodQuery): Promise<{ total: number; markups: MarkupPeriod[] }> {
+    return listMarkupPeriods(this.db, request);
   }
 
   /** Rows of the whole result (what X-TotalCount says), for an export's progress. */

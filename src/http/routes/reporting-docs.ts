@@ -3,9 +3,9 @@ import type { ReportEndpoint } from '../../catalog/endpoints.js';
 import type { LevelDefinition } from '../../catalog/levels.js';
 import { SEGMENTS, type SegmentDefinition } from '../../catalog/segments.js';
 import type { StatisticDefinition } from '../../catalog/statistics.js';
-import { AD_PLATFORM_TYPES, DEVICE_TYPES } from '../../platforms/connector.js';
+import { AD_PLATFORM_TYPES, DEVICE_TYPES } from '../../shared/ad-platforms.js';
 import { LABEL_NAME } from '../../provisioning/labels.js';
-import { EXPRESSION_LIMITS } from '../../planner/expression/expression-types.js';
+import { EXPRESSION_LIMITS } from '../../reporting/report-request.js';
 import { MAX_LIMIT, type REPORT_PARAMETERS } from '../../reporting/report-request.js';
 import { supportedCurrencies } from '../../reference/fx-rates.js';
 

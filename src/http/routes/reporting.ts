@@ -7,22 +7,17 @@ import { ENDPOINT_BY_PATH, ENDPOINTS, type ReportEndpoint } from '../../catalog/
 import { customFieldType, type LevelDefinition } from '../../catalog/levels.js';
 import { SEGMENTS } from '../../catalog/segments.js';
 import { DEFAULT_STATISTICS } from '../../catalog/statistics.js';
-import type { ReportRequest } from '../../planner/report-plan.js';
-import { commaList, MAX_LIMIT, parseReportQuery, reportRequest } from '../../reporting/report-request.js';
+import { commaList, EXPRESSION_LIMITS, MAX_LIMIT, parseReportQuery, reportRequest, type ReportRequest } from '../../reporting/report-request.js';
 import { CALL_DETAIL_FIELDS } from '../../catalog/call-details.js';
-import { listCallDetails } from '../../reporting/call-details.js';
-import { listMarkupPeriods } from '../../reporting/markup-periods.js';
 import type { ReportService } from '../../reporting/report-service.js';
 import { checkDates } from '../../shared/dates.js';
-import type { Database } from '../../store/database.js';
 import type { AppEnv } from '../context.js';
 import { jsonPageBody } from '../json-page-body.js';
 import { acceptsGzip, CONTENT_TYPES, responseFormat, type ResponseFormat } from '../export-negotiation.js';
 import { errorResponses } from '../openapi-errors.js';
 import { bearer, jsonContent, TOTAL_COUNT } from '../openapi-helpers.js';
 import { commaListParameter, dateQuery, pagingQuery } from '../openapi-parameters.js';
-import { AD_PLATFORM_TYPES } from '../../platforms/connector.js';
-import { EXPRESSION_LIMITS } from '../../planner/expression/expression-types.js';
+import { AD_PLATFORM_TYPES } from '../../shared/ad-platforms.js';
 import { CAMPAIGN_LABEL_NAME, operationIdOf, reportQuerySchema, reportRowSchema, totalsSchema, WARNINGS } from './reporting-docs.js';
 import { invalidParameter, parsePaging, QueryParams } from '../../shared/query-params.js';
 import { WARNINGS_HEADER, warningsHeader } from '../../reporting/report-warnings.js';
@@ -293,7 +288,7 @@ function callDetailsQuery(url: string, organizationId: number) {
   return { organizationId, startDate: query.get('startDate'), endDate: query.get('endDate'), filter: query.get('filter'), sort: query.get('sort'), ...parsePaging(query, MAX_LIMIT, 100) };
 }
 
-export function registerReportingRoutes(app: OpenAPIHono<AppEnv>, reports: ReportService, db: Database, now: () => Date): void {
+export function registerReportingRoutes(app: OpenAPIHono<AppEnv>, reports: ReportService): void {
   app.openAPIRegistry.registerPath(campaignLabelRoute);
   app.get('/reporting/v0/accounts/campaign-labels/name/:name', async (c) => {
     const parsed = parseRequest(c.req.url, accounts.level, c.get('auth').organizationId, c.req.header('accept'));
@@ -301,12 +296,12 @@ export function registerReportingRoutes(app: OpenAPIHono<AppEnv>, reports: Repor
   });
   app.openAPIRegistry.registerPath(markupsRoute);
   app.get(markupsRoute.path, async (c) => {
-    const { total, markups } = await listMarkupPeriods(db, markupQuery(c.req.url, c.get('auth').organizationId));
+    const { total, markups } = await reports.markups(markupQuery(c.req.url, c.get('auth').organizationId));
     return c.json({ markups }, 200, { 'X-TotalCount': String(total) });
   });
   app.openAPIRegistry.registerPath(callDetailsRoute);
   app.get(callDetailsRoute.path, async (c) => {
-    const { total, callDetails } = await listCallDetails(db, callDetailsQuery(c.req.url, c.get('auth').organizationId), now());
+    const { total, callDetails } = await reports.callDetails(callDetailsQuery(c.req.url, c.get('auth').organizationId));
     return c.json({ callDetails }, 200, { 'X-TotalCount': String(total) });
   });
 
