@@ -28,7 +28,9 @@ async function compilerOf(root: string): Promise<Compiler> {
   const endpoints = await import(path.join(root, 'src/catalog/endpoints.ts'));
   const planner = await import(path.join(root, 'src/planner/build-plan.ts'));
   const compiler = await import(path.join(root, 'src/sql/compile-report.ts'));
-  return { endpoints: endpoints.ENDPOINT_BY_PATH, plan: planner.buildPlan, page: compiler.compileJsonPage };
+  // Before issue 20 the JSON page had a function of its own; since, every statement is finished from compileReport.
+  const page = compiler.compileJsonPage ?? ((plan: unknown) => compiler.compileReport(plan).jsonPage());
+  return { endpoints: endpoints.ENDPOINT_BY_PATH, plan: planner.buildPlan, page };
 }
 
 // Bring the file up to this checkout's schema and reference rates, then read it without locks of our own.

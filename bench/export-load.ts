@@ -28,10 +28,10 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { ENDPOINT_BY_PATH } from '../src/catalog/endpoints.js';
 import { buildPlan } from '../src/planner/build-plan.js';
 import { parseReportQuery, reportRequest } from '../src/reporting/report-request.js';
-import { compileExport, type CompiledExport, type ExportFormat } from '../src/sql/compile-report.js';
+import { compileReport, type CompiledQuery, type ExportFormat } from '../src/sql/compile-report.js';
 import { toDuckDBTypes, toDuckDBValues } from '../src/store/sql-values.js';
 import { median, post, root, startServer, stopServer } from './lib.js';
-import { COPY_OPTIONS } from '../src/reporting/export-stream.js';
+import { COPY_OPTIONS } from '../src/sql/duckdb/duckdb-dialect.js';
 import { generatedDatabase, type Generated } from './generated.js';
 
 const argv = process.argv.slice(2);
@@ -369,7 +369,7 @@ async function measureService(dir: string, request: ExportRequest, format: Expor
 interface CopyVariant {
   /** What the table calls it. */
   label: string;
-  /** Which export SQL: compileExport(plan, sqlOf). */
+  /** Which export SQL: compileReport(plan).export(sqlOf). */
   sqlOf: ExportFormat;
   options: string;
   extension: string;
@@ -403,11 +403,11 @@ interface CopyRun {
 }
 
 /** The export SQL exactly as the service builds it for this request (same parser, planner and compiler). */
-function compiledFor(request: ExportRequest, format: ExportFormat, now: Date): CompiledExport {
+function compiledFor(request: ExportRequest, format: ExportFormat, now: Date): CompiledQuery {
   const endpoint = ENDPOINT_BY_PATH.get(request.endpoint);
   if (!endpoint) throw new Error(`no endpoint /reporting/v0/${request.endpoint}`);
   const query = parseReportQuery(`?${request.query}&format=${format}`, endpoint.level);
-  return compileExport(buildPlan(endpoint, reportRequest(query, endpoint.level, request.org.id, format), now), format);
+  return compileReport(buildPlan(endpoint, reportRequest(query, endpoint.level, request.org.id, format), now)).export(format);
 }
 
 /**
@@ -418,7 +418,7 @@ function compiledFor(request: ExportRequest, format: ExportFormat, now: Date): C
 const COPY_DIR = existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir();
 
 /** COPY (<sql>) TO a temp file with the export's bound parameters; the file is removed after. */
-async function copyToFile(db: DuckDBConnection, compiled: CompiledExport, variant: CopyVariant): Promise<CopyRun> {
+async function copyToFile(db: DuckDBConnection, compiled: CompiledQuery, variant: CopyVariant): Promise<CopyRun> {
   const file = path.join(COPY_DIR, `adreport-export-load-${process.pid}.${variant.extension}`);
   const sql = variant.rewrite ? variant.rewrite(compiled.sql) : compiled.sql;
   const statement = await db.prepare(`COPY (${sql}) TO '${file}' (${variant.options})`);

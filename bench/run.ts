@@ -25,7 +25,7 @@ import { configFromEnv, mergeConfig, serviceConfigSchema } from '../src/config/c
 import { startService, type RunningService } from '../src/main.js';
 import { buildPlan } from '../src/planner/build-plan.js';
 import { parseReportQuery, reportRequest } from '../src/reporting/report-request.js';
-import { compileJsonPage } from '../src/sql/compile-report.js';
+import { compileReport } from '../src/sql/compile-report.js';
 import type { SqlValue } from '../src/store/sql-values.js';
 import { generatedDatabase, type Generated } from './generated.js';
 import { watchEventLoop, type LoopWatched } from './loop-watch.js';
@@ -66,7 +66,7 @@ function floorQuery(endpoint: string, query: string, organizationId: number, now
   const found = ENDPOINT_BY_PATH.get(endpoint)!;
   const request = reportRequest(parseReportQuery(`?${query}`, found.level), found.level, organizationId, 'json');
   // The service's page is one JSON text rendered by DuckDB: the floor runs that SQL.
-  return compileJsonPage(buildPlan(found, request, now));
+  return compileReport(buildPlan(found, request, now)).jsonPage();
 }
 
 /**

@@ -140,7 +140,6 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     const exports = new ExportService(db, config.exports.maxConcurrent, { maxPerOrganization: config.exports.maxPerOrganization, idleTimeoutMs: config.exports.idleTimeoutMs });
     const reports = new ReportService(db, now, exports);
     const app = buildApp({
-      db,
       organizations: new OrganizationService(db),
       accounts,
       platformAccounts,

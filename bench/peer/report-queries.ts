@@ -196,7 +196,7 @@ export async function factsLastDay(duckdbPath: string): Promise<string> {
 async function serviceRows(connection: DuckDBConnection, name: MixName, p: MixParams): Promise<Array<Record<string, unknown>>> {
   const endpoint = ENDPOINT_BY_PATH.get(MIX[name].endpoint);
   if (!endpoint) throw new Error(`no endpoint ${MIX[name].endpoint}`);
-  const { sql, params } = compileReport(buildPlan(endpoint, serviceRequest(name, p), new Date()));
+  const { sql, params } = compileReport(buildPlan(endpoint, serviceRequest(name, p), new Date())).page();
   const statement = await connection.prepare(sql);
   try {
     statement.bind(toDuckDBValues(params), toDuckDBTypes(params));

@@ -1,42 +1,43 @@
 /**
- * Breakdowns (supplement 5). `sql` is over the daily rows (`day` DATE, `device` ENUM) of the
- * compiler's bucket CTE; values are strings except the year.
+ * Breakdowns (supplement 5). The catalogue says what a segment is; the dialect says how its SQL
+ * engine computes it from a fact row's day and device (src/sql/<dialect>/).
  */
+export const SEGMENT_KEYS = ['day', 'week', 'month', 'year', 'dayOfWeek', 'deviceType'] as const;
+/** As rows carry it: `segments.day`. */
+export type SegmentKey = (typeof SEGMENT_KEYS)[number];
+
 export interface SegmentDefinition {
   /** As the `segments` parameter names it. */
   readonly name: 'Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType';
-  /** As rows carry it: `segments.day`. */
-  readonly key: 'day' | 'week' | 'month' | 'year' | 'dayOfWeek' | 'deviceType';
+  readonly key: SegmentKey;
   readonly type: 'string' | 'number';
-  sql(day: string, device: string): string;
-  /** How the bucket values order, when not as their text does (DayOfWeek: MONDAY first, not FRIDAY). */
-  order?(value: string): string;
+  /** How bucket values order: as their text (YYYY-MM-DD sorts by date) or by a list (DayOfWeek: MONDAY first). */
+  readonly order: 'value' | readonly string[];
   readonly description: string;
 }
 
-const WEEKDAYS = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'] as const;
+/** ISO order of the week (Monday first), as DayOfWeek buckets sort. */
+export const WEEKDAYS = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'] as const;
 
 export const SEGMENTS: readonly SegmentDefinition[] = [
-  { name: 'Day', key: 'day', type: 'string', sql: (day) => `strftime(${day}, '%Y-%m-%d')`, description: 'YYYY-MM-DD' },
-  { name: 'Week', key: 'week', type: 'string', sql: (day) => `strftime(date_trunc('week', ${day}), '%Y-%m-%d')`, description: 'ISO week: the Monday, YYYY-MM-DD' },
-  { name: 'Month', key: 'month', type: 'string', sql: (day) => `strftime(${day}, '%Y-%m')`, description: 'YYYY-MM' },
-  { name: 'Year', key: 'year', type: 'number', sql: (day) => `year(${day})`, description: 'YYYY as a number' },
-  {
-    name: 'DayOfWeek',
-    key: 'dayOfWeek',
-    type: 'string',
-    sql: (day) => `upper(dayname(${day}))`,
-    order: (value) => `list_position([${WEEKDAYS.map((d) => `'${d}'`).join(', ')}], ${value})`,
-    description: 'MONDAY .. SUNDAY',
-  },
-  { name: 'DeviceType', key: 'deviceType', type: 'string', sql: (_day, device) => `${device}::VARCHAR`, description: 'DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN' },
+  { name: 'Day', key: 'day', type: 'string', order: 'value', description: 'YYYY-MM-DD' },
+  { name: 'Week', key: 'week', type: 'string', order: 'value', description: 'ISO week: the Monday, YYYY-MM-DD' },
+  { name: 'Month', key: 'month', type: 'string', order: 'value', description: 'YYYY-MM' },
+  { name: 'Year', key: 'year', type: 'number', order: 'value', description: 'YYYY as a number' },
+  { name: 'DayOfWeek', key: 'dayOfWeek', type: 'string', order: WEEKDAYS, description: 'MONDAY .. SUNDAY' },
+  { name: 'DeviceType', key: 'deviceType', type: 'string', order: 'value', description: 'DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN' },
 ];
 
 export const SEGMENT_BY_NAME: ReadonlyMap<string, SegmentDefinition> = new Map(SEGMENTS.map((s) => [s.name, s]));
 export const SEGMENT_BY_KEY: ReadonlyMap<string, SegmentDefinition> = new Map(SEGMENTS.map((s) => [s.key, s]));
 
+/** The definition of a key the planner has already checked. */
+export function segmentOf(key: SegmentKey): SegmentDefinition {
+  return SEGMENT_BY_KEY.get(key)!;
+}
+
 /** Fact-level fields a filter may test before aggregation (`segments.networkType` is not a breakdown). */
-export const FACT_FILTER_FIELDS: Readonly<Record<string, { column: string }>> = {
+export const FACT_FILTER_FIELDS: Readonly<Record<string, { column: 'device' | 'network' }>> = {
   deviceType: { column: 'device' },
   networkType: { column: 'network' },
 };

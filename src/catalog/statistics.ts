@@ -1,9 +1,14 @@
+import { assertNever } from '../shared/assert-never.js';
+
 /**
  * The statistics catalogue (supplement 5): additive sums over the fact tables and ratios computed
- * from the sums of a bucket, never averaged. SQL is written over the bucket's base sums, whose
- * column names the compiler passes in; nothing here is user text.
+ * from the sums of a bucket, never averaged. Each statistic says what it computes from the
+ * bucket's base sums as a small formula; the SQL compiler renders it in its dialect.
  */
 export type StatisticType = 'Integer' | 'Decimal' | 'Money' | 'Ratio';
+/** The types a request's formulas may declare. */
+export const FORMULA_TYPES = ['Integer', 'Decimal', 'Money', 'Percentage'] as const;
+export type FormulaType = (typeof FORMULA_TYPES)[number];
 
 /** Sums of the ad or keyword facts (costWithMarkup: of cost at the day's markup). */
 export const FACT_MEASURES = [
@@ -39,13 +44,23 @@ export function sourceOf(measure: BaseMeasure): MeasureSource {
   return (SHARE_MEASURES as readonly string[]).includes(measure) ? 'impressionShare' : 'facts';
 }
 
+/**
+ * What a statistic computes from a bucket's base sums. `ratio` is a / b (x scale), null when b is
+ * 0 (supplement 5); `share` is a ratio as Google reports it: under 0.1 as 0.0999 (`floor`), or
+ * over 0.9 as 0.9001 (`ceiling`, the lost shares).
+ */
+export type StatisticFormula =
+  | { readonly kind: 'measure'; readonly measure: BaseMeasure }
+  | { readonly kind: 'sum'; readonly measures: readonly BaseMeasure[] }
+  | { readonly kind: 'ratio'; readonly numerator: BaseMeasure; readonly denominator: BaseMeasure; readonly scale?: number }
+  | { readonly kind: 'share'; readonly numerator: BaseMeasure; readonly denominator: BaseMeasure; readonly clamp: 'floor' | 'ceiling' };
+
 export interface StatisticDefinition {
   readonly name: string;
   readonly type: StatisticType;
   /** Additive statistics may be summed over buckets; ratios must be recomputed from sums. */
   readonly additive: boolean;
-  /** SQL over the bucket's base sums; `sum(m)` gives the column of base measure m. */
-  sql(sum: (measure: BaseMeasure) => string): string;
+  readonly formula: StatisticFormula;
   readonly description: string;
 }
 
@@ -53,24 +68,25 @@ const additive = (name: FactMeasure | ShareMeasure, type: StatisticType, descrip
   name,
   type,
   additive: true,
-  sql: (sum) => sum(name),
+  formula: { kind: 'measure', measure: name },
   description,
 });
 
-/** a / b as a double, null when b is 0 (supplement 5: a ratio over a zero denominator is null). */
-const ratio = (a: string, b: string) => `(${a})::DOUBLE / nullif((${b})::DOUBLE, 0)`;
-
-const ratioOf = (name: string, description: string, sql: (sum: (m: BaseMeasure) => string) => string): StatisticDefinition => ({
+const ratioOf = (name: string, description: string, numerator: BaseMeasure, denominator: BaseMeasure, scale?: number): StatisticDefinition => ({
   name,
   type: 'Ratio',
   additive: false,
-  sql,
+  formula: { kind: 'ratio', numerator, denominator, ...(scale === undefined ? {} : { scale }) },
   description,
 });
 
-/** Google reports shares under 0.1 as 0.0999 and lost shares over 0.9 as 0.9001; so do we, on every bucket. */
-const shareOf = (a: string, b: string) => `(CASE WHEN (${ratio(a, b)}) < 0.1 THEN 0.0999 ELSE (${ratio(a, b)}) END)`;
-const lostShareOf = (a: string, b: string) => `(CASE WHEN (${ratio(a, b)}) > 0.9 THEN 0.9001 ELSE (${ratio(a, b)}) END)`;
+const shareOf = (name: string, description: string, numerator: ShareMeasure, clamp: 'floor' | 'ceiling'): StatisticDefinition => ({
+  name,
+  type: 'Ratio',
+  additive: false,
+  formula: { kind: 'share', numerator, denominator: 'searchEligibleImpressions', clamp },
+  description,
+});
 
 export const STATISTICS: readonly StatisticDefinition[] = [
   additive('impressions', 'Integer', 'times an ad was shown'),
@@ -86,41 +102,31 @@ export const STATISTICS: readonly StatisticDefinition[] = [
     name: 'totalConversions',
     type: 'Decimal',
     additive: true,
-    sql: (sum) => `(${sum('conversions')} + ${sum('callConversionsFractional')})`,
+    formula: { kind: 'sum', measures: ['conversions', 'callConversionsFractional'] },
     description: 'conversions + callConversionsFractional',
   },
-  ratioOf('ctr', 'clicks / impressions', (sum) => ratio(sum('clicks'), sum('impressions'))),
-  ratioOf('averageCpc', 'cost / clicks', (sum) => ratio(sum('cost'), sum('clicks'))),
-  ratioOf('averageCpm', '1000 x cost / impressions', (sum) => ratio(`1000 * ${sum('cost')}`, sum('impressions'))),
-  ratioOf('conversionRate', 'conversions / clicks', (sum) => ratio(sum('conversions'), sum('clicks'))),
-  ratioOf('costPerConversion', 'cost / conversions', (sum) => ratio(sum('cost'), sum('conversions'))),
-  ratioOf('valuePerConversion', 'conversionValue / conversions', (sum) => ratio(sum('conversionValue'), sum('conversions'))),
-  ratioOf('roas', 'conversionValue / cost', (sum) => ratio(sum('conversionValue'), sum('cost'))),
+  ratioOf('ctr', 'clicks / impressions', 'clicks', 'impressions'),
+  ratioOf('averageCpc', 'cost / clicks', 'cost', 'clicks'),
+  ratioOf('averageCpm', '1000 x cost / impressions', 'cost', 'impressions', 1000),
+  ratioOf('conversionRate', 'conversions / clicks', 'conversions', 'clicks'),
+  ratioOf('costPerConversion', 'cost / conversions', 'cost', 'conversions'),
+  ratioOf('valuePerConversion', 'conversionValue / conversions', 'conversionValue', 'conversions'),
+  ratioOf('roas', 'conversionValue / cost', 'conversionValue', 'cost'),
   {
     name: 'reach',
     type: 'Integer',
     additive: false,
-    sql: (sum) => sum('reach'),
+    formula: { kind: 'measure', measure: 'reach' },
     description: 'distinct people reached, deduplicated over the row: its period, segments and entities (FACEBOOK); never a sum over days or ads',
   },
-  ratioOf('frequency', 'impressions / reach: how often each person reached saw an ad', (sum) => ratio(sum('impressions'), sum('reach'))),
+  ratioOf('frequency', 'impressions / reach: how often each person reached saw an ad', 'impressions', 'reach'),
   additive('searchImpressions', 'Integer', 'impressions on Google Search, the numerator of searchImpressionShare'),
   additive('searchEligibleImpressions', 'Integer', 'impressions the campaigns were eligible for on Google Search (the platform\'s estimate), the denominator of the shares'),
-  ratioOf('searchImpressionShare', 'searchImpressions / searchEligibleImpressions; under 0.1 reported as 0.0999', (sum) =>
-    shareOf(sum('searchImpressions'), sum('searchEligibleImpressions')),
-  ),
-  ratioOf('searchBudgetLostImpressionShare', 'eligible impressions lost to budget / searchEligibleImpressions; over 0.9 reported as 0.9001', (sum) =>
-    lostShareOf(sum('searchBudgetLostImpressions'), sum('searchEligibleImpressions')),
-  ),
-  ratioOf('searchRankLostImpressionShare', 'eligible impressions lost to ad rank / searchEligibleImpressions; over 0.9 reported as 0.9001', (sum) =>
-    lostShareOf(sum('searchRankLostImpressions'), sum('searchEligibleImpressions')),
-  ),
-  ratioOf('searchTopImpressionShare', 'impressions above the organic results / searchEligibleImpressions; under 0.1 reported as 0.0999', (sum) =>
-    shareOf(sum('searchTopImpressions'), sum('searchEligibleImpressions')),
-  ),
-  ratioOf('searchAbsoluteTopImpressionShare', 'impressions in the very first position / searchEligibleImpressions; under 0.1 reported as 0.0999', (sum) =>
-    shareOf(sum('searchAbsoluteTopImpressions'), sum('searchEligibleImpressions')),
-  ),
+  shareOf('searchImpressionShare', 'searchImpressions / searchEligibleImpressions; under 0.1 reported as 0.0999', 'searchImpressions', 'floor'),
+  shareOf('searchBudgetLostImpressionShare', 'eligible impressions lost to budget / searchEligibleImpressions; over 0.9 reported as 0.9001', 'searchBudgetLostImpressions', 'ceiling'),
+  shareOf('searchRankLostImpressionShare', 'eligible impressions lost to ad rank / searchEligibleImpressions; over 0.9 reported as 0.9001', 'searchRankLostImpressions', 'ceiling'),
+  shareOf('searchTopImpressionShare', 'impressions above the organic results / searchEligibleImpressions; under 0.1 reported as 0.0999', 'searchTopImpressions', 'floor'),
+  shareOf('searchAbsoluteTopImpressionShare', 'impressions in the very first position / searchEligibleImpressions; under 0.1 reported as 0.0999', 'searchAbsoluteTopImpressions', 'floor'),
 ];
 
 /** Measures in a currency: converted per day with the FX rates, never summed across currencies. */
@@ -131,17 +137,30 @@ export function readsMoney(statistic: StatisticDefinition): boolean {
   return [...measuresOf(statistic)].some((m) => MONEY_MEASURES.has(m));
 }
 
-/** The base measures a statistic's SQL reads. */
+/** The base measures a statistic reads. */
 export function measuresOf(statistic: StatisticDefinition): ReadonlySet<BaseMeasure> {
-  const used = new Set<BaseMeasure>();
-  statistic.sql((m) => {
-    used.add(m);
-    return '0';
-  });
-  return used;
+  const formula = statistic.formula;
+  switch (formula.kind) {
+    case 'measure':
+      return new Set([formula.measure]);
+    case 'sum':
+      return new Set(formula.measures);
+    case 'ratio':
+    case 'share':
+      return new Set([formula.numerator, formula.denominator]);
+    default:
+      return assertNever(formula, 'statistic formula');
+  }
 }
 
 export const STATISTIC_BY_NAME: ReadonlyMap<string, StatisticDefinition> = new Map(STATISTICS.map((s) => [s.name, s]));
+
+/** The definition of a name the planner has already checked. */
+export function statisticOf(name: string): StatisticDefinition {
+  const statistic = STATISTIC_BY_NAME.get(name);
+  if (statistic === undefined) throw new Error(`not a statistic of the catalogue: ${name}`);
+  return statistic;
+}
 
 /** Returned when a request names no statistics (supplement 5: "the nine"); special endpoints add their own. */
 export const DEFAULT_STATISTICS = ['impressions', 'clicks', 'cost', 'conversions', 'conversionValue', 'ctr', 'averageCpc', 'conversionRate', 'costPerConversion'] as const;

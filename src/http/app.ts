@@ -5,7 +5,6 @@ import { SCOPE_OF_PREFIX } from '../auth/scopes.js';
 import type { TokenIssuer } from '../auth/token-issuer.js';
 import { ApiError } from '../shared/errors.js';
 import type { TokenBuckets } from '../shared/token-bucket.js';
-import type { Database } from '../store/database.js';
 import type { AccountService } from '../provisioning/accounts/account-service.js';
 import type { PlatformAccountService } from '../provisioning/platform-accounts/platform-account-service.js';
 import type { JobLookup } from '../provisioning/job-queue.js';
@@ -41,8 +40,6 @@ import { documentConfig, registerDocumentComponents } from './openapi-document.j
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 export interface AppDeps {
-  /** Only for the markups and call-details routes, which still read the store themselves. */
-  db: Database;
   organizations: OrganizationService;
   accounts: AccountService;
   platformAccounts: PlatformAccountService;
@@ -138,7 +135,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerCampaignRoutes(app, deps.campaigns);
   registerCampaignCopyRoutes(app, deps.campaignCopies);
   registerMarkupRoutes(app, deps.markups);
-  registerReportingRoutes(app, deps.reports, deps.db, () => new Date(deps.nowMs()));
+  registerReportingRoutes(app, deps.reports);
   app.openapi(healthRoute, (c) => c.json({ status: 'ok' as const }, 200));
   refuseOtherMethods(app);
 

@@ -1,24 +1,15 @@
 import { endpointsOffering, type ReportEndpoint } from '../catalog/endpoints.js';
-import { customFieldType, type LevelDefinition } from '../catalog/levels.js';
-import { FACT_FILTER_FIELDS, SEGMENT_BY_KEY, SEGMENT_BY_NAME, SEGMENTS, type SegmentDefinition } from '../catalog/segments.js';
-import { STATISTIC_BY_NAME, type StatisticDefinition } from '../catalog/statistics.js';
-import { badRequest } from '../shared/errors.js';
-import { addDays, isCalendarDay, isoDate } from '../shared/dates.js';
+import { customFieldType, type DimensionField, type EmbedName, type LevelDefinition } from '../catalog/levels.js';
+import { FACT_FILTER_FIELDS, SEGMENT_BY_KEY, SEGMENT_BY_NAME, SEGMENTS, type SegmentKey } from '../catalog/segments.js';
+import { FORMULA_TYPES, STATISTIC_BY_NAME, type StatisticDefinition } from '../catalog/statistics.js';
+import { assertNever } from '../shared/assert-never.js';
+import { reportDateRange } from './date-range.js';
 import { ExpressionError, parseExpression, splitFormulas, type Expr } from './expression/index.js';
-import type { ConditionNode, Operand, PlannedFormula, ReportPlan, ReportRequest, SortKey, Stage, ValueNode } from './report-plan.js';
+import { expressionFailure, invalidParameter as invalid } from './parameter-errors.js';
+import { arithmetic, call, compare, ifThen, inList, isNull, linkedAccount, literal, logical, negate, not, ref, textMatch } from './plan-nodes.js';
+import type { ConditionNode, PlannedFormula, ReportPlan, ReportRequest, SortKey, ValueNode } from './report-plan.js';
 
 const MAX_FORMULAS = 20;
-const FORMULA_TYPES = ['Integer', 'Decimal', 'Money', 'Percentage'] as const;
-
-/** A 400 that names the parameter (and, for expressions, the position and the token). */
-function invalid(parameter: string, message: string, code = 'invalid_parameter'): never {
-  throw badRequest('invalid_parameter', `Invalid query parameter ${parameter}: ${message}`, [{ field: parameter, code, message }]);
-}
-
-function expressionFailure(parameter: string, error: ExpressionError, offset = 0): never {
-  const where = `at position ${error.position + offset}${error.token === '' ? ' (end of text)' : ` near "${error.token}"`}`;
-  invalid(parameter, `${error.message} ${where}`, 'invalid_expression');
-}
 
 /**
  * The planner: a pure function from a validated request to a ReportPlan. Every name is looked up
@@ -28,7 +19,7 @@ function expressionFailure(parameter: string, error: ExpressionError, offset = 0
  */
 export function buildPlan(endpoint: ReportEndpoint, request: ReportRequest, now: Date): ReportPlan {
   const level = endpoint.level;
-  const { from, to } = dateRange(request, now);
+  const { from, to } = reportDateRange(request.startDate, request.endDate, now);
   const statistics = pickStatistics(endpoint, request.statistics);
   const segments = pickSegments(request.segments);
   const context: Context = { endpoint, level, segments, formulas: [], campaignLabel: level.path === 'accounts' && request.campaignLabel !== undefined };
@@ -36,8 +27,8 @@ export function buildPlan(endpoint: ReportEndpoint, request: ReportRequest, now:
   context.formulas = formulas;
   const filters = request.filter === undefined ? {} : splitFilter(context, request.filter);
   return {
-    endpoint,
-    level,
+    endpoint: endpoint.path,
+    level: level.path,
     organizationId: request.organizationId,
     from,
     to,
@@ -61,40 +52,21 @@ export function buildPlan(endpoint: ReportEndpoint, request: ReportRequest, now:
 interface Context {
   readonly endpoint: ReportEndpoint;
   readonly level: LevelDefinition;
-  readonly segments: readonly SegmentDefinition[];
+  readonly segments: readonly SegmentKey[];
   formulas: readonly PlannedFormula[];
   /** /accounts/campaign-labels/name/{name}: rows show campaignLabel.value, so filters and sorts may name it. */
   readonly campaignLabel?: boolean;
 }
 
-function dateRange(request: ReportRequest, now: Date): { from: string; to: string } {
-  const yesterday = addDays(isoDate(now), -1);
-  for (const name of ['startDate', 'endDate'] as const) {
-    const value = request[name];
-    if (value !== undefined && !isCalendarDay(value)) invalid(name, `"${value}" is not a date YYYY-MM-DD`);
-  }
-  const to = request.endDate ?? (request.startDate !== undefined && request.startDate > yesterday ? request.startDate : yesterday);
-  const from = request.startDate ?? addDays(to, -29);
-  if (to < from) invalid('endDate', `${to} is before startDate ${from}`);
-  if (to >= addYears(from, 5)) invalid('endDate', `the range ${from}..${to} is longer than five years`);
-  return { from, to };
-}
-
-/** The same day `years` later (29 February becomes 1 March). */
-function addYears(date: string, years: number): string {
-  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
-  return isoDate(new Date(Date.UTC(y + years, m - 1, d)));
-}
-
-function pickStatistics(endpoint: ReportEndpoint, names: readonly string[] | undefined): StatisticDefinition[] {
-  if (names === undefined) return [...endpoint.defaultStatistics];
-  const out: StatisticDefinition[] = [];
+function pickStatistics(endpoint: ReportEndpoint, names: readonly string[] | undefined): string[] {
+  if (names === undefined) return endpoint.defaultStatistics.map((s) => s.name);
+  const out: string[] = [];
   for (const raw of names) {
     const name = raw.startsWith('statistics.') ? raw.slice('statistics.'.length) : raw;
     const statistic = STATISTIC_BY_NAME.get(name);
     if (!statistic) invalid('statistics', `unknown statistic "${raw}"; valid on /${endpoint.path}: ${endpoint.statistics.map((s) => s.name).join(', ')}`, 'unknown_statistic');
     if (!endpoint.statistics.includes(statistic)) invalid('statistics', notOffered(endpoint, statistic), 'statistic_not_available');
-    if (!out.includes(statistic)) out.push(statistic);
+    if (!out.includes(statistic.name)) out.push(statistic.name);
   }
   return out;
 }
@@ -104,25 +76,25 @@ function notOffered(endpoint: ReportEndpoint, statistic: StatisticDefinition): s
   return `statistics.${statistic.name} is not available on /reporting/v0/${endpoint.path}; it is reported on ${endpointsOffering(statistic).join(', ')}`;
 }
 
-function pickSegments(names: readonly string[] | undefined): SegmentDefinition[] {
-  const out: SegmentDefinition[] = [];
+function pickSegments(names: readonly string[] | undefined): SegmentKey[] {
+  const out: SegmentKey[] = [];
   for (const name of names ?? []) {
     const segment = SEGMENT_BY_NAME.get(name);
     if (!segment) invalid('segments', `unknown segment "${name}"; valid: ${SEGMENTS.map((s) => s.name).join(', ')}`, 'unknown_segment');
-    if (!out.includes(segment)) out.push(segment);
+    if (!out.includes(segment.key)) out.push(segment.key);
   }
   return out;
 }
 
-function pickEmbeds(level: LevelDefinition, names: readonly string[] | undefined): Set<string> {
-  const out = new Set<string>();
+function pickEmbeds(level: LevelDefinition, names: readonly string[] | undefined): EmbedName[] {
+  const asked = new Set<string>();
   for (const name of names ?? []) {
-    if (!level.embeds.includes(name)) {
+    if (!(level.embeds as readonly string[]).includes(name)) {
       invalid('embed', level.embeds.length === 0 ? `/${level.path} embeds nothing` : `"${name}" cannot be embedded on /${level.path}; valid: ${level.embeds.join(', ')}`, 'unknown_embed');
     }
-    out.add(name);
+    asked.add(name);
   }
-  return out;
+  return level.embeds.filter((name) => asked.has(name));
 }
 
 /** `*` matches any run of characters; LIKE's own wildcards are escaped so they match themselves. */
@@ -152,7 +124,7 @@ function planFormulas(context: Context, values: readonly string[]): PlannedFormu
     }
     // A formula sees statistics and numbers only (and earlier formulas are not in scope).
     const value = planValue({ ...context, formulas: [] }, 'formulas', expr, text.offset, true);
-    if (valueType(value) !== 'number') invalid('formulas', `formula ${text.name} must compute a number`);
+    if (value.type !== 'number') invalid('formulas', `formula ${text.name} must compute a number`);
     planned.push({ name: text.name, type: text.type as PlannedFormula['type'], value });
   }
   return planned;
@@ -169,15 +141,15 @@ function splitFilter(context: Context, text: string): { fact?: ConditionNode; en
   const condition = planCondition(context, 'filter', expr);
   const parts: { fact: ConditionNode[]; entity: ConditionNode[]; bucket: ConditionNode[] } = { fact: [], entity: [], bucket: [] };
   for (const conjunct of conjuncts(condition)) {
-    const stages = stagesOf(conjunct);
-    if (stages.has('fact') && stages.size > 1) {
+    const stages = conjunct.stages;
+    if (stages.includes('fact') && stages.length > 1) {
       invalid('filter', 'segments.deviceType and segments.networkType filters cannot be combined with other fields in one OR or NOT (filter them with &&)', 'unsupported_combination');
     }
-    if (stages.has('fact')) parts.fact.push(conjunct);
-    else if (stages.has('bucket')) parts.bucket.push(conjunct);
+    if (stages.includes('fact')) parts.fact.push(conjunct);
+    else if (stages.includes('bucket')) parts.bucket.push(conjunct);
     else parts.entity.push(conjunct);
   }
-  const join = (list: ConditionNode[]) => list.reduce<ConditionNode | undefined>((acc, c) => (acc ? { kind: 'logical', op: 'and', left: acc, right: c } : c), undefined);
+  const join = (list: ConditionNode[]) => list.reduce<ConditionNode | undefined>((acc, c) => (acc ? logical('and', acc, c) : c), undefined);
   const out: { fact?: ConditionNode; entity?: ConditionNode; bucket?: ConditionNode } = {};
   const fact = join(parts.fact);
   const entity = join(parts.entity);
@@ -190,55 +162,6 @@ function splitFilter(context: Context, text: string): { fact?: ConditionNode; en
 
 function conjuncts(node: ConditionNode): ConditionNode[] {
   return node.kind === 'logical' && node.op === 'and' ? [...conjuncts(node.left), ...conjuncts(node.right)] : [node];
-}
-
-function stageOf(operand: Operand): Stage {
-  switch (operand.kind) {
-    case 'fact':
-      return 'fact';
-    case 'dimension':
-    case 'label':
-    case 'customField':
-      return 'entity';
-    default:
-      return 'bucket';
-  }
-}
-
-function stagesOf(node: ConditionNode | ValueNode): Set<Stage> {
-  const out = new Set<Stage>();
-  const visit = (n: ConditionNode | ValueNode): void => {
-    switch (n.kind) {
-      case 'ref':
-        out.add(stageOf(n.operand));
-        break;
-      case 'literal':
-        break;
-      case 'arithmetic':
-      case 'compare':
-      case 'logical':
-        visit(n.left);
-        visit(n.right);
-        break;
-      case 'negate':
-      case 'not':
-        visit(n.operand);
-        break;
-      case 'function':
-        n.args.forEach(visit);
-        break;
-      case 'isNull':
-      case 'in':
-      case 'text':
-        visit(n.value);
-        break;
-      case 'linkedAccount':
-        out.add('entity');
-        break;
-    }
-  };
-  visit(node);
-  return out;
 }
 
 const COMPARE_OPS = new Set(['==', '!=', '<', '<=', '>', '>=']);
@@ -257,28 +180,26 @@ function planCondition(context: Context, parameter: string, expr: Expr): Conditi
   if (linked) return linked;
   switch (expr.kind) {
     case 'logical':
-      return { kind: 'logical', op: expr.op, left: planCondition(context, parameter, expr.left), right: planCondition(context, parameter, expr.right) };
+      return logical(expr.op, planCondition(context, parameter, expr.left), planCondition(context, parameter, expr.right));
     case 'not':
-      return { kind: 'not', operand: planCondition(context, parameter, expr.operand) };
+      return not(planCondition(context, parameter, expr.operand));
     case 'compare': {
       if (!COMPARE_OPS.has(expr.op)) return fail(`unsupported operator ${expr.op}`, expr, expr.op);
       // x == null and x != null test for a missing value (a ratio over zero, a label not set).
       if (expr.right.kind === 'null' || expr.left.kind === 'null') {
         if (expr.op !== '==' && expr.op !== '!=') return fail('null can only be compared with == or !=', expr, expr.op);
         const other = expr.right.kind === 'null' ? expr.left : expr.right;
-        return { kind: 'isNull', value: planValue(context, parameter, other, 0, false), negated: expr.op === '!=' };
+        return isNull(planValue(context, parameter, other, 0, false), expr.op === '!=');
       }
       const left = planValue(context, parameter, expr.left, 0, false);
-      const right = planValue(context, parameter, expr.right, 0, false, aliasesOf(left));
-      const lt = valueType(left);
-      const rt = valueType(right);
-      if (lt !== rt) return fail(`cannot compare a ${lt} with a ${rt}`, expr, expr.op);
-      return { kind: 'compare', op: expr.op, left, right };
+      const right = planValue(context, parameter, expr.right, 0, false, aliasesOf(context, left));
+      if (left.type !== right.type) return fail(`cannot compare a ${left.type} with a ${right.type}`, expr, expr.op);
+      return compare(expr.op as '==' | '!=' | '<' | '<=' | '>' | '>=', left, right);
     }
     case 'in': {
       const value = planValue(context, parameter, expr.value, 0, false);
-      const type = valueType(value);
-      const aliases = aliasesOf(value);
+      const type = value.type;
+      const aliases = aliasesOf(context, value);
       const list: (string | number)[] = [];
       let includesNull = false;
       for (const item of expr.list) {
@@ -288,19 +209,26 @@ function planCondition(context: Context, parameter: string, expr: Expr): Conditi
           list.push(item.kind === 'string' ? aliasOf(aliases, item.value) : item.value);
         } else return fail('a list holds literals only', item, item.kind === 'field' ? item.text : item.kind);
       }
-      return { kind: 'in', value, list, includesNull };
+      return inList(value, list, includesNull);
     }
     case 'call': {
       if (!TEXT_FUNCTIONS.has(expr.name)) return fail(`unknown condition function ${expr.name}; use contains, startsWith or endsWith`, expr, expr.name);
       const [subject, pattern, ...rest] = expr.args;
       if (!subject || !pattern || rest.length > 0) return fail(`${expr.name} takes a field and a string`, expr, expr.name);
       const value = planValue(context, parameter, subject, 0, false);
-      if (valueType(value) !== 'string') return fail(`${expr.name} needs a text field`, subject, subject.kind === 'field' ? subject.text : subject.kind);
+      if (value.type !== 'string') return fail(`${expr.name} needs a text field`, subject, subject.kind === 'field' ? subject.text : subject.kind);
       if (pattern.kind !== 'string') return fail(`${expr.name} needs a string literal as its second argument`, pattern, pattern.kind);
-      return { kind: 'text', fn: expr.name as 'contains' | 'startsWith' | 'endsWith', value, pattern: pattern.value };
+      return textMatch(expr.name as 'contains' | 'startsWith' | 'endsWith', value, pattern.value);
     }
-    default:
+    case 'number':
+    case 'string':
+    case 'null':
+    case 'field':
+    case 'arithmetic':
+    case 'negate':
       return fail('expected a condition (a comparison, in, contains/startsWith/endsWith, and/or/not)', expr, expr.kind === 'field' ? expr.text : expr.kind);
+    default:
+      return assertNever(expr, 'expression');
   }
 }
 
@@ -323,10 +251,10 @@ function planLinkedAccount(context: Context, expr: Expr, fail: (message: string,
   };
   const test = (ids: ReadonlyArray<number | null>, negated: boolean): ConditionNode => {
     const accountIds = ids.filter((id): id is number => id !== null);
-    const unlinked: ConditionNode | undefined = ids.includes(null) ? { kind: 'linkedAccount', accountIds: 'any', negated: true } : undefined;
-    const linked: ConditionNode | undefined = accountIds.length > 0 || !unlinked ? { kind: 'linkedAccount', accountIds, negated: false } : undefined;
-    const either: ConditionNode = linked && unlinked ? { kind: 'logical', op: 'or', left: linked, right: unlinked } : (linked ?? unlinked)!;
-    return negated ? { kind: 'not', operand: either } : either;
+    const unlinked: ConditionNode | undefined = ids.includes(null) ? linkedAccount('any', true) : undefined;
+    const linked: ConditionNode | undefined = accountIds.length > 0 || !unlinked ? linkedAccount(accountIds, false) : undefined;
+    const either: ConditionNode = linked && unlinked ? logical('or', linked, unlinked) : (linked ?? unlinked)!;
+    return negated ? not(either) : either;
   };
   if (expr.kind === 'compare' && (isAccountIdField(context, expr.left) || isAccountIdField(context, expr.right))) {
     if (expr.op !== '==' && expr.op !== '!=') return fail(LINKED_ACCOUNT_USE, expr, expr.op);
@@ -344,8 +272,10 @@ function aliasOf(aliases: Readonly<Record<string, string>> | undefined, value: s
 }
 
 /** Input aliases of a dimension's values (ADWORDS means GOOGLE_ADS). */
-function aliasesOf(value: ValueNode): Readonly<Record<string, string>> | undefined {
-  return value.kind === 'ref' && value.operand.kind === 'dimension' ? value.operand.aliases : undefined;
+function aliasesOf(context: Context, value: ValueNode): Readonly<Record<string, string>> | undefined {
+  if (value.kind !== 'ref' || value.operand.kind !== 'dimension') return undefined;
+  const column = value.operand.column;
+  return context.level.fields.find((f: DimensionField) => f.column === column)?.aliases;
 }
 
 function planValue(
@@ -360,10 +290,10 @@ function planValue(
     invalid(parameter, `${message} at position ${at.position + offset} near "${token}"${hint}`, 'invalid_expression');
   switch (expr.kind) {
     case 'number':
-      return { kind: 'literal', value: expr.value };
+      return literal(expr.value);
     case 'string':
       if (statisticsOnly) return fail('a formula computes with numbers only', expr, expr.value);
-      return { kind: 'literal', value: aliasOf(aliases, expr.value) };
+      return literal(aliasOf(aliases, expr.value));
     case 'null':
       return fail('null is only allowed in == null and != null', expr, 'null');
     case 'field': {
@@ -377,13 +307,13 @@ function planValue(
     case 'arithmetic': {
       const left = planValue(context, parameter, expr.left, offset, statisticsOnly);
       const right = planValue(context, parameter, expr.right, offset, statisticsOnly);
-      if (valueType(left) !== 'number' || valueType(right) !== 'number') return fail(`${expr.op} needs numbers`, expr, expr.op);
-      return { kind: 'arithmetic', op: expr.op, left, right };
+      if (left.type !== 'number' || right.type !== 'number') return fail(`${expr.op} needs numbers`, expr, expr.op);
+      return arithmetic(expr.op, left, right);
     }
     case 'negate': {
       const operand = planValue(context, parameter, expr.operand, offset, statisticsOnly);
-      if (valueType(operand) !== 'number') return fail('- needs a number', expr, '-');
-      return { kind: 'negate', operand };
+      if (operand.type !== 'number') return fail('- needs a number', expr, '-');
+      return negate(operand);
     }
     case 'call': {
       const arity = VALUE_FUNCTIONS[expr.name];
@@ -394,16 +324,24 @@ function planValue(
       if (digits && (digits.kind !== 'number' || !Number.isInteger(digits.value) || Math.abs(digits.value) > 12)) {
         return fail('round takes a whole number of decimals from -12 to 12 as its second argument', digits, digits.kind === 'number' ? String(digits.value) : digits.kind);
       }
-      const args = expr.args.map((arg, i) =>
-        expr.name === 'if' && i === 0 ? planCondition({ ...context, formulas: statisticsOnly ? [] : context.formulas }, parameter, arg) : planValue(context, parameter, arg, offset, statisticsOnly),
-      );
-      for (const arg of expr.name === 'if' ? args.slice(1) : args) {
-        if (valueType(arg as ValueNode) !== 'number') return fail(`${expr.name} computes with numbers`, expr, expr.name);
+      if (expr.name === 'if') {
+        const [test, then, otherwise] = expr.args as [Expr, Expr, Expr];
+        const condition = planCondition({ ...context, formulas: statisticsOnly ? [] : context.formulas }, parameter, test);
+        const arms = [planValue(context, parameter, then, offset, statisticsOnly), planValue(context, parameter, otherwise, offset, statisticsOnly)] as const;
+        if (arms.some((arm) => arm.type !== 'number')) return fail(`${expr.name} computes with numbers`, expr, expr.name);
+        return ifThen(condition, arms[0], arms[1]);
       }
-      return { kind: 'function', name: expr.name as 'min' | 'max' | 'abs' | 'round' | 'if', args };
+      const args = expr.args.map((arg) => planValue(context, parameter, arg, offset, statisticsOnly));
+      if (args.some((arg) => arg.type !== 'number')) return fail(`${expr.name} computes with numbers`, expr, expr.name);
+      return call(expr.name as 'min' | 'max' | 'abs' | 'round', args);
     }
-    default:
+    case 'compare':
+    case 'logical':
+    case 'not':
+    case 'in':
       return fail('expected a value', expr, expr.kind);
+    default:
+      return assertNever(expr, 'expression');
   }
 }
 
@@ -428,42 +366,31 @@ function resolveField(context: Context, path: readonly string[], statisticsOnly:
   if (rest.length > 0 || head === undefined) return undefined;
   if (head === 'statistics' && name !== undefined) {
     const statistic = STATISTIC_BY_NAME.get(name);
-    return statistic && context.endpoint.statistics.includes(statistic) ? { kind: 'ref', operand: { kind: 'statistic', statistic }, type: 'number' } : undefined;
+    return statistic && context.endpoint.statistics.includes(statistic) ? ref({ kind: 'statistic', name: statistic.name }, 'number') : undefined;
   }
   if (statisticsOnly) return undefined;
   if (head === 'formulas' && name !== undefined) {
     const index = context.formulas.findIndex((f) => f.name === name);
-    return index < 0 ? undefined : { kind: 'ref', operand: { kind: 'formula', index }, type: 'number' };
+    return index < 0 ? undefined : ref({ kind: 'formula', index }, 'number');
   }
   if (head === 'labels' && name !== undefined) {
-    return context.level.labels && /^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(name) ? { kind: 'ref', operand: { kind: 'label', name }, type: 'string' } : undefined;
+    return context.level.labels && /^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(name) ? ref({ kind: 'label', name }, 'string') : undefined;
   }
   if (head === 'customFields' && name !== undefined) {
     const type = context.level.customFields ? customFieldType(name) : undefined;
-    return type ? { kind: 'ref', operand: { kind: 'customField', column: name }, type } : undefined;
+    return type ? ref({ kind: 'customField', column: name }, type) : undefined;
   }
   if (head === 'segments' && name !== undefined) {
     const segment = SEGMENT_BY_KEY.get(name);
-    if (segment && context.segments.includes(segment) && name !== 'deviceType') return { kind: 'ref', operand: { kind: 'segment', segment }, type: segment.type };
-    const fact = FACT_FILTER_FIELDS[name];
-    return fact ? { kind: 'ref', operand: { kind: 'fact', column: fact.column as 'device' | 'network' }, type: 'string' } : undefined;
+    if (segment && context.segments.includes(segment.key) && name !== 'deviceType') return ref({ kind: 'segment', key: segment.key }, segment.type);
+    const fact = Object.hasOwn(FACT_FILTER_FIELDS, name) ? FACT_FILTER_FIELDS[name] : undefined;
+    return fact ? ref({ kind: 'fact', column: fact.column }, 'string') : undefined;
   }
-  if (head === 'campaignLabel' && name === 'value' && context.campaignLabel) return { kind: 'ref', operand: { kind: 'dimension', column: 'label_value' }, type: 'string' };
+  if (head === 'campaignLabel' && name === 'value' && context.campaignLabel) return ref({ kind: 'dimension', column: 'label_value' }, 'string');
   if (name !== undefined) return undefined;
   const dimension = context.level.fields.find((f) => f.name === head);
   if (!dimension) return undefined;
-  return { kind: 'ref', operand: { kind: 'dimension', column: dimension.column, aliases: dimension.aliases }, type: dimension.type };
-}
-
-function valueType(node: ValueNode | ConditionNode): 'string' | 'number' | 'null' {
-  switch (node.kind) {
-    case 'literal':
-      return node.value === null ? 'null' : typeof node.value === 'number' ? 'number' : 'string';
-    case 'ref':
-      return node.type;
-    default:
-      return 'number';
-  }
+  return ref({ kind: 'dimension', column: dimension.column }, dimension.type);
 }
 
 /** `-statistics.cost,name`: keys as in filter plus segment keys; ties break by segments and id in the compiler. */
@@ -478,7 +405,7 @@ function planSort(context: Context, text: string): SortKey[] {
     let value: ValueNode | undefined;
     if (path[0] === 'segments' && path[1] !== undefined) {
       const segment = SEGMENT_BY_KEY.get(path[1]);
-      if (segment && context.segments.includes(segment)) value = { kind: 'ref', operand: { kind: 'segment', segment }, type: segment.type };
+      if (segment && context.segments.includes(segment.key)) value = ref({ kind: 'segment', key: segment.key }, segment.type);
     } else {
       const offered = unofferedStatistic(context, path);
       if (offered) invalid('sort', notOffered(context.endpoint, offered), 'statistic_not_available');

@@ -1,7 +1,7 @@
-import type { ReportEndpoint } from '../catalog/endpoints.js';
-import type { LevelDefinition } from '../catalog/levels.js';
-import type { SegmentDefinition } from '../catalog/segments.js';
-import type { StatisticDefinition } from '../catalog/statistics.js';
+import type { EmbedName, LevelPath } from '../catalog/levels.js';
+import type { SegmentKey } from '../catalog/segments.js';
+import type { FormulaType } from '../catalog/statistics.js';
+import { assertNever } from '../shared/assert-never.js';
 
 /**
  * The validated request as the planner takes it: parameter texts already split, nothing
@@ -37,40 +37,65 @@ export interface CampaignLabelName {
 /** Where an operand can be evaluated: on fact rows before aggregation, on entities, or on buckets. */
 export type Stage = 'fact' | 'entity' | 'bucket';
 
+/**
+ * What a reference names, by catalogue names only (the dialect looks the SQL up when it emits):
+ * a statistic, an earlier formula, an entity column (a row key, or label_value on campaign-label
+ * rows), a label, an account custom field, a segment of the request, a fact column.
+ */
 export type Operand =
-  | { readonly kind: 'statistic'; readonly statistic: StatisticDefinition }
+  | { readonly kind: 'statistic'; readonly name: string }
   | { readonly kind: 'formula'; readonly index: number }
-  | { readonly kind: 'dimension'; readonly column: string; readonly aliases?: Readonly<Record<string, string>> | undefined }
+  | { readonly kind: 'dimension'; readonly column: string }
   | { readonly kind: 'label'; readonly name: string }
   | { readonly kind: 'customField'; readonly column: string }
-  | { readonly kind: 'segment'; readonly segment: SegmentDefinition }
+  | { readonly kind: 'segment'; readonly key: SegmentKey }
   | { readonly kind: 'fact'; readonly column: 'device' | 'network' };
 
-/** A value: numbers and strings from the text, references, arithmetic. */
-export type ValueNode =
-  | { readonly kind: 'literal'; readonly value: string | number | null }
-  | { readonly kind: 'ref'; readonly operand: Operand; readonly type: 'string' | 'number' }
-  | { readonly kind: 'arithmetic'; readonly op: '+' | '-' | '*' | '/'; readonly left: ValueNode; readonly right: ValueNode }
-  | { readonly kind: 'negate'; readonly operand: ValueNode }
-  | { readonly kind: 'function'; readonly name: 'min' | 'max' | 'abs' | 'round' | 'if'; readonly args: readonly (ValueNode | ConditionNode)[] };
+/** The type a value has, decided when its node is built (booleans: call details' isConversion). */
+export type ValueType = 'string' | 'number' | 'boolean' | 'null';
 
-export type ConditionNode =
-  | { readonly kind: 'compare'; readonly op: '==' | '!=' | '<' | '<=' | '>' | '>='; readonly left: ValueNode; readonly right: ValueNode }
-  | { readonly kind: 'isNull'; readonly value: ValueNode; readonly negated: boolean }
-  | { readonly kind: 'logical'; readonly op: 'and' | 'or'; readonly left: ConditionNode; readonly right: ConditionNode }
-  | { readonly kind: 'not'; readonly operand: ConditionNode }
-  | { readonly kind: 'in'; readonly value: ValueNode; readonly list: readonly (string | number)[]; readonly includesNull: boolean }
-  | { readonly kind: 'text'; readonly fn: 'contains' | 'startsWith' | 'endsWith'; readonly value: ValueNode; readonly pattern: string }
-  /**
-   * `accountId`: the entity's platform account is linked to one of `accountIds` (to any account
-   * when 'any'). A platform account may be linked to several accounts, so this is a set test, not
-   * a column: `accountId != 5` means "not linked to 5", `accountId == null` "linked to none".
-   */
-  | { readonly kind: 'linkedAccount'; readonly accountIds: readonly number[] | 'any'; readonly negated: boolean };
+/**
+ * Every node carries its type (values) and the stages its references need, both decided once
+ * when the planner builds it (`stages`: sorted, without repeats; empty for literals).
+ */
+interface Staged {
+  readonly stages: readonly Stage[];
+}
+
+/** A value: numbers and strings from the text, references, arithmetic. */
+export type ValueNode = Staged &
+  (
+    | { readonly kind: 'literal'; readonly value: string | number | boolean | null; readonly type: ValueType }
+    | { readonly kind: 'ref'; readonly operand: Operand; readonly type: 'string' | 'number' | 'boolean' }
+    | { readonly kind: 'arithmetic'; readonly op: '+' | '-' | '*' | '/'; readonly left: ValueNode; readonly right: ValueNode; readonly type: 'number' }
+    | { readonly kind: 'negate'; readonly operand: ValueNode; readonly type: 'number' }
+    | { readonly kind: 'function'; readonly name: 'min' | 'max' | 'abs' | 'round'; readonly args: readonly ValueNode[]; readonly type: 'number' }
+    | { readonly kind: 'if'; readonly test: ConditionNode; readonly then: ValueNode; readonly otherwise: ValueNode; readonly type: 'number' }
+  );
+
+export type ConditionNode = Staged &
+  (
+    | { readonly kind: 'compare'; readonly op: '==' | '!=' | '<' | '<=' | '>' | '>='; readonly left: ValueNode; readonly right: ValueNode }
+    | { readonly kind: 'isNull'; readonly value: ValueNode; readonly negated: boolean }
+    | { readonly kind: 'logical'; readonly op: 'and' | 'or'; readonly left: ConditionNode; readonly right: ConditionNode }
+    | { readonly kind: 'not'; readonly operand: ConditionNode }
+    | { readonly kind: 'in'; readonly value: ValueNode; readonly list: readonly (string | number | boolean)[]; readonly includesNull: boolean }
+    | { readonly kind: 'text'; readonly fn: 'contains' | 'startsWith' | 'endsWith'; readonly value: ValueNode; readonly pattern: string }
+    /** A boolean value as a condition of its own (`isConversion`). */
+    | { readonly kind: 'truth'; readonly value: ValueNode }
+    /** Known before any row is read (`null == null`). */
+    | { readonly kind: 'constant'; readonly value: boolean }
+    /**
+     * `accountId`: the entity's platform account is linked to one of `accountIds` (to any account
+     * when 'any'). A platform account may be linked to several accounts, so this is a set test, not
+     * a column: `accountId != 5` means "not linked to 5", `accountId == null` "linked to none".
+     */
+    | { readonly kind: 'linkedAccount'; readonly accountIds: readonly number[] | 'any'; readonly negated: boolean }
+  );
 
 export interface PlannedFormula {
   readonly name: string;
-  readonly type: 'Integer' | 'Decimal' | 'Money' | 'Percentage';
+  readonly type: FormulaType;
   readonly value: ValueNode;
 }
 
@@ -82,16 +107,22 @@ export interface SortKey {
 /** `limit` of an export asked without one: the whole result. */
 export const NO_LIMIT = Number.MAX_SAFE_INTEGER;
 
-/** Everything the SQL compiler needs; plain data, no SQL. */
+/**
+ * Everything the SQL compiler needs: plain data (ids, catalogue names and literals; it survives
+ * JSON.stringify and JSON.parse unchanged), no SQL, no closures.
+ */
 export interface ReportPlan {
-  readonly endpoint: ReportEndpoint;
+  /** The endpoint below /reporting/v0 (`campaigns`, `campaigns/facebook`, ...). */
+  readonly endpoint: string;
   /** The endpoint's level. */
-  readonly level: LevelDefinition;
+  readonly level: LevelPath;
   readonly organizationId: number;
   readonly from: string;
   readonly to: string;
-  readonly statistics: readonly StatisticDefinition[];
-  readonly segments: readonly SegmentDefinition[];
+  /** Statistic names, in the order rows show them. */
+  readonly statistics: readonly string[];
+  /** Segment keys, in the order of the request. */
+  readonly segments: readonly SegmentKey[];
   readonly formulas: readonly PlannedFormula[];
   /** Conjuncts tested on fact rows before aggregation (device, network). */
   readonly factFilter: ConditionNode | undefined;
@@ -102,7 +133,8 @@ export interface ReportPlan {
   /** `name`/`text` with `*` turned into a LIKE pattern. */
   readonly namePattern: string | undefined;
   readonly sort: readonly SortKey[];
-  readonly embed: ReadonlySet<string>;
+  /** What rows embed, in the level's order. */
+  readonly embed: readonly EmbedName[];
   readonly limit: number;
   readonly offset: number;
   readonly totals: boolean;
@@ -113,4 +145,48 @@ export interface ReportPlan {
   readonly currency: string | undefined;
   /** Accounts only: count just the campaigns carrying this label, one row per (account, label value). */
   readonly campaignLabel: CampaignLabelName | undefined;
+}
+
+/** Every operand a node references, depth first: what the compiler reads to know which measures a plan needs. */
+export function operandsOf(node: ValueNode | ConditionNode): Operand[] {
+  const out: Operand[] = [];
+  const visit = (n: ValueNode | ConditionNode): void => {
+    switch (n.kind) {
+      case 'ref':
+        out.push(n.operand);
+        return;
+      case 'literal':
+      case 'linkedAccount':
+      case 'constant':
+        return;
+      case 'arithmetic':
+      case 'compare':
+      case 'logical':
+        visit(n.left);
+        visit(n.right);
+        return;
+      case 'negate':
+      case 'not':
+        visit(n.operand);
+        return;
+      case 'function':
+        n.args.forEach(visit);
+        return;
+      case 'if':
+        visit(n.test);
+        visit(n.then);
+        visit(n.otherwise);
+        return;
+      case 'isNull':
+      case 'in':
+      case 'text':
+      case 'truth':
+        visit(n.value);
+        return;
+      default:
+        assertNever(n, 'plan node');
+    }
+  };
+  visit(node);
+  return out;
 }

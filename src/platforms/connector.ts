@@ -3,13 +3,18 @@
  * sandbox in ./sandbox is the embedded default implementation; a real platform client plugs in
  * behind the same interface.
  */
-import type { AdPlatformType, DeviceType } from '../shared/ad-platforms.js';
+import type { AdPlatformType, DeviceType, NetworkType } from '../shared/ad-platforms.js';
 
 // The names are plain vocabulary in shared/, read there by http and the reporting core.
-export { AD_PLATFORM_ALIASES, AD_PLATFORM_TYPES, DEVICE_TYPES, type AdPlatformType, type DeviceType } from '../shared/ad-platforms.js';
-
-export const NETWORK_TYPES = ['SEARCH', 'SEARCH_PARTNERS', 'DISPLAY', 'SOCIAL'] as const;
-export type NetworkType = (typeof NETWORK_TYPES)[number];
+export {
+  AD_PLATFORM_ALIASES,
+  AD_PLATFORM_TYPES,
+  DEVICE_TYPES,
+  NETWORK_TYPES,
+  type AdPlatformType,
+  type DeviceType,
+  type NetworkType,
+} from '../shared/ad-platforms.js';
 
 export type EntityStatus = 'ENABLED' | 'PAUSED' | 'REMOVED';
 

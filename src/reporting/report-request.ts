@@ -1,5 +1,9 @@
 import type { LevelDefinition } from '../catalog/levels.js';
 import { NO_LIMIT, type ReportRequest } from '../planner/report-plan.js';
+
+/** What the HTTP layer hands the reporting service (http may import reporting, not the planner: DESIGN D4). */
+export type { ReportRequest } from '../planner/report-plan.js';
+export { EXPRESSION_LIMITS } from '../planner/expression/expression-types.js';
 import type { ExportFormat } from '../sql/compile-report.js';
 import { supportedCurrencies } from '../reference/fx-rates.js';
 import { isCurrencyCode, noRatesMessage } from '../shared/currencies.js';

@@ -1,9 +1,11 @@
 import type { ReportEndpoint } from '../catalog/endpoints.js';
-import { readsMoney } from '../catalog/statistics.js';
+import { readsMoney, statisticOf } from '../catalog/statistics.js';
 import { buildPlan } from '../planner/build-plan.js';
 import type { ReportPlan, ReportRequest } from '../planner/report-plan.js';
+import { listCallDetails, type CallDetail, type CallDetailsRequest } from './call-details.js';
+import { listMarkupPeriods, type MarkupPeriod, type MarkupPeriodQuery } from './markup-periods.js';
 import type { ExportService, ExportStream } from './export-stream.js';
-import { compileFxEstimates, compileJsonPage, compileReport, CURRENCIES_COLUMN, ESTIMATE_COLUMNS, statisticColumn, TOTAL_COLUMN, type ExportFormat } from '../sql/compile-report.js';
+import { compileReport, CURRENCIES_COLUMN, ESTIMATE_COLUMNS, statisticColumn, TOTAL_COLUMN, type ExportFormat } from '../sql/compile-report.js';
 import { estimatedFxRates, FxEstimateCollector, mixedCurrencies, type ReportWarning } from './report-warnings.js';
 import type { Database, Executor } from '../store/database.js';
 import type { LazyRows } from '../store/lazy-rows.js';
@@ -47,8 +49,9 @@ export class ReportService {
    */
   async run(endpoint: ReportEndpoint, request: ReportRequest): Promise<ReportPage> {
     const plan = buildPlan(endpoint, request, this.now());
-    const compiled = compileJsonPage(plan);
-    const totalsQuery = plan.totals ? compileReport(plan) : undefined;
+    const report = compileReport(plan);
+    const compiled = report.jsonPage();
+    const totalsQuery = report.totals();
     return this.db.read(async (r) => {
       const parts = await r.lazy(compiled.sql, compiled.params);
       try {
@@ -59,8 +62,8 @@ export class ReportService {
           for (let i = 0; i < parts.rowCount; i++) estimates.add(ESTIMATE_OF_PART.map((c) => parts.get(i, c)));
         }
         let totals: ReportTotals | undefined;
-        if (totalsQuery?.totalsSql !== undefined) {
-          const row = (await r.all(totalsQuery.totalsSql, totalsQuery.totalsParams))[0] ?? {};
+        if (totalsQuery !== undefined) {
+          const row = (await r.all(totalsQuery.sql, totalsQuery.params))[0] ?? {};
           estimates.add(ESTIMATE_COLUMNS.map((c) => row[c]));
           totals = totalsOf(plan, row, warnings);
         }
@@ -76,6 +79,16 @@ export class ReportService {
     });
   }
 
+  /** GET /reporting/v0/call-details: one page of calls and the total over all pages. */
+  callDetails(request: CallDetailsRequest): Promise<{ total: number; callDetails: CallDetail[] }> {
+    return listCallDetails(this.db, request, this.now());
+  }
+
+  /** GET /reporting/v0/markups: one page of markup periods and the total over all pages. */
+  markups(request: MarkupPeriodQuery): Promise<{ total: number; markups: MarkupPeriod[] }> {
+    return listMarkupPeriods(this.db, request);
+  }
+
   /** Rows of the whole result (what X-TotalCount says), for an export's progress. */
   async count(endpoint: ReportEndpoint, request: ReportRequest): Promise<number> {
     const plan = buildPlan(endpoint, { ...request, limit: 1, offset: 0, totals: false }, this.now());
@@ -89,12 +102,12 @@ export class ReportService {
    */
   async export(endpoint: ReportEndpoint, request: ReportRequest, format: ExportFormat): Promise<{ plan: ReportPlan; stream: ExportStream; warnings: readonly ReportWarning[] }> {
     const plan = buildPlan(endpoint, request, this.now());
-    const estimatesQuery = compileFxEstimates(plan);
+    const estimatesQuery = compileReport(plan).estimates();
     const warnings: ReportWarning[] = [];
     if (estimatesQuery) {
       const row = await this.db.read(async (r) => {
         const gate = await r.one<{ estimated: boolean }>(estimatesQuery.gate.sql, estimatesQuery.gate.params);
-        return gate?.estimated ? r.one(estimatesQuery.sql, estimatesQuery.params) : undefined;
+        return gate?.estimated ? r.one(estimatesQuery.estimates.sql, estimatesQuery.estimates.params) : undefined;
       });
       const estimates = new FxEstimateCollector();
       estimates.add(ESTIMATE_COLUMNS.map((c) => row?.[c]));
@@ -105,7 +118,7 @@ export class ReportService {
   }
 }
 
-/** Columns of compileJsonPage's rows. */
+/** Columns of the JSON page's rows (finishJsonPage). */
 const PART = 0;
 const BYTES_OF_PART = 1;
 const TOTAL_OF_PART = 2;
@@ -119,7 +132,7 @@ function pageParts(rows: LazyRows): PageParts {
 
 async function countAll(r: Executor, plan: ReportPlan): Promise<number> {
   if (plan.offset === 0) return 0;
-  const firstRow = compileReport({ ...plan, offset: 0, limit: 1, totals: false });
+  const firstRow = compileReport({ ...plan, offset: 0, limit: 1, totals: false }).page();
   const rows = await r.all(firstRow.sql, firstRow.params);
   return rows.length === 0 ? 0 : Number(rows[0]![TOTAL_COLUMN]);
 }
@@ -134,6 +147,6 @@ function totalsOf(plan: ReportPlan, row: Row, warnings: ReportWarning[]): Report
   const mixed = plan.currency === undefined && found.length > 1;
   if (mixed) warnings.push(mixedCurrencies(found));
   const currency = plan.currency ?? (found.length === 1 ? found[0]! : null);
-  const statistics = plan.statistics.map((s, i) => [s.name, mixed && readsMoney(s) ? null : ((row[statisticColumn(i)] as number | null) ?? null)] as const);
+  const statistics = plan.statistics.map((name, i) => [name, mixed && readsMoney(statisticOf(name)) ? null : ((row[statisticColumn(i)] as number | null) ?? null)] as const);
   return { currency, ...Object.fromEntries(statistics) } as ReportTotals;
 }

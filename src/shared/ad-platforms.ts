@@ -19,3 +19,5 @@ export const ACCEPTED_PLATFORM_NAMES = [...AD_PLATFORM_TYPES, ...Object.keys(AD_
 
 export const DEVICE_TYPES = ['DESKTOP', 'MOBILE', 'TABLET', 'CONNECTED_TV', 'OTHER', 'UNKNOWN'] as const;
 export type DeviceType = (typeof DEVICE_TYPES)[number];
+export const NETWORK_TYPES = ['SEARCH', 'SEARCH_PARTNERS', 'DISPLAY', 'SOCIAL'] as const;
+export type NetworkType = (typeof NETWORK_TYPES)[number];

@@ -32,3 +32,18 @@ export function isCalendarDay(value: string): boolean {
   const at = Date.parse(`${value}T00:00:00Z`);
   return DATE.test(value) && !Number.isNaN(at) && isoDate(new Date(at)) === value;
 }
+
+/** How a date check reports a bad parameter (the markups list words its 400s its own way). */
+export type ParameterFailure = (parameter: 'startDate' | 'endDate', message: string) => never;
+
+/** startDate and endDate, each absent or a calendar day, and not ending before it starts. */
+export function checkDates(startDate: string | undefined, endDate: string | undefined, fail: ParameterFailure): void {
+  for (const [name, value] of [
+    ['startDate', startDate],
+    ['endDate', endDate],
+  ] as const) {
+    if (value !== undefined && !isCalendarDay(value)) fail(name, `"${value}" is not a date YYYY-MM-DD`);
+  }
+  if (startDate !== undefined && endDate !== undefined && endDate < startDate) fail('endDate', `${endDate} is before startDate ${startDate}`);
+}
+

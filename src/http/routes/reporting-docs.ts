@@ -5,7 +5,7 @@ import { SEGMENTS, type SegmentDefinition } from '../../catalog/segments.js';
 import type { StatisticDefinition } from '../../catalog/statistics.js';
 import { AD_PLATFORM_TYPES, DEVICE_TYPES } from '../../shared/ad-platforms.js';
 import { LABEL_NAME } from '../../provisioning/labels.js';
-import { EXPRESSION_LIMITS } from '../../planner/expression/expression-types.js';
+import { EXPRESSION_LIMITS } from '../../reporting/report-request.js';
 import { MAX_LIMIT, type REPORT_PARAMETERS } from '../../reporting/report-request.js';
 import { supportedCurrencies } from '../../reference/fx-rates.js';
 

@@ -7,13 +7,10 @@ import { ENDPOINT_BY_PATH, ENDPOINTS, type ReportEndpoint } from '../../catalog/
 import { customFieldType, type LevelDefinition } from '../../catalog/levels.js';
 import { SEGMENTS } from '../../catalog/segments.js';
 import { DEFAULT_STATISTICS } from '../../catalog/statistics.js';
-import type { ReportRequest } from '../../planner/report-plan.js';
-import { commaList, MAX_LIMIT, parseReportQuery, reportRequest } from '../../reporting/report-request.js';
-import { CALL_DETAIL_FIELDS, listCallDetails } from '../../reporting/call-details.js';
-import { listMarkupPeriods } from '../../reporting/markup-periods.js';
+import { commaList, EXPRESSION_LIMITS, MAX_LIMIT, parseReportQuery, reportRequest, type ReportRequest } from '../../reporting/report-request.js';
+import { CALL_DETAIL_FIELDS } from '../../catalog/call-details.js';
 import type { ReportService } from '../../reporting/report-service.js';
-import { isCalendarDay } from '../../shared/dates.js';
-import type { Database } from '../../store/database.js';
+import { checkDates } from '../../shared/dates.js';
 import type { AppEnv } from '../context.js';
 import { jsonPageBody } from '../json-page-body.js';
 import { acceptsGzip, CONTENT_TYPES, responseFormat, type ResponseFormat } from '../export-negotiation.js';
@@ -21,7 +18,6 @@ import { errorResponses } from '../openapi-errors.js';
 import { bearer, jsonContent, TOTAL_COUNT } from '../openapi-helpers.js';
 import { commaListParameter, dateQuery, pagingQuery } from '../openapi-parameters.js';
 import { AD_PLATFORM_TYPES } from '../../shared/ad-platforms.js';
-import { EXPRESSION_LIMITS } from '../../planner/expression/expression-types.js';
 import { CAMPAIGN_LABEL_NAME, operationIdOf, reportQuerySchema, reportRowSchema, totalsSchema, WARNINGS } from './reporting-docs.js';
 import { invalidParameter, parsePaging, QueryParams } from '../../shared/query-params.js';
 import { WARNINGS_HEADER, warningsHeader } from '../../reporting/report-warnings.js';
@@ -193,7 +189,8 @@ const markupsRoute = createRoute({
     query: z.object({
       startDate: dateQuery('Only periods that end on or after this day.'),
       endDate: dateQuery('Only periods that start on or before this day; not before startDate (otherwise 400).'),
-      accountId: commaListParameter({ type: 'integer', format: 'int64', minimum: 1, maximum: 9_999_999_999_999_999 }, { description: 'Only periods of these accounts.' }),
+      // At most 16 digits (the id pattern); 9,999,999,999,999,999 is no double, so the bound reads 10^16 as it always did in the document.
+      accountId: commaListParameter({ type: 'integer', format: 'int64', minimum: 1, maximum: 1e16 }, { description: 'Only periods of these accounts.' }),
       ...pagingQuery(MAX_LIMIT),
     }),
   },
@@ -207,10 +204,8 @@ function markupQuery(url: string, organizationId: number) {
   const query = QueryParams.parse(url, ['startDate', 'endDate', 'accountId', 'limit', 'offset']);
   const from = query.get('startDate');
   const to = query.get('endDate');
-  for (const [name, value] of [['startDate', from], ['endDate', to]] as const) {
-    if (value !== undefined && !isCalendarDay(value)) invalidParameter(name, `"${value}" is not a date YYYY-MM-DD`);
-  }
-  if (from !== undefined && to !== undefined && to < from) invalidParameter('endDate', `${to} is before startDate ${from}`);
+  // Markups have no default range: without dates, every period.
+  checkDates(from, to, invalidParameter);
   const ids = commaList(query, 'accountId');
   if (ids?.some((id) => !/^[1-9][0-9]{0,15}$/.test(id))) invalidParameter('accountId', 'is a comma-separated list of account ids');
   return { organizationId, from, to, accountIds: ids?.map(Number), ...parsePaging(query, MAX_LIMIT, 100) };
@@ -294,7 +289,7 @@ function callDetailsQuery(url: string, organizationId: number) {
   return { organizationId, startDate: query.get('startDate'), endDate: query.get('endDate'), filter: query.get('filter'), sort: query.get('sort'), ...parsePaging(query, MAX_LIMIT, 100) };
 }
 
-export function registerReportingRoutes(app: OpenAPIHono<AppEnv>, reports: ReportService, db: Database, now: () => Date): void {
+export function registerReportingRoutes(app: OpenAPIHono<AppEnv>, reports: ReportService): void {
   app.openAPIRegistry.registerPath(campaignLabelRoute);
   app.get('/reporting/v0/accounts/campaign-labels/name/:name', async (c) => {
     const parsed = parseRequest(c.req.url, accounts.level, c.get('auth').organizationId, c.req.header('accept'));
@@ -302,12 +297,12 @@ export function registerReportingRoutes(app: OpenAPIHono<AppEnv>, reports: Repor
   });
   app.openAPIRegistry.registerPath(markupsRoute);
   app.get(markupsRoute.path, async (c) => {
-    const { total, markups } = await listMarkupPeriods(db, markupQuery(c.req.url, c.get('auth').organizationId));
+    const { total, markups } = await reports.markups(markupQuery(c.req.url, c.get('auth').organizationId));
     return c.json({ markups }, 200, { 'X-TotalCount': String(total) });
   });
   app.openAPIRegistry.registerPath(callDetailsRoute);
   app.get(callDetailsRoute.path, async (c) => {
-    const { total, callDetails } = await listCallDetails(db, callDetailsQuery(c.req.url, c.get('auth').organizationId), now());
+    const { total, callDetails } = await reports.callDetails(callDetailsQuery(c.req.url, c.get('auth').organizationId));
     return c.json({ callDetails }, 200, { 'X-TotalCount': String(total) });
   });
 

@@ -1,0 +1,26 @@
+import { addDays, checkDates, isoDate, type ParameterFailure } from '../shared/dates.js';
+import { invalidParameter } from './parameter-errors.js';
+
+/** Longest range a request may ask for: end before the same day five years after the start. */
+const MAX_YEARS = 5;
+
+/** The same day `years` later (29 February becomes 1 March). */
+function addYears(date: string, years: number): string {
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  return isoDate(new Date(Date.UTC(y + years, m - 1, d)));
+}
+
+/**
+ * startDate/endDate of every reporting endpoint (supplement 1), inclusive: default the 30 days
+ * ending yesterday (UTC); a start after yesterday alone is a one-day range; at most five years.
+ */
+export function reportDateRange(startDate: string | undefined, endDate: string | undefined, now: Date): { from: string; to: string } {
+  const fail: ParameterFailure = (name, message) => invalidParameter(name, message);
+  checkDates(startDate, endDate, fail);
+  const yesterday = addDays(isoDate(now), -1);
+  const to = endDate ?? (startDate !== undefined && startDate > yesterday ? startDate : yesterday);
+  const from = startDate ?? addDays(to, -29);
+  if (to < from) fail('endDate', `${to} is before startDate ${from}`);
+  if (to >= addYears(from, MAX_YEARS)) fail('endDate', `the range ${from}..${to} is longer than five years`);
+  return { from, to };
+}

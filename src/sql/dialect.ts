@@ -1,0 +1,89 @@
+import type { SegmentDefinition } from '../catalog/segments.js';
+import type { ExportFormat } from './compiled-query.js';
+
+/** The types a bound value or a cast names. */
+export type SqlType = 'bigint' | 'integer' | 'double' | 'varchar' | 'date' | 'boolean';
+
+/** A flat output column: its JSON path (`statistics.clicks`) and its SQL. */
+export type NamedColumn = readonly [name: string, sql: string];
+
+/**
+ * Everything the report compiler says that one SQL engine says differently from another. The
+ * compiler (src/sql/*.ts) is written against this interface; src/sql/<engine>/ implements it,
+ * and nothing else spells engine-specific SQL. Arguments are SQL fragments the compiler built
+ * (columns, bound placeholders, catalogue names), never user text.
+ */
+export interface SqlDialect {
+  readonly name: string;
+
+  // Names and values.
+  /** A column or alias, quoted (names come from the catalogue and formula names). */
+  quote(identifier: string): string;
+  /** The placeholder of bound value number `index` (1-based), typed when `type` is given. */
+  placeholder(index: number, type?: SqlType): string;
+  /** `sql` as `type` (the caller adds parentheses around compound expressions). */
+  cast(sql: string, type: SqlType): string;
+  /** `sql` as a BIGINT, or null where it does not fit. */
+  tryCastBigint(sql: string): string;
+  /** A DATE literal of a YYYY-MM-DD the compiler wrote. */
+  dateLiteral(isoDay: string): string;
+  /** A DATE as YYYY-MM-DD text. */
+  dateText(sql: string): string;
+  /** A UTC TIMESTAMP as ISO 8601 text with milliseconds (`2026-11-24T10:00:00.000Z`). */
+  timestampText(sql: string): string;
+  /** A literal of the device or network enum of the fact tables. */
+  factEnumLiteral(column: 'device' | 'network', value: string): string;
+
+  // Arithmetic and text.
+  round(sql: string, digits?: string): string;
+  /** contains / starts with / ends with, over text. */
+  textMatch(fn: 'contains' | 'startsWith' | 'endsWith', subject: string, pattern: string): string;
+  /** `subject LIKE pattern` where `\` escapes % and _ in the pattern. */
+  like(subject: string, pattern: string): string;
+  /** `values` joined by `separator`, leaving out nulls (no leading or doubled separator). */
+  concatWithSeparator(separator: string, values: readonly string[]): string;
+  /** Integer division. */
+  integerDivide(left: string, right: string): string;
+
+  // Segments.
+  /** The segment's bucket value on a row with `day` (DATE) and `device` (the enum). */
+  segment(segment: SegmentDefinition, day: string, device: string): string;
+  /** How a segment column sorts (DayOfWeek: MONDAY first). */
+  segmentOrder(segment: SegmentDefinition, column: string): string;
+
+  // Grouping and joins.
+  /** GROUP BY every non-aggregated column of the SELECT. */
+  readonly groupByAll: string;
+  /** `alias.*` with some columns replaced by other values. */
+  selectAllReplacing(alias: string, replaced: readonly NamedColumn[]): string;
+  /** Rows of `table` that have a match `on` (a semi join), as a FROM item. */
+  semiJoin(table: string, joined: string, on: string): string;
+
+  // Aggregates.
+  /** The distinct non-null values of `sql` joined by commas; null without any. */
+  distinctJoined(sql: string): string;
+  /** string_agg(sql, separator), optionally DISTINCT and ordered. */
+  stringAgg(sql: string, separator: string, options?: { readonly distinct?: boolean; readonly orderBy?: string }): string;
+  boolOr(sql: string): string;
+
+  // JSON.
+  /** A JSON object (nested one level by the names' dots) from flat columns, as the engine's JSON value. */
+  jsonObject(columns: readonly NamedColumn[]): string;
+  /** A JSON value as text. */
+  jsonText(sql: string): string;
+  /** Text that holds JSON, as the engine's JSON value. */
+  asJson(sql: string): string;
+  /** A value (a list, a struct) as the engine's JSON value. */
+  toJson(sql: string): string;
+  readonly emptyJsonObject: string;
+  readonly emptyJsonArray: string;
+  /** `{name: value, ...}` of the rows of a subquery, as a JSON aggregate. */
+  jsonGroupObject(name: string, value: string): string;
+  /** Text as its UTF-8 bytes (a BLOB) and the byte count of such bytes. */
+  utf8Bytes(sql: string): string;
+  byteLength(sql: string): string;
+
+  // Exports.
+  /** The statement that writes a SELECT's rows to a file (or named pipe) at `path` in `format`. */
+  copyToFile(select: string, path: string, format: ExportFormat): string;
+}

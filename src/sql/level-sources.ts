@@ -1,0 +1,43 @@
+import type { LevelPath } from '../catalog/levels.js';
+import type { SqlDialect } from './dialect.js';
+
+const CUSTOM_COLUMNS = Array.from({ length: 30 }, (_, i) => `a.field${i + 1}`).join(', ');
+
+/**
+ * One row per entity of the level in the organization (`org`: its bound placeholder), columns
+ * named as the level's row keys (quoted by the dialect) plus what embeds and filters read.
+ */
+export function levelEntities(level: LevelPath, org: string, d: SqlDialect): string {
+  const q = d.quote;
+  switch (level) {
+    case 'accounts':
+      return `SELECT a.id, a.name, a.currency, ${CUSTOM_COLUMNS} FROM accounts a WHERE a.organization_id = ${org}`;
+    case 'adplatform-accounts':
+      // Every platform account the organization knows, as GET /provisioning/v0/adplatform-accounts lists them.
+      return `SELECT p.id, p.name, p.ad_platform_type AS ${q('adPlatformType')}, p.ad_platform_id AS ${q('adPlatformId')}, p.currency
+                 FROM adplatform_accounts p
+                WHERE p.organization_id = ${org}`;
+    case 'campaigns':
+      return `SELECT c.id, c.name, c.adplatform_account_id AS ${q('adPlatformAccountId')}, c.ad_platform_type AS ${q('adPlatformAccountType')}, c.status, p.currency
+                 FROM campaigns c JOIN adplatform_accounts p ON p.id = c.adplatform_account_id
+                WHERE c.organization_id = ${org}`;
+    case 'adgroups':
+      return `SELECT g.id, g.name, c.adplatform_account_id AS ${q('adPlatformAccountId')}, g.campaign_id AS ${q('campaignId')},
+                      c.ad_platform_type AS ${q('adPlatformAccountType')}, g.ad_platform_id AS ${q('adPlatformId')}, g.status, p.currency
+                 FROM ad_groups g JOIN campaigns c ON c.id = g.campaign_id JOIN adplatform_accounts p ON p.id = c.adplatform_account_id
+                WHERE g.organization_id = ${org}`;
+    case 'keywords':
+      return `SELECT k.id, k.text, c.adplatform_account_id AS ${q('adPlatformAccountId')}, g.campaign_id AS ${q('campaignId')}, k.ad_group_id AS ${q('adGroupId')},
+                      c.ad_platform_type AS ${q('adPlatformAccountType')}, k.ad_platform_id AS ${q('adPlatformId')}, k.match_type AS ${q('matchType')}, k.status, p.currency
+                 FROM keywords k JOIN ad_groups g ON g.id = k.ad_group_id JOIN campaigns c ON c.id = g.campaign_id
+                 JOIN adplatform_accounts p ON p.id = c.adplatform_account_id
+                WHERE k.organization_id = ${org}`;
+    case 'ads':
+      return `SELECT a.id, a.name, c.adplatform_account_id AS ${q('adPlatformAccountId')}, g.campaign_id AS ${q('campaignId')}, a.ad_group_id AS ${q('adGroupId')},
+                      c.ad_platform_type AS ${q('adPlatformAccountType')}, a.ad_type AS ${q('adType')}, a.status, p.currency,
+                      a.image_urls AS ${q('__images')}, a.specific_fields AS ${q('__specificFields')}
+                 FROM ads a JOIN ad_groups g ON g.id = a.ad_group_id JOIN campaigns c ON c.id = g.campaign_id
+                 JOIN adplatform_accounts p ON p.id = c.adplatform_account_id
+                WHERE a.organization_id = ${org}`;
+  }
+}

@@ -1,0 +1,260 @@
+import { levelOf, type LevelDefinition } from '../catalog/levels.js';
+import { FACT_MEASURES, MONEY_MEASURES, SHARE_MEASURES, sourceOf, type BaseMeasure, type FactMeasure, type ShareMeasure } from '../catalog/statistics.js';
+import { ENDPOINT_BY_PATH } from '../catalog/endpoints.js';
+import type { ReportPlan } from '../planner/report-plan.js';
+import { assertNever } from '../shared/assert-never.js';
+import { Binder } from './binder.js';
+import type { SqlDialect } from './dialect.js';
+import { conditionSql, planSegment, segmentColumn, sumColumn, usedMeasures, type ExpressionContext } from './expressions.js';
+import { levelEntities } from './level-sources.js';
+
+/**
+ * The part every statement of a report shares: the CTEs up to `report_rows` (one row per entity,
+ * or per entity and segment bucket, with its base sums), built once per request. The finishers
+ * (page, totals, JSON page, export, estimates) add the bucket filter, the order and their SELECT.
+ *
+ * Shape: entities of the level (organization, name and entity filters) -> daily sums of the fact
+ * table (organization, date range, fact filters) -> money per day (accounts: the day's FX rate
+ * into the account currency; costWithMarkup: the day's markup) -> buckets per entity and
+ * segments -> one row per entity (LEFT JOIN, zeros, without segments) or per active bucket.
+ */
+export interface ReportQuery {
+  readonly plan: ReportPlan;
+  readonly dialect: SqlDialect;
+  readonly level: LevelDefinition;
+  /** `WITH ... report_rows AS (...)`. */
+  readonly ctes: string;
+  /** The values the CTEs bind; finishers fork it. */
+  readonly binder: Binder;
+  /** /accounts/campaign-labels/name/{name}: rows carry label_value. */
+  readonly labelled: boolean;
+  /** Rows carry the first/last day and currencies converted at estimated rates. */
+  readonly tracksEstimates: boolean;
+  /** The asked currency's placeholder, when money is converted into it. */
+  readonly target: string | undefined;
+  readonly segmentNames: readonly string[];
+  /** The sums report_rows carries. */
+  readonly rowMeasures: readonly BaseMeasure[];
+}
+
+const FACT_SUM_COLUMNS: Readonly<Record<Exclude<FactMeasure, 'costWithMarkup'>, string>> = {
+  impressions: 'impressions',
+  clicks: 'clicks',
+  cost: 'cost',
+  conversions: 'conversions',
+  conversionValue: 'conversion_value',
+  calls: 'calls',
+  callConversions: 'call_conversions',
+  callConversionsFractional: 'call_conversions_fractional',
+};
+const SHARE_SUM_COLUMNS: Readonly<Record<ShareMeasure, string>> = {
+  searchImpressions: 'impressions',
+  searchEligibleImpressions: 'eligible_impressions',
+  searchBudgetLostImpressions: 'budget_lost_impressions',
+  searchRankLostImpressions: 'rank_lost_impressions',
+  searchTopImpressions: 'top_impressions',
+  searchAbsoluteTopImpressions: 'absolute_top_impressions',
+};
+
+/**
+ * Reach of the runs in each partition: the length of their union. Sorted by start, a run adds
+ * what lies beyond the furthest end of the runs before it (gaps and islands in one window pass;
+ * a month of a scale-10 organization's runs by day: 23 ms).
+ */
+export function unionLength(runs: string, partition: string, d: SqlDialect): string {
+  return `SELECT ${partition ? `${partition}, ` : ''}coalesce(sum(greatest(0, user_to - greatest(user_from, coalesce(covered, user_from)))), 0) AS ${sumColumn('reach')}
+    FROM (SELECT u.*, max(u.user_to) OVER (PARTITION BY ${partition ? `${partition}, ` : ''}u.pa ORDER BY u.user_from, u.user_to ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS covered
+            FROM ${runs}) ${partition ? d.groupByAll : ''}`;
+}
+
+/** Money comes converted (and with the markup) from the buckets; counts as the facts summed them. */
+function bucketColumn(m: FactMeasure): string {
+  switch (m) {
+    case 'cost':
+      return 'b.m_cost';
+    case 'conversionValue':
+      return 'b.m_conversion_value';
+    case 'costWithMarkup':
+      return 'b.m_cost_with_markup';
+    case 'impressions':
+    case 'clicks':
+    case 'conversions':
+    case 'calls':
+    case 'callConversions':
+    case 'callConversionsFractional':
+      return `b.${FACT_SUM_COLUMNS[m]}`;
+    default:
+      return assertNever(m, 'measure');
+  }
+}
+
+export function reportQuery(plan: ReportPlan, d: SqlDialect): ReportQuery {
+  const measures = usedMeasures(plan);
+  const binder = Binder.start(d);
+  const org = binder.bind(plan.organizationId, 'bigint');
+  const from = binder.bind(plan.from, 'date');
+  const to = binder.bind(plan.to, 'date');
+  const context: ExpressionContext = { plan, dialect: d, binder };
+  const level = levelOf(plan.level);
+  const endpoint = ENDPOINT_BY_PATH.get(plan.endpoint)!;
+  // `currency`: rows show it, and their money is converted into it (bound before the CTEs, which the totals query shares).
+  const target = plan.currency === undefined ? undefined : binder.bind(plan.currency, 'varchar');
+  const double = (sql: string) => d.cast(sql, 'double');
+
+  const entityWhere: string[] = [];
+  if (endpoint.platform !== undefined) entityWhere.push(`e.${d.quote(level.fields.find((f) => f.name === 'adPlatformType')!.column)} = ${binder.bind(endpoint.platform)}`);
+  if (plan.namePattern !== undefined) entityWhere.push(d.like(`e.${level.nameParameter === 'text' ? 'text' : 'name'}`, binder.bind(plan.namePattern)));
+  if (plan.entityFilter) entityWhere.push(conditionSql(plan.entityFilter, 'e', context));
+  // /accounts/campaign-labels/name/{name}: an account once per value of the label on campaigns of its platform accounts.
+  const label = plan.campaignLabel === undefined ? undefined : binder.bind(plan.campaignLabel.stored);
+  const labelled = label
+    ? ` JOIN (SELECT DISTINCT l.account_id, cl.value AS label_value FROM account_adplatform_links l
+               JOIN campaigns c ON c.adplatform_account_id = l.adplatform_account_id
+               JOIN campaign_labels cl ON cl.campaign_id = c.id
+              WHERE cl.name = ${label} AND c.organization_id = ${org}) lv ON lv.account_id = e.id`
+    : '';
+  // Labelled, the label value is a column of the entity, so filters on campaignLabel.value see it.
+  const entitySource = levelEntities(level.path, org, d);
+  const source = label ? `(SELECT e.*, lv.label_value FROM (${entitySource}) e${labelled})` : `(${entitySource})`;
+  const entities = `SELECT e.* FROM ${source} e${entityWhere.length > 0 ? ` WHERE ${entityWhere.join(' AND ')}` : ''}`;
+
+  const factWhere = [`f.organization_id = ${org}`, `f.day BETWEEN ${from} AND ${to}`];
+  if (plan.factFilter) factWhere.push(conditionSql(plan.factFilter, 'f', context));
+  if (level.factKey && entityWhere.length > 0) factWhere.push(`f.${level.factKey} IN (SELECT id FROM entities)`);
+  const byDevice = plan.segments.includes('deviceType');
+  const withMarkup = measures.has('costWithMarkup');
+  const withShares = [...measures].some((m) => sourceOf(m) === 'impressionShare');
+  const withReach = measures.has('reach');
+  const withMoney = [...measures].some((m) => MONEY_MEASURES.has(m));
+  // Lower levels keep the platform account's currency unless `currency` asks for another and money is read.
+  const convertLower = level.factKey !== null && target !== undefined && withMoney;
+  // Accounts convert whenever they read money; the days converted at estimated rates are tracked for the warning.
+  const tracksEstimates = withMoney && (level.factKey === null || convertLower);
+  // Days matter for FX (accounts), markups and time segments; otherwise one row per entity is enough.
+  const byDay = level.factKey === null || withMarkup || plan.segments.some((s) => s !== 'deviceType');
+  // Group by as few keys as the plan needs: a second BIGINT key made the aggregation ~3x slower
+  // (7 -> 19 ms on a month of a scale-10 organization), so the platform account is only kept where
+  // it leads to an account (accounts: FX and links; costWithMarkup: the markup's account).
+  const keys = [
+    ...(level.factKey ? [`f.${level.factKey} AS entity_id`] : []),
+    ...(label ? ['cl.value AS label_value'] : []),
+    ...(level.factKey === null || withMarkup ? ['f.adplatform_account_id AS pa'] : []),
+    ...(byDay ? ['f.day'] : []),
+    ...(byDevice ? ['f.device'] : []),
+  ];
+  const daily = `SELECT ${keys.join(', ')},
+      ${Object.values(FACT_SUM_COLUMNS)
+        .map((c) => `sum(f.${c}) AS ${c}`)
+        .join(', ')}
+    FROM ${level.factTable} f${label ? ` JOIN campaign_labels cl ON cl.campaign_id = f.campaign_id AND cl.name = ${label}` : ''}
+   WHERE ${factWhere.join(' AND ')} ${d.groupByAll}`;
+
+  const markupJoin = (accountColumn: string) =>
+    `LEFT JOIN markups mk ON mk.account_id = ${accountColumn} AND d.day BETWEEN mk.start_date AND coalesce(mk.end_date, ${d.dateLiteral('9999-12-31')})`;
+  const firstLinkedAccount = `LEFT JOIN (SELECT adplatform_account_id, min(account_id) AS account_id FROM account_adplatform_links ${d.groupByAll}) ma ON ma.adplatform_account_id = d.pa`;
+  const money = (column: string, factor: string) => `d.${column} * ${factor}`;
+  let buckets: string;
+  if (level.factKey === null) {
+    // Accounts: every linked platform account's days, converted at the day's rate into the account
+    // currency, or straight into the asked one (same day's rates).
+    const factor = `(${double('ra.units_per_eur')} / ${double('rp.units_per_eur')})`;
+    // A conversion between two currencies of which one rate is not published that day (EUR's always is).
+    const converted = 'p.currency <> ra.currency';
+    const estimates = tracksEstimates
+      ? `, CASE WHEN ${converted} AND NOT (ra.published AND rp.published) THEN d.day END AS est_day,
+         nullif(${d.concatWithSeparator(',', [`CASE WHEN ${converted} AND NOT rp.published THEN p.currency END`, `CASE WHEN ${converted} AND NOT ra.published THEN ra.currency END`])}, '') AS est_currencies`
+      : '';
+    buckets = `SELECT l.account_id AS entity_id, d.*, ${money('cost', factor)} AS m_cost, ${money('conversion_value', factor)} AS m_conversion_value,
+        ${withMarkup ? `${money('cost', factor)} * (1 + ${double('coalesce(mk.rate, 0)')})` : 'NULL'} AS m_cost_with_markup${estimates}
+      FROM daily d
+      JOIN account_adplatform_links l ON l.adplatform_account_id = d.pa
+      JOIN entities e ON e.id = l.account_id${label ? ' AND e.label_value = d.label_value' : ''}
+      JOIN adplatform_accounts p ON p.id = d.pa
+      LEFT JOIN fx_rates ra ON ra.day = d.day AND ra.currency = ${target ?? 'e.currency'} AND ra.day BETWEEN ${from} AND ${to}
+      LEFT JOIN fx_rates rp ON rp.day = d.day AND rp.currency = p.currency AND rp.day BETWEEN ${from} AND ${to}
+      ${withMarkup ? markupJoin('l.account_id') : ''}`;
+  } else if (convertLower) {
+    // Converted lower levels with markups: the day's factor of the row's platform account (pa_rates).
+    buckets = `SELECT d.*, ${money('cost', 'x.factor')} AS m_cost, ${money('conversion_value', 'x.factor')} AS m_conversion_value,
+        ${money('cost', 'x.factor')} * (1 + ${double('coalesce(mk.rate, 0)')}) AS m_cost_with_markup,
+        x.est_day, x.src_est, x.tgt_est
+      FROM daily d
+      LEFT JOIN pa_rates x ON x.pa = d.pa AND x.day = d.day
+      ${firstLinkedAccount} ${markupJoin('ma.account_id')}`;
+  } else {
+    // Lower levels keep the platform account's currency; the markup is that of its first linked account.
+    buckets = `SELECT d.*, d.cost AS m_cost, d.conversion_value AS m_conversion_value,
+        ${withMarkup ? 'd.cost * (1 + coalesce(mk.rate, 0))' : 'NULL'} AS m_cost_with_markup
+      FROM daily d
+      ${withMarkup ? `${firstLinkedAccount} ${markupJoin('ma.account_id')}` : ''}`;
+  }
+  // Per platform account and day of the range: the factor from its currency into the asked one, and
+  // whether either rate is not a published one (a conversion within one currency estimates nothing).
+  const paRates = `SELECT pa, day, factor, src_est, tgt_est, CASE WHEN src_est OR tgt_est THEN day END AS est_day
+    FROM (SELECT p.id AS pa, rs.day, ${double('rt.units_per_eur')} / ${double('rs.units_per_eur')} AS factor,
+                 p.currency <> ${target} AND NOT rs.published AS src_est, p.currency <> ${target} AND NOT rt.published AS tgt_est
+            FROM adplatform_accounts p
+            JOIN fx_rates rs ON rs.currency = p.currency AND rs.day BETWEEN ${from} AND ${to}
+            LEFT JOIN fx_rates rt ON rt.currency = ${target} AND rt.day = rs.day
+           WHERE p.organization_id = ${org})`;
+
+  const segmentKeys = (day: string, device: string) => plan.segments.map((_, i) => `, ${d.segment(planSegment(plan, i), day, device)} AS ${segmentColumn(i)}`).join('');
+  const sumSelect = FACT_MEASURES.map((m) => `sum(${bucketColumn(m)}) AS ${sumColumn(m)}`);
+  // Per bucket: the first and last day converted at an estimated rate, and which rates (accounts:
+  // the currencies; lower levels: whether the source's or the target's, the row knows both).
+  const bucketEstimates = (day: string, source: string) =>
+    !tracksEstimates
+      ? ''
+      : `, min(${day}) AS est_first, max(${day}) AS est_last, ${
+          level.factKey === null ? `${d.distinctJoined(`${source}.est_currencies`)} AS est_currencies` : `${d.boolOr(`${source}.src_est`)} AS src_est, ${d.boolOr(`${source}.tgt_est`)} AS tgt_est`
+        }`;
+  // Without markups the buckets are summed straight from the facts: one aggregation instead of two
+  // (a month of campaigns on scale 10: 19 -> 9 ms); converted money then takes the day's factor of
+  // the platform account from pa_rates, a few hundred rows.
+  const direct = level.factKey !== null && !withMarkup;
+  const directSum = (m: FactMeasure) =>
+    m === 'costWithMarkup' ? double('NULL') : convertLower && MONEY_MEASURES.has(m) ? `sum(f.${FACT_SUM_COLUMNS[m]} * x.factor)` : `sum(f.${FACT_SUM_COLUMNS[m]})`;
+  const sums = direct
+    ? `SELECT f.${level.factKey} AS entity_id${segmentKeys('f.day', 'f.device')},
+        ${FACT_MEASURES.map((m) => `${directSum(m)} AS ${sumColumn(m)}`).join(', ')}${bucketEstimates('x.est_day', 'x')}
+        FROM ${level.factTable} f${convertLower ? ' LEFT JOIN pa_rates x ON x.pa = f.adplatform_account_id AND x.day = f.day' : ''} WHERE ${factWhere.join(' AND ')} ${d.groupByAll}`
+    : `SELECT b.entity_id${label ? ', b.label_value' : ''}${segmentKeys('b.day', 'b.device')}, ${sumSelect.join(', ')}${bucketEstimates('b.est_day', 'b')} FROM buckets b ${d.groupByAll}`;
+
+  // Impression share and reach come from their own fact tables, per entity and segments like the sums.
+  const shares = `SELECT f.${level.factKey} AS entity_id${segmentKeys('f.day', 'f.device')},
+      ${SHARE_MEASURES.map((m) => `sum(f.${SHARE_SUM_COLUMNS[m]}) AS ${sumColumn(m)}`).join(', ')}
+    FROM fact_impression_share_daily f WHERE ${factWhere.join(' AND ')} ${d.groupByAll}`;
+  // FACEBOOK reports no device and one network (supplement 2: UNKNOWN, SOCIAL); the runs carry
+  // them so that device and network filters and the DeviceType segment mean what they mean on its facts.
+  const runs = `SELECT f.${level.factKey} AS entity_id${segmentKeys('f.day', 'f.device')}, f.adplatform_account_id AS pa, f.user_from, f.user_to
+    FROM (SELECT *, ${d.factEnumLiteral('device', 'UNKNOWN')} AS device, ${d.factEnumLiteral('network', 'SOCIAL')} AS network FROM fact_audience_runs) f WHERE ${factWhere.join(' AND ')}`;
+  const segmentNames = plan.segments.map((_, i) => segmentColumn(i));
+  const reach = unionLength('runs u', ['entity_id', ...segmentNames].join(', '), d);
+
+  const rowMeasures: BaseMeasure[] = [...FACT_MEASURES, ...(withShares ? SHARE_MEASURES : []), ...(withReach ? ['reach' as const] : [])];
+  const joinKind = plan.segments.length === 0 ? 'LEFT JOIN' : 'JOIN';
+  const sameBucket = (alias: string) => [`${alias}.entity_id = e.id`, ...segmentNames.map((c) => `${alias}.${c} = s.${c}`)].join(' AND ');
+  const rowEstimates = !tracksEstimates
+    ? ''
+    : `, s.est_first AS __est_first, s.est_last AS __est_last, ${
+        level.factKey === null ? 's.est_currencies' : `nullif(${d.concatWithSeparator(',', ['CASE WHEN s.src_est THEN e.currency END', `CASE WHEN s.tgt_est THEN ${target} END`])}, '')`
+      } AS __est_currencies`;
+  const sourceAlias = (m: BaseMeasure) => {
+    const source = sourceOf(m);
+    return source === 'facts' ? 's' : source === 'reach' ? 'rc' : 'sh';
+  };
+  // With `currency` every row is in it; `e.currency` (filters on `currency`) stays the entity's own.
+  const rows = `SELECT ${d.selectAllReplacing('e', target ? [['currency', target]] : [])}${segmentNames.map((c) => `, s.${c}`).join('')},
+      ${rowMeasures.map((m) => `coalesce(${sourceAlias(m)}.${sumColumn(m)}, 0) AS ${sumColumn(m)}`).join(', ')}${rowEstimates}
+    FROM entities e ${joinKind} sums s ON s.entity_id = e.id${label ? ' AND s.label_value = e.label_value' : ''}
+    ${withShares ? `LEFT JOIN shares sh ON ${sameBucket('sh')}` : ''}
+    ${withReach ? `LEFT JOIN reach rc ON ${sameBucket('rc')}` : ''}`;
+
+  const ctes = `WITH entities AS (${entities}),${convertLower ? `\n    pa_rates AS (${paRates}),` : ''}
+    ${direct ? '' : `daily AS (${daily}), buckets AS (${buckets}),`}
+    sums AS (${sums}),
+    ${withShares ? `shares AS (${shares}),` : ''}
+    ${withReach ? `runs AS (${runs}), reach AS (${reach}),` : ''}
+    report_rows AS (${rows})`;
+  return { plan, dialect: d, level, ctes, binder, labelled: label !== undefined, tracksEstimates, target, segmentNames, rowMeasures };
+}
