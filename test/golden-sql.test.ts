@@ -1,15 +1,10 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINT_BY_PATH } from '../src/catalog/endpoints.js';
 import { buildPlan } from '../src/planner/build-plan.js';
 import type { ReportPlan, ReportRequest } from '../src/planner/report-plan.js';
-import { loadFxReference } from '../src/reference/fx-rates.js';
 import { compileReport, type CompiledQuery } from '../src/sql/compile-report.js';
-import { Database } from '../src/store/database.js';
 import type { Row, SqlValue } from '../src/store/sql-values.js';
-import { runCli } from './helpers/cli.js';
+import { useGeneratedDatabase } from './helpers/generated-database.js';
 
 /**
  * Golden tests of the reporting compiler (issue 20 item 7): for each planner feature, the SQL and
@@ -164,30 +159,17 @@ function golden(query: CompiledQuery): string {
 // ---------------------------------------------------------------------------------------------
 // A generated database, read through the store.
 
-let db: Database;
-let dir: string;
+const generated = useGeneratedDatabase('adreport-golden-');
 /** The generated data's last day (yesterday) and a week before it. */
 let Y = '';
 let WEEK = '';
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'adreport-golden-'));
-  const file = path.join(dir, 'golden.duckdb');
-  const generated = await runCli(['data', 'generate', '--scale', '1', '--days', '30', '--seed', '7', '--orgs', '2', '--db', file, '--json']);
-  if (generated.code !== 0) throw new Error(`data generate failed: ${generated.stderr}`);
-  db = await Database.open(file, { readConnections: 2, maxQueued: 10_000 });
-  await loadFxReference(db);
-  Y = (await sql<{ d: string }>("SELECT strftime(max(day), '%Y-%m-%d') AS d FROM fact_ad_daily"))[0]!.d;
+  Y = generated.lastDay;
   WEEK = (await sql<{ d: string }>(`SELECT strftime($1::DATE - 6, '%Y-%m-%d') AS d`, [Y]))[0]!.d;
 });
-afterAll(async () => {
-  await db?.close();
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
-});
 
-function sql<T extends object = Row>(text: string, params: readonly SqlValue[] = []): Promise<T[]> {
-  return db.read((r) => r.all<T>(text, params));
-}
+const sql = <T extends object = Row>(text: string, params: readonly SqlValue[] = []) => generated.sql<T>(text, params);
 const run = (query: CompiledQuery) => sql(query.sql, query.params);
 /** The plan for the generated data: the same request, dated by the real clock. */
 const livePlan = (endpoint: string, overrides: Partial<ReportRequest>, organizationId = ORG) => planOf(endpoint, overrides, new Date(), organizationId);
