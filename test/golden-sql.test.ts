@@ -33,7 +33,8 @@ import { useGeneratedDatabase } from './helpers/generated-database.js';
  * - currency: accounts convert through fx_rates ra/rp into $n (or e.currency), lower levels only
  *   with currency and money through pa_rates, and rows REPLACE currency by $n;
  * - totals: sums of filtered rows, ratios recomputed from the sums, DISTINCT currencies;
- * - embeds: labels json_group_object without sys.* labels, customFields field1..30;
+ * - embeds: labels json_group_object without sys.* labels, customFields field1..30; images as
+ *   JSON (an empty list for none), specificFields only on FACEBOOK rows;
  * - name wildcard: e.name LIKE $n ESCAPE '\' with `*` -> `%` in the bound pattern;
  * - paging: LIMIT $n OFFSET $n bound as BIGINT; an unpaged export has no LIMIT;
  * - reach: fact_audience_runs union length per entity, FACEBOOK bound as the platform;
@@ -140,6 +141,7 @@ const CASES: readonly GoldenCase[] = [
   { name: 'currency-campaigns-gate', endpoint: 'campaigns', request: { statistics: S, currency: 'USD' }, statement: 'gate' },
   { name: 'totals', endpoint: 'campaigns', request: { statistics: [...S, 'ctr'], totals: true }, statement: 'totals' },
   { name: 'embed-accounts-jsonpage', endpoint: 'accounts', request: { statistics: ['clicks'], embed: ['labels', 'customFields'] }, statement: 'jsonPage' },
+  { name: 'embed-ads-ndjson', endpoint: 'ads', request: { statistics: ['clicks'], embed: ['images', 'specificFields'], limit: Number.MAX_SAFE_INTEGER }, statement: 'ndjson' },
   { name: 'name-wildcard', endpoint: 'keywords', request: { statistics: ['clicks'], name: 'a_b*%' }, statement: 'page' },
   { name: 'paging-jsonpage', endpoint: 'campaigns', request: { statistics: S, segments: ['Day'], limit: 500, offset: 20 }, statement: 'jsonPage' },
   { name: 'export-csv', endpoint: 'campaigns', request: { statistics: S, segments: ['Day'], limit: Number.MAX_SAFE_INTEGER }, statement: 'csv' },
@@ -361,6 +363,17 @@ describe('golden SQL run for real: rows against plain SQL over the facts', () =>
     expect(rows.map((r) => num(r.id))).toEqual(expected.map((e) => num(e.id)));
     rows.forEach((r, i) => expect(close(r.st_0, Math.round(Number(expected[i]!.cost) * 1e6) / 1e6), `campaign ${String(r.id)}`).toBe(true));
     expect(rows.every((r) => r.currency === 'USD')).toBe(true);
+    // An account asked in USD: each platform account's day converted from its currency into USD.
+    const [usd] = await run(compileReport(livePlan('accounts', { ...range(), statistics: ['cost'], currency: 'USD' })).page());
+    const [usdExpected] = await sql<{ cost: number }>(
+      `SELECT sum(f.cost * rt.units_per_eur::DOUBLE / rs.units_per_eur::DOUBLE) AS cost
+         FROM fact_ad_daily f JOIN adplatform_accounts p ON p.id = f.adplatform_account_id
+         JOIN fx_rates rs ON rs.currency = p.currency AND rs.day = f.day JOIN fx_rates rt ON rt.currency = 'USD' AND rt.day = f.day
+        WHERE f.organization_id = $1 AND f.day BETWEEN $2::DATE AND $3::DATE`,
+      [ORG, WEEK, Y],
+    );
+    expect(usd!.currency).toBe('USD');
+    expect(close(usd!.st_0, Math.round(Number(usdExpected!.cost) * 1e6) / 1e6)).toBe(true);
     const accounts = await run(compileReport(livePlan('accounts', { ...range(), statistics: ['cost'] }, 1)).page());
     const [own] = await sql<{ cost: number }>('SELECT sum(cost)::DOUBLE AS cost FROM fact_ad_daily WHERE organization_id = 1 AND day BETWEEN $1::DATE AND $2::DATE', [WEEK, Y]);
     expect(accounts.map((r) => r.currency)).toEqual(['AUD']);
@@ -384,6 +397,20 @@ describe('golden SQL run for real: rows against plain SQL over the facts', () =>
     }
     expect(reach.size).toBeGreaterThan(0);
     for (const r of rows) expect(num(r.st_0), `campaign ${String(r.id)}`).toBe(reach.get(Number(r.id)) ?? 0);
+    // Totals: the union over all campaigns' runs per platform account, not the sum of the rows' reach.
+    const [totals] = await run(compileReport(livePlan('campaigns/facebook', { ...range(), statistics: ['reach'], totals: true })).totals()!);
+    const byAccount = new Map<number, Array<[number, number]>>();
+    for (const r of runs) byAccount.set(Number(r.pa), [...(byAccount.get(Number(r.pa)) ?? []), [Number(r.a), Number(r.b)]]);
+    let union = 0;
+    for (const list of byAccount.values()) {
+      let covered = -Infinity;
+      for (const [a, b] of list.sort((x, y) => x[0] - y[0] || x[1] - y[1])) {
+        union += Math.max(0, b - Math.max(a, covered));
+        covered = Math.max(covered, b);
+      }
+    }
+    expect(num(totals!.st_0)).toBe(union);
+    expect(union).toBeLessThan([...reach.values()].reduce((a, b) => a + b, 0));
     const shares = await run(compileReport(livePlan('adplatform-accounts/google-ads', { ...range(), statistics: ['searchImpressionShare'] })).page());
     const expected = await sql<{ id: number; s: number; e: number }>(
       `SELECT p.id, sum(f.impressions)::DOUBLE AS s, sum(f.eligible_impressions)::DOUBLE AS e FROM adplatform_accounts p
