@@ -5,10 +5,12 @@
  * services of their own) may import any layer; nothing else imports them.
  * There is no baseline of known breaks: any break fails.
  */
-const LAYERS = 'auth|catalog|cli|config|demo|generator|http|jobs|organizations|planner|platforms|provisioning|reference|reporting|runtime|shared|sql|statistics|store';
+const LAYERS =
+  'auth|catalog|cli|config|demo|generator|http|jobs|organizations|planner|platforms|provisioning|reference|reporting|runtime|shared|sql|statistics|store';
 const above = (...names) => `^src/(${names.join('|')})(/|\\.ts$)`;
 /** Node modules that do I/O, and the packages that open files, sockets or threads. */
-const IO_MODULES = '^(node:)?(fs|fs/promises|net|http|http2|https|tls|dgram|dns|child_process|worker_threads|cluster|readline|os)$|^(@duckdb|piscina|selfsigned|@hono/node-server)';
+const IO_MODULES =
+  '^(node:)?(fs|fs/promises|net|http|http2|https|tls|dgram|dns|child_process|worker_threads|cluster|readline|os)$|^(@duckdb|piscina|selfsigned|@hono/node-server)';
 
 module.exports = {
   forbidden: [
@@ -51,21 +53,24 @@ module.exports = {
     {
       name: 'planner-is-pure',
       severity: 'error',
-      comment: 'D4: the planner imports only catalog and shared (never store, platforms, http, reporting, sql, or anything with I/O).',
+      comment:
+        'D4: the planner imports only catalog and shared (never store, platforms, http, reporting, sql, or anything with I/O).',
       from: { path: '^src/planner/' },
       to: { path: `^src/(${LAYERS})(/|\\.ts$)`, pathNot: above('planner', 'catalog', 'shared') },
     },
     {
       name: 'sql-is-pure',
       severity: 'error',
-      comment: 'D4: sql imports only planner, catalog and shared (never store, platforms, http, reporting, or anything with I/O).',
+      comment:
+        'D4: sql imports only planner, catalog and shared (never store, platforms, http, reporting, or anything with I/O).',
       from: { path: '^src/sql/' },
       to: { path: `^src/(${LAYERS})(/|\\.ts$)`, pathNot: above('sql', 'planner', 'catalog', 'shared') },
     },
     {
       name: 'sql-reads-plan-types-only',
       severity: 'error',
-      comment: "D4: sql -> planner types: the compiler reads a plan (planner/*-plan.ts, *-types.ts), it never runs the planner's logic.",
+      comment:
+        "D4: sql -> planner types: the compiler reads a plan (planner/*-plan.ts, *-types.ts), it never runs the planner's logic.",
       from: { path: '^src/sql/' },
       to: { path: '^src/planner/', pathNot: '-(plan|types)\\.ts$' },
     },
@@ -93,7 +98,8 @@ module.exports = {
     {
       name: 'pure-core-no-io',
       severity: 'error',
-      comment: 'D4, STYLE: planner, sql, catalog and shared import no I/O (files, sockets, processes, threads, DuckDB).',
+      comment:
+        'D4, STYLE: planner, sql, catalog and shared import no I/O (files, sockets, processes, threads, DuckDB).',
       from: { path: '^src/(planner|sql|catalog|shared)/' },
       to: { path: IO_MODULES },
     },
@@ -114,47 +120,99 @@ module.exports = {
     {
       name: 'store-below-services',
       severity: 'error',
-      comment: 'D4: the store is below every service: it imports only shared and sql/sql-value.ts (the values it binds).',
+      comment:
+        'D4: the store is below every service: it imports only shared and sql/sql-value.ts (the values it binds).',
       from: { path: '^src/store/', pathNot: '^src/store/migrations/' },
       to: { path: `^src/(${LAYERS})(/|\\.ts$)`, pathNot: [above('store', 'shared'), '^src/sql/sql-value\\.ts$'] },
     },
     {
       name: 'store-migrations-below-services',
       severity: 'error',
-      comment: 'As store-below-services, and auth: migration 008 moved the token keys into the key file whose format auth owns.',
+      comment:
+        'As store-below-services, and auth: migration 008 moved the token keys into the key file whose format auth owns.',
       from: { path: '^src/store/migrations/' },
-      to: { path: `^src/(${LAYERS})(/|\\.ts$)`, pathNot: [above('store', 'shared', 'auth'), '^src/sql/sql-value\\.ts$'] },
+      to: {
+        path: `^src/(${LAYERS})(/|\\.ts$)`,
+        pathNot: [above('store', 'shared', 'auth'), '^src/sql/sql-value\\.ts$'],
+      },
     },
     {
       name: 'reporting-below-http',
       severity: 'error',
-      comment: 'D4: reporting -> planner, sql, store, catalog (and shared, reference); never http, provisioning, jobs, platforms, auth or the CLI.',
+      comment:
+        'D4: reporting -> planner, sql, store, catalog (and shared, reference); never http, provisioning, jobs, platforms, auth or the CLI.',
       from: { path: '^src/reporting/' },
-      to: { path: above('http', 'provisioning', 'jobs', 'platforms', 'auth', 'cli', 'main', 'generator', 'demo', 'statistics', 'organizations') },
+      to: {
+        path: above(
+          'http',
+          'provisioning',
+          'jobs',
+          'platforms',
+          'auth',
+          'cli',
+          'main',
+          'generator',
+          'demo',
+          'statistics',
+          'organizations',
+        ),
+      },
     },
     {
       name: 'provisioning-below-http-and-jobs',
       severity: 'error',
-      comment: 'D4: provisioning is services over store and platforms; it never imports http, reporting or the CLI (nor jobs: nothing-imports-jobs).',
+      comment:
+        'D4: provisioning is services over store and platforms; it never imports http, reporting or the CLI (nor jobs: nothing-imports-jobs).',
       from: { path: '^src/provisioning/' },
       to: { path: above('http', 'reporting', 'cli', 'main', 'generator', 'demo', 'statistics') },
     },
     {
       name: 'platforms-below-provisioning',
       severity: 'error',
-      comment: 'D4: platforms are connectors (interface + sandbox) over store and shared; they know no service above them.',
+      comment:
+        'D4: platforms are connectors (interface + sandbox) over store and shared; they know no service above them.',
       from: { path: '^src/platforms/' },
       to: {
-        path: above('provisioning', 'jobs', 'http', 'reporting', 'planner', 'sql', 'catalog', 'auth', 'cli', 'main', 'generator', 'demo', 'statistics', 'organizations'),
+        path: above(
+          'provisioning',
+          'jobs',
+          'http',
+          'reporting',
+          'planner',
+          'sql',
+          'catalog',
+          'auth',
+          'cli',
+          'main',
+          'generator',
+          'demo',
+          'statistics',
+          'organizations',
+        ),
       },
     },
     {
       name: 'auth-below-http',
       severity: 'error',
-      comment: 'D4: auth (clients, secrets, tokens, scopes) sits on store, config and shared; http uses it, not the reverse.',
+      comment:
+        'D4: auth (clients, secrets, tokens, scopes) sits on store, config and shared; http uses it, not the reverse.',
       from: { path: '^src/auth/' },
       to: {
-        path: above('http', 'jobs', 'provisioning', 'reporting', 'platforms', 'planner', 'sql', 'catalog', 'cli', 'main', 'generator', 'demo', 'statistics'),
+        path: above(
+          'http',
+          'jobs',
+          'provisioning',
+          'reporting',
+          'platforms',
+          'planner',
+          'sql',
+          'catalog',
+          'cli',
+          'main',
+          'generator',
+          'demo',
+          'statistics',
+        ),
       },
     },
     {
@@ -168,7 +226,7 @@ module.exports = {
     {
       name: 'generator-no-ui',
       severity: 'error',
-      comment: 'The generator writes data; showing progress is the CLI\'s job (it passes a progress callback in).',
+      comment: "The generator writes data; showing progress is the CLI's job (it passes a progress callback in).",
       from: { path: '^src/generator/' },
       to: { path: above('cli', 'http', 'main') },
     },
@@ -185,7 +243,10 @@ module.exports = {
     // `import type` counts: a type is a dependency of the design even when erased at run time.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
     reporterOptions: { text: { highlightFocused: true } },
   },
 };

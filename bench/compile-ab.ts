@@ -15,7 +15,9 @@ import { migrate } from '../src/store/migrate.js';
 import { loadFxReference } from '../src/reference/fx-rates.js';
 import { toDuckDBValues } from '../src/store/sql-values.js';
 
-const { values } = parseArgs({ options: { db: { type: 'string' }, before: { type: 'string' }, rounds: { type: 'string', default: '80' } } });
+const { values } = parseArgs({
+  options: { db: { type: 'string' }, before: { type: 'string' }, rounds: { type: 'string', default: '80' } },
+});
 if (!values.db || !values.before) throw new Error('usage: --db FILE --before DIR [--rounds N]');
 const rounds = Number(values.rounds);
 
@@ -42,7 +44,21 @@ await store.close();
 const before = await compilerOf(path.resolve(values.before));
 const after = await compilerOf(path.resolve('.'));
 const now = new Date();
-const request = { organizationId: 1, startDate: undefined, endDate: undefined, statistics: undefined, segments: undefined, filter: undefined, sort: undefined, formulas: [], embed: undefined, name: undefined, limit: 100, offset: 0, totals: false };
+const request = {
+  organizationId: 1,
+  startDate: undefined,
+  endDate: undefined,
+  statistics: undefined,
+  segments: undefined,
+  filter: undefined,
+  sort: undefined,
+  formulas: [],
+  embed: undefined,
+  name: undefined,
+  limit: 100,
+  offset: 0,
+  totals: false,
+};
 const cases: Array<[string, string, object]> = [
   ['campaigns', 'campaigns', {}],
   ['campaigns by Day', 'campaigns', { segments: ['Day'] }],
@@ -51,8 +67,13 @@ const cases: Array<[string, string, object]> = [
 ];
 const variants: Array<[string, { sql: string; params: readonly unknown[] }]> = [];
 for (const [label, endpoint, extra] of cases) {
-  const compile = (c: Compiler, more: object) => c.page(c.plan(c.endpoints.get(endpoint), { ...request, ...extra, ...more }, now));
-  variants.push([`${label}: before`, compile(before, {})], [`${label}: after`, compile(after, {})], [`${label}: after, currency=USD`, compile(after, { currency: 'USD' })]);
+  const compile = (c: Compiler, more: object) =>
+    c.page(c.plan(c.endpoints.get(endpoint), { ...request, ...extra, ...more }, now));
+  variants.push(
+    [`${label}: before`, compile(before, {})],
+    [`${label}: after`, compile(after, {})],
+    [`${label}: after, currency=USD`, compile(after, { currency: 'USD' })],
+  );
 }
 const instance = await DuckDBInstance.create(values.db, { access_mode: 'READ_ONLY' });
 const connection = await instance.connect();
@@ -74,5 +95,7 @@ for (let round = 0; round < rounds + 3; round++) {
 variants.forEach(([label], i) => {
   const sorted = times[i]!.sort((a, b) => a - b);
   const at = (p: number) => sorted[Math.floor(p * (sorted.length - 1))]!.toFixed(2);
-  console.log(`${label.padEnd(36)} p50 ${at(0.5).padStart(7)} ms   p25 ${at(0.25).padStart(7)}   p75 ${at(0.75).padStart(7)}`);
+  console.log(
+    `${label.padEnd(36)} p50 ${at(0.5).padStart(7)} ms   p25 ${at(0.25).padStart(7)}   p75 ${at(0.75).padStart(7)}`,
+  );
 });

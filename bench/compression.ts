@@ -32,7 +32,8 @@ import { watchEventLoop, type LoopWatched } from './loop-watch.js';
 const quick = process.argv.includes('--quick');
 const scaleArg = process.argv.indexOf('--scale');
 const SCALE = scaleArg > 0 ? Number(process.argv[scaleArg + 1]) : 1;
-const option = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
+const option = (name: string) =>
+  process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined;
 const RUNS = Number(option('--runs') ?? (quick ? 1 : 3));
 const SECONDS = Number(option('--seconds') ?? (quick ? 3 : 5));
 /** `--encodings none,gzip,br` (the default): which Accept-Encoding values the load runs ask with. */
@@ -54,7 +55,13 @@ const CODECS: Codec[] = [
   ...[1, 2, 3, 4, 5, 6].map((level) => ({ name: `gzip ${level}`, run: (body: Buffer) => gzip(body, { level }) })),
   ...[1, 2, 3, 4, 5].map((quality) => ({
     name: `br ${quality}`,
-    run: (body: Buffer) => brotli(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: quality, [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT } }),
+    run: (body: Buffer) =>
+      brotli(body, {
+        params: {
+          [zlib.constants.BROTLI_PARAM_QUALITY]: quality,
+          [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT,
+        },
+      }),
   })),
 ];
 
@@ -77,11 +84,17 @@ async function measureCodec(codec: Codec, body: Buffer): Promise<{ msPerMb: numb
 
 function get(url: string, headers: Record<string, string>, ca: string): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    https.get(url, { ca, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => ((res.statusCode ?? 0) === 200 ? resolve(Buffer.concat(chunks)) : reject(new Error(`GET ${url}: ${res.statusCode}`))));
-    }).on('error', reject);
+    https
+      .get(url, { ca, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          (res.statusCode ?? 0) === 200
+            ? resolve(Buffer.concat(chunks))
+            : reject(new Error(`GET ${url}: ${res.statusCode}`)),
+        );
+      })
+      .on('error', reject);
   });
 }
 
@@ -101,7 +114,11 @@ interface LoadResult {
 /** One autocannon run in a child process, the event loop of this process watched meanwhile. */
 function loadChild(options: object): Promise<Omit<LoadResult, 'bytesPerAnswer'>> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'bench', 'load-child.ts'), JSON.stringify(options)], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(root, 'bench', 'load-child.ts'), JSON.stringify(options)],
+      { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] },
+    );
     let out = '';
     let stop: (() => LoopWatched) | undefined;
     let cpu: NodeJS.CpuUsage | undefined;
@@ -119,7 +136,10 @@ function loadChild(options: object): Promise<Omit<LoadResult, 'bytesPerAnswer'>>
       const used = process.cpuUsage(cpu);
       if (code !== 0 || loop === undefined) reject(new Error(`load-child exited ${code}`));
       else {
-        const run = JSON.parse(out.trim().split('\n').pop()!) as Omit<LoadResult, 'loop' | 'bytesPerAnswer' | 'cpuMsPerRequest'>;
+        const run = JSON.parse(out.trim().split('\n').pop()!) as Omit<
+          LoadResult,
+          'loop' | 'bytesPerAnswer' | 'cpuMsPerRequest'
+        >;
         resolve({ ...run, cpuMsPerRequest: (used.user + used.system) / 1000 / Math.max(1, run.requests), loop });
       }
     });
@@ -130,16 +150,31 @@ async function main(): Promise<void> {
   const generated = generatedDatabase(SCALE);
   const org = generated.organizations[0]!;
   const config = serviceConfigSchema.parse(
-    mergeConfig(configFromEnv(process.env), { dbPath: generated.dbPath, host: '127.0.0.1', port: 0, rateLimit: { ratePerSecond: BIG, burst: BIG, tokenRatePerSecond: BIG, tokenBurst: BIG } }),
+    mergeConfig(configFromEnv(process.env), {
+      dbPath: generated.dbPath,
+      host: '127.0.0.1',
+      port: 0,
+      rateLimit: { ratePerSecond: BIG, burst: BIG, tokenRatePerSecond: BIG, tokenBurst: BIG },
+    }),
   );
   const nodeThreads = (globalThis as { adreportNodeThreads?: ReadonlySet<number> }).adreportNodeThreads;
-  const service = await startService(config, { logError: (entry) => console.error('server error:', entry.error), nodeThreads });
+  const service = await startService(config, {
+    logError: (entry) => console.error('server error:', entry.error),
+    nodeThreads,
+  });
   const lines: string[] = [];
   try {
     const base = `https://127.0.0.1:${service.port}`;
     const ca = service.tls!.cert;
     const basic = `Basic ${Buffer.from(`${org.clientId}:${org.clientSecret}`).toString('base64')}`;
-    const token = ((await post(`${base}/token`, { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, 'grant_type=client_credentials', ca)) as { access_token: string }).access_token;
+    const token = (
+      (await post(
+        `${base}/token`,
+        { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+        'grant_type=client_credentials',
+        ca,
+      )) as { access_token: string }
+    ).access_token;
     const bearer = { authorization: `Bearer ${token}` };
     const to = generated.lastDay;
     const from = new Date(Date.parse(`${to}T00:00:00Z`) - 29 * 86_400_000).toISOString().slice(0, 10);
@@ -150,19 +185,34 @@ async function main(): Promise<void> {
       }).filter(([name]) => PAGES.some((page) => name.startsWith(page))),
     );
 
-    if (CODECS_TOO) lines.push('## Codecs (zlib asynchronous API)', '', '| body | bytes | codec | CPU ms per MB | compressed / original |', '|---|---:|---|---:|---:|');
+    if (CODECS_TOO)
+      lines.push(
+        '## Codecs (zlib asynchronous API)',
+        '',
+        '| body | bytes | codec | CPU ms per MB | compressed / original |',
+        '|---|---:|---|---:|---:|',
+      );
     for (const [name, urlPath] of Object.entries(CODECS_TOO ? pages : {})) {
       const body = await get(`${base}${urlPath}`, bearer, ca);
       for (const codec of CODECS) {
         const { msPerMb, ratio } = await measureCodec(codec, body);
-        lines.push(`| ${name} | ${body.length} | ${codec.name} | ${msPerMb.toFixed(1)} | ${(ratio * 100).toFixed(1)} % |`);
+        lines.push(
+          `| ${name} | ${body.length} | ${codec.name} | ${msPerMb.toFixed(1)} | ${(ratio * 100).toFixed(1)} % |`,
+        );
         console.error(lines.at(-1));
       }
     }
 
     if (!process.argv.includes('--codecs-only')) {
-      lines.push('', `## Load: ${CONNECTIONS} connections, ${RUNS} run(s) x ${SECONDS} s, medians (event loop: worst run)`, '');
-      lines.push('| request | Accept-Encoding | service CPU ms per request | req/s | p50 ms | p99 ms | bytes per answer | loop max ms | loop p99 ms | non-2xx + errors |', '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+      lines.push(
+        '',
+        `## Load: ${CONNECTIONS} connections, ${RUNS} run(s) x ${SECONDS} s, medians (event loop: worst run)`,
+        '',
+      );
+      lines.push(
+        '| request | Accept-Encoding | service CPU ms per request | req/s | p50 ms | p99 ms | bytes per answer | loop max ms | loop p99 ms | non-2xx + errors |',
+        '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+      );
       for (const [name, urlPath] of Object.entries(pages)) {
         for (const encoding of ENCODINGS) {
           const headers: Record<string, string> = { ...bearer, ...(encoding ? { 'accept-encoding': encoding } : {}) };

@@ -14,7 +14,10 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({ options: { connections: { type: 'string', default: '5000' }, client: { type: 'string' } }, allowPositionals: true });
+const { values } = parseArgs({
+  options: { connections: { type: 'string', default: '5000' }, client: { type: 'string' } },
+  allowPositionals: true,
+});
 const count = Number(values.connections);
 
 if (values.client !== undefined) {
@@ -31,14 +34,23 @@ if (values.client !== undefined) {
   setInterval(() => undefined, 1_000);
 } else {
   for (const interval of [30_000, 1_000, 30_000, 1_000]) {
-    const server = http.createServer({ headersTimeout: 20_000, requestTimeout: 60_000, connectionsCheckingInterval: interval }, (_req, res) => res.end());
+    const server = http.createServer(
+      { headersTimeout: 20_000, requestTimeout: 60_000, connectionsCheckingInterval: interval },
+      (_req, res) => res.end(),
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const child = fork(fileURLToPath(import.meta.url), ['--connections', String(count), '--client', String((server.address() as AddressInfo).port)], { execArgv: ['--import', 'tsx'] });
+    const child = fork(
+      fileURLToPath(import.meta.url),
+      ['--connections', String(count), '--client', String((server.address() as AddressInfo).port)],
+      { execArgv: ['--import', 'tsx'] },
+    );
     await new Promise((resolve) => child.once('message', resolve));
     const start = performance.eventLoopUtilization();
     await new Promise((resolve) => setTimeout(resolve, 10_000));
     const elu = performance.eventLoopUtilization(start);
-    console.log(`interval ${interval} ms, ${count} connections mid-head: event loop busy ${elu.active.toFixed(1)} ms of 10 s (${(elu.utilization * 100).toFixed(3)} %)`);
+    console.log(
+      `interval ${interval} ms, ${count} connections mid-head: event loop busy ${elu.active.toFixed(1)} ms of 10 s (${(elu.utilization * 100).toFixed(3)} %)`,
+    );
     child.kill();
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));

@@ -33,7 +33,8 @@ const rounds = Number(values.rounds);
 const loadMs = Number(values['load-seconds']) * 1000;
 const writers = Number(values.writers);
 const bin = path.join(root, 'dist', 'cli.cjs');
-if (!fs.existsSync(bin)) throw new Error(`${bin} is missing: build that checkout first (npx tsc -p tsconfig.build.json)`);
+if (!fs.existsSync(bin))
+  throw new Error(`${bin} is missing: build that checkout first (npx tsc -p tsconfig.build.json)`);
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'adreport-crash-'));
 const db = path.join(dir, 'adreport.duckdb');
@@ -50,22 +51,47 @@ function freePort(): Promise<number> {
   });
 }
 
-function request(port: number, method: string, pathName: string, headers: Record<string, string>, body?: string): Promise<{ status: number; text: string }> {
+function request(
+  port: number,
+  method: string,
+  pathName: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = https.request({ host: '127.0.0.1', port, method, path: pathName, headers, agent, servername: 'localhost' }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
+    const req = https.request(
+      { host: '127.0.0.1', port, method, path: pathName, headers, agent, servername: 'localhost' },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
 
 function serve(port: number, demo: boolean): { child: ChildProcess; exited: Promise<void>; stdout: Promise<string> } {
-  const args = [bin, 'serve', '--json', '--host', '127.0.0.1', '--port', String(port), '--db', db, ...(demo ? ['--demo'] : [])];
+  const args = [
+    bin,
+    'serve',
+    '--json',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--db',
+    db,
+    ...(demo ? ['--demo'] : []),
+  ];
   const child = spawn(process.execPath, args, {
-    env: { ...process.env, ADREPORT_DEMO_DATA: 'false', ADREPORT_RATE_LIMIT_PER_SECOND: '1000000', ADREPORT_RATE_LIMIT_BURST: '1000000' },
+    env: {
+      ...process.env,
+      ADREPORT_DEMO_DATA: 'false',
+      ADREPORT_RATE_LIMIT_PER_SECOND: '1000000',
+      ADREPORT_RATE_LIMIT_BURST: '1000000',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const stdout = new Promise<string>((resolve) => {
@@ -94,10 +120,16 @@ async function untilHealthy(port: number, started: number, child: ChildProcess):
 }
 
 async function token(port: number, clientId: string, clientSecret: string): Promise<string> {
-  const res = await request(port, 'POST', '/token', {
-    authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
-    'content-type': 'application/x-www-form-urlencoded',
-  }, 'grant_type=client_credentials');
+  const res = await request(
+    port,
+    'POST',
+    '/token',
+    {
+      authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    'grant_type=client_credentials',
+  );
   if (res.status !== 200) throw new Error(`token: ${res.status} ${res.text}`);
   return (JSON.parse(res.text) as { access_token: string }).access_token;
 }
@@ -108,9 +140,23 @@ async function writeLoad(port: number, bearer: string, stop: { now: boolean }, r
   await Promise.all(
     Array.from({ length: writers }, async (_, w) => {
       for (let i = 0; !stop.now; i++) {
-        const body = JSON.stringify({ account: { name: `Crash ${round}-${w}-${i}`, languageCode: 'de', countryCode: 'DE', currency: 'EUR', notes: 'x'.repeat(200) } });
+        const body = JSON.stringify({
+          account: {
+            name: `Crash ${round}-${w}-${i}`,
+            languageCode: 'de',
+            countryCode: 'DE',
+            currency: 'EUR',
+            notes: 'x'.repeat(200),
+          },
+        });
         try {
-          const res = await request(port, 'POST', '/provisioning/v0/accounts', { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body);
+          const res = await request(
+            port,
+            'POST',
+            '/provisioning/v0/accounts',
+            { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+            body,
+          );
           if (res.status === 201) acknowledged++;
         } catch {
           return; // the server died under us
@@ -142,7 +188,9 @@ for (let round = 1; round <= rounds; round++) {
   const acknowledged = await load;
   const walAfterKill = size(wal);
   if (values['keep-crashed'] && round === rounds) {
-    console.log(`kept the crashed database: ${db} (WAL ${Math.round(walAfterKill / 1024)} KiB, ${acknowledged} acknowledged creates in the last round)`);
+    console.log(
+      `kept the crashed database: ${db} (WAL ${Math.round(walAfterKill / 1024)} KiB, ${acknowledged} acknowledged creates in the last round)`,
+    );
     process.exit(0);
   }
   port = await freePort();
@@ -150,12 +198,16 @@ for (let round = 1; round <= rounds; round++) {
   server = serve(port, false);
   const ms = await untilHealthy(port, started, server.child);
   times.push(ms);
-  console.log(`| ${round} | ${Math.round(ms)} | ${Math.round(walAfterKill / 1024)} | ${Math.round(size(wal) / 1024)} | ${acknowledged} |`);
+  console.log(
+    `| ${round} | ${Math.round(ms)} | ${Math.round(walAfterKill / 1024)} | ${Math.round(size(wal) / 1024)} | ${acknowledged} |`,
+  );
 }
 server.child.kill('SIGTERM');
 await server.exited;
 agent.destroy();
 const sorted = [...times].sort((a, b) => a - b);
 const median = sorted[Math.floor(sorted.length / 2)]!;
-console.log(`restart ms: first ${Math.round(times[0]!)}, last ${Math.round(times.at(-1)!)}, median ${Math.round(median)}, max ${Math.round(sorted.at(-1)!)}; database ${Math.round(size(db) / 1024)} KiB`);
+console.log(
+  `restart ms: first ${Math.round(times[0]!)}, last ${Math.round(times.at(-1)!)}, median ${Math.round(median)}, max ${Math.round(sorted.at(-1)!)}; database ${Math.round(size(db) / 1024)} KiB`,
+);
 fs.rmSync(dir, { recursive: true, force: true });

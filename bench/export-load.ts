@@ -56,7 +56,8 @@ interface Organization {
   clientId: string;
   clientSecret: string;
 }
-const minusDays = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) - days * 86_400_000).toISOString().slice(0, 10);
+const minusDays = (day: string, days: number) =>
+  new Date(Date.parse(`${day}T00:00:00Z`) - days * 86_400_000).toISOString().slice(0, 10);
 
 /** The export: an organization, an endpoint below /reporting/v0 and its query without `format`. */
 interface ExportRequest {
@@ -74,11 +75,16 @@ interface ExportRequest {
 function exportRequest(generated: Generated): ExportRequest {
   const [orgId, days] = quick ? [1, 120] : [8, 400];
   const org = generated.organizations.find((o) => o.id === orgId) ?? generated.organizations[0]!;
-  return { org, endpoint: 'keywords', query: `startDate=${minusDays(generated.lastDay, days - 1)}&endDate=${generated.lastDay}&segments=Day,DeviceType` };
+  return {
+    org,
+    endpoint: 'keywords',
+    query: `startDate=${minusDays(generated.lastDay, days - 1)}&endDate=${generated.lastDay}&segments=Day,DeviceType`,
+  };
 }
 
 /** The small request beside the export: the campaign report's first page over 30 days. */
-const smallRequestPath = (lastDay: string) => `/reporting/v0/campaigns?startDate=${minusDays(lastDay, 29)}&endDate=${lastDay}`;
+const smallRequestPath = (lastDay: string) =>
+  `/reporting/v0/campaigns?startDate=${minusDays(lastDay, 29)}&endDate=${lastDay}`;
 
 // ---------------------------------------------------------------- the service
 
@@ -93,7 +99,12 @@ async function openSession(dir: string, org: Organization, port: number, pid: nu
   const base = `https://127.0.0.1:${port}`;
   const ca = readFileSync(path.join(dir, 'tls', 'cert.pem'), 'utf8');
   const basic = `Basic ${Buffer.from(`${org.clientId}:${org.clientSecret}`).toString('base64')}`;
-  const token = (await post(`${base}/token`, { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, 'grant_type=client_credentials', ca)) as { access_token: string };
+  const token = (await post(
+    `${base}/token`,
+    { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+    'grant_type=client_credentials',
+    ca,
+  )) as { access_token: string };
   return { base, ca, headers: { authorization: `Bearer ${token.access_token}` }, pid };
 }
 
@@ -101,9 +112,19 @@ async function openSession(dir: string, org: Organization, port: number, pid: nu
 function totalCount(s: Session, request: ExportRequest): Promise<number> {
   return new Promise((resolve, reject) => {
     https
-      .get(`${s.base}/reporting/v0/${request.endpoint}?${request.query}&limit=1`, { ca: s.ca, headers: s.headers }, (res) => {
-        res.resume().on('end', () => (res.statusCode === 200 ? resolve(Number(res.headers['x-totalcount'])) : reject(new Error(`count -> ${res.statusCode}`))));
-      })
+      .get(
+        `${s.base}/reporting/v0/${request.endpoint}?${request.query}&limit=1`,
+        { ca: s.ca, headers: s.headers },
+        (res) => {
+          res
+            .resume()
+            .on('end', () =>
+              res.statusCode === 200
+                ? resolve(Number(res.headers['x-totalcount']))
+                : reject(new Error(`count -> ${res.statusCode}`)),
+            );
+        },
+      )
       .on('error', reject);
   });
 }
@@ -131,7 +152,12 @@ function countNewlines(chunk: Buffer): number {
  * NDJSON are only counted; Parquet goes to `parquetFile` so its rows can be read back (after
  * the clock stops).
  */
-function download(url: string, s: Session, format: ExportFormat, parquetFile: string): Promise<Omit<Download, 'rows'> & { lines: number }> {
+function download(
+  url: string,
+  s: Session,
+  format: ExportFormat,
+  parquetFile: string,
+): Promise<Omit<Download, 'rows'> & { lines: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const req = https.get(url, { ca: s.ca, headers: s.headers, agent: false });
@@ -171,7 +197,12 @@ function download(url: string, s: Session, format: ExportFormat, parquetFile: st
       res.on('end', () => {
         const seconds = (performance.now() - started) / 1000;
         const tail = Buffer.concat([previous, last]).subarray(-2048).toString('utf8');
-        if (!file && FAILURE_LINE.test(tail)) return reject(new Error(`GET ${url}: the export failed: ${tail.slice(tail.lastIndexOf('\n', tail.length - 2) + 1).trim()}`));
+        if (!file && FAILURE_LINE.test(tail))
+          return reject(
+            new Error(
+              `GET ${url}: the export failed: ${tail.slice(tail.lastIndexOf('\n', tail.length - 2) + 1).trim()}`,
+            ),
+          );
         const got = { seconds, firstByteSeconds: firstByteSeconds ?? seconds, bytes, lines };
         if (!file) return resolve(got);
         file.end(() => resolve(got));
@@ -182,7 +213,9 @@ function download(url: string, s: Session, format: ExportFormat, parquetFile: st
 
 /** Rows of a Parquet file, from its footer. */
 async function parquetRows(db: DuckDBConnection, file: string): Promise<number> {
-  const reader = await db.runAndReadAll(`SELECT sum(num_rows)::BIGINT FROM parquet_file_metadata('${file.replaceAll("'", "''")}')`);
+  const reader = await db.runAndReadAll(
+    `SELECT sum(num_rows)::BIGINT FROM parquet_file_metadata('${file.replaceAll("'", "''")}')`,
+  );
   return Number(reader.getRows()[0]![0]);
 }
 
@@ -237,7 +270,8 @@ parentPort.once('message', () => { stopping = true; });
 })();
 `;
 
-const percentile = (sorted: readonly number[], q: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!);
+const percentile = (sorted: readonly number[], q: number) =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
 
 /** Starts the small requests; resolves once their connections are open. */
 async function startProbe(options: ProbeOptions): Promise<{ stop(): Promise<Latencies> }> {
@@ -285,10 +319,18 @@ function sampleRss(pid: number): { stop(): number } {
 
 /** Busy CPU seconds of the whole machine and of this process with its reaped children (the servers), from /proc (USER_HZ = 100). */
 function cpuSeconds(): { machine: number; ours: number } {
-  const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number) as number[];
+  const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]!
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number) as number[];
   // Fields after "(comm)": state is field 3, utime 14, stime 15, cutime 16, cstime 17.
   const self = readFileSync('/proc/self/stat', 'utf8');
-  const fields = self.slice(self.lastIndexOf(')') + 2).split(' ').map(Number);
+  const fields = self
+    .slice(self.lastIndexOf(')') + 2)
+    .split(' ')
+    .map(Number);
   const ours = fields[11]! + fields[12]! + fields[13]! + fields[14]!;
   return { machine: (user! + nice! + system! + irq! + softirq! + steal!) / 100, ours: ours / 100 };
 }
@@ -312,13 +354,20 @@ interface ServiceResult {
 }
 
 /** One export with the RSS sampler running; fails unless every row arrived. */
-async function timedExport(url: string, s: Session, format: ExportFormat, expectedRows: number, scratch: DuckDBConnection): Promise<TimedExport> {
+async function timedExport(
+  url: string,
+  s: Session,
+  format: ExportFormat,
+  expectedRows: number,
+  scratch: DuckDBConnection,
+): Promise<TimedExport> {
   const parquetFile = path.join(os.tmpdir(), `adreport-export-load-${process.pid}.parquet`);
   try {
     const rss = sampleRss(s.pid);
     let peakRssMb = 0;
     const got = await download(url, s, format, parquetFile).finally(() => (peakRssMb = rss.stop()));
-    const rows = format === 'parquet' ? await parquetRows(scratch, parquetFile) : format === 'csv' ? got.lines - 1 : got.lines;
+    const rows =
+      format === 'parquet' ? await parquetRows(scratch, parquetFile) : format === 'csv' ? got.lines - 1 : got.lines;
     if (rows !== expectedRows) throw new Error(`${format} export: ${rows} rows, X-TotalCount says ${expectedRows}`);
     return { seconds: got.seconds, firstByteSeconds: got.firstByteSeconds, bytes: got.bytes, rows, peakRssMb };
   } finally {
@@ -332,18 +381,31 @@ async function timedExport(url: string, s: Session, format: ExportFormat, expect
  * requests; then RUNS times the export alone (throughput: COPY to a file has nothing beside it
  * either) and the export with the small requests beside it (their latency).
  */
-async function measureService(dir: string, request: ExportRequest, format: ExportFormat, probePath: string, scratch: DuckDBConnection): Promise<ServiceResult> {
+async function measureService(
+  dir: string,
+  request: ExportRequest,
+  format: ExportFormat,
+  probePath: string,
+  scratch: DuckDBConnection,
+): Promise<ServiceResult> {
   const { child, ready } = startServer(path.join(dir, 'adreport.duckdb'));
   try {
     const s = await openSession(dir, request.org, (await ready).port, child.pid!);
     const expectedRows = await totalCount(s, request);
-    const probeOptions: ProbeOptions = { url: `${s.base}${probePath}`, ca: s.ca, headers: s.headers, connections: PROBE_CONNECTIONS };
+    const probeOptions: ProbeOptions = {
+      url: `${s.base}${probePath}`,
+      ca: s.ca,
+      headers: s.headers,
+      connections: PROBE_CONNECTIONS,
+    };
     await (await startProbe(probeOptions)).stop(); // warm-up: first queries, JIT
     const idleRssMb = rssMb(s.pid);
     const idleProbe = await startProbe(probeOptions);
     await sleep(IDLE_MS);
     const idle = await idleProbe.stop();
-    console.error(`${format}: ${expectedRows} rows; idle: RSS ${idleRssMb.toFixed(0)} MB, small requests p50 ${ms(idle.p50)} ms, p99 ${ms(idle.p99)} ms (${idle.count})`);
+    console.error(
+      `${format}: ${expectedRows} rows; idle: RSS ${idleRssMb.toFixed(0)} MB, small requests p50 ${ms(idle.p50)} ms, p99 ${ms(idle.p99)} ms (${idle.count})`,
+    );
 
     const url = `${s.base}/reporting/v0/${request.endpoint}?${request.query}&format=${format}`;
     const runs: ServiceRun[] = [];
@@ -384,17 +446,29 @@ interface CopyVariant {
 function asJsonColumns(sql: string): string {
   const head = 'SELECT to_json(struct_pack(';
   const tail = ') AS line FROM report_rows r';
-  if (sql.split(head).length !== 2 || sql.split(tail).length !== 2) throw new Error('the NDJSON export SQL no longer has the shape asJsonColumns expects');
+  if (sql.split(head).length !== 2 || sql.split(tail).length !== 2)
+    throw new Error('the NDJSON export SQL no longer has the shape asJsonColumns expects');
   return sql.replace(head, 'SELECT unnest(struct_pack(').replace(tail, ') FROM report_rows r');
 }
 
 /** The issue's references per format, plus the service's own NDJSON options written to a file. */
 const REFERENCES: Readonly<Record<ExportFormat, CopyVariant>> = {
   csv: { label: 'COPY (FORMAT csv, HEADER true)', sqlOf: 'csv', options: 'FORMAT csv, HEADER true', extension: 'csv' },
-  ndjson: { label: 'COPY (FORMAT json)', sqlOf: 'ndjson', options: 'FORMAT json', extension: 'ndjson', rewrite: asJsonColumns },
+  ndjson: {
+    label: 'COPY (FORMAT json)',
+    sqlOf: 'ndjson',
+    options: 'FORMAT json',
+    extension: 'ndjson',
+    rewrite: asJsonColumns,
+  },
   parquet: { label: 'COPY (FORMAT parquet)', sqlOf: 'parquet', options: 'FORMAT parquet', extension: 'parquet' },
 };
-const SERVICE_NDJSON_TO_FILE: CopyVariant = { label: "COPY with the service's NDJSON options", sqlOf: 'ndjson', options: SERVICE_NDJSON_OPTIONS, extension: 'ndjson' };
+const SERVICE_NDJSON_TO_FILE: CopyVariant = {
+  label: "COPY with the service's NDJSON options",
+  sqlOf: 'ndjson',
+  options: SERVICE_NDJSON_OPTIONS,
+  extension: 'ndjson',
+};
 
 interface CopyRun {
   seconds: number;
@@ -407,7 +481,9 @@ function compiledFor(request: ExportRequest, format: ExportFormat, now: Date): C
   const endpoint = ENDPOINT_BY_PATH.get(request.endpoint);
   if (!endpoint) throw new Error(`no endpoint /reporting/v0/${request.endpoint}`);
   const query = parseReportQuery(`?${request.query}&format=${format}`, endpoint.level);
-  return compileReport(buildPlan(endpoint, reportRequest(query, endpoint.level, request.org.id, format), now)).export(format);
+  return compileReport(buildPlan(endpoint, reportRequest(query, endpoint.level, request.org.id, format), now)).export(
+    format,
+  );
 }
 
 /**
@@ -435,13 +511,22 @@ async function copyToFile(db: DuckDBConnection, compiled: CompiledQuery, variant
 }
 
 /** Opens the database read-only in this process (the server is stopped: it locks the file) and runs every COPY variant RUNS times after one warm-up. */
-async function measureCopies(dbPath: string, request: ExportRequest, now: Date): Promise<{ threads: string; version: string; runs: Map<CopyVariant, CopyRun[]> }> {
-  const instance = await DuckDBInstance.create(dbPath, { access_mode: 'READ_ONLY', ...(THREADS ? { threads: String(THREADS) } : {}) });
+async function measureCopies(
+  dbPath: string,
+  request: ExportRequest,
+  now: Date,
+): Promise<{ threads: string; version: string; runs: Map<CopyVariant, CopyRun[]> }> {
+  const instance = await DuckDBInstance.create(dbPath, {
+    access_mode: 'READ_ONLY',
+    ...(THREADS ? { threads: String(THREADS) } : {}),
+  });
   const db = await instance.connect();
   try {
     // As the server sets it (database.ts), in case any output depends on it.
     await db.run("SET TimeZone = 'UTC'");
-    const [threads, version] = (await db.runAndReadAll("SELECT current_setting('threads')::VARCHAR, version()")).getRows()[0]!.map(String) as [string, string];
+    const [threads, version] = (await db.runAndReadAll("SELECT current_setting('threads')::VARCHAR, version()"))
+      .getRows()[0]!
+      .map(String) as [string, string];
     const runs = new Map<CopyVariant, CopyRun[]>();
     for (const variant of [...Object.values(REFERENCES), SERVICE_NDJSON_TO_FILE]) {
       const compiled = compiledFor(request, variant.sqlOf, now);
@@ -450,7 +535,9 @@ async function measureCopies(dbPath: string, request: ExportRequest, now: Date):
       for (let i = 0; i < RUNS; i++) {
         const run = await copyToFile(db, compiled, variant);
         list.push(run);
-        console.error(`${variant.label} run ${i + 1}/${RUNS}: ${rate(run.rows / run.seconds)} rows/s, ${mb(run.bytes)} MB in ${run.seconds.toFixed(2)} s`);
+        console.error(
+          `${variant.label} run ${i + 1}/${RUNS}: ${rate(run.rows / run.seconds)} rows/s, ${mb(run.bytes)} MB in ${run.seconds.toFixed(2)} s`,
+        );
       }
       runs.set(variant, list);
     }
@@ -484,7 +571,10 @@ interface Summary {
 
 const rowsPerSecond = (r: { rows: number; seconds: number }) => r.rows / r.seconds;
 
-function summarize(service: Record<ExportFormat, ServiceResult>, copies: Map<CopyVariant, CopyRun[]>): { tables: string; summaries: Summary[] } {
+function summarize(
+  service: Record<ExportFormat, ServiceResult>,
+  copies: Map<CopyVariant, CopyRun[]>,
+): { tables: string; summaries: Summary[] } {
   const summaries: Summary[] = [];
   const throughput: string[][] = [];
   const server: string[][] = [];
@@ -497,7 +587,13 @@ function summarize(service: Record<ExportFormat, ServiceResult>, copies: Map<Cop
     const ratio = serviceRate / copyRate;
     const duringP99 = median(runs.map((r) => r.beside.small.p99));
     const p99Ratio = duringP99 / idle.p99;
-    const summary = { format, ratio, throughputMet: ratio >= THROUGHPUT_GOAL[format], p99Ratio, p99Met: p99Ratio <= P99_GOAL };
+    const summary = {
+      format,
+      ratio,
+      throughputMet: ratio >= THROUGHPUT_GOAL[format],
+      p99Ratio,
+      p99Met: p99Ratio <= P99_GOAL,
+    };
     summaries.push(summary);
     throughput.push([
       format,
@@ -544,23 +640,69 @@ function summarize(service: Record<ExportFormat, ServiceResult>, copies: Map<Cop
       String(beside.small.errors),
     ]),
   );
-  const copyRows = [...copies].flatMap(([variant, runs]) => runs.map((r, i) => [variant.label, String(i + 1), r.seconds.toFixed(2), rate(rowsPerSecond(r)), mb(r.bytes)]));
+  const copyRows = [...copies].flatMap(([variant, runs]) =>
+    runs.map((r, i) => [variant.label, String(i + 1), r.seconds.toFixed(2), rate(rowsPerSecond(r)), mb(r.bytes)]),
+  );
   const tables = [
     '## Throughput (medians)',
     '',
     'Service: the export alone (and, for information, while the small requests run beside it). COPY: DuckDB in-process, same SQL and parameters, to a file.',
     '',
-    markdownTable(['format', 'rows', 'service rows/s', 'service rows/s, small requests beside', 'MB', 'reference', 'COPY to file rows/s', 'file MB', 'service / COPY', 'goal'], throughput),
+    markdownTable(
+      [
+        'format',
+        'rows',
+        'service rows/s',
+        'service rows/s, small requests beside',
+        'MB',
+        'reference',
+        'COPY to file rows/s',
+        'file MB',
+        'service / COPY',
+        'goal',
+      ],
+      throughput,
+    ),
     '',
     `For reference, ${SERVICE_NDJSON_TO_FILE.label} (${shownOptions}) to a file: ${rate(ndjsonToFile)} rows/s; the service's NDJSON reaches ${(serviceNdjson / ndjsonToFile).toFixed(2)} of it.`,
     '',
     `## Server memory and small requests (medians; small requests: GET /reporting/v0/campaigns, 30 days, ${PROBE_CONNECTIONS} connections in a closed loop)`,
     '',
-    markdownTable(['format', 'idle RSS MB', 'peak RSS MB', 'small p50 / p99 ms, idle', 'small p50 / p99 ms, beside the export', 'p99 beside / idle', 'goal', 'small requests idle / beside (median)', 'failed idle / beside (all runs)'], server),
+    markdownTable(
+      [
+        'format',
+        'idle RSS MB',
+        'peak RSS MB',
+        'small p50 / p99 ms, idle',
+        'small p50 / p99 ms, beside the export',
+        'p99 beside / idle',
+        'goal',
+        'small requests idle / beside (median)',
+        'failed idle / beside (all runs)',
+      ],
+      server,
+    ),
     '',
     '## Every service run',
     '',
-    markdownTable(['format', 'run', 'alone s', 'alone first byte s', 'alone rows/s', 'alone peak RSS MB', 'beside s', 'beside rows/s', 'beside peak RSS MB', 'small p50 ms', 'small p99 ms', 'small requests', 'failed'], serviceRows),
+    markdownTable(
+      [
+        'format',
+        'run',
+        'alone s',
+        'alone first byte s',
+        'alone rows/s',
+        'alone peak RSS MB',
+        'beside s',
+        'beside rows/s',
+        'beside peak RSS MB',
+        'small p50 ms',
+        'small p99 ms',
+        'small requests',
+        'failed',
+      ],
+      serviceRows,
+    ),
     '',
     '## Every COPY run (DuckDB in-process, the server stopped)',
     '',
@@ -581,7 +723,9 @@ async function main(): Promise<number> {
   const loadBefore = os.loadavg();
   const cpuBefore = cpuSeconds();
   const started = performance.now();
-  console.error(`export: GET /reporting/v0/${request.endpoint}?${request.query}&format=<csv|ndjson|parquet> as organization ${org.id}`);
+  console.error(
+    `export: GET /reporting/v0/${request.endpoint}?${request.query}&format=<csv|ndjson|parquet> as organization ${org.id}`,
+  );
 
   // A scratch in-memory DuckDB reads the Parquet downloads back.
   const scratchInstance = await DuckDBInstance.create(':memory:');
@@ -596,7 +740,8 @@ async function main(): Promise<number> {
   const copies = await measureCopies(path.join(dir, 'adreport.duckdb'), request, now);
   const rows = service.csv.expectedRows;
   for (const [variant, runs] of copies.runs) {
-    if (runs.some((r) => r.rows !== rows)) throw new Error(`${variant.label} copied ${runs.map((r) => r.rows).join(', ')} rows, the service ${rows}`);
+    if (runs.some((r) => r.rows !== rows))
+      throw new Error(`${variant.label} copied ${runs.map((r) => r.rows).join(', ')} rows, the service ${rows}`);
   }
 
   const { tables, summaries } = summarize(service, copies.runs);
@@ -617,7 +762,10 @@ async function main(): Promise<number> {
     `service rows/s: from the request to the last byte, one HTTPS connection, no compression; CSV/NDJSON rows counted by newline, Parquet rows read back from the downloaded file`,
     `RSS: VmRSS of the server process every 100 ms; idle = after the warm-up, before the exports`,
     `other processes on the machine used ${others.toFixed(0)} of the ${available.toFixed(0)} CPU seconds the run lasted (${((100 * others) / available).toFixed(0)}%): anything much above 0 skews every number here`,
-    `load average (1, 5, 15 min) at the start: ${loadBefore.map((l) => l.toFixed(2)).join(', ')}; at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(', ')}`,
+    `load average (1, 5, 15 min) at the start: ${loadBefore.map((l) => l.toFixed(2)).join(', ')}; at the end: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(', ')}`,
     `small requests (\`GET ${probePath}\`, ${PROBE_CONNECTIONS} keep-alive connections, each sending the next request when the last is answered) run in a worker thread of the benchmark process; idle = ${IDLE_MS / 1000} s with no export; the benchmark, the server and DuckDB share the ${cpus.length} cores`,
   ];
   const md = [`# export-load`, '', ...facts.map((f) => `- ${f}`), '', tables, ''].join('\n');
@@ -626,9 +774,15 @@ async function main(): Promise<number> {
   mkdirSync(outDir, { recursive: true });
   writeFileSync(path.join(outDir, 'export-load.md'), md);
 
-  const missed = summaries.flatMap((s) => [...(s.throughputMet ? [] : [`${s.format} throughput ${s.ratio.toFixed(2)}`]), ...(s.p99Met ? [] : [`${s.format} p99 ${s.p99Ratio.toFixed(2)}x`])]);
+  const missed = summaries.flatMap((s) => [
+    ...(s.throughputMet ? [] : [`${s.format} throughput ${s.ratio.toFixed(2)}`]),
+    ...(s.p99Met ? [] : [`${s.format} p99 ${s.p99Ratio.toFixed(2)}x`]),
+  ]);
   console.error(missed.length === 0 ? 'all goals met' : `goals not met: ${missed.join(', ')}`);
-  const errors = FORMATS.flatMap((f) => [service[f].idle, ...service[f].runs.map((r) => r.beside.small)]).reduce((n, l) => n + l.errors, 0);
+  const errors = FORMATS.flatMap((f) => [service[f].idle, ...service[f].runs.map((r) => r.beside.small)]).reduce(
+    (n, l) => n + l.errors,
+    0,
+  );
   if (errors > 0) console.error(`FAIL: ${errors} small requests failed`);
   return errors > 0 ? 1 : 0;
 }

@@ -16,7 +16,10 @@ export interface Generated {
 }
 
 /** `data generate --scale N` into bench/out/scale-N/ unless a database ending yesterday is already there (needs `npm run build`). */
-export function generatedDatabase(scale: number, log: (line: string) => void = (line) => console.error(line)): Generated {
+export function generatedDatabase(
+  scale: number,
+  log: (line: string) => void = (line) => console.error(line),
+): Generated {
   const dir = path.join(root, 'bench', 'out', `scale-${scale}`);
   const dbPath = path.join(dir, 'adreport.duckdb');
   const meta = path.join(dir, 'generated.json');
@@ -28,13 +31,20 @@ export function generatedDatabase(scale: number, log: (line: string) => void = (
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   log(`generating scale ${scale} into ${dbPath} ...`);
-  const run = spawnSync(process.execPath, ['dist/cli.cjs', 'data', 'generate', '--scale', String(scale), '--db', dbPath, '--json'], {
-    cwd: root,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const run = spawnSync(
+    process.execPath,
+    ['dist/cli.cjs', 'data', 'generate', '--scale', String(scale), '--db', dbPath, '--json'],
+    {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   if (run.status !== 0) throw new Error(`data generate failed (${run.status})`);
-  const generated = { ...(JSON.parse(run.stdout) as { organizations: Generated['organizations']; factRows: number; seconds: number }), lastDay: yesterday };
+  const generated = {
+    ...(JSON.parse(run.stdout) as { organizations: Generated['organizations']; factRows: number; seconds: number }),
+    lastDay: yesterday,
+  };
   writeFileSync(meta, JSON.stringify(generated));
   return { ...generated, dir, dbPath, scale };
 }

@@ -20,7 +20,15 @@ const DURATION_S = quick ? 3 : 10;
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const ACCOUNT_BODY = JSON.stringify({
-  account: { name: 'Bench GmbH', languageCode: 'de', countryCode: 'DE', currency: 'EUR', field1: 'x', field21: 1.5, labels: { clientId: 'C-1', tier: 'gold' } },
+  account: {
+    name: 'Bench GmbH',
+    languageCode: 'de',
+    countryCode: 'DE',
+    currency: 'EUR',
+    field1: 'x',
+    field21: 1.5,
+    labels: { clientId: 'C-1', tier: 'gold' },
+  },
 });
 
 async function main(): Promise<number> {
@@ -34,13 +42,21 @@ async function main(): Promise<number> {
 
     const ca = readFileSync(path.join(tmp, 'tls', 'cert.pem'), 'utf8');
     const fetchToken = async () =>
-      ((await post(`${base}/token`, { authorization: basic, ...FORM }, 'grant_type=client_credentials', ca)) as { access_token: string }).access_token;
+      (
+        (await post(`${base}/token`, { authorization: basic, ...FORM }, 'grant_type=client_credentials', ca)) as {
+          access_token: string;
+        }
+      ).access_token;
     for (let i = 0; i < 5; i++) await fetchToken(); // warm-up
     const token = await fetchToken();
     const bearer = { authorization: `Bearer ${token}` };
     const json = { ...bearer, 'content-type': 'application/json' };
     const accountIds: number[] = [];
-    for (let i = 0; i < 100; i++) accountIds.push(((await post(`${base}/provisioning/v0/accounts`, json, ACCOUNT_BODY, ca)) as { account: { id: number } }).account.id);
+    for (let i = 0; i < 100; i++)
+      accountIds.push(
+        ((await post(`${base}/provisioning/v0/accounts`, json, ACCOUNT_BODY, ca)) as { account: { id: number } })
+          .account.id,
+      );
 
     const targets: Record<string, autocannon.Options> = {
       'POST /token': {
@@ -50,16 +66,28 @@ async function main(): Promise<number> {
         body: 'grant_type=client_credentials',
       },
       'GET /provisioning/v0/organization': { url: `${base}/provisioning/v0/organization`, headers: bearer },
-      'POST /provisioning/v0/accounts': { url: `${base}/provisioning/v0/accounts`, method: 'POST', headers: json, body: ACCOUNT_BODY },
-      'GET /provisioning/v0/accounts/id/{id}': { url: `${base}/provisioning/v0/accounts/id/${accountIds[50]}`, headers: bearer },
+      'POST /provisioning/v0/accounts': {
+        url: `${base}/provisioning/v0/accounts`,
+        method: 'POST',
+        headers: json,
+        body: ACCOUNT_BODY,
+      },
+      'GET /provisioning/v0/accounts/id/{id}': {
+        url: `${base}/provisioning/v0/accounts/id/${accountIds[50]}`,
+        headers: bearer,
+      },
       'GET /provisioning/v0/accounts?limit=100': { url: `${base}/provisioning/v0/accounts?limit=100`, headers: bearer },
     };
     const results: Record<string, Run[]> = await measure(targets, RUNS, DURATION_S);
 
-    return report('http-load', [
-      `command: \`node --import tsx bench/http-load.ts${quick ? ' --quick' : ''}\``,
-      `${CONNECTIONS} connections, ${RUNS} run(s) x ${DURATION_S} s per endpoint, rate limits lifted`,
-    ], results);
+    return report(
+      'http-load',
+      [
+        `command: \`node --import tsx bench/http-load.ts${quick ? ' --quick' : ''}\``,
+        `${CONNECTIONS} connections, ${RUNS} run(s) x ${DURATION_S} s per endpoint, rate limits lifted`,
+      ],
+      results,
+    );
   } finally {
     await stopServer(child);
     rmSync(tmp, { recursive: true, force: true });

@@ -28,21 +28,28 @@ export interface LoadRun extends Run {
 }
 
 /** Spawns `adreport serve` with rate limits lifted and resolves with its `listening` line (or rejects if it exits first). */
-export function startServer(dbPath: string, extraArgs: readonly string[] = []): { child: ChildProcess; ready: Promise<Listening> } {
+export function startServer(
+  dbPath: string,
+  extraArgs: readonly string[] = [],
+): { child: ChildProcess; ready: Promise<Listening> } {
   const big = '1000000';
-  const child = spawn(process.execPath, ['dist/cli.cjs', 'serve', ...extraArgs, '--json', '--port', '0', '--host', '127.0.0.1', '--db', dbPath], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: {
-      ...process.env,
-      // The demo accounts' background backfill would load the machine during the measurement.
-      ADREPORT_DEMO_DATA: 'false',
-      ADREPORT_TOKEN_RATE_LIMIT_PER_SECOND: big,
-      ADREPORT_TOKEN_RATE_LIMIT_BURST: big,
-      ADREPORT_RATE_LIMIT_PER_SECOND: big,
-      ADREPORT_RATE_LIMIT_BURST: big,
+  const child = spawn(
+    process.execPath,
+    ['dist/cli.cjs', 'serve', ...extraArgs, '--json', '--port', '0', '--host', '127.0.0.1', '--db', dbPath],
+    {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: {
+        ...process.env,
+        // The demo accounts' background backfill would load the machine during the measurement.
+        ADREPORT_DEMO_DATA: 'false',
+        ADREPORT_TOKEN_RATE_LIMIT_PER_SECOND: big,
+        ADREPORT_TOKEN_RATE_LIMIT_BURST: big,
+        ADREPORT_RATE_LIMIT_PER_SECOND: big,
+        ADREPORT_RATE_LIMIT_BURST: big,
+      },
     },
-  });
+  );
   const ready = new Promise<Listening>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`server exited early (code ${code})`)));
     createInterface({ input: child.stdout! }).on('line', (line) => {
@@ -67,7 +74,11 @@ export async function stopServer(child: ChildProcess): Promise<void> {
 /** One POST over node:https, trusting only the server's self-signed cert. */
 export function post(url: string, headers: Record<string, string>, body: string, ca: string): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const req = https.request(url, { method: 'POST', ca, headers: { ...headers, 'content-length': Buffer.byteLength(body) } });
+    const req = https.request(url, {
+      method: 'POST',
+      ca,
+      headers: { ...headers, 'content-length': Buffer.byteLength(body) },
+    });
     req.on('error', reject).on('response', (res) => {
       let text = '';
       res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
@@ -110,8 +121,12 @@ export const median = (xs: number[]) => {
 };
 
 export function table(results: Record<string, Run[]>): string {
-  const rows = ['| endpoint | run | req/s | p50 ms | p99 ms | non-2xx | errors |', '|---|---|---:|---:|---:|---:|---:|'];
-  const row = (name: string, label: string, r: Run) => `| ${name} | ${label} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.errors} |`;
+  const rows = [
+    '| endpoint | run | req/s | p50 ms | p99 ms | non-2xx | errors |',
+    '|---|---|---:|---:|---:|---:|---:|',
+  ];
+  const row = (name: string, label: string, r: Run) =>
+    `| ${name} | ${label} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.errors} |`;
   for (const [name, runs] of Object.entries(results)) {
     runs.forEach((r, i) => rows.push(row(name, String(i + 1), r)));
     const med: Run = {
@@ -127,7 +142,11 @@ export function table(results: Record<string, Run[]>): string {
 }
 
 /** Runs each target RUNS times after a 1 s warm-up; logs each run on stderr. */
-export async function measure(targets: Record<string, autocannon.Options>, runs: number, durationSeconds: number): Promise<Record<string, Run[]>> {
+export async function measure(
+  targets: Record<string, autocannon.Options>,
+  runs: number,
+  durationSeconds: number,
+): Promise<Record<string, Run[]>> {
   const results: Record<string, Run[]> = {};
   for (const [name, opts] of Object.entries(targets)) {
     await load(opts, 1);
@@ -159,7 +178,9 @@ export function report(name: string, facts: readonly string[], results: Record<s
     `- cpu: ${cpus[0]?.model ?? 'unknown'} (${cpus.length} cores), ${os.platform()} ${os.release()}, node ${process.version}`,
   ];
   writeFileSync(path.join(outDir, `${name}.md`), [...header, '', md, ''].join('\n'));
-  const bad = Object.values(results).flat().some((r) => r.non2xx > 0 || r.errors > 0 || r.rps === 0);
+  const bad = Object.values(results)
+    .flat()
+    .some((r) => r.non2xx > 0 || r.errors > 0 || r.rps === 0);
   if (bad) console.error('FAIL: some runs had non-2xx responses or errors');
   return bad ? 1 : 0;
 }

@@ -3,4 +3,5 @@
 // and Node's own threads known, so the pool and DuckDB's workers can be ranked below them.
 process.env.UV_THREADPOOL_SIZE ??= '10';
 const fs = require('node:fs');
-if (fs.existsSync('/proc/self/task')) globalThis.adreportNodeThreads ??= new Set(fs.readdirSync('/proc/self/task').map(Number));
+if (fs.existsSync('/proc/self/task'))
+  globalThis.adreportNodeThreads ??= new Set(fs.readdirSync('/proc/self/task').map(Number));

@@ -42,11 +42,14 @@ const url = new URL(options.base);
 
 function send(path: string, headers: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
-    const request = https.get({ agent, hostname: url.hostname, port: url.port, path, headers, timeout: timeoutMs }, (response) => {
-      response.on('data', () => undefined);
-      response.on('end', () => resolve(response.statusCode ?? 0));
-      response.on('error', reject);
-    });
+    const request = https.get(
+      { agent, hostname: url.hostname, port: url.port, path, headers, timeout: timeoutMs },
+      (response) => {
+        response.on('data', () => undefined);
+        response.on('end', () => resolve(response.statusCode ?? 0));
+        response.on('error', reject);
+      },
+    );
     request.on('timeout', () => request.destroy(new Error('timed out')));
     request.on('error', reject);
   });
@@ -63,7 +66,7 @@ await readyThenWaitForGo();
 const intervalMs = 1000 / options.rate;
 const start = performance.now();
 
-for (let i = 0; i < total; ) {
+for (let i = 0; i < total;) {
   const now = performance.now();
   // Everything already due goes out now, each charged from when it was due.
   for (; i < total && start + i * intervalMs <= now; i++) {
@@ -72,21 +75,25 @@ for (let i = 0; i < total; ) {
     inFlight++;
     maxInFlight = Math.max(maxInFlight, inFlight);
     pending.push(
-      send(request.path, request.headers).then(
-        (status) => {
-          if (status >= 200 && status < 300) latencies.get(request.name)!.push(performance.now() - due);
-          else non2xx++;
-        },
-        () => void errors++,
-      ).finally(() => void inFlight--),
+      send(request.path, request.headers)
+        .then(
+          (status) => {
+            if (status >= 200 && status < 300) latencies.get(request.name)!.push(performance.now() - due);
+            else non2xx++;
+          },
+          () => void errors++,
+        )
+        .finally(() => void inFlight--),
     );
   }
-  if (i < total) await new Promise((resolve) => setTimeout(resolve, Math.max(0, start + i * intervalMs - performance.now())));
+  if (i < total)
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, start + i * intervalMs - performance.now())));
 }
 await Promise.all(pending);
 agent.destroy();
 
-const percentile = (sorted: readonly number[], p: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!);
+const percentile = (sorted: readonly number[], p: number) =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 const summary = (values: readonly number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), requests: sorted.length };

@@ -30,26 +30,39 @@ async function main(): Promise<number> {
     const base = `https://127.0.0.1:${port}`;
     const ca = readFileSync(path.join(dir, 'tls', 'cert.pem'), 'utf8');
     const basic = `Basic ${Buffer.from(`${org.clientId}:${org.clientSecret}`).toString('base64')}`;
-    const token = ((await post(`${base}/token`, { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, 'grant_type=client_credentials', ca)) as { access_token: string })
-      .access_token;
+    const token = (
+      (await post(
+        `${base}/token`,
+        { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+        'grant_type=client_credentials',
+        ca,
+      )) as { access_token: string }
+    ).access_token;
     const bearer = { authorization: `Bearer ${token}` };
     const to = generated.lastDay;
     const from = new Date(Date.parse(`${to}T00:00:00Z`) - 29 * 86_400_000).toISOString().slice(0, 10);
     const range = `startDate=${from}&endDate=${to}`;
     const targets: Record<string, autocannon.Options> = {
       'campaigns, 30 days, 100 rows': { url: `${base}/reporting/v0/campaigns?${range}&limit=100`, headers: bearer },
-      'adgroups by Day x DeviceType, 100 rows': { url: `${base}/reporting/v0/adgroups?${range}&segments=Day,DeviceType&limit=100`, headers: bearer },
+      'adgroups by Day x DeviceType, 100 rows': {
+        url: `${base}/reporting/v0/adgroups?${range}&segments=Day,DeviceType&limit=100`,
+        headers: bearer,
+      },
       'keywords filtered + sorted, 100 rows': {
         url: `${base}/reporting/v0/keywords?${range}&limit=100&sort=-statistics.cost&filter=${encodeURIComponent("statistics.clicks > 5 && matchType != 'BROAD'")}`,
         headers: bearer,
       },
     };
     const results = await measure(targets, RUNS, DURATION_S);
-    return report('report-load', [
-      `command: \`node --import tsx bench/report-load.ts${quick ? ' --quick' : ''}${scaleArg > 0 ? ` --scale ${SCALE}` : ''}\``,
-      `database: scale ${SCALE}, ${generated.factRows} fact rows, ${generated.organizations.length} organizations; reports of organization ${org.id}`,
-      `${CONNECTIONS} connections, ${RUNS} run(s) x ${DURATION_S} s per request`,
-    ], results);
+    return report(
+      'report-load',
+      [
+        `command: \`node --import tsx bench/report-load.ts${quick ? ' --quick' : ''}${scaleArg > 0 ? ` --scale ${SCALE}` : ''}\``,
+        `database: scale ${SCALE}, ${generated.factRows} fact rows, ${generated.organizations.length} organizations; reports of organization ${org.id}`,
+        `${CONNECTIONS} connections, ${RUNS} run(s) x ${DURATION_S} s per request`,
+      ],
+      results,
+    );
   } finally {
     await stopServer(child);
   }

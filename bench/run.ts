@@ -33,7 +33,15 @@ import { median, post, root, type LoadRun } from './lib.js';
 import { runMicro, type MicroResult } from './micro.js';
 import { loadFacts, pgbench, startPostgres } from './peer/postgres.js';
 import type { OpenLoopOptions, OpenLoopResult } from './open-loop-child.js';
-import { MIX, MIX_NAMES, type MixName, mixParams, PEER_QUERIES, serviceUrlPath, verifyPeerQueries } from './peer/report-queries.js';
+import {
+  MIX,
+  MIX_NAMES,
+  type MixName,
+  mixParams,
+  PEER_QUERIES,
+  serviceUrlPath,
+  verifyPeerQueries,
+} from './peer/report-queries.js';
 
 const quick = process.argv.includes('--quick');
 const scaleArg = process.argv.indexOf('--scale');
@@ -62,7 +70,12 @@ function mixOf(organizationId: number, lastDay: string) {
 }
 
 /** The SQL the service runs for a request, compiled the same way (same parser, planner, compiler). */
-function floorQuery(endpoint: string, query: string, organizationId: number, now: Date): { sql: string; params: readonly SqlValue[] } {
+function floorQuery(
+  endpoint: string,
+  query: string,
+  organizationId: number,
+  now: Date,
+): { sql: string; params: readonly SqlValue[] } {
   const found = ENDPOINT_BY_PATH.get(endpoint)!;
   const request = reportRequest(parseReportQuery(`?${query}`, found.level), found.level, organizationId, 'json');
   // The service's page is one JSON text rendered by DuckDB: the floor runs that SQL.
@@ -85,7 +98,10 @@ const WORKER_NICE = serviceConfigSchema.parse(configFromEnv(process.env)).databa
 function jsonChild<T>(script: string, options: object, started: () => void = () => undefined): Promise<T> {
   return new Promise((resolve, reject) => {
     const command = [process.execPath, '--import', 'tsx', path.join(root, 'bench', script), JSON.stringify(options)];
-    const child = spawn('nice', ['-n', String(WORKER_NICE), ...command], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn('nice', ['-n', String(WORKER_NICE), ...command], {
+      cwd: root,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     let out = '';
     let going = false;
     child.stdout.on('data', (chunk) => {
@@ -97,7 +113,11 @@ function jsonChild<T>(script: string, options: object, started: () => void = () 
       }
     });
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!) as T) : reject(new Error(`${script} exited ${code}`))));
+    child.on('close', (code) =>
+      code === 0
+        ? resolve(JSON.parse(out.trim().split('\n').pop()!) as T)
+        : reject(new Error(`${script} exited ${code}`)),
+    );
   });
 }
 
@@ -107,10 +127,21 @@ function jsonChild<T>(script: string, options: object, started: () => void = () 
  * alike. The loop is watched while the service is under load only; a histogram per run, since
  * one re-enabled after a pause counts the pause as a delay.
  */
-async function measureRuns<R extends LoadRun>(label: string, runFor: (seconds: number, started: () => void) => Promise<R>, loop: LoopWatch, between?: () => Promise<void>): Promise<R[]> {
+async function measureRuns<R extends LoadRun>(
+  label: string,
+  runFor: (seconds: number, started: () => void) => Promise<R>,
+  loop: LoopWatch,
+  between?: () => Promise<void>,
+): Promise<R[]> {
   await runFor(1, () => undefined);
   const runs: R[] = [];
-  let watched: LoopWatched = { maxMs: 0, p99Ms: 0, gcMaxMs: 0, waitShare: 0, longest: { ms: 0, ranMs: 0, waitedMs: 0 } };
+  let watched: LoopWatched = {
+    maxMs: 0,
+    p99Ms: 0,
+    gcMaxMs: 0,
+    waitShare: 0,
+    longest: { ms: 0, ranMs: 0, waitedMs: 0 },
+  };
   for (let i = 0; i < RUNS; i++) {
     let stop: (() => LoopWatched) | undefined;
     runs.push(await runFor(SECONDS, () => (stop = watchEventLoop())));
@@ -131,29 +162,77 @@ async function measureRuns<R extends LoadRun>(label: string, runFor: (seconds: n
 /** The medians of the runs (errors summed), logged. */
 function medianRun(label: string, runs: readonly LoadRun[]): LoadRun {
   const m = (pick: (r: LoadRun) => number) => median(runs.map(pick));
-  const result = { rps: m((r) => r.rps), p50: m((r) => r.p50), p99: m((r) => r.p99), requests: m((r) => r.requests), non2xx: sum(runs, (r) => r.non2xx), errors: sum(runs, (r) => r.errors) };
-  console.error(`${label}: ${Math.round(result.rps)} req/s, p50 ${fmt(result.p50, 1)} ms, p99 ${fmt(result.p99, 1)} ms${result.non2xx + result.errors > 0 ? `, ${result.non2xx} non-2xx, ${result.errors} errors` : ''}`);
+  const result = {
+    rps: m((r) => r.rps),
+    p50: m((r) => r.p50),
+    p99: m((r) => r.p99),
+    requests: m((r) => r.requests),
+    non2xx: sum(runs, (r) => r.non2xx),
+    errors: sum(runs, (r) => r.errors),
+  };
+  console.error(
+    `${label}: ${Math.round(result.rps)} req/s, p50 ${fmt(result.p50, 1)} ms, p99 ${fmt(result.p99, 1)} ms${result.non2xx + result.errors > 0 ? `, ${result.non2xx} non-2xx, ${result.errors} errors` : ''}`,
+  );
   return result;
 }
 
 /** Closed-loop load by autocannon: medians of RUNS runs. */
-async function measureLoad(label: string, requested: autocannon.Options, loop: LoopWatch, between?: () => Promise<void>): Promise<LoadRun> {
+async function measureLoad(
+  label: string,
+  requested: autocannon.Options,
+  loop: LoopWatch,
+  between?: () => Promise<void>,
+): Promise<LoadRun> {
   // 64 connections of keyword pulls queue for longer than autocannon's default 10 s timeout: count those as latency, not errors.
   const options = { timeout: 60, ...requested };
-  return medianRun(label, await measureRuns(label, (duration, started) => jsonChild<LoadRun>('load-child.ts', { ...options, duration }, started), loop, between));
+  return medianRun(
+    label,
+    await measureRuns(
+      label,
+      (duration, started) => jsonChild<LoadRun>('load-child.ts', { ...options, duration }, started),
+      loop,
+      between,
+    ),
+  );
 }
 
 /** The service under autocannon and the engine floor over the same queries at the same concurrency, run by run in turn. */
-async function measureAgainstFloor(label: string, options: autocannon.Options, loop: LoopWatch, service: RunningService, queries: readonly Query[]): Promise<{ service: LoadRun; floor: FloorRun }> {
+async function measureAgainstFloor(
+  label: string,
+  options: autocannon.Options,
+  loop: LoopWatch,
+  service: RunningService,
+  queries: readonly Query[],
+): Promise<{ service: LoadRun; floor: FloorRun }> {
   for (const q of queries) await service.db.read((r) => r.all(q.sql, q.params));
   const floors: FloorRun[] = [];
-  const serviceRun = await measureLoad(label, options, loop, async () => void floors.push(await floorRun(service, queries, options.connections ?? 1)));
-  return { service: serviceRun, floor: { qps: median(floors.map((f) => f.qps)), p50: median(floors.map((f) => f.p50)), p99: median(floors.map((f) => f.p99)) } };
+  const serviceRun = await measureLoad(
+    label,
+    options,
+    loop,
+    async () => void floors.push(await floorRun(service, queries, options.connections ?? 1)),
+  );
+  return {
+    service: serviceRun,
+    floor: {
+      qps: median(floors.map((f) => f.qps)),
+      p50: median(floors.map((f) => f.p50)),
+      p99: median(floors.map((f) => f.p99)),
+    },
+  };
 }
 
 /** Open-loop load at a constant rate (bench/open-loop-child.ts): medians of RUNS runs, overall and per request name. */
-async function measureOpenLoop(label: string, options: Omit<OpenLoopOptions, 'duration'>, loop: LoopWatch): Promise<OpenLoopRun> {
-  const runs = await measureRuns(label, (duration, started) => jsonChild<OpenLoopResult>('open-loop-child.ts', { ...options, duration }, started), loop);
+async function measureOpenLoop(
+  label: string,
+  options: Omit<OpenLoopOptions, 'duration'>,
+  loop: LoopWatch,
+): Promise<OpenLoopRun> {
+  const runs = await measureRuns(
+    label,
+    (duration, started) => jsonChild<OpenLoopResult>('open-loop-child.ts', { ...options, duration }, started),
+    loop,
+  );
   const byName = Object.fromEntries(
     Object.keys(runs[0]!.byName).map((name) => {
       const of = runs.map((r) => r.byName[name]!);
@@ -195,7 +274,9 @@ interface ScaleResult {
   openLoop: { rate: number; run: OpenLoopRun };
   other: Array<{ name: string; run: LoadRun }>;
   loop: LoopWatch;
-  peer: { version: string; loadSeconds: number; single: Array<{ name: string; p50: number; tps16: number }> } | { skipped: string };
+  peer:
+    | { version: string; loadSeconds: number; single: Array<{ name: string; p50: number; tps16: number }> }
+    | { skipped: string };
 }
 
 async function benchScale(generated: Generated): Promise<ScaleResult> {
@@ -211,14 +292,21 @@ async function benchScale(generated: Generated): Promise<ScaleResult> {
   );
   // bench/node-threads.cjs listed Node's own threads at start (npm run bench preloads it).
   const nodeThreads = (globalThis as { adreportNodeThreads?: ReadonlySet<number> }).adreportNodeThreads;
-  const service = await startService(config, { logError: (entry) => console.error('server error:', entry.error), nodeThreads });
+  const service = await startService(config, {
+    logError: (entry) => console.error('server error:', entry.error),
+    nodeThreads,
+  });
   const loop: LoopWatch = new Map();
   let result: Omit<ScaleResult, 'peer'>;
   try {
     const base = `https://127.0.0.1:${service.port}`;
     const basic = `Basic ${Buffer.from(`${org.clientId}:${org.clientSecret}`).toString('base64')}`;
     const form = { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' };
-    const token = ((await post(`${base}/token`, form, 'grant_type=client_credentials', service.tls!.cert)) as { access_token: string }).access_token;
+    const token = (
+      (await post(`${base}/token`, form, 'grant_type=client_credentials', service.tls!.cert)) as {
+        access_token: string;
+      }
+    ).access_token;
     const bearer = { authorization: `Bearer ${token}` };
     const now = new Date(Date.parse(`${generated.lastDay}T12:00:00Z`) + 86_400_000);
     const mix = mixOf(org.id, generated.lastDay);
@@ -228,32 +316,79 @@ async function benchScale(generated: Generated): Promise<ScaleResult> {
     // Each request type alone, one at a time: the service's latency over the engine's.
     const single = [];
     for (const [i, m] of mix.entries()) {
-      single.push({ name: m.name, ...(await measureAgainstFloor(`${m.name} x1`, { url: url(m), headers: bearer, connections: 1 }, loop, service, [floors[i]!])) });
+      single.push({
+        name: m.name,
+        ...(await measureAgainstFloor(`${m.name} x1`, { url: url(m), headers: bearer, connections: 1 }, loop, service, [
+          floors[i]!,
+        ])),
+      });
     }
     // The mix at 1, 16 and 64 connections, against the engine at the same concurrency.
     const requests = mix.map((m) => ({ method: 'GET', path: m.urlPath, headers: bearer }));
     const mixRuns = [];
     for (const connections of CONCURRENCY) {
-      mixRuns.push({ connections, ...(await measureAgainstFloor(`mix x${connections}`, { url: base, requests, connections }, loop, service, floors)) });
+      mixRuns.push({
+        connections,
+        ...(await measureAgainstFloor(
+          `mix x${connections}`,
+          { url: base, requests, connections },
+          loop,
+          service,
+          floors,
+        )),
+      });
     }
     // Open loop at half of the saturated rate: p99 / p50 without coordinated omission.
     const saturated = Math.max(...mixRuns.map((r) => r.service.rps));
     const rate = Math.max(1, Math.round(saturated / 2));
     const named = mix.map((m) => ({ name: m.name, path: m.urlPath, headers: bearer }));
-    const openLoop = { rate, run: await measureOpenLoop(`mix open loop ${rate}/s`, { base, ca: service.tls!.cert, rate, requests: named }, loop) };
+    const openLoop = {
+      rate,
+      run: await measureOpenLoop(
+        `mix open loop ${rate}/s`,
+        { base, ca: service.tls!.cert, rate, requests: named },
+        loop,
+      ),
+    };
     // Token endpoint and accounts.
     const other = [
-      { name: 'POST /token', run: await measureLoad('token x16', { url: `${base}/token`, method: 'POST', headers: form, body: 'grant_type=client_credentials', connections: 16 }, loop) },
-      { name: 'GET /provisioning/v0/accounts (100)', run: await measureLoad('accounts list x16', { url: `${base}/provisioning/v0/accounts?limit=100`, headers: bearer, connections: 16 }, loop) },
+      {
+        name: 'POST /token',
+        run: await measureLoad(
+          'token x16',
+          {
+            url: `${base}/token`,
+            method: 'POST',
+            headers: form,
+            body: 'grant_type=client_credentials',
+            connections: 16,
+          },
+          loop,
+        ),
+      },
+      {
+        name: 'GET /provisioning/v0/accounts (100)',
+        run: await measureLoad(
+          'accounts list x16',
+          { url: `${base}/provisioning/v0/accounts?limit=100`, headers: bearer, connections: 16 },
+          loop,
+        ),
+      },
       {
         name: 'POST /provisioning/v0/accounts',
-        run: await measureLoad('account create x16', {
-          url: `${base}/provisioning/v0/accounts`,
-          method: 'POST',
-          headers: { ...bearer, 'content-type': 'application/json' },
-          body: JSON.stringify({ account: { name: BENCH_ACCOUNT_NAME, languageCode: 'de', countryCode: 'DE', currency: 'EUR' } }),
-          connections: 16,
-        }, loop),
+        run: await measureLoad(
+          'account create x16',
+          {
+            url: `${base}/provisioning/v0/accounts`,
+            method: 'POST',
+            headers: { ...bearer, 'content-type': 'application/json' },
+            body: JSON.stringify({
+              account: { name: BENCH_ACCOUNT_NAME, languageCode: 'de', countryCode: 'DE', currency: 'EUR' },
+            }),
+            connections: 16,
+          },
+          loop,
+        ),
       },
     ];
     result = { scale: generated.scale, factRows: generated.factRows, single, mix: mixRuns, openLoop, other, loop };
@@ -271,7 +406,10 @@ async function removeBenchAccounts(dbPath: string, organizationId: number): Prom
   const instance = await DuckDBInstance.create(dbPath);
   try {
     const connection = await instance.connect();
-    const removed = await connection.run('DELETE FROM accounts WHERE organization_id = $1 AND name = $2', [organizationId, BENCH_ACCOUNT_NAME]);
+    const removed = await connection.run('DELETE FROM accounts WHERE organization_id = $1 AND name = $2', [
+      organizationId,
+      BENCH_ACCOUNT_NAME,
+    ]);
     await connection.run('DELETE FROM account_labels WHERE account_id NOT IN (SELECT id FROM accounts)');
     console.error(`removed the ${removed.rowsChanged} accounts the create run made`);
     connection.closeSync();
@@ -284,7 +422,10 @@ async function removeBenchAccounts(dbPath: string, organizationId: number): Prom
 async function benchPeer(generated: Generated): Promise<ScaleResult['peer']> {
   let peer;
   try {
-    peer = await startPostgres({ dir: path.join(root, 'bench', 'out', `postgres-scale-${generated.scale}`), log: (line) => console.error(line) });
+    peer = await startPostgres({
+      dir: path.join(root, 'bench', 'out', `postgres-scale-${generated.scale}`),
+      log: (line) => console.error(line),
+    });
   } catch (error) {
     // Only a machine that cannot install PostgreSQL at all skips it; a broken peer fails below.
     const reason = error instanceof Error ? error.message : String(error);
@@ -294,7 +435,10 @@ async function benchPeer(generated: Generated): Promise<ScaleResult['peer']> {
   try {
     const loaded = await loadFacts(peer, generated.dbPath, (line) => console.error(line));
     const mix = mixOf(generated.organizations[0]!.id, generated.lastDay);
-    await verifyPeerQueries(peer, generated.dbPath, { organizationId: generated.organizations[0]!.id, lastDay: generated.lastDay });
+    await verifyPeerQueries(peer, generated.dbPath, {
+      organizationId: generated.organizations[0]!.id,
+      lastDay: generated.lastDay,
+    });
     const single = [];
     for (const m of mix) {
       const sql = PEER_QUERIES[m.name](m.params);
@@ -315,22 +459,44 @@ const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) :
 const verdict = (ok: boolean) => (ok ? 'met' : '**not met**');
 
 function microTable(results: readonly MicroResult[]): string[] {
-  return ['| request | ops/s | p50 us | p99 us |', '|---|---:|---:|---:|', ...results.map((r) => `| ${r.name} | ${fmt(r.opsPerSecond)} | ${fmt(r.p50Us, 1)} | ${fmt(r.p99Us, 1)} |`)];
+  return [
+    '| request | ops/s | p50 us | p99 us |',
+    '|---|---:|---:|---:|',
+    ...results.map((r) => `| ${r.name} | ${fmt(r.opsPerSecond)} | ${fmt(r.p50Us, 1)} | ${fmt(r.p99Us, 1)} |`),
+  ];
 }
 
 function scaleSection(r: ScaleResult & { stolen: string }): string[] {
-  const lines = [`## Scale ${r.scale} (${r.factRows.toLocaleString('en-US')} fact rows; CPU time stolen by the hypervisor meanwhile: ${r.stolen})`, ''];
-  lines.push('### One request at a time: service vs engine floor (p50 ms)', '', '| request | service p50 | floor p50 | service / floor | goal <= 1.25 (small reports) |', '|---|---:|---:|---:|---|');
+  const lines = [
+    `## Scale ${r.scale} (${r.factRows.toLocaleString('en-US')} fact rows; CPU time stolen by the hypervisor meanwhile: ${r.stolen})`,
+    '',
+  ];
+  lines.push(
+    '### One request at a time: service vs engine floor (p50 ms)',
+    '',
+    '| request | service p50 | floor p50 | service / floor | goal <= 1.25 (small reports) |',
+    '|---|---:|---:|---:|---|',
+  );
   for (const s of r.single) {
     const ratio = s.service.p50 / s.floor.p50;
     // The goal is for small reports; the 10,000-row pull also pays for moving its 3.4 MB over TLS, which the floor does not.
     const small = MIX[s.name as MixName].query.limit !== '10000';
-    lines.push(`| ${s.name} | ${fmt(s.service.p50, 1)} | ${fmt(s.floor.p50, 1)} | ${fmt(ratio, 2)} | ${small ? verdict(ratio <= 1.25) : '- (a pull)'} |`);
+    lines.push(
+      `| ${s.name} | ${fmt(s.service.p50, 1)} | ${fmt(s.floor.p50, 1)} | ${fmt(ratio, 2)} | ${small ? verdict(ratio <= 1.25) : '- (a pull)'} |`,
+    );
   }
-  lines.push('', '### The mix at 1, 16, 64 connections', '', '| connections | service req/s | p50 ms | p99 ms | floor queries/s | service / floor | goal >= 0.85 |', '|---:|---:|---:|---:|---:|---:|---|');
+  lines.push(
+    '',
+    '### The mix at 1, 16, 64 connections',
+    '',
+    '| connections | service req/s | p50 ms | p99 ms | floor queries/s | service / floor | goal >= 0.85 |',
+    '|---:|---:|---:|---:|---:|---:|---|',
+  );
   for (const m of r.mix) {
     const ratio = m.service.rps / m.floor.qps;
-    lines.push(`| ${m.connections} | ${fmt(m.service.rps)} | ${fmt(m.service.p50, 1)} | ${fmt(m.service.p99, 1)} | ${fmt(m.floor.qps)} | ${fmt(ratio, 2)} | ${m.connections === 1 ? '-' : verdict(ratio >= 0.85)} |`);
+    lines.push(
+      `| ${m.connections} | ${fmt(m.service.rps)} | ${fmt(m.service.p50, 1)} | ${fmt(m.service.p99, 1)} | ${fmt(m.floor.qps)} | ${fmt(ratio, 2)} | ${m.connections === 1 ? '-' : verdict(ratio >= 0.85)} |`,
+    );
   }
   const open = r.openLoop.run;
   const openRatio = open.p99 / open.p50;
@@ -342,7 +508,9 @@ function scaleSection(r: ScaleResult & { stolen: string }): string[] {
     '| request | p50 ms | p99 ms | p99 / p50 |',
     '|---|---:|---:|---:|',
     `| the mix | ${fmt(open.p50, 1)} | ${fmt(open.p99, 1)} | ${fmt(openRatio, 2)} (goal <= 3: ${verdict(openRatio <= 3)}) |`,
-    ...Object.entries(open.byName).map(([name, x]) => `| ${name} | ${fmt(x.p50, 1)} | ${fmt(x.p99, 1)} | ${fmt(x.p99 / x.p50, 2)} |`),
+    ...Object.entries(open.byName).map(
+      ([name, x]) => `| ${name} | ${fmt(x.p50, 1)} | ${fmt(x.p99, 1)} | ${fmt(x.p99 / x.p50, 2)} |`,
+    ),
     '',
     `The mix's own spread, one request at a time: p99 / p50 ${fmt(r.mix[0]!.service.p99 / r.mix[0]!.service.p50, 2)} (${fmt(r.mix[0]!.service.p50, 1)} / ${fmt(r.mix[0]!.service.p99, 1)} ms at 1 connection).`,
     '',
@@ -368,7 +536,12 @@ function scaleSection(r: ScaleResult & { stolen: string }): string[] {
     lines.push(`### PostgreSQL peer: skipped (${r.peer.skipped})`, '');
     return lines;
   }
-  lines.push(`### PostgreSQL peer (${r.peer.version}, facts loaded in ${fmt(r.peer.loadSeconds)} s)`, '', '| request | PostgreSQL p50 ms | service p50 ms | PostgreSQL / service (latency) |', '|---|---:|---:|---:|');
+  lines.push(
+    `### PostgreSQL peer (${r.peer.version}, facts loaded in ${fmt(r.peer.loadSeconds)} s)`,
+    '',
+    '| request | PostgreSQL p50 ms | service p50 ms | PostgreSQL / service (latency) |',
+    '|---|---:|---:|---:|',
+  );
   for (const p of r.peer.single) {
     const s = r.single.find((x) => x.name === p.name)!;
     lines.push(`| ${p.name} | ${fmt(p.p50, 1)} | ${fmt(s.service.p50, 1)} | ${fmt(p.p50 / s.service.p50, 1)} |`);
@@ -400,7 +573,9 @@ function cpuTicks(): { total: number; steal: number } | undefined {
 /** The share of CPU time the hypervisor gave other guests since `from`: a virtual machine's cores are shared. */
 function stolenSince(from: ReturnType<typeof cpuTicks>): string {
   const to = cpuTicks();
-  return from && to ? `${((100 * (to.steal - from.steal)) / (to.total - from.total)).toFixed(1)}%` : 'unknown (no /proc/stat)';
+  return from && to
+    ? `${((100 * (to.steal - from.steal)) / (to.total - from.total)).toFixed(1)}%`
+    : 'unknown (no /proc/stat)';
 }
 
 function machineFacts(startTicks: ReturnType<typeof cpuTicks>): string[] {
@@ -440,7 +615,12 @@ async function main(): Promise<number> {
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, `${text}\n`);
   console.error(`wrote ${path.relative(root, file)}`);
-  const runs = scales.flatMap((s) => [...s.single.map((x) => x.service), ...s.mix.map((m) => m.service), s.openLoop.run, ...s.other.map((o) => o.run)]);
+  const runs = scales.flatMap((s) => [
+    ...s.single.map((x) => x.service),
+    ...s.mix.map((m) => m.service),
+    s.openLoop.run,
+    ...s.other.map((o) => o.run),
+  ]);
   const bad = runs.some((r) => r.non2xx > 0 || r.errors > 0 || r.rps === 0);
   if (bad) console.error('FAIL: some runs had non-2xx responses or errors');
   return bad ? 1 : 0;

@@ -34,13 +34,37 @@ const unlimited = '1000000';
 
 function start(checkout: string): Promise<Served> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'adreport-ab-'));
-  const child = spawn(process.execPath, [path.join(checkout, 'dist/cli.cjs'), 'serve', '--demo', '--json', '--port', '0', '--host', '127.0.0.1', '--db', path.join(dir, 'a.duckdb')], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, ADREPORT_DEMO_DATA: 'false', ADREPORT_TOKEN_RATE_LIMIT_PER_SECOND: unlimited, ADREPORT_TOKEN_RATE_LIMIT_BURST: unlimited },
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(checkout, 'dist/cli.cjs'),
+      'serve',
+      '--demo',
+      '--json',
+      '--port',
+      '0',
+      '--host',
+      '127.0.0.1',
+      '--db',
+      path.join(dir, 'a.duckdb'),
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: {
+        ...process.env,
+        ADREPORT_DEMO_DATA: 'false',
+        ADREPORT_TOKEN_RATE_LIMIT_PER_SECOND: unlimited,
+        ADREPORT_TOKEN_RATE_LIMIT_BURST: unlimited,
+      },
+    },
+  );
   return new Promise((resolve) =>
     createInterface({ input: child.stdout! }).on('line', (line) => {
-      const msg = JSON.parse(line) as { event?: string; port: number; demo: { clientId: string; clientSecret: string } };
+      const msg = JSON.parse(line) as {
+        event?: string;
+        port: number;
+        demo: { clientId: string; clientSecret: string };
+      };
       if (msg.event !== 'listening') return;
       const basic = `Basic ${Buffer.from(`${msg.demo.clientId}:${msg.demo.clientSecret}`).toString('base64')}`;
       resolve({ child, dir, port: msg.port, ca: readFileSync(path.join(dir, 'tls', 'cert.pem'), 'utf8'), basic });

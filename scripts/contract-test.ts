@@ -8,7 +8,12 @@ import { startTestServer } from '../test/helpers/server.js';
  * test of `npm test`, longer. Exits 1 when anything disagrees with the document.
  */
 const { values } = parseArgs({
-  options: { runs: { type: 'string', default: '100' }, 'invalid-runs': { type: 'string' }, seed: { type: 'string' }, verbose: { type: 'boolean', default: false } },
+  options: {
+    runs: { type: 'string', default: '100' },
+    'invalid-runs': { type: 'string' },
+    seed: { type: 'string' },
+    verbose: { type: 'boolean', default: false },
+  },
 });
 const runs = Number(values.runs);
 const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed);

@@ -19,6 +19,10 @@ try {
 }
 
 void import('./cli/run.js').then(async ({ runCli }) => {
-  process.exitCode = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, nodeThreads });
+  process.exitCode = await runCli(process.argv.slice(2), {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    nodeThreads,
+  });
 });
-

@@ -81,7 +81,9 @@ export class PortInUseError extends Error {
 
 function portInUse(setting: 'port' | 'httpPort', port: number, host: string): (error: unknown) => never {
   return (error) => {
-    throw (error as NodeJS.ErrnoException | null)?.code === 'EADDRINUSE' ? new PortInUseError(setting, port, host) : error;
+    throw (error as NodeJS.ErrnoException | null)?.code === 'EADDRINUSE'
+      ? new PortInUseError(setting, port, host)
+      : error;
   };
 }
 
@@ -111,7 +113,10 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
         });
     signingKeys.start();
     const keys = signingKeys;
-    const platforms = new SandboxPlatforms(db, { now, faults: config.sandboxFaults ? parseSandboxFaults(config.sandboxFaults) : undefined });
+    const platforms = new SandboxPlatforms(db, {
+      now,
+      faults: config.sandboxFaults ? parseSandboxFaults(config.sandboxFaults) : undefined,
+    });
     const demo = config.demo ? await seedDemo(db, platforms) : undefined;
     disabledClients = new DisabledClients(db, config.clientStatusRefreshMs, (error) =>
       io.logError({ requestId: '-', method: '-', path: 'disabled-clients refresh', error }),
@@ -131,13 +136,20 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     const markups = new MarkupService(db);
     if (config.demoData && demo?.created) {
       await seedDemoData(
-        { accounts, platformAccounts, addMarkup: (organizationId, accountId, markup) => markups.create(organizationId, accountId, markup) },
+        {
+          accounts,
+          platformAccounts,
+          addMarkup: (organizationId, accountId, markup) => markups.create(organizationId, accountId, markup),
+        },
         demo.organization,
         demo.masterAccounts,
         now().toISOString().slice(0, 10),
       );
     }
-    const exports = new ExportService(db, config.exports.maxConcurrent, { maxPerOrganization: config.exports.maxPerOrganization, idleTimeoutMs: config.exports.idleTimeoutMs });
+    const exports = new ExportService(db, config.exports.maxConcurrent, {
+      maxPerOrganization: config.exports.maxPerOrganization,
+      idleTimeoutMs: config.exports.idleTimeoutMs,
+    });
     const reports = new ReportService(db, now, exports);
     const app = buildApp({
       organizations: new OrganizationService(db),
@@ -170,16 +182,29 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     const plainBehindProxy = config.trustProxy && !config.tlsCert;
     const tls = plainBehindProxy
       ? undefined
-      : await loadTls({ tlsCert: config.tlsCert, tlsKey: config.tlsKey, dataDir: path.dirname(path.resolve(config.dbPath)), nowMs: nowMs() });
-    const api = await listenApi(app.fetch, { host: config.host, port: config.port, tls, limits: config.http }).catch(portInUse('port', config.port, config.host));
+      : await loadTls({
+          tlsCert: config.tlsCert,
+          tlsKey: config.tlsKey,
+          dataDir: path.dirname(path.resolve(config.dbPath)),
+          nowMs: nowMs(),
+        });
+    const api = await listenApi(app.fetch, { host: config.host, port: config.port, tls, limits: config.http }).catch(
+      portInUse('port', config.port, config.host),
+    );
     listeners.push(api);
     if (config.httpPort !== undefined) {
-      listeners.push(await listenPlainHttpRefusal({ host: config.host, port: config.httpPort, limits: config.http }).catch(portInUse('httpPort', config.httpPort, config.host)));
+      listeners.push(
+        await listenPlainHttpRefusal({ host: config.host, port: config.httpPort, limits: config.http }).catch(
+          portInUse('httpPort', config.httpPort, config.host),
+        ),
+      );
     }
     await jobRunner.start();
     // The periodic platform sync: campaigns created later at a platform get imported too.
     platformSync = setInterval(() => {
-      queueAutoImports(db, jobs).catch((error: unknown) => io.logError({ requestId: '-', method: '-', path: 'platform sync', error }));
+      queueAutoImports(db, jobs).catch((error: unknown) =>
+        io.logError({ requestId: '-', method: '-', path: 'platform sync', error }),
+      );
     }, config.platformSyncMs);
     platformSync.unref();
     // The scheduled statistics sync: the trailing window, so restated days are replaced.
@@ -190,7 +215,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     }, config.statistics.syncMs);
     statisticsSync.unref();
     // Every thread is up by now: libuv's pool started with the store, DuckDB's workers with its instance.
-    if (io.nodeThreads && config.database.workerNice > 0) lowerWorkerThreads(io.nodeThreads, config.database.workerNice);
+    if (io.nodeThreads && config.database.workerNice > 0)
+      lowerWorkerThreads(io.nodeThreads, config.database.workerNice);
 
     let closing: Promise<void> | undefined;
     const stoppable = disabledClients;

@@ -29,7 +29,9 @@ const TABLE_2_3: Array<[string, string[]]> = [
   ['es', ['AR', 'MX', 'ES', 'US']],
   ['sv', ['FI', 'SE']],
 ];
-const ALLOWED_PAIRS = TABLE_2_3.flatMap(([language, countries]) => countries.map((country) => [language, country] as const));
+const ALLOWED_PAIRS = TABLE_2_3.flatMap(([language, countries]) =>
+  countries.map((country) => [language, country] as const),
+);
 
 function expectRule(res: { status: number; json: any }, field: string, code: string) {
   expect(res.status).toBe(422);
@@ -39,7 +41,14 @@ function expectRule(res: { status: number; json: any }, field: string, code: str
 
 describe('POST /provisioning/v0/accounts: the response shape of spec 2.2', () => {
   it('creates an account: 201, Location, every field present, custom fields null when unset', async () => {
-    const res = await postAccount({ ...VALID_ACCOUNT, notes: 'VIP', autoImport: true, field2: 'two', field25: 2.5, labels: { clientId: 'C-42' } });
+    const res = await postAccount({
+      ...VALID_ACCOUNT,
+      notes: 'VIP',
+      autoImport: true,
+      field2: 'two',
+      field25: 2.5,
+      labels: { clientId: 'C-42' },
+    });
     expect(res.status).toBe(201);
     const account = res.json.account;
     expect(res.headers.location).toBe(`/provisioning/v0/accounts/id/${account.id}`);
@@ -61,7 +70,9 @@ describe('POST /provisioning/v0/accounts: the response shape of spec 2.2', () =>
     expect(account).not.toHaveProperty('languageCode');
     expect(account).not.toHaveProperty('countryCode');
 
-    const fetched = await server.http.get(`/provisioning/v0/accounts/id/${account.id}`, { authorization: `Bearer ${token}` });
+    const fetched = await server.http.get(`/provisioning/v0/accounts/id/${account.id}`, {
+      authorization: `Bearer ${token}`,
+    });
     expect(fetched.status).toBe(200);
     expect(fetched.json).toEqual({ account });
   });
@@ -79,10 +90,16 @@ describe('POST /provisioning/v0/accounts: the response shape of spec 2.2', () =>
 
 describe('language and country (spec 2.3)', () => {
   it(`accepts every one of the ${ALLOWED_PAIRS.length} listed pairs`, async () => {
-    const results = await Promise.all(ALLOWED_PAIRS.map(([languageCode, countryCode]) => postAccount({ ...VALID_ACCOUNT, languageCode, countryCode })));
-    const refused = results.map((res, i) => [ALLOWED_PAIRS[i], res.status] as const).filter(([, status]) => status !== 201);
+    const results = await Promise.all(
+      ALLOWED_PAIRS.map(([languageCode, countryCode]) => postAccount({ ...VALID_ACCOUNT, languageCode, countryCode })),
+    );
+    const refused = results
+      .map((res, i) => [ALLOWED_PAIRS[i], res.status] as const)
+      .filter(([, status]) => status !== 201);
     expect(refused).toEqual([]);
-    expect(results.map((r) => [r.json.account.language, r.json.account.country])).toEqual(ALLOWED_PAIRS.map(([l, c]) => [l, c]));
+    expect(results.map((r) => [r.json.account.language, r.json.account.country])).toEqual(
+      ALLOWED_PAIRS.map(([l, c]) => [l, c]),
+    );
   });
 
   it.each([
@@ -97,12 +114,19 @@ describe('language and country (spec 2.3)', () => {
     ['da', 'SE'],
     ['nl', 'DE'],
   ])('refuses %s-%s with 422 on countryCode', async (languageCode, countryCode) => {
-    expectRule(await postAccount({ ...VALID_ACCOUNT, languageCode, countryCode }), 'account.countryCode', 'not_allowed');
+    expectRule(
+      await postAccount({ ...VALID_ACCOUNT, languageCode, countryCode }),
+      'account.countryCode',
+      'not_allowed',
+    );
   });
 
-  it.each([['xx'], ['EN'], ['eng'], ['pl']])('refuses the language %s with 422 on languageCode', async (languageCode) => {
-    expectRule(await postAccount({ ...VALID_ACCOUNT, languageCode }), 'account.languageCode', 'not_allowed');
-  });
+  it.each([['xx'], ['EN'], ['eng'], ['pl']])(
+    'refuses the language %s with 422 on languageCode',
+    async (languageCode) => {
+      expectRule(await postAccount({ ...VALID_ACCOUNT, languageCode }), 'account.languageCode', 'not_allowed');
+    },
+  );
 
   it('refuses a lower-case or malformed country code', async () => {
     expectRule(await postAccount({ ...VALID_ACCOUNT, countryCode: 'de' }), 'account.countryCode', 'invalid_format');
@@ -130,7 +154,12 @@ describe('required fields, lengths and types', () => {
     const res = await postAccount({});
     expect(res.status).toBe(422);
     const fields = res.json.error.details.map((d: { field: string; code: string }) => `${d.field}:${d.code}`).sort();
-    expect(fields).toEqual(['account.countryCode:required', 'account.currency:required', 'account.languageCode:required', 'account.name:required']);
+    expect(fields).toEqual([
+      'account.countryCode:required',
+      'account.currency:required',
+      'account.languageCode:required',
+      'account.name:required',
+    ]);
   });
 
   it('refuses null on a required field at create', async () => {
@@ -178,7 +207,9 @@ describe('required fields, lengths and types', () => {
 
 describe('labels (supplement 3)', () => {
   it('accepts 50 labels with 64-character names and 255-character values', async () => {
-    const labels = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`L${i}_${'a'.repeat(60)}`.slice(0, 64), 'v'.repeat(255)]));
+    const labels = Object.fromEntries(
+      Array.from({ length: 50 }, (_, i) => [`L${i}_${'a'.repeat(60)}`.slice(0, 64), 'v'.repeat(255)]),
+    );
     const account = await createAccount(server, token, { labels });
     expect(account.labels).toEqual(labels);
   });
@@ -209,13 +240,30 @@ describe('unknown and read-only fields', () => {
   });
 
   it.each(['id', 'language', 'country', 'linkedAdPlatformAccounts'])('refuses the read-only %s', async (field) => {
-    expectRule(await postAccount({ ...VALID_ACCOUNT, [field]: field === 'id' ? 99 : 'x' }), `account.${field}`, 'read_only');
+    expectRule(
+      await postAccount({ ...VALID_ACCOUNT, [field]: field === 'id' ? 99 : 'x' }),
+      `account.${field}`,
+      'read_only',
+    );
   });
 
   it('lists every broken rule at once, the language/country pair included', async () => {
-    const res = await postAccount({ name: '', languageCode: 'en', countryCode: 'FR', currency: 'usd', field21: 'x', id: 1 });
+    const res = await postAccount({
+      name: '',
+      languageCode: 'en',
+      countryCode: 'FR',
+      currency: 'usd',
+      field21: 'x',
+      id: 1,
+    });
     const fields = res.json.error.details.map((d: { field: string }) => d.field).sort();
-    expect(fields).toEqual(['account.countryCode', 'account.currency', 'account.field21', 'account.id', 'account.name']);
+    expect(fields).toEqual([
+      'account.countryCode',
+      'account.currency',
+      'account.field21',
+      'account.id',
+      'account.name',
+    ]);
   });
 });
 

@@ -50,7 +50,14 @@ describe('GET /provisioning/v0/accounts: paging', () => {
 
   it('returns the full account shape in lists', async () => {
     const res = await list(`?id=${ids[7]}`);
-    expect(res.json.accounts[0]).toMatchObject({ id: ids[7], name: 'Account 7', language: 'de', country: 'DE', labels: { tier: 'silver', clientId: 'C-7 & co/50%' }, linkedAdPlatformAccounts: [] });
+    expect(res.json.accounts[0]).toMatchObject({
+      id: ids[7],
+      name: 'Account 7',
+      language: 'de',
+      country: 'DE',
+      labels: { tier: 'silver', clientId: 'C-7 & co/50%' },
+      linkedAdPlatformAccounts: [],
+    });
     expect(Object.keys(res.json.accounts[0])).toHaveLength(9 + 30);
   });
 });

@@ -37,18 +37,24 @@ const DOUBLES: ReadonlyArray<[string, number]> = [
 
 /** The ten number fields of one account, each a different value from DOUBLES (wrapping around). */
 function numberFields(shift: number): Record<string, number> {
-  return Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`field${21 + i}`, DOUBLES[(i + shift) % DOUBLES.length]![1]]));
+  return Object.fromEntries(
+    Array.from({ length: 10 }, (_, i) => [`field${21 + i}`, DOUBLES[(i + shift) % DOUBLES.length]![1]]),
+  );
 }
 
 /** A value as the JSON text of a number, so the test sends exactly what a client would type. */
 function bodyWith(values: Record<string, string>): string {
   const account = JSON.stringify(VALID_ACCOUNT).slice(0, -1);
-  return `{"account":${account}${Object.entries(values).map(([field, text]) => `,"${field}":${text}`).join('')}}}`;
+  return `{"account":${account}${Object.entries(values)
+    .map(([field, text]) => `,"${field}":${text}`)
+    .join('')}}}`;
 }
 
 describe('number custom fields hold any finite double', () => {
   it.each(DOUBLES)('POST then GET: %s', async (_, value) => {
-    const res = await jsonRequest(server, token, 'POST', '/provisioning/v0/accounts', { account: { ...VALID_ACCOUNT, field21: value, field30: value } });
+    const res = await jsonRequest(server, token, 'POST', '/provisioning/v0/accounts', {
+      account: { ...VALID_ACCOUNT, field21: value, field30: value },
+    });
     expect(res.status).toBe(201);
     expect(res.json.account.field21).toBe(value);
     expect(res.json.account.field30).toBe(value);
@@ -68,7 +74,14 @@ describe('number custom fields hold any finite double', () => {
     }
     for (const shift of [1, 5, 9]) {
       const fields = numberFields(shift);
-      const patch = await jsonRequest(server, token, 'PATCH', path(id), { account: fields }, 'application/merge-patch+json');
+      const patch = await jsonRequest(
+        server,
+        token,
+        'PATCH',
+        path(id),
+        { account: fields },
+        'application/merge-patch+json',
+      );
       expect(patch.status).toBe(200);
       expect(patch.json.account).toMatchObject(fields);
       expect(await get(id)).toMatchObject(fields);
@@ -78,7 +91,13 @@ describe('number custom fields hold any finite double', () => {
   });
 
   it('the text of the number does not matter: 1E+20, 100000000000000000000 and 1e20 are one double', async () => {
-    const res = await jsonRequest(server, token, 'POST', '/provisioning/v0/accounts', bodyWith({ field21: '1E+20', field22: '100000000000000000000', field23: '9300000000000000000.0' }));
+    const res = await jsonRequest(
+      server,
+      token,
+      'POST',
+      '/provisioning/v0/accounts',
+      bodyWith({ field21: '1E+20', field22: '100000000000000000000', field23: '9300000000000000000.0' }),
+    );
     expect(res.status).toBe(201);
     expect(await get(res.json.account.id)).toMatchObject({ field21: 1e20, field22: 1e20, field23: 9.3e18 });
   });
@@ -86,7 +105,10 @@ describe('number custom fields hold any finite double', () => {
   it('the reporting customFields embed shows the stored doubles', async () => {
     const fields = numberFields(0);
     const { id } = await createAccount(server, token, fields);
-    const res = await server.http.get(`/reporting/v0/accounts?embed=customFields&statistics=clicks&filter=${encodeURIComponent(`id == ${id}`)}`, auth());
+    const res = await server.http.get(
+      `/reporting/v0/accounts?embed=customFields&statistics=clicks&filter=${encodeURIComponent(`id == ${id}`)}`,
+      auth(),
+    );
     expect(res.status).toBe(200);
     expect(res.json.accounts).toHaveLength(1);
     expect(res.json.accounts[0].customFields).toMatchObject(fields);
@@ -95,7 +117,10 @@ describe('number custom fields hold any finite double', () => {
   it('a report filter compares the stored doubles (literals stay within 2^53, the planner refuses larger ones)', async () => {
     const big = await createAccount(server, token, { field21: 1e20 });
     const small = await createAccount(server, token, { field21: 42 });
-    const res = await server.http.get(`/reporting/v0/accounts?statistics=clicks&filter=${encodeURIComponent(`id in [${big.id}, ${small.id}] && customFields.field21 > 9007199254740991`)}`, auth());
+    const res = await server.http.get(
+      `/reporting/v0/accounts?statistics=clicks&filter=${encodeURIComponent(`id in [${big.id}, ${small.id}] && customFields.field21 > 9007199254740991`)}`,
+      auth(),
+    );
     expect(res.status).toBe(200);
     expect(res.json.accounts.map((row: { id: number }) => row.id)).toEqual([big.id]);
   });
@@ -104,7 +129,10 @@ describe('number custom fields hold any finite double', () => {
     const res = await jsonRequest(server, token, 'POST', '/provisioning/v0/accounts', bodyWith({ field21: '-0' }));
     expect(res.status).toBe(201);
     expect(Object.is(res.json.account.field21, 0)).toBe(true);
-    const report = await server.http.get(`/reporting/v0/accounts?embed=customFields&statistics=clicks&filter=${encodeURIComponent(`id == ${res.json.account.id}`)}`, auth());
+    const report = await server.http.get(
+      `/reporting/v0/accounts?embed=customFields&statistics=clicks&filter=${encodeURIComponent(`id == ${res.json.account.id}`)}`,
+      auth(),
+    );
     expect(Object.is(report.json.accounts[0].customFields.field21, 0)).toBe(true);
   });
 });
@@ -116,14 +144,23 @@ describe('a JSON number beyond the double range', () => {
       const post = await jsonRequest(server, token, 'POST', '/provisioning/v0/accounts', bodyWith({ field22: text }));
       expect(post.status).toBe(422);
       expect(post.json.error.code).toBe('validation_failed');
-      expect(post.json.error.details).toEqual([{ field: 'account.field22', code: 'not_finite', message: expect.stringContaining('finite') }]);
+      expect(post.json.error.details).toEqual([
+        { field: 'account.field22', code: 'not_finite', message: expect.stringContaining('finite') },
+      ]);
       expect((await server.http.get('/provisioning/v0/accounts?limit=1', auth())).headers['x-totalcount']).toBe(before);
 
       const { id } = await createAccount(server, token, { field22: 7 });
       const put = await jsonRequest(server, token, 'PUT', path(id), bodyWith({ field22: text }));
       expect(put.status).toBe(422);
       expect(put.json.error.details[0]).toMatchObject({ field: 'account.field22', code: 'not_finite' });
-      const patch = await jsonRequest(server, token, 'PATCH', path(id), `{"account":{"field22":${text}}}`, 'application/merge-patch+json');
+      const patch = await jsonRequest(
+        server,
+        token,
+        'PATCH',
+        path(id),
+        `{"account":{"field22":${text}}}`,
+        'application/merge-patch+json',
+      );
       expect(patch.status).toBe(422);
       expect(patch.json.error.details[0]).toMatchObject({ field: 'account.field22', code: 'not_finite' });
       expect((await get(id)).field22).toBe(7);

@@ -12,17 +12,36 @@ afterAll(() => server.close());
 
 const path = (id: number | string) => `/provisioning/v0/accounts/id/${id}`;
 const put = (id: number | string, account: unknown) => jsonRequest(server, token, 'PUT', path(id), { account });
-const patch = (id: number | string, account: unknown, contentType = 'application/merge-patch+json') => jsonRequest(server, token, 'PATCH', path(id), { account }, contentType);
+const patch = (id: number | string, account: unknown, contentType = 'application/merge-patch+json') =>
+  jsonRequest(server, token, 'PATCH', path(id), { account }, contentType);
 const get = async (id: number) => (await server.http.get(path(id), { authorization: `Bearer ${token}` })).json.account;
 
-const FULL = { ...VALID_ACCOUNT, notes: 'n', autoImport: true, field1: 'a', field21: 1, labels: { clientId: 'C-1', tier: 'gold' } };
+const FULL = {
+  ...VALID_ACCOUNT,
+  notes: 'n',
+  autoImport: true,
+  field1: 'a',
+  field21: 1,
+  labels: { clientId: 'C-1', tier: 'gold' },
+};
 
 describe('PUT /provisioning/v0/accounts/id/{id} (spec 4.2 rule 1)', () => {
   it('sets every field missing from the body to null, clears labels, keeps the id', async () => {
     const { id } = await createAccount(server, token, FULL);
     const res = await put(id, { name: 'Renamed', languageCode: 'en', countryCode: 'GB', currency: 'GBP' });
     expect(res.status).toBe(200);
-    expect(res.json.account).toMatchObject({ id, name: 'Renamed', language: 'en', country: 'GB', currency: 'GBP', notes: null, autoImport: false, field1: null, field21: null, labels: {} });
+    expect(res.json.account).toMatchObject({
+      id,
+      name: 'Renamed',
+      language: 'en',
+      country: 'GB',
+      currency: 'GBP',
+      notes: null,
+      autoImport: false,
+      field1: null,
+      field21: null,
+      labels: {},
+    });
     expect(await get(id)).toEqual(res.json.account);
   });
 
@@ -37,7 +56,11 @@ describe('PUT /provisioning/v0/accounts/id/{id} (spec 4.2 rule 1)', () => {
     const before = await get(id);
     const res = await put(id, { name: 'Only a name' });
     expect(res.status).toBe(422);
-    expect(res.json.error.details.map((d: { field: string }) => d.field).sort()).toEqual(['account.countryCode', 'account.currency', 'account.languageCode']);
+    expect(res.json.error.details.map((d: { field: string }) => d.field).sort()).toEqual([
+      'account.countryCode',
+      'account.currency',
+      'account.languageCode',
+    ]);
     expect(await get(id)).toEqual(before);
   });
 
@@ -76,7 +99,11 @@ describe('PATCH /provisioning/v0/accounts/id/{id}: JSON Merge Patch (RFC 7396)',
 
   it('A.5/A.6: a value of another type is refused, not stored', async () => {
     const { id } = await createAccount(server, token, FULL);
-    for (const [field, value] of [['field1', ['b']], ['field21', 'c'], ['name', { first: 'x' }]] as const) {
+    for (const [field, value] of [
+      ['field1', ['b']],
+      ['field21', 'c'],
+      ['name', { first: 'x' }],
+    ] as const) {
       const res = await patch(id, { [field]: value });
       expect(res.status).toBe(422);
       expect(res.json.error.details[0]).toMatchObject({ field: `account.${field}`, code: 'wrong_type' });
@@ -120,7 +147,9 @@ describe('PATCH /provisioning/v0/accounts/id/{id}: JSON Merge Patch (RFC 7396)',
     for (const field of ['name', 'languageCode', 'countryCode', 'currency']) {
       const res = await patch(id, { [field]: null, notes: 'changed?' });
       expect(res.status).toBe(422);
-      expect(res.json.error.details).toEqual([{ field: `account.${field}`, code: 'required', message: expect.any(String) }]);
+      expect(res.json.error.details).toEqual([
+        { field: `account.${field}`, code: 'required', message: expect.any(String) },
+      ]);
     }
     expect(await get(id)).toEqual(before);
   });
@@ -131,13 +160,20 @@ describe('PATCH /provisioning/v0/accounts/id/{id}: JSON Merge Patch (RFC 7396)',
     expect(broken.status).toBe(422);
     expect(broken.json.error.details[0]).toMatchObject({ field: 'account.countryCode', code: 'not_allowed' });
     expect((await patch(id, { languageCode: 'fr' })).json.account).toMatchObject({ language: 'fr', country: 'CH' });
-    expect((await patch(id, { languageCode: 'it', countryCode: 'IT' })).json.account).toMatchObject({ language: 'it', country: 'IT' });
+    expect((await patch(id, { languageCode: 'it', countryCode: 'IT' })).json.account).toMatchObject({
+      language: 'it',
+      country: 'IT',
+    });
   });
 
   it('refuses read-only and unknown members, and treats __proto__ as an unknown field', async () => {
     const { id } = await createAccount(server, token, FULL);
     const before = await get(id);
-    for (const body of ['{"account":{"id":5}}', '{"account":{"__proto__":{"name":"polluted"}}}', '{"account":{"constructor":{"prototype":{"x":1}}}}']) {
+    for (const body of [
+      '{"account":{"id":5}}',
+      '{"account":{"__proto__":{"name":"polluted"}}}',
+      '{"account":{"constructor":{"prototype":{"x":1}}}}',
+    ]) {
       const res = await jsonRequest(server, token, 'PATCH', path(id), body);
       expect(res.status, body).toBe(422);
     }
@@ -161,13 +197,18 @@ describe('PATCH /provisioning/v0/accounts/id/{id}: JSON Merge Patch (RFC 7396)',
 });
 
 describe('path ids', () => {
-  it.each([['abc', 400], ['1.5', 400], ['99999999999999999999', 400], ['9223372036854775808', 400], ['0', 404], ['-1', 404], ['9223372036854775807', 404]])(
-    'GET /accounts/id/%s answers %i',
-    async (id, status) => {
-      const res = await server.http.get(path(id), { authorization: `Bearer ${token}` });
-      expect(res.status).toBe(status);
-    },
-  );
+  it.each([
+    ['abc', 400],
+    ['1.5', 400],
+    ['99999999999999999999', 400],
+    ['9223372036854775808', 400],
+    ['0', 404],
+    ['-1', 404],
+    ['9223372036854775807', 404],
+  ])('GET /accounts/id/%s answers %i', async (id, status) => {
+    const res = await server.http.get(path(id), { authorization: `Bearer ${token}` });
+    expect(res.status).toBe(status);
+  });
 });
 
 describe('another organization', () => {

@@ -20,12 +20,15 @@ async function signingKey(): Promise<{ kid: string; secret: Buffer }> {
 }
 
 describe('bearer authentication on /provisioning/v0 and /reporting/v0 (spec 5, RFC 6750)', () => {
-  it.each([ORG, '/reporting/v0/campaigns', '/provisioning/v0/no-such-route'])('answers 401 with WWW-Authenticate: Bearer on %s without a token', async (path) => {
-    const res = await server.http.get(path);
-    expect(res.status).toBe(401);
-    expect(res.headers['www-authenticate']).toMatch(/^Bearer realm="adreport"$/);
-    expect(res.json.error.code).toBe('unauthorized');
-  });
+  it.each([ORG, '/reporting/v0/campaigns', '/provisioning/v0/no-such-route'])(
+    'answers 401 with WWW-Authenticate: Bearer on %s without a token',
+    async (path) => {
+      const res = await server.http.get(path);
+      expect(res.status).toBe(401);
+      expect(res.headers['www-authenticate']).toMatch(/^Bearer realm="adreport"$/);
+      expect(res.json.error.code).toBe('unauthorized');
+    },
+  );
 
   it.each([
     ['a garbage token', 'Bearer not-a-token'],
@@ -51,12 +54,15 @@ describe('bearer authentication on /provisioning/v0 and /reporting/v0 (spec 5, R
   it.each([
     ['Basic credentials', 'Basic YWJjOmRlZg=='],
     ['an unknown scheme', 'Token abc'],
-  ])('answers %s like no credentials: 401 unauthorized with the bare challenge (RFC 6750 3.1)', async (_name, authorization) => {
-    const res = await server.http.get(ORG, { authorization });
-    expect(res.status).toBe(401);
-    expect(res.headers['www-authenticate']).toBe('Bearer realm="adreport"');
-    expect(res.json.error.code).toBe('unauthorized');
-  });
+  ])(
+    'answers %s like no credentials: 401 unauthorized with the bare challenge (RFC 6750 3.1)',
+    async (_name, authorization) => {
+      const res = await server.http.get(ORG, { authorization });
+      expect(res.status).toBe(401);
+      expect(res.headers['www-authenticate']).toBe('Bearer realm="adreport"');
+      expect(res.json.error.code).toBe('unauthorized');
+    },
+  );
 
   it.each([
     ['Bearer without a token', 'Bearer'],
@@ -72,7 +78,9 @@ describe('bearer authentication on /provisioning/v0 and /reporting/v0 (spec 5, R
     const res = await server.http.get(ORG, { authorization });
     expect(res.status).toBe(400);
     expect(res.json.error.code).toBe('invalid_request');
-    expect(res.headers['www-authenticate']).toMatch(/^Bearer realm="adreport", error="invalid_request", error_description="[\x20-\x21\x23-\x5B\x5D-\x7E]+"$/);
+    expect(res.headers['www-authenticate']).toMatch(
+      /^Bearer realm="adreport", error="invalid_request", error_description="[\x20-\x21\x23-\x5B\x5D-\x7E]+"$/,
+    );
     // The same request with a good token passes: the 400 is about the header alone.
     expect((await server.http.get(ORG, { authorization: `Bearer ${await server.token()}` })).status).toBe(200);
   });
@@ -84,7 +92,16 @@ describe('bearer authentication on /provisioning/v0 and /reporting/v0 (spec 5, R
 
   it('answers 401 invalid_token for an expired token', async () => {
     const now = Math.floor(Date.now() / 1000);
-    const expired = signToken({ clientId: server.clientId, organizationId: 1, scopes: ['provisioning'], issuedAt: now - 120, expiresAt: now - 60 }, await signingKey());
+    const expired = signToken(
+      {
+        clientId: server.clientId,
+        organizationId: 1,
+        scopes: ['provisioning'],
+        issuedAt: now - 120,
+        expiresAt: now - 60,
+      },
+      await signingKey(),
+    );
     const res = await server.http.get(ORG, { authorization: `Bearer ${expired}` });
     expect(res.status).toBe(401);
     expect(res.json.error.message).toMatch(/expired/);
@@ -110,9 +127,20 @@ describe('bearer authentication on /provisioning/v0 and /reporting/v0 (spec 5, R
 
   it('rejects the tokens of a disabled client within the refresh interval (< 60 s)', async () => {
     const credentials = await newClientCredentials();
-    await server.service.db.write((tx) => insertClient(tx, credentials, { organizationId: 1, scopes: ['provisioning'] }));
+    await server.service.db.write((tx) =>
+      insertClient(tx, credentials, { organizationId: 1, scopes: ['provisioning'] }),
+    );
     const now = Math.floor(Date.now() / 1000);
-    const token = signToken({ clientId: credentials.clientId, organizationId: 1, scopes: ['provisioning'], issuedAt: now, expiresAt: now + 60 }, await signingKey());
+    const token = signToken(
+      {
+        clientId: credentials.clientId,
+        organizationId: 1,
+        scopes: ['provisioning'],
+        issuedAt: now,
+        expiresAt: now + 60,
+      },
+      await signingKey(),
+    );
     expect((await server.http.get(ORG, { authorization: `Bearer ${token}` })).status).toBe(200);
 
     // Disabled behind the server's back, as another writer would: only the periodic re-read can notice.
@@ -124,8 +152,16 @@ describe('bearer authentication on /provisioning/v0 and /reporting/v0 (spec 5, R
       await new Promise((resolve) => setTimeout(resolve, 100));
       res = await server.http.get(ORG, { authorization: `Bearer ${token}` });
     }
-    const inDatabase = await server.service.db.read((r) => r.one('SELECT disabled_at IS NOT NULL AS disabled FROM api_clients WHERE client_id = $1', [credentials.clientId]));
-    const diagnostic = JSON.stringify({ inDatabase, inMemory: server.service.disabledClients.has(credentials.clientId), debug: (server.service.disabledClients as any).debug, now: Date.now(), errors: server.errors.map(String) });
+    const inDatabase = await server.service.db.read((r) =>
+      r.one('SELECT disabled_at IS NOT NULL AS disabled FROM api_clients WHERE client_id = $1', [credentials.clientId]),
+    );
+    const diagnostic = JSON.stringify({
+      inDatabase,
+      inMemory: server.service.disabledClients.has(credentials.clientId),
+      debug: (server.service.disabledClients as any).debug,
+      now: Date.now(),
+      errors: server.errors.map(String),
+    });
     expect(res.status, diagnostic).toBe(401);
     expect(res.json.error.code).toBe('invalid_token');
   });
@@ -133,9 +169,20 @@ describe('bearer authentication on /provisioning/v0 and /reporting/v0 (spec 5, R
   it('carries the organization of the credentials with each request', async () => {
     const organization = await server.service.db.write((tx) => createOrganization(tx, 'Second tenant'));
     const credentials = await newClientCredentials();
-    await server.service.db.write((tx) => insertClient(tx, credentials, { organizationId: organization.id, scopes: ['provisioning'] }));
+    await server.service.db.write((tx) =>
+      insertClient(tx, credentials, { organizationId: organization.id, scopes: ['provisioning'] }),
+    );
     const now = Math.floor(Date.now() / 1000);
-    const token = signToken({ clientId: credentials.clientId, organizationId: organization.id, scopes: ['provisioning'], issuedAt: now, expiresAt: now + 60 }, await signingKey());
+    const token = signToken(
+      {
+        clientId: credentials.clientId,
+        organizationId: organization.id,
+        scopes: ['provisioning'],
+        issuedAt: now,
+        expiresAt: now + 60,
+      },
+      await signingKey(),
+    );
     const theirs = await server.http.get(ORG, { authorization: `Bearer ${token}` });
     const ours = await server.http.get(ORG, { authorization: `Bearer ${await server.token()}` });
     expect(theirs.json.organization).toEqual({ id: organization.id, name: 'Second tenant' });
@@ -161,14 +208,25 @@ describe('one spelling per token (issue 19 item 22)', () => {
     const key = await signingKey();
     const now = Math.floor(Date.now() / 1000);
     for (let i = 0; i < 200; i++) {
-      const token = signToken({ clientId: server.clientId, organizationId: 1, scopes: ['provisioning'], issuedAt: now - i, expiresAt: now + 600 }, key);
+      const token = signToken(
+        {
+          clientId: server.clientId,
+          organizationId: 1,
+          scopes: ['provisioning'],
+          issuedAt: now - i,
+          expiresAt: now + 600,
+        },
+        key,
+      );
       if (/[-_]/.test(token.split('.').at(-1)!)) return token;
     }
     throw new Error('no token with - or _ in 200 tries');
   }
 
   it('accepts the canonical token (the control)', async () => {
-    expect((await server.http.get(ORG, { authorization: `Bearer ${await tokenWithUrlCharacters()}` })).status).toBe(200);
+    expect((await server.http.get(ORG, { authorization: `Bearer ${await tokenWithUrlCharacters()}` })).status).toBe(
+      200,
+    );
   });
 
   it('refuses "=" and "==" padding after the signature', async () => {
@@ -192,7 +250,9 @@ describe('one spelling per token (issue 19 item 22)', () => {
     const last = B64URL.indexOf(token.at(-1)!);
     const sibling = B64URL[last ^ 1]!;
     const variant = `${token.slice(0, -1)}${sibling}`;
-    expect(Buffer.from(variant.split('.').at(-1)!, 'base64url')).toEqual(Buffer.from(token.split('.').at(-1)!, 'base64url'));
+    expect(Buffer.from(variant.split('.').at(-1)!, 'base64url')).toEqual(
+      Buffer.from(token.split('.').at(-1)!, 'base64url'),
+    );
     await expectInvalid(variant);
   });
 

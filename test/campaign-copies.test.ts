@@ -12,25 +12,51 @@ let microsoft: { id: number };
 let sourceCampaigns: Array<{ id: number; name: string; campaignGroup: string }>;
 
 const post = (path: string, body: unknown) => jsonRequest(server, token, 'POST', `${P}${path}`, body);
-const copy = (campaignIds: number[], from = google.id, to = microsoft.id) => post('/campaign-copies', { campaignCopy: { sourceAdPlatformAccountId: from, targetAdPlatformAccountId: to, campaignIds } });
-const campaignsOf = async (platformAccountId: number) => (await server.http.get(`${P}/campaigns?adPlatformAccountId=${platformAccountId}&limit=100`, auth)).json.campaigns as Array<Record<string, any>>;
+const copy = (campaignIds: number[], from = google.id, to = microsoft.id) =>
+  post('/campaign-copies', {
+    campaignCopy: { sourceAdPlatformAccountId: from, targetAdPlatformAccountId: to, campaignIds },
+  });
+const campaignsOf = async (platformAccountId: number) =>
+  (await server.http.get(`${P}/campaigns?adPlatformAccountId=${platformAccountId}&limit=100`, auth)).json
+    .campaigns as Array<Record<string, any>>;
 
 beforeAll(async () => {
-  server = await startTestServer({ rateLimit: { ratePerSecond: 10_000, burst: 10_000 }, jobs: { backoffBaseMs: 10, maxBackoffMs: 50 } });
+  server = await startTestServer({
+    rateLimit: { ratePerSecond: 10_000, burst: 10_000 },
+    jobs: { backoffBaseMs: 10, maxBackoffMs: 50 },
+  });
   token = await server.token();
   auth = { authorization: `Bearer ${token}` };
   const masters = (await server.http.get(`${P}/adplatform-master-accounts`, auth)).json.adPlatformMasterAccounts;
-  const [gMaster, mMaster] = [masters.find((m: any) => m.adPlatformType === 'GOOGLE_ADS'), masters.find((m: any) => m.adPlatformType === 'MICROSOFT_ADVERTISING')];
-  const gAccount = (await server.http.get(`${P}/adplatform-master-accounts/id/${gMaster.id}/adplatform-accounts`, auth)).json.adPlatformAccounts[0];
+  const [gMaster, mMaster] = [
+    masters.find((m: any) => m.adPlatformType === 'GOOGLE_ADS'),
+    masters.find((m: any) => m.adPlatformType === 'MICROSOFT_ADVERTISING'),
+  ];
+  const gAccount = (await server.http.get(`${P}/adplatform-master-accounts/id/${gMaster.id}/adplatform-accounts`, auth))
+    .json.adPlatformAccounts[0];
   const account = await createAccount(server, token);
-  const linked = await post(`/accounts/id/${account.id}/adplatform-accounts`, { adPlatformAccount: { adPlatformType: 'GOOGLE_ADS', adPlatformId: gAccount.adPlatformId } });
+  const linked = await post(`/accounts/id/${account.id}/adplatform-accounts`, {
+    adPlatformAccount: { adPlatformType: 'GOOGLE_ADS', adPlatformId: gAccount.adPlatformId },
+  });
   google = { id: linked.json.adPlatformAccount.id, currency: gAccount.currency };
   // The copy target: a new, empty MICROSOFT_ADVERTISING account in the same currency.
-  const created = await post(`/adplatform-master-accounts/id/${mMaster.id}/adplatform-accounts`, { adPlatformAccount: { name: 'Copy target', currency: gAccount.currency, timeZone: 'Europe/Berlin' } });
+  const created = await post(`/adplatform-master-accounts/id/${mMaster.id}/adplatform-accounts`, {
+    adPlatformAccount: { name: 'Copy target', currency: gAccount.currency, timeZone: 'Europe/Berlin' },
+  });
   microsoft = { id: (await waitForJob(server, token, created.json.job.id)).result.adPlatformAccount.id };
-  const available = (await server.http.get(`${P}/adplatform-accounts/id/${google.id}/available-campaigns`, auth)).json.campaigns.filter((c: any) => c.status !== 'REMOVED');
+  const available = (
+    await server.http.get(`${P}/adplatform-accounts/id/${google.id}/available-campaigns`, auth)
+  ).json.campaigns.filter((c: any) => c.status !== 'REMOVED');
   for (const [i, campaign] of available.slice(0, 4).entries()) {
-    await waitForJob(server, token, (await post(`/adplatform-accounts/id/${google.id}/campaigns`, { campaign: { adPlatformId: campaign.adPlatformId, campaignGroup: `Group ${i}` } })).json.job.id);
+    await waitForJob(
+      server,
+      token,
+      (
+        await post(`/adplatform-accounts/id/${google.id}/campaigns`, {
+          campaign: { adPlatformId: campaign.adPlatformId, campaignGroup: `Group ${i}` },
+        })
+      ).json.job.id,
+    );
   }
   sourceCampaigns = (await campaignsOf(google.id)) as typeof sourceCampaigns;
   expect(sourceCampaigns.length).toBe(4);
@@ -52,17 +78,34 @@ describe('POST /campaign-copies (COPY_CAMPAIGNS)', () => {
     for (const [i, source] of [a!, b!].entries()) {
       const result = job.result.copies[i];
       const target = copies.find((c) => c.id === result.targetCampaignId)!;
-      expect(target).toMatchObject({ adPlatformType: 'MICROSOFT_ADVERTISING', adPlatformId: result.targetAdPlatformId, campaignGroup: source.campaignGroup, name: source.name.slice(0, 128) });
+      expect(target).toMatchObject({
+        adPlatformType: 'MICROSOFT_ADVERTISING',
+        adPlatformId: result.targetAdPlatformId,
+        campaignGroup: source.campaignGroup,
+        name: source.name.slice(0, 128),
+      });
       // The tree at the target matches the source tree, entity for entity, minus REMOVED ones.
       const connector = (type: 'GOOGLE_ADS' | 'MICROSOFT_ADVERTISING') => server.service.platforms.connector(1, type);
-      const sourceApa = (await server.http.get(`${P}/adplatform-accounts/id/${google.id}`, auth)).json.adPlatformAccount;
-      const targetApa = (await server.http.get(`${P}/adplatform-accounts/id/${microsoft.id}`, auth)).json.adPlatformAccount;
-      const sourceTree = await connector('GOOGLE_ADS').fetchCampaignTree(sourceApa.adPlatformId, (source as any).adPlatformId);
-      const targetTree = await connector('MICROSOFT_ADVERTISING').fetchCampaignTree(targetApa.adPlatformId, result.targetAdPlatformId);
+      const sourceApa = (await server.http.get(`${P}/adplatform-accounts/id/${google.id}`, auth)).json
+        .adPlatformAccount;
+      const targetApa = (await server.http.get(`${P}/adplatform-accounts/id/${microsoft.id}`, auth)).json
+        .adPlatformAccount;
+      const sourceTree = await connector('GOOGLE_ADS').fetchCampaignTree(
+        sourceApa.adPlatformId,
+        (source as any).adPlatformId,
+      );
+      const targetTree = await connector('MICROSOFT_ADVERTISING').fetchCampaignTree(
+        targetApa.adPlatformId,
+        result.targetAdPlatformId,
+      );
       const live = sourceTree.adGroups.filter((g) => g.status !== 'REMOVED');
       expect(targetTree.adGroups.map((g) => g.name)).toEqual(live.map((g) => g.name));
-      expect(targetTree.adGroups.flatMap((g) => g.keywords.map((k) => `${k.text}|${k.matchType}`))).toEqual(live.flatMap((g) => g.keywords.filter((k) => k.status !== 'REMOVED').map((k) => `${k.text}|${k.matchType}`)));
-      expect(targetTree.campaign.dailyBudget).toBe(Math.max(1, Math.round(sourceTree.campaign.dailyBudget * 100) / 100));
+      expect(targetTree.adGroups.flatMap((g) => g.keywords.map((k) => `${k.text}|${k.matchType}`))).toEqual(
+        live.flatMap((g) => g.keywords.filter((k) => k.status !== 'REMOVED').map((k) => `${k.text}|${k.matchType}`)),
+      );
+      expect(targetTree.campaign.dailyBudget).toBe(
+        Math.max(1, Math.round(sourceTree.campaign.dailyBudget * 100) / 100),
+      );
     }
   });
 
@@ -72,7 +115,12 @@ describe('POST /campaign-copies (COPY_CAMPAIGNS)', () => {
     const job = await waitForJob(server, token, (await copy([c!.id, d!.id])).json.job.id);
     expect(job.status).toBe('PARTIALLY_SUCCEEDED');
     expect(job.result.copies.map((x: any) => x.sourceCampaignId)).toEqual([c!.id]);
-    expect(job.result.failed).toEqual([{ campaignId: d!.id, error: { code: 'platform_invalid_request', message: expect.stringContaining('MICROSOFT_ADVERTISING') } }]);
+    expect(job.result.failed).toEqual([
+      {
+        campaignId: d!.id,
+        error: { code: 'platform_invalid_request', message: expect.stringContaining('MICROSOFT_ADVERTISING') },
+      },
+    ]);
     expect(job.errors).toHaveLength(1);
   });
 
@@ -94,11 +142,26 @@ describe('POST /campaign-copies (COPY_CAMPAIGNS)', () => {
   });
 
   it.each([
-    ['the same platform on both sides', () => copy([sourceCampaigns[0]!.id], google.id, google.id), 'campaignCopy.targetAdPlatformAccountId', 'not_allowed'],
-    ['an unknown target', () => copy([sourceCampaigns[0]!.id], google.id, 999_999), 'campaignCopy.targetAdPlatformAccountId', 'unknown'],
+    [
+      'the same platform on both sides',
+      () => copy([sourceCampaigns[0]!.id], google.id, google.id),
+      'campaignCopy.targetAdPlatformAccountId',
+      'not_allowed',
+    ],
+    [
+      'an unknown target',
+      () => copy([sourceCampaigns[0]!.id], google.id, 999_999),
+      'campaignCopy.targetAdPlatformAccountId',
+      'unknown',
+    ],
     ['a campaign of another account', () => copy([999_999]), 'campaignCopy.campaignIds.0', 'unknown'],
     ['no campaigns', () => copy([]), 'campaignCopy.campaignIds', 'too_small'],
-    ['duplicate campaigns', () => copy([sourceCampaigns[0]!.id, sourceCampaigns[0]!.id]), 'campaignCopy.campaignIds', 'invalid'],
+    [
+      'duplicate campaigns',
+      () => copy([sourceCampaigns[0]!.id, sourceCampaigns[0]!.id]),
+      'campaignCopy.campaignIds',
+      'invalid',
+    ],
   ])('refuses %s with 422', async (_name, request, field, code) => {
     const res = await request();
     expect(res.status).toBe(422);
@@ -114,7 +177,9 @@ describe('POST /campaign-copies/sync', () => {
     const res = await post('/campaign-copies/sync', { campaignIds: [a!.id, 999_999, d!.id] });
     expect(res.status).toBe(200);
     expect(res.json.synced.map((s: any) => s.sourceCampaignId)).toEqual([a!.id, d!.id]);
-    expect(res.json.failed).toEqual([{ campaignId: 999_999, error: { code: 'not_found', message: expect.any(String) } }]);
+    expect(res.json.failed).toEqual([
+      { campaignId: 999_999, error: { code: 'not_found', message: expect.any(String) } },
+    ]);
     const notCopied = await post('/campaign-copies/sync', { campaignIds: [uncopied.id] });
     expect(notCopied.json.failed[0].error.code).toMatch(/not_copied/);
   });

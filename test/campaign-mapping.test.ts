@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { CampaignTree, PlatformAd, PlatformKeyword } from '../src/platforms/connector.js';
 import { mapCampaignForPlatform } from '../src/provisioning/campaigns/campaign-mapping.js';
 
-const keyword = (text: string, extra: Partial<PlatformKeyword> = {}): PlatformKeyword => ({ adPlatformId: `k-${text.length}`, text, matchType: 'PHRASE', status: 'ENABLED', ...extra });
+const keyword = (text: string, extra: Partial<PlatformKeyword> = {}): PlatformKeyword => ({
+  adPlatformId: `k-${text.length}`,
+  text,
+  matchType: 'PHRASE',
+  status: 'ENABLED',
+  ...extra,
+});
 const ad = (adType: string, extra: Partial<PlatformAd> = {}): PlatformAd => ({
   adPlatformId: `a-${adType}`,
   name: `Ad ${adType}`,
@@ -14,12 +20,32 @@ const ad = (adType: string, extra: Partial<PlatformAd> = {}): PlatformAd => ({
   ...extra,
 });
 
-function tree(overrides: { name?: string; dailyBudget?: number; keywords?: PlatformKeyword[]; ads?: PlatformAd[] } = {}): CampaignTree {
+function tree(
+  overrides: { name?: string; dailyBudget?: number; keywords?: PlatformKeyword[]; ads?: PlatformAd[] } = {},
+): CampaignTree {
   return {
-    campaign: { adPlatformId: '111', name: overrides.name ?? 'Garden | Exact', status: 'ENABLED', createdOn: '2026-01-01', dailyBudget: overrides.dailyBudget ?? 50 },
+    campaign: {
+      adPlatformId: '111',
+      name: overrides.name ?? 'Garden | Exact',
+      status: 'ENABLED',
+      createdOn: '2026-01-01',
+      dailyBudget: overrides.dailyBudget ?? 50,
+    },
     adGroups: [
-      { adPlatformId: 'g1', name: 'Chairs', status: 'ENABLED', keywords: overrides.keywords ?? [keyword('teak chair'), keyword('garden chair', { matchType: 'EXACT' })], ads: overrides.ads ?? [ad('RESPONSIVE_SEARCH_AD')] },
-      { adPlatformId: 'g2', name: 'Old', status: 'REMOVED', keywords: [keyword('old')], ads: [ad('RESPONSIVE_SEARCH_AD')] },
+      {
+        adPlatformId: 'g1',
+        name: 'Chairs',
+        status: 'ENABLED',
+        keywords: overrides.keywords ?? [keyword('teak chair'), keyword('garden chair', { matchType: 'EXACT' })],
+        ads: overrides.ads ?? [ad('RESPONSIVE_SEARCH_AD')],
+      },
+      {
+        adPlatformId: 'g2',
+        name: 'Old',
+        status: 'REMOVED',
+        keywords: [keyword('old')],
+        ads: [ad('RESPONSIVE_SEARCH_AD')],
+      },
     ],
   };
 }
@@ -40,7 +66,16 @@ describe('campaign mapping between the search platforms', () => {
             { text: 'teak chair', matchType: 'PHRASE', status: 'ENABLED' },
             { text: 'garden chair', matchType: 'EXACT', status: 'ENABLED' },
           ],
-          ads: [{ name: 'Ad RESPONSIVE_SEARCH_AD', status: 'ENABLED', adType: 'RESPONSIVE_SEARCH_AD', headline: 'Garden chairs on sale', description: 'Weatherproof teak, delivered in 3 days.', finalUrl: 'https://example.com/chairs' }],
+          ads: [
+            {
+              name: 'Ad RESPONSIVE_SEARCH_AD',
+              status: 'ENABLED',
+              adType: 'RESPONSIVE_SEARCH_AD',
+              headline: 'Garden chairs on sale',
+              description: 'Weatherproof teak, delivered in 3 days.',
+              finalUrl: 'https://example.com/chairs',
+            },
+          ],
         },
       ],
     });
@@ -69,7 +104,9 @@ describe('campaign mapping between the search platforms', () => {
     const toGoogle = mapCampaignForPlatform(source, 'GOOGLE_ADS');
     expect(toGoogle.draft.adGroups[0]!.ads[0]!.adType).toBe('RESPONSIVE_SEARCH_AD');
     expect(toGoogle.changes).toEqual(['ad "Ad EXPANDED_TEXT_AD": EXPANDED_TEXT_AD became RESPONSIVE_SEARCH_AD']);
-    expect(mapCampaignForPlatform(source, 'MICROSOFT_ADVERTISING').draft.adGroups[0]!.ads[0]!.adType).toBe('EXPANDED_TEXT_AD');
+    expect(mapCampaignForPlatform(source, 'MICROSOFT_ADVERTISING').draft.adGroups[0]!.ads[0]!.adType).toBe(
+      'EXPANDED_TEXT_AD',
+    );
   });
 
   it('rounds budgets to cents and raises them to the minimum of 1', () => {

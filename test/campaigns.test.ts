@@ -14,7 +14,11 @@ const P = '/provisioning/v0';
 
 beforeAll(async () => {
   server = await startTestServer(
-    { rateLimit: { ratePerSecond: 10_000, burst: 10_000 }, jobs: { backoffBaseMs: 10, maxBackoffMs: 50 }, platformSyncMs: 300 },
+    {
+      rateLimit: { ratePerSecond: 10_000, burst: 10_000 },
+      jobs: { backoffBaseMs: 10, maxBackoffMs: 50 },
+      platformSyncMs: 300,
+    },
     { nowMs: () => Date.now() + clockOffset },
   );
   token = await server.token();
@@ -23,15 +27,27 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const available = async (id = platformAccountId) => (await server.http.get(`${P}/adplatform-accounts/id/${id}/available-campaigns`, auth)).json.campaigns as Array<{ adPlatformId: string; name: string; status: string }>;
-const importOne = (body: unknown, id = platformAccountId) => jsonRequest(server, token, 'POST', `${P}/adplatform-accounts/id/${id}/campaigns`, body);
-const campaigns = async (query = '') => (await server.http.get(`${P}/campaigns${query}`, auth)).json.campaigns as Array<Record<string, any>>;
+const available = async (id = platformAccountId) =>
+  (await server.http.get(`${P}/adplatform-accounts/id/${id}/available-campaigns`, auth)).json.campaigns as Array<{
+    adPlatformId: string;
+    name: string;
+    status: string;
+  }>;
+const importOne = (body: unknown, id = platformAccountId) =>
+  jsonRequest(server, token, 'POST', `${P}/adplatform-accounts/id/${id}/campaigns`, body);
+const campaigns = async (query = '') =>
+  (await server.http.get(`${P}/campaigns${query}`, auth)).json.campaigns as Array<Record<string, any>>;
 
 describe('importing one campaign (IMPORT_CAMPAIGN)', () => {
   it('lists the campaigns the platform has and imports one with its whole tree', async () => {
     const before = await available();
     expect(before.length).toBeGreaterThan(0);
-    for (const campaign of before) expect(campaign).toEqual({ adPlatformId: expect.any(String), name: expect.any(String), status: expect.stringMatching(/ENABLED|PAUSED|REMOVED/) });
+    for (const campaign of before)
+      expect(campaign).toEqual({
+        adPlatformId: expect.any(String),
+        name: expect.any(String),
+        status: expect.stringMatching(/ENABLED|PAUSED|REMOVED/),
+      });
     const target = before[0]!;
     const res = await importOne({ campaign: { adPlatformId: target.adPlatformId, campaignGroup: 'Brand' } });
     expect(res.status).toBe(202);
@@ -41,8 +57,14 @@ describe('importing one campaign (IMPORT_CAMPAIGN)', () => {
     expect(job.result.alreadyImported).toBe(false);
 
     // The tree in the store is the tree the platform returns.
-    const tree = await server.service.platforms.connector(1, 'GOOGLE_ADS').fetchCampaignTree(adPlatformId, target.adPlatformId);
-    const expected = { adGroups: tree.adGroups.length, keywords: tree.adGroups.reduce((n, g) => n + g.keywords.length, 0), ads: tree.adGroups.reduce((n, g) => n + g.ads.length, 0) };
+    const tree = await server.service.platforms
+      .connector(1, 'GOOGLE_ADS')
+      .fetchCampaignTree(adPlatformId, target.adPlatformId);
+    const expected = {
+      adGroups: tree.adGroups.length,
+      keywords: tree.adGroups.reduce((n, g) => n + g.keywords.length, 0),
+      ads: tree.adGroups.reduce((n, g) => n + g.ads.length, 0),
+    };
     expect(job.result.imported).toEqual(expected);
     const stored = await server.service.db.read((r) =>
       r.one<{ adGroups: number; keywords: number; ads: number }>(
@@ -54,8 +76,20 @@ describe('importing one campaign (IMPORT_CAMPAIGN)', () => {
     );
     expect(stored).toEqual(expected);
 
-    const listed = (await campaigns(`?adPlatformAccountId=${platformAccountId}`)).find((c) => c.adPlatformId === target.adPlatformId);
-    expect(listed).toEqual({ id: job.result.campaign.id, name: target.name, adPlatformId: target.adPlatformId, adPlatformAccountId: platformAccountId, adPlatformType: 'GOOGLE_ADS', status: target.status, campaignGroup: 'Brand', labels: {}, importedAt: expect.any(String) });
+    const listed = (await campaigns(`?adPlatformAccountId=${platformAccountId}`)).find(
+      (c) => c.adPlatformId === target.adPlatformId,
+    );
+    expect(listed).toEqual({
+      id: job.result.campaign.id,
+      name: target.name,
+      adPlatformId: target.adPlatformId,
+      adPlatformAccountId: platformAccountId,
+      adPlatformType: 'GOOGLE_ADS',
+      status: target.status,
+      campaignGroup: 'Brand',
+      labels: {},
+      importedAt: expect.any(String),
+    });
     expect((await available()).map((c) => c.adPlatformId)).not.toContain(target.adPlatformId);
     expect((await server.http.get(`${P}/campaigns/id/${listed!.id}`, auth)).json.campaign).toEqual(listed);
   });
@@ -63,9 +97,17 @@ describe('importing one campaign (IMPORT_CAMPAIGN)', () => {
   it('treats importing an imported campaign as a no-op that says so', async () => {
     const [first] = await campaigns();
     const total = (await server.http.get(`${P}/campaigns`, auth)).headers['x-totalcount'];
-    const job = await waitForJob(server, token, (await importOne({ campaign: { adPlatformId: first!.adPlatformId, campaignGroup: 'Other' } })).json.job.id);
+    const job = await waitForJob(
+      server,
+      token,
+      (await importOne({ campaign: { adPlatformId: first!.adPlatformId, campaignGroup: 'Other' } })).json.job.id,
+    );
     expect(job.status).toBe('SUCCEEDED');
-    expect(job.result).toMatchObject({ alreadyImported: true, imported: null, campaign: { id: first!.id, campaignGroup: 'Brand' } });
+    expect(job.result).toMatchObject({
+      alreadyImported: true,
+      imported: null,
+      campaign: { id: first!.id, campaignGroup: 'Brand' },
+    });
     expect((await server.http.get(`${P}/campaigns`, auth)).headers['x-totalcount']).toBe(total);
   });
 
@@ -81,7 +123,11 @@ describe('importing one campaign (IMPORT_CAMPAIGN)', () => {
   });
 
   it('fails the job with the platform reason for a campaign the platform does not have', async () => {
-    const job = await waitForJob(server, token, (await importOne({ campaign: { adPlatformId: '99999999999', campaignGroup: 'x' } })).json.job.id);
+    const job = await waitForJob(
+      server,
+      token,
+      (await importOne({ campaign: { adPlatformId: '99999999999', campaignGroup: 'x' } })).json.job.id,
+    );
     expect(job.status).toBe('FAILED');
     expect(job.errors[0].code).toBe('platform_not_found');
   });
@@ -90,9 +136,12 @@ describe('importing one campaign (IMPORT_CAMPAIGN)', () => {
     expect((await importOne({ campaign: { adPlatformId: '1', campaignGroup: 'x' } }, 999_999)).status).toBe(404);
     expect((await server.http.get(`${P}/adplatform-accounts/id/999999/available-campaigns`, auth)).status).toBe(404);
     const theirs = { authorization: `Bearer ${await otherTenantToken(server)}` };
-    expect((await server.http.get(`${P}/adplatform-accounts/id/${platformAccountId}/available-campaigns`, theirs)).status).toBe(404);
+    expect(
+      (await server.http.get(`${P}/adplatform-accounts/id/${platformAccountId}/available-campaigns`, theirs)).status,
+    ).toBe(404);
     expect((await server.http.get(`${P}/campaigns`, theirs)).json.campaigns).toEqual([]);
-    const ourAccount = (await server.http.get(`${P}/adplatform-accounts/id/${platformAccountId}`, auth)).json.adPlatformAccount.linkedAccountIds[0];
+    const ourAccount = (await server.http.get(`${P}/adplatform-accounts/id/${platformAccountId}`, auth)).json
+      .adPlatformAccount.linkedAccountIds[0];
     const filtered = await server.http.get(`${P}/campaigns?accountId=${ourAccount}`, theirs);
     expect(filtered.json.campaigns).toEqual([]);
     expect(filtered.headers['x-totalcount']).toBe('0');
@@ -103,21 +152,38 @@ describe('importing one campaign (IMPORT_CAMPAIGN)', () => {
     try {
       const res = await server.http.get(`${P}/adplatform-accounts/id/${platformAccountId}/available-campaigns`, auth);
       expect(res.status).toBe(422);
-      const account = (await server.http.get(`${P}/adplatform-accounts/id/${platformAccountId}`, auth)).json.adPlatformAccount;
-      const links = (await server.http.get(`${P}/accounts/id/${account.linkedAccountIds[0]}`, auth)).json.account.linkedAdPlatformAccounts;
+      const account = (await server.http.get(`${P}/adplatform-accounts/id/${platformAccountId}`, auth)).json
+        .adPlatformAccount;
+      const links = (await server.http.get(`${P}/accounts/id/${account.linkedAccountIds[0]}`, auth)).json.account
+        .linkedAdPlatformAccounts;
       expect(links[0].status).toBe('NO_ACCESS');
     } finally {
       server.service.platforms.clearFaults();
-      const account = (await server.http.get(`${P}/adplatform-accounts/id/${platformAccountId}`, auth)).json.adPlatformAccount;
-      await jsonRequest(server, token, 'PATCH', `${P}/accounts/id/${account.linkedAccountIds[0]}/adplatform-accounts/id/${platformAccountId}`, { adPlatformAccount: { status: 'READ_WRITE' } });
+      const account = (await server.http.get(`${P}/adplatform-accounts/id/${platformAccountId}`, auth)).json
+        .adPlatformAccount;
+      await jsonRequest(
+        server,
+        token,
+        'PATCH',
+        `${P}/accounts/id/${account.linkedAccountIds[0]}/adplatform-accounts/id/${platformAccountId}`,
+        { adPlatformAccount: { status: 'READ_WRITE' } },
+      );
     }
   });
 });
 
 describe('autoImport (AUTO_IMPORT and the periodic platform sync)', () => {
   it('imports every campaign of the linked accounts, then campaigns created later at the platform', async () => {
-    const account = (await server.http.get(`${P}/adplatform-accounts/id/${platformAccountId}`, auth)).json.adPlatformAccount.linkedAccountIds[0];
-    const res = await jsonRequest(server, token, 'PATCH', `${P}/accounts/id/${account}`, { account: { autoImport: true } }, 'application/merge-patch+json');
+    const account = (await server.http.get(`${P}/adplatform-accounts/id/${platformAccountId}`, auth)).json
+      .adPlatformAccount.linkedAccountIds[0];
+    const res = await jsonRequest(
+      server,
+      token,
+      'PATCH',
+      `${P}/accounts/id/${account}`,
+      { account: { autoImport: true } },
+      'application/merge-patch+json',
+    );
     expect(res.json.account.autoImport).toBe(true);
     const jobs = (await server.http.get(`${P}/jobs?type=AUTO_IMPORT`, auth)).json.jobs;
     const job = await waitForJob(server, token, jobs.at(-1).id);
@@ -152,14 +218,21 @@ describe('autoImport (AUTO_IMPORT and the periodic platform sync)', () => {
     const withAuto = await createAccount(server, token, { autoImport: true });
     const without = await createAccount(server, token, { autoImport: false });
     // Counted per account: the periodic sync (every 300 ms here) queues more for autoImport accounts.
-    const jobs = (await server.http.get(`${P}/jobs?type=AUTO_IMPORT&limit=100`, auth)).json.jobs as Array<{ input: { accountId: number } }>;
+    const jobs = (await server.http.get(`${P}/jobs?type=AUTO_IMPORT&limit=100`, auth)).json.jobs as Array<{
+      input: { accountId: number };
+    }>;
     expect(jobs.filter((job) => job.input.accountId === withAuto.id).length).toBeGreaterThanOrEqual(1);
     expect(jobs.filter((job) => job.input.accountId === without.id)).toEqual([]);
   });
 });
 
 describe('GET /provisioning/v0/campaigns', () => {
-  it.each([['?accountId=abc', 'accountId'], ['?adPlatformAccountId=-1', 'adPlatformAccountId'], ['?limit=101', 'limit'], ['?name=x', 'name']])('%s is a 400 naming %s', async (query, parameter) => {
+  it.each([
+    ['?accountId=abc', 'accountId'],
+    ['?adPlatformAccountId=-1', 'adPlatformAccountId'],
+    ['?limit=101', 'limit'],
+    ['?name=x', 'name'],
+  ])('%s is a 400 naming %s', async (query, parameter) => {
     const res = await server.http.get(`${P}/campaigns${query}`, auth);
     expect(res.status).toBe(400);
     expect(res.json.error.message).toContain(parameter);

@@ -18,7 +18,19 @@ let generated: { id: number; clientId: string; clientSecret: string };
 beforeAll(async () => {
   dir = tempDir('adreport-both-ways-');
   db = path.join(dir, 'adreport.duckdb');
-  const result = await runCli(['data', 'generate', '--scale', '0.3', '--days', '30', '--seed', '3', '--db', db, '--json']);
+  const result = await runCli([
+    'data',
+    'generate',
+    '--scale',
+    '0.3',
+    '--days',
+    '30',
+    '--seed',
+    '3',
+    '--db',
+    db,
+    '--json',
+  ]);
   expect(result.code, result.stderr).toBe(0);
   generated = JSON.parse(result.stdout.trim().split('\n').pop()!).organizations[0];
 }, 120_000);
@@ -33,12 +45,18 @@ interface Served {
 
 async function serveOn(file: string, args: string[] = [], env: Record<string, string> = {}): Promise<Served> {
   const serve = await startServe(['--db', file, ...args], env);
-  const http = new HttpClient(serve.listening.url, fs.readFileSync(path.join(path.dirname(file), 'tls', 'cert.pem'), 'utf8'));
+  const http = new HttpClient(
+    serve.listening.url,
+    fs.readFileSync(path.join(path.dirname(file), 'tls', 'cert.pem'), 'utf8'),
+  );
   return {
     serve,
     http,
     async token(clientId, clientSecret) {
-      const res = await http.request('POST', '/token', { headers: { authorization: basic(clientId, clientSecret), 'content-type': FORM }, body: 'grant_type=client_credentials' });
+      const res = await http.request('POST', '/token', {
+        headers: { authorization: basic(clientId, clientSecret), 'content-type': FORM },
+        body: 'grant_type=client_credentials',
+      });
       return { status: res.status, token: res.json?.access_token };
     },
     async stop() {
@@ -78,7 +96,12 @@ describe('admin commands while serve holds the file and with the file free', () 
       const organization = json(await cli('orgs', 'create', '--name', 'Through the socket', '--json')).organization;
       expect(organization).toEqual({ id: 2, name: 'Through the socket' });
       const client = json(await cli('clients', 'create', '--org', '2', '--name', 'ops', '--json'));
-      expect(client).toEqual({ clientId: expect.stringMatching(/^adr_/), clientSecret: expect.any(String), organizationId: 2, scopes: ['provisioning', 'reporting'] });
+      expect(client).toEqual({
+        clientId: expect.stringMatching(/^adr_/),
+        clientSecret: expect.any(String),
+        organizationId: 2,
+        scopes: ['provisioning', 'reporting'],
+      });
       // The server knows both at once: the new client gets a token and sees its organization.
       const { status, token } = await served.token(client.clientId, client.clientSecret);
       expect(status).toBe(200);
@@ -86,7 +109,11 @@ describe('admin commands while serve holds the file and with the file free', () 
       expect((await served.http.get('/provisioning/v0/organization', auth)).json).toEqual({ organization });
 
       const disabled = json(await cli('clients', 'disable', '--client-id', client.clientId, '--json')).client;
-      expect(disabled).toMatchObject({ clientId: client.clientId, organizationId: 2, disabledAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+      expect(disabled).toMatchObject({
+        clientId: client.clientId,
+        organizationId: 2,
+        disabledAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      });
       // Not within the 15 s refresh: on the very next request.
       const refused = await served.http.get('/provisioning/v0/organization', auth);
       expect(refused.status).toBe(401);
@@ -119,7 +146,9 @@ describe('admin commands while serve holds the file and with the file free', () 
       [1, 'adreport: client adr_nope does not exist\n'],
       [2, 'adreport: --name must be 1-200 characters\n'],
     ]);
-    expect(json(await cli('orgs', 'create', '--name', 'Here', '--json'))).toEqual({ organization: { id: 3, name: 'Here' } });
+    expect(json(await cli('orgs', 'create', '--name', 'Here', '--json'))).toEqual({
+      organization: { id: 3, name: 'Here' },
+    });
   }, 90_000);
 
   it('clients create prints the secret warning on stderr both ways (not with --json)', async () => {
@@ -142,13 +171,46 @@ describe('admin commands while serve holds the file and with the file free', () 
     const served = await serveOn(db);
     let errorsThrough: CliResult[];
     try {
-      const linked = json(await cli('master-accounts', 'link', '--org', String(generated.id), '--platform', 'GOOGLE_ADS', '--platform-id', '987-654-3210', '--name', 'Via socket', '--json'));
-      expect(linked).toEqual({ adPlatformMasterAccount: { id: expect.any(Number), name: 'Via socket', adPlatformType: 'GOOGLE_ADS', adPlatformId: '987-654-3210', kind: 'MANAGER' } });
+      const linked = json(
+        await cli(
+          'master-accounts',
+          'link',
+          '--org',
+          String(generated.id),
+          '--platform',
+          'GOOGLE_ADS',
+          '--platform-id',
+          '987-654-3210',
+          '--name',
+          'Via socket',
+          '--json',
+        ),
+      );
+      expect(linked).toEqual({
+        adPlatformMasterAccount: {
+          id: expect.any(Number),
+          name: 'Via socket',
+          adPlatformType: 'GOOGLE_ADS',
+          adPlatformId: '987-654-3210',
+          kind: 'MANAGER',
+        },
+      });
       const { token } = await served.token(generated.clientId, generated.clientSecret);
-      const masters = (await served.http.get('/provisioning/v0/adplatform-master-accounts', { authorization: `Bearer ${token}` })).json.adPlatformMasterAccounts;
+      const masters = (
+        await served.http.get('/provisioning/v0/adplatform-master-accounts', { authorization: `Bearer ${token}` })
+      ).json.adPlatformMasterAccounts;
       expect(masters).toContainEqual(linked.adPlatformMasterAccount);
       errorsThrough = await each(
-        ['master-accounts', 'link', '--org', String(generated.id), '--platform', 'GOOGLE_ADS', '--platform-id', '987-654-3210'],
+        [
+          'master-accounts',
+          'link',
+          '--org',
+          String(generated.id),
+          '--platform',
+          'GOOGLE_ADS',
+          '--platform-id',
+          '987-654-3210',
+        ],
         ['master-accounts', 'link', '--org', String(generated.id), '--platform', 'FACEBOOK', '--platform-id', 'act_1'],
         ['master-accounts', 'link', '--org', '99', '--platform', 'GOOGLE_ADS', '--platform-id', '111-222-3333'],
         ['master-accounts', 'link', '--org', '1', '--platform', 'TIKTOK', '--platform-id', '1'],
@@ -157,7 +219,16 @@ describe('admin commands while serve holds the file and with the file free', () 
       await served.stop();
     }
     const errorsHere = await each(
-      ['master-accounts', 'link', '--org', String(generated.id), '--platform', 'GOOGLE_ADS', '--platform-id', '987-654-3210'],
+      [
+        'master-accounts',
+        'link',
+        '--org',
+        String(generated.id),
+        '--platform',
+        'GOOGLE_ADS',
+        '--platform-id',
+        '987-654-3210',
+      ],
       ['master-accounts', 'link', '--org', String(generated.id), '--platform', 'FACEBOOK', '--platform-id', 'act_1'],
       ['master-accounts', 'link', '--org', '99', '--platform', 'GOOGLE_ADS', '--platform-id', '111-222-3333'],
       ['master-accounts', 'link', '--org', '1', '--platform', 'TIKTOK', '--platform-id', '1'],
@@ -165,8 +236,28 @@ describe('admin commands while serve holds the file and with the file free', () 
     expect(errorsHere.map(failure)).toEqual(errorsThrough.map(failure));
     expect(errorsHere.map((e) => e.code)).toEqual([1, 1, 1, 2]);
     expect(errorsHere[0]!.stderr).toMatch(/already linked to organization 1 as master account/);
-    const here = json(await cli('master-accounts', 'link', '--org', String(generated.id), '--platform', 'MICROSOFT_ADVERTISING', '--platform-id', '7654321', '--json'));
-    expect(here).toEqual({ adPlatformMasterAccount: { id: expect.any(Number), name: expect.any(String), adPlatformType: 'MICROSOFT_ADVERTISING', adPlatformId: '7654321', kind: 'RESELLER' } });
+    const here = json(
+      await cli(
+        'master-accounts',
+        'link',
+        '--org',
+        String(generated.id),
+        '--platform',
+        'MICROSOFT_ADVERTISING',
+        '--platform-id',
+        '7654321',
+        '--json',
+      ),
+    );
+    expect(here).toEqual({
+      adPlatformMasterAccount: {
+        id: expect.any(Number),
+        name: expect.any(String),
+        adPlatformType: 'MICROSOFT_ADVERTISING',
+        adPlatformId: '7654321',
+        kind: 'RESELLER',
+      },
+    });
   }, 90_000);
 
   it("export: the file holds the HTTP export's bytes both ways; the bar shows, --out - works, failures leave nothing", async () => {
@@ -179,20 +270,52 @@ describe('admin commands while serve holds the file and with the file free', () 
     let stdoutThrough: string;
     let refusedThrough: CliResult[];
     try {
-      const result = await cli('export', '--org', org, '--endpoint', 'keywords', '--query', query, '--out', through, '--json');
+      const result = await cli(
+        'export',
+        '--org',
+        org,
+        '--endpoint',
+        'keywords',
+        '--query',
+        query,
+        '--out',
+        through,
+        '--json',
+      );
       summaryThrough = json(result);
       expect(result.stderr).toMatch(/export keywords ndjson \[#+\] 100%/);
       const { token } = await served.token(generated.clientId, generated.clientSecret);
-      const viaHttp = await served.http.get(`/reporting/v0/keywords?${query}&format=ndjson`, { authorization: `Bearer ${token}` });
+      const viaHttp = await served.http.get(`/reporting/v0/keywords?${query}&format=ndjson`, {
+        authorization: `Bearer ${token}`,
+      });
       expect(viaHttp.status).toBe(200);
       httpBody = Buffer.from(viaHttp.text, 'utf8');
       // Many frames of the channel, and more than its buffers hold (the next test needs that).
       expect(httpBody.length).toBeGreaterThan(4_000_000);
       expect(fs.readFileSync(through).equals(httpBody)).toBe(true);
       const lines = httpBody.toString('utf8').trimEnd().split('\n');
-      expect(summaryThrough).toMatchObject({ file: through, format: 'ndjson', endpoint: 'keywords', rows: lines.length, bytes: httpBody.length });
+      expect(summaryThrough).toMatchObject({
+        file: through,
+        format: 'ndjson',
+        endpoint: 'keywords',
+        rows: lines.length,
+        bytes: httpBody.length,
+      });
 
-      const toStdout = await cli('export', '--org', org, '--endpoint', 'keywords', '--query', query, '--format', 'ndjson', '--out', '-', '--json');
+      const toStdout = await cli(
+        'export',
+        '--org',
+        org,
+        '--endpoint',
+        'keywords',
+        '--query',
+        query,
+        '--format',
+        'ndjson',
+        '--out',
+        '-',
+        '--json',
+      );
       expect(toStdout.code, toStdout.stderr).toBe(0);
       stdoutThrough = toStdout.stdout;
       expect(stdoutThrough.startsWith(httpBody.toString('utf8'))).toBe(true);
@@ -200,23 +323,58 @@ describe('admin commands while serve holds the file and with the file free', () 
       refusedThrough = await each(
         ['export', '--org', org, '--endpoint', 'keywords', '--out', through],
         ['export', '--org', '99', '--endpoint', 'keywords', '--out', path.join(dir, 'none.csv')],
-        ['export', '--org', org, '--endpoint', 'keywords', '--query', 'statistics=bogus', '--out', path.join(dir, 'none.csv')],
+        [
+          'export',
+          '--org',
+          org,
+          '--endpoint',
+          'keywords',
+          '--query',
+          'statistics=bogus',
+          '--out',
+          path.join(dir, 'none.csv'),
+        ],
       );
       expect(refusedThrough.map((r) => r.code)).toEqual([1, 1, 2]);
     } finally {
       await served.stop();
     }
     const here = path.join(dir, 'here.ndjson');
-    const summaryHere = json(await cli('export', '--org', org, '--endpoint', 'keywords', '--query', query, '--out', here, '--json'));
+    const summaryHere = json(
+      await cli('export', '--org', org, '--endpoint', 'keywords', '--query', query, '--out', here, '--json'),
+    );
     expect(fs.readFileSync(here).equals(httpBody)).toBe(true);
     expect({ ...summaryHere, file: through, seconds: 0 }).toEqual({ ...summaryThrough, seconds: 0 });
-    const toStdoutHere = await cli('export', '--org', org, '--endpoint', 'keywords', '--query', query, '--format', 'ndjson', '--out', '-', '--json');
+    const toStdoutHere = await cli(
+      'export',
+      '--org',
+      org,
+      '--endpoint',
+      'keywords',
+      '--query',
+      query,
+      '--format',
+      'ndjson',
+      '--out',
+      '-',
+      '--json',
+    );
     const withoutSeconds = (text: string) => text.replace(/"seconds":[0-9.]+/, '"seconds":0');
     expect(withoutSeconds(toStdoutHere.stdout)).toBe(withoutSeconds(stdoutThrough));
     const refusedHere = await each(
       ['export', '--org', org, '--endpoint', 'keywords', '--out', through],
       ['export', '--org', '99', '--endpoint', 'keywords', '--out', path.join(dir, 'none.csv')],
-      ['export', '--org', org, '--endpoint', 'keywords', '--query', 'statistics=bogus', '--out', path.join(dir, 'none.csv')],
+      [
+        'export',
+        '--org',
+        org,
+        '--endpoint',
+        'keywords',
+        '--query',
+        'statistics=bogus',
+        '--out',
+        path.join(dir, 'none.csv'),
+      ],
     );
     expect(refusedHere.map(failure)).toEqual(refusedThrough.map(failure));
     expect(refusedHere[1]!.stderr).toBe('adreport: organization 99 does not exist\n');
@@ -227,9 +385,16 @@ describe('admin commands while serve holds the file and with the file free', () 
     const served = await serveOn(db, [], { ADREPORT_EXPORTS_MAX_CONCURRENT: '1' });
     try {
       const { token } = await served.token(generated.clientId, generated.clientSecret);
-      const viaHttp = () => served.http.get(`/reporting/v0/keywords?segments=Day&format=csv`, { authorization: `Bearer ${token}` });
+      const viaHttp = () =>
+        served.http.get(`/reporting/v0/keywords?segments=Day&format=csv`, { authorization: `Bearer ${token}` });
       const socket = net.createConnection({ path: served.serve.listening.adminSocket });
-      const input = { organizationId: generated.id, endpoint: 'keywords', query: 'segments=Day,DeviceType', format: 'ndjson', now: new Date().toISOString() };
+      const input = {
+        organizationId: generated.id,
+        endpoint: 'keywords',
+        query: 'segments=Day,DeviceType',
+        format: 'ndjson',
+        now: new Date().toISOString(),
+      };
       socket.write(`${JSON.stringify({ version: 1, command: 'export', input })}\n`);
       let received = 0;
       await new Promise<void>((resolve) =>
@@ -244,15 +409,35 @@ describe('admin commands while serve holds the file and with the file free', () 
       // Stalled: the server's writes wait for the socket, and the one export slot stays taken.
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect((await viaHttp()).status).toBe(503);
-      const cliWhileBusy = await cli('export', '--org', String(generated.id), '--endpoint', 'campaigns', '--out', path.join(dir, 'busy.csv'));
+      const cliWhileBusy = await cli(
+        'export',
+        '--org',
+        String(generated.id),
+        '--endpoint',
+        'campaigns',
+        '--out',
+        path.join(dir, 'busy.csv'),
+      );
       expect(cliWhileBusy.code).toBe(1);
       // One slot in all makes the organization's own limit 1 too: that is the reason given.
-      expect(cliWhileBusy.stderr).toMatch(/^adreport: the organization runs as many exports as it may at once \(ADREPORT_EXPORTS_MAX_PER_ORGANIZATION\); try again in 5 s\n$/);
+      expect(cliWhileBusy.stderr).toMatch(
+        /^adreport: the organization runs as many exports as it may at once \(ADREPORT_EXPORTS_MAX_PER_ORGANIZATION\); try again in 5 s\n$/,
+      );
       // Another organization is within its own limit, but the one slot of the service is taken.
       const other = json(await cli('orgs', 'create', '--name', 'Other tenant', '--json')).organization;
-      const otherWhileBusy = await cli('export', '--org', String(other.id), '--endpoint', 'campaigns', '--out', path.join(dir, 'busy-other.csv'));
+      const otherWhileBusy = await cli(
+        'export',
+        '--org',
+        String(other.id),
+        '--endpoint',
+        'campaigns',
+        '--out',
+        path.join(dir, 'busy-other.csv'),
+      );
       expect(otherWhileBusy.code).toBe(1);
-      expect(otherWhileBusy.stderr).toMatch(/^adreport: the server runs as many exports as it allows at once \(ADREPORT_EXPORTS_MAX_CONCURRENT\); try again in 5 s\n$/);
+      expect(otherWhileBusy.stderr).toMatch(
+        /^adreport: the server runs as many exports as it allows at once \(ADREPORT_EXPORTS_MAX_CONCURRENT\); try again in 5 s\n$/,
+      );
       expect(fs.readdirSync(dir).filter((name) => name.startsWith('busy'))).toEqual([]);
       socket.destroy();
       let status = 0;
@@ -273,7 +458,10 @@ describe('admin commands while serve holds the file and with the file free', () 
       const { token } = await served.token(generated.clientId, generated.clientSecret);
       const auth = { authorization: `Bearer ${token}` };
       const report = async (query: string) => {
-        const res = await served.http.get(`/reporting/v0/adplatform-accounts?statistics=cost&limit=1000&${query}`, auth);
+        const res = await served.http.get(
+          `/reporting/v0/adplatform-accounts?statistics=cost&limit=1000&${query}`,
+          auth,
+        );
         expect(res.status, res.text).toBe(200);
         return res.json.adPlatformAccounts as Array<{ id: number; currency: string; statistics: { cost: number } }>;
       };
@@ -289,7 +477,9 @@ describe('admin commands while serve holds the file and with the file free', () 
       expect(result.code, result.stderr).toBe(0);
       through = JSON.parse(result.stdout);
       expect(through.imported).toMatchObject({ rates: 1, currencies: [imported], from: day, to: day });
-      const converted = (await report(`startDate=${day}&endDate=${day}&currency=${target}&filter=id%20%3D%3D%20${own.id}`))[0]!;
+      const converted = (
+        await report(`startDate=${day}&endDate=${day}&currency=${target}&filter=id%20%3D%3D%20${own.id}`)
+      )[0]!;
       const expected = own.currency === 'EUR' ? own.statistics.cost * 2.5 : own.statistics.cost / 2.5;
       expect(Math.abs(converted.statistics.cost - expected)).toBeLessThan(1e-5);
     } finally {
@@ -313,12 +503,32 @@ describe('admin commands while serve holds the file and with the file free', () 
       const { token } = await served.token(demo.clientId, demo.clientSecret);
       const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
       const P = '/provisioning/v0';
-      const master = (await served.http.get(`${P}/adplatform-master-accounts`, auth)).json.adPlatformMasterAccounts.find((m: { adPlatformType: string }) => m.adPlatformType === 'GOOGLE_ADS');
-      const under = (await served.http.get(`${P}/adplatform-master-accounts/id/${master.id}/adplatform-accounts`, auth)).json.adPlatformAccounts;
-      const account = (await served.http.request('POST', `${P}/accounts`, { headers: auth, body: JSON.stringify({ account: { name: 'Sync', languageCode: 'de', countryCode: 'DE', currency: 'EUR' } }) })).json.account;
-      const link = await served.http.request('POST', `${P}/accounts/id/${account.id}/adplatform-accounts`, { headers: auth, body: JSON.stringify({ adPlatformAccount: { adPlatformType: 'GOOGLE_ADS', adPlatformId: under[0].adPlatformId } }) });
+      const master = (
+        await served.http.get(`${P}/adplatform-master-accounts`, auth)
+      ).json.adPlatformMasterAccounts.find((m: { adPlatformType: string }) => m.adPlatformType === 'GOOGLE_ADS');
+      const under = (await served.http.get(`${P}/adplatform-master-accounts/id/${master.id}/adplatform-accounts`, auth))
+        .json.adPlatformAccounts;
+      const account = (
+        await served.http.request('POST', `${P}/accounts`, {
+          headers: auth,
+          body: JSON.stringify({ account: { name: 'Sync', languageCode: 'de', countryCode: 'DE', currency: 'EUR' } }),
+        })
+      ).json.account;
+      const link = await served.http.request('POST', `${P}/accounts/id/${account.id}/adplatform-accounts`, {
+        headers: auth,
+        body: JSON.stringify({
+          adPlatformAccount: { adPlatformType: 'GOOGLE_ADS', adPlatformId: under[0].adPlatformId },
+        }),
+      });
       expect(link.status, link.text).toBe(201);
-      expect((await served.http.request('PATCH', `${P}/accounts/id/${account.id}`, { headers: auth, body: JSON.stringify({ account: { autoImport: true } }) })).status).toBe(200);
+      expect(
+        (
+          await served.http.request('PATCH', `${P}/accounts/id/${account.id}`, {
+            headers: auth,
+            body: JSON.stringify({ account: { autoImport: true } }),
+          })
+        ).status,
+      ).toBe(200);
       // The import the PATCH queued, and its backfill, run on the server first.
       for (let i = 0; i < 600; i++) {
         const jobs = (await served.http.get(`${P}/jobs?limit=100`, auth)).json.jobs as Array<{ status: string }>;
@@ -338,15 +548,26 @@ describe('admin commands while serve holds the file and with the file free', () 
       ]);
       expect(through[0]!.result.imported).toEqual([]);
       const day = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
-      expect(through[1]).toMatchObject({ input: { adPlatformAccountId: link.json.adPlatformAccount.id, from: day(5), to: day(0) }, result: { status: 'SYNCED', campaigns } });
+      expect(through[1]).toMatchObject({
+        input: { adPlatformAccountId: link.json.adPlatformAccount.id, from: day(5), to: day(0) },
+        result: { status: 'SYNCED', campaigns },
+      });
       // The server ran them: its API shows each job as the command printed it.
       for (const job of through) expect((await served.http.get(`${P}/jobs/id/${job.id}`, auth)).json.job).toEqual(job);
     } finally {
       await served.stop();
     }
     try {
-      const here = JSON.parse((await runCli(['sync', '--org', '1', '--days', '5', '--db', syncDb, '--json'])).stdout).jobs as Array<Record<string, any>>;
-      const shape = (jobs: Array<Record<string, any>>) => jobs.map((job) => ({ keys: Object.keys(job), type: job.type, status: job.status, input: job.input, result: job.result }));
+      const here = JSON.parse((await runCli(['sync', '--org', '1', '--days', '5', '--db', syncDb, '--json'])).stdout)
+        .jobs as Array<Record<string, any>>;
+      const shape = (jobs: Array<Record<string, any>>) =>
+        jobs.map((job) => ({
+          keys: Object.keys(job),
+          type: job.type,
+          status: job.status,
+          input: job.input,
+          result: job.result,
+        }));
       expect(shape(here)).toEqual(shape(through));
       expect(here[0]!.id).toBeGreaterThan(through[1]!.id);
     } finally {

@@ -39,7 +39,9 @@ async function holdFile(db: string): Promise<{ pid: number; release(): Promise<v
     DuckDBInstance.create(process.argv[1]).then((instance) => instance.connect()).then(() => console.log('ready'));
     setInterval(() => {}, 1000);`;
   const child = spawn(process.execPath, ['-e', script, db], { stdio: ['ignore', 'pipe', 'inherit'] });
-  await new Promise<void>((resolve) => readline.createInterface({ input: child.stdout! }).once('line', () => resolve()));
+  await new Promise<void>((resolve) =>
+    readline.createInterface({ input: child.stdout! }).once('line', () => resolve()),
+  );
   return {
     pid: child.pid!,
     release: () =>
@@ -52,8 +54,14 @@ async function holdFile(db: string): Promise<{ pid: number; release(): Promise<v
 
 /** A socket file nobody listens on: what a server killed with SIGKILL leaves. */
 async function deadSocket(socketPath: string): Promise<void> {
-  const child = spawn(process.execPath, ['-e', `require('net').createServer().listen(process.argv[1], () => console.log('ready'))`, socketPath], { stdio: ['ignore', 'pipe', 'inherit'] });
-  await new Promise<void>((resolve) => readline.createInterface({ input: child.stdout! }).once('line', () => resolve()));
+  const child = spawn(
+    process.execPath,
+    ['-e', `require('net').createServer().listen(process.argv[1], () => console.log('ready'))`, socketPath],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  await new Promise<void>((resolve) =>
+    readline.createInterface({ input: child.stdout! }).once('line', () => resolve()),
+  );
   await new Promise<void>((resolve) => {
     child.once('exit', () => resolve());
     child.kill('SIGKILL');
@@ -69,7 +77,14 @@ function rawRequest(socketPath: string, text: string): Promise<Array<Record<stri
     socket.on('connect', () => socket.write(text));
     socket.on('data', (chunk) => (answer += chunk));
     socket.on('error', reject);
-    socket.on('close', () => resolve(answer.trimEnd().split('\n').map((line) => JSON.parse(line))));
+    socket.on('close', () =>
+      resolve(
+        answer
+          .trimEnd()
+          .split('\n')
+          .map((line) => JSON.parse(line)),
+      ),
+    );
   });
 }
 
@@ -86,7 +101,9 @@ describe('the admin socket of serve', () => {
       expect(stat.uid).toBe(process.getuid!());
       const listed = await runCli(['clients', 'list', '--org', '1', '--db', db, '--json']);
       expect(listed.code, listed.stderr).toBe(0);
-      expect(JSON.parse(listed.stdout).clients.map((c: { clientId: string }) => c.clientId)).toEqual([serve.listening.demo!.clientId]);
+      expect(JSON.parse(listed.stdout).clients.map((c: { clientId: string }) => c.clientId)).toEqual([
+        serve.listening.demo!.clientId,
+      ]);
     } finally {
       expect(await stopServe(serve)).toBe(0);
     }
@@ -126,7 +143,13 @@ describe('the admin socket of serve', () => {
     const serve = await startServe(['--demo', '--db', db]);
     try {
       const second = await runCli(['serve', '--port', '0', '--host', '127.0.0.1', '--db', db]);
-      expectOneLine(second, 1, new RegExp(`^adreport: ${escape(db)} is held by a running process \\(pid ${serve.child.pid}\\), usually the adreport server; stop it`));
+      expectOneLine(
+        second,
+        1,
+        new RegExp(
+          `^adreport: ${escape(db)} is held by a running process \\(pid ${serve.child.pid}\\), usually the adreport server; stop it`,
+        ),
+      );
       // data generate needs the file to itself (its own memory settings): still refused.
       const generate = await runCli(['data', 'generate', '--scale', '0.001', '--db', db]);
       expectOneLine(generate, 1, /is held by a running process/);
@@ -143,7 +166,9 @@ describe('the admin socket of serve', () => {
     const socket = `${db}.admin.sock`;
     expect((await runCli(['orgs', 'create', '--name', 'A', '--db', db])).code).toBe(0);
     const holder = await holdFile(db);
-    const held = new RegExp(`^adreport: ${escape(db)} is held by a running process \\(pid ${holder.pid}\\), usually the adreport server; stop it before running admin commands on this file\\n$`);
+    const held = new RegExp(
+      `^adreport: ${escape(db)} is held by a running process \\(pid ${holder.pid}\\), usually the adreport server; stop it before running admin commands on this file\\n$`,
+    );
     try {
       expectOneLine(await runCli(['orgs', 'create', '--name', 'B', '--db', db]), 1, held);
       await deadSocket(socket);
@@ -192,18 +217,61 @@ describe('the admin socket of serve', () => {
     const serve = await startServe(['--demo', '--db', db]);
     const socket = serve.listening.adminSocket;
     try {
-      const ok = await rawRequest(socket, `${JSON.stringify({ version: 1, command: 'clients list', input: { organizationId: 1 } })}\n`);
-      expect(ok).toEqual([{ ok: true, result: { clients: [expect.objectContaining({ clientId: serve.listening.demo!.clientId, organizationId: 1 })] } }]);
-      const version = await rawRequest(socket, `${JSON.stringify({ version: 2, command: 'clients list', input: { organizationId: 1 } })}\n`);
-      expect(version).toEqual([{ ok: false, error: { message: expect.stringMatching(/speaks admin protocol 1, this command 2; use the same version/), exitCode: 1 } }]);
-      const unknown = await rawRequest(socket, `${JSON.stringify({ version: 1, command: 'keys frobnicate', input: {} })}\n`);
-      expect(unknown).toEqual([{ ok: false, error: { message: expect.stringMatching(/has no admin command "keys frobnicate"/), exitCode: 1 } }]);
-      const wrong = await rawRequest(socket, `${JSON.stringify({ version: 1, command: 'clients list', input: { organizationId: 'one' } })}\n`);
-      expect(wrong).toEqual([{ ok: false, error: { message: expect.stringMatching(/the input of "clients list" does not match/), exitCode: 2 } }]);
+      const ok = await rawRequest(
+        socket,
+        `${JSON.stringify({ version: 1, command: 'clients list', input: { organizationId: 1 } })}\n`,
+      );
+      expect(ok).toEqual([
+        {
+          ok: true,
+          result: {
+            clients: [expect.objectContaining({ clientId: serve.listening.demo!.clientId, organizationId: 1 })],
+          },
+        },
+      ]);
+      const version = await rawRequest(
+        socket,
+        `${JSON.stringify({ version: 2, command: 'clients list', input: { organizationId: 1 } })}\n`,
+      );
+      expect(version).toEqual([
+        {
+          ok: false,
+          error: {
+            message: expect.stringMatching(/speaks admin protocol 1, this command 2; use the same version/),
+            exitCode: 1,
+          },
+        },
+      ]);
+      const unknown = await rawRequest(
+        socket,
+        `${JSON.stringify({ version: 1, command: 'keys frobnicate', input: {} })}\n`,
+      );
+      expect(unknown).toEqual([
+        { ok: false, error: { message: expect.stringMatching(/has no admin command "keys frobnicate"/), exitCode: 1 } },
+      ]);
+      const wrong = await rawRequest(
+        socket,
+        `${JSON.stringify({ version: 1, command: 'clients list', input: { organizationId: 'one' } })}\n`,
+      );
+      expect(wrong).toEqual([
+        {
+          ok: false,
+          error: { message: expect.stringMatching(/the input of "clients list" does not match/), exitCode: 2 },
+        },
+      ]);
       const garbage = await rawRequest(socket, 'hello\n');
-      expect(garbage).toEqual([{ ok: false, error: { message: expect.stringMatching(/not a JSON line/), exitCode: 1 } }]);
+      expect(garbage).toEqual([
+        { ok: false, error: { message: expect.stringMatching(/not a JSON line/), exitCode: 1 } },
+      ]);
       // Nothing of that changed anything: still one organization with one client.
-      expect((await rawRequest(socket, `${JSON.stringify({ version: 1, command: 'clients list', input: { organizationId: 1 } })}\n`))[0]!.result.clients).toHaveLength(1);
+      expect(
+        (
+          await rawRequest(
+            socket,
+            `${JSON.stringify({ version: 1, command: 'clients list', input: { organizationId: 1 } })}\n`,
+          )
+        )[0]!.result.clients,
+      ).toHaveLength(1);
     } finally {
       expect(await stopServe(serve)).toBe(0);
     }
@@ -223,32 +291,47 @@ describe('a --db that does not exist', () => {
     ['clients create', ['clients', 'create', '--org', '1']],
     ['clients list', ['clients', 'list', '--org', '1']],
     ['clients disable', ['clients', 'disable', '--client-id', 'adr_x']],
-    ['master-accounts link', ['master-accounts', 'link', '--org', '1', '--platform', 'GOOGLE_ADS', '--platform-id', '123-456-7890']],
+    [
+      'master-accounts link',
+      ['master-accounts', 'link', '--org', '1', '--platform', 'GOOGLE_ADS', '--platform-id', '123-456-7890'],
+    ],
     ['sync', ['sync', '--org', '1']],
     ['export', ['export', '--org', '1', '--endpoint', 'campaigns', '--out', 'out.csv']],
   ];
 
-  it.each(commands)('%s refuses it with one line and creates nothing (no file, directory or WAL)', async (_name, args) => {
-    const cwd = freshDir();
-    const relative = await runCli([...args, '--db', 'data/x.duckdb'], {}, { cwd });
-    expect(relative.code).toBe(1);
-    expect(relative.stdout).toBe('');
-    expect(relative.stderr).toBe('adreport: data/x.duckdb does not exist; check --db or ADREPORT_DB\n');
-    const fromEnv = await runCli(args, { ADREPORT_DB: 'elsewhere/y.duckdb' }, { cwd });
-    expect(fromEnv.stderr).toBe('adreport: elsewhere/y.duckdb does not exist; check --db or ADREPORT_DB\n');
-    expect(fs.readdirSync(cwd)).toEqual([]);
-  }, 60_000);
+  it.each(commands)(
+    '%s refuses it with one line and creates nothing (no file, directory or WAL)',
+    async (_name, args) => {
+      const cwd = freshDir();
+      const relative = await runCli([...args, '--db', 'data/x.duckdb'], {}, { cwd });
+      expect(relative.code).toBe(1);
+      expect(relative.stdout).toBe('');
+      expect(relative.stderr).toBe('adreport: data/x.duckdb does not exist; check --db or ADREPORT_DB\n');
+      const fromEnv = await runCli(args, { ADREPORT_DB: 'elsewhere/y.duckdb' }, { cwd });
+      expect(fromEnv.stderr).toBe('adreport: elsewhere/y.duckdb does not exist; check --db or ADREPORT_DB\n');
+      expect(fs.readdirSync(cwd)).toEqual([]);
+    },
+    60_000,
+  );
 
   it('a usage error is still a usage error (exit 2), checked before the file', async () => {
     const cwd = freshDir();
-    const result = await runCli(['export', '--org', '1', '--endpoint', 'campaigns', '--query', 'statistics=bogus', '--db', 'data/x.duckdb'], {}, { cwd });
+    const result = await runCli(
+      ['export', '--org', '1', '--endpoint', 'campaigns', '--query', 'statistics=bogus', '--db', 'data/x.duckdb'],
+      {},
+      { cwd },
+    );
     expectOneLine(result, 2, /^adreport: --query: .*unknown statistic "bogus"/);
     expect(fs.readdirSync(cwd)).toEqual([]);
   }, 60_000);
 
   it('orgs create starts a new file: the first organization of a new installation', async () => {
     const cwd = freshDir();
-    const result = await runCli(['orgs', 'create', '--name', 'First', '--db', 'data/new.duckdb', '--json'], {}, { cwd });
+    const result = await runCli(
+      ['orgs', 'create', '--name', 'First', '--db', 'data/new.duckdb', '--json'],
+      {},
+      { cwd },
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ organization: { id: 1, name: 'First' } });
     expect(fs.existsSync(path.join(cwd, 'data', 'new.duckdb'))).toBe(true);

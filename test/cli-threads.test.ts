@@ -47,7 +47,7 @@ describe('threads of adreport serve', () => {
     expect(count(nice, 0) + count(nice, 10)).toBe(nice.size);
   });
 
-  it('ADREPORT_DB_WORKER_NICE sets the value (0: every thread as it was); an operator\'s UV_THREADPOOL_SIZE is kept', async () => {
+  it("ADREPORT_DB_WORKER_NICE sets the value (0: every thread as it was); an operator's UV_THREADPOOL_SIZE is kept", async () => {
     const lowered = await serveAndLook({ ADREPORT_DB_WORKER_NICE: '4' });
     expect(count(lowered.nice, 4)).toBeGreaterThanOrEqual(11);
     const untouched = await serveAndLook({ ADREPORT_DB_WORKER_NICE: '0', UV_THREADPOOL_SIZE: '6' });
@@ -59,6 +59,8 @@ describe('threads of adreport serve', () => {
   it('a nice value outside 0..19 is refused at start', async () => {
     const dir = tempDir('adreport-threads-');
     dirs.push(dir);
-    await expect(startServe(['--db', path.join(dir, 'a.duckdb')], { ADREPORT_DB_WORKER_NICE: '25' })).rejects.toThrow(/database\.workerNice/);
+    await expect(startServe(['--db', path.join(dir, 'a.duckdb')], { ADREPORT_DB_WORKER_NICE: '25' })).rejects.toThrow(
+      /database\.workerNice/,
+    );
   });
 });

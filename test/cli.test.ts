@@ -25,15 +25,21 @@ function expectOneLineFailure(result: { code: number | null; stderr: string; std
 }
 
 describe('adreport --help', () => {
-  it.each([[[]], [['--help']], [['serve', '--help']], [['orgs', 'create', '--help']], [['clients', 'create', '--help']], [['clients', 'list', '--help']], [['clients', 'disable', '--help']], [['keys', 'rotate', '--help']]])(
-    'prints usage for %j and exits 0',
-    async (args) => {
-      const result = await runCli(args);
-      expect(result.code).toBe(0);
-      expect(result.stdout).toMatch(/Usage: adreport/);
-      if (args.length > 1) expect(result.stdout).toMatch(/--db FILE[\s\S]*--json/);
-    },
-  );
+  it.each([
+    [[]],
+    [['--help']],
+    [['serve', '--help']],
+    [['orgs', 'create', '--help']],
+    [['clients', 'create', '--help']],
+    [['clients', 'list', '--help']],
+    [['clients', 'disable', '--help']],
+    [['keys', 'rotate', '--help']],
+  ])('prints usage for %j and exits 0', async (args) => {
+    const result = await runCli(args);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/Usage: adreport/);
+    if (args.length > 1) expect(result.stdout).toMatch(/--db FILE[\s\S]*--json/);
+  });
 });
 
 describe('adreport orgs and clients', () => {
@@ -50,19 +56,49 @@ describe('adreport orgs and clients', () => {
     const created = await runCli(['clients', 'create', '--org', '1', '--db', db, '--json']);
     expect(created.code).toBe(0);
     const client = JSON.parse(created.stdout);
-    expect(client).toEqual({ clientId: expect.stringMatching(/^adr_/), clientSecret: expect.stringMatching(/^[A-Za-z0-9\-._~]{22,}$/), organizationId: 1, scopes: ['provisioning', 'reporting'] });
+    expect(client).toEqual({
+      clientId: expect.stringMatching(/^adr_/),
+      clientSecret: expect.stringMatching(/^[A-Za-z0-9\-._~]{22,}$/),
+      organizationId: 1,
+      scopes: ['provisioning', 'reporting'],
+    });
 
-    const narrow = JSON.parse((await runCli(['clients', 'create', '--org', '1', '--scopes', 'reporting', '--name', 'BI export', '--db', db, '--json'])).stdout);
+    const narrow = JSON.parse(
+      (
+        await runCli([
+          'clients',
+          'create',
+          '--org',
+          '1',
+          '--scopes',
+          'reporting',
+          '--name',
+          'BI export',
+          '--db',
+          db,
+          '--json',
+        ])
+      ).stdout,
+    );
     expect(narrow.scopes).toEqual(['reporting']);
 
     const listed = JSON.parse((await runCli(['clients', 'list', '--org', '1', '--db', db, '--json'])).stdout);
-    expect(listed.clients.map((c: { clientId: string }) => c.clientId).sort()).toEqual([client.clientId, narrow.clientId].sort());
+    expect(listed.clients.map((c: { clientId: string }) => c.clientId).sort()).toEqual(
+      [client.clientId, narrow.clientId].sort(),
+    );
     expect(JSON.stringify(listed)).not.toContain(client.clientSecret);
-    expect(listed.clients.find((c: { clientId: string }) => c.clientId === narrow.clientId)).toMatchObject({ name: 'BI export', scopes: ['reporting'], disabledAt: null });
+    expect(listed.clients.find((c: { clientId: string }) => c.clientId === narrow.clientId)).toMatchObject({
+      name: 'BI export',
+      scopes: ['reporting'],
+      disabledAt: null,
+    });
 
     const disabled = await runCli(['clients', 'disable', '--client-id', client.clientId, '--db', db, '--json']);
     expect(disabled.code).toBe(0);
-    expect(JSON.parse(disabled.stdout).client).toMatchObject({ clientId: client.clientId, disabledAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    expect(JSON.parse(disabled.stdout).client).toMatchObject({
+      clientId: client.clientId,
+      disabledAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
   });
 
   it.each([
@@ -92,8 +128,14 @@ describe('adreport serve', () => {
     try {
       expect(serve.listening.url).toBe(`https://localhost:${serve.listening.port}`);
       const demo = serve.listening.demo!;
-      const http = new HttpClient(serve.listening.url, fs.readFileSync(path.join(path.dirname(db), 'tls', 'cert.pem'), 'utf8'));
-      const token = await http.request('POST', '/token', { headers: { authorization: basic(demo.clientId, demo.clientSecret), 'content-type': FORM }, body: 'grant_type=client_credentials' });
+      const http = new HttpClient(
+        serve.listening.url,
+        fs.readFileSync(path.join(path.dirname(db), 'tls', 'cert.pem'), 'utf8'),
+      );
+      const token = await http.request('POST', '/token', {
+        headers: { authorization: basic(demo.clientId, demo.clientSecret), 'content-type': FORM },
+        body: 'grant_type=client_credentials',
+      });
       expect(token.status).toBe(200);
       http.close();
     } finally {
@@ -114,8 +156,14 @@ describe('adreport serve', () => {
     try {
       expect(serve.listening.demo).toBeNull();
       expect(serve.listening.httpPort).toEqual(expect.any(Number));
-      const http = new HttpClient(serve.listening.url, fs.readFileSync(path.join(path.dirname(db), 'tls', 'cert.pem'), 'utf8'));
-      const token = await http.request('POST', '/token', { headers: { authorization: basic(client.clientId, client.clientSecret), 'content-type': FORM }, body: 'grant_type=client_credentials' });
+      const http = new HttpClient(
+        serve.listening.url,
+        fs.readFileSync(path.join(path.dirname(db), 'tls', 'cert.pem'), 'utf8'),
+      );
+      const token = await http.request('POST', '/token', {
+        headers: { authorization: basic(client.clientId, client.clientSecret), 'content-type': FORM },
+        body: 'grant_type=client_credentials',
+      });
       expect(token.status).toBe(200);
       http.close();
 
@@ -140,19 +188,59 @@ describe('adreport serve', () => {
     try {
       const db = freshDb();
       const api = await runCli(['serve', '--host', '127.0.0.1', '--port', String(port), '--db', db]);
-      expectOneLineFailure(api, new RegExp(`^adreport: port ${port} is in use on 127\\.0\\.0\\.1; choose another with --port N or ADREPORT_PORT$`));
+      expectOneLineFailure(
+        api,
+        new RegExp(
+          `^adreport: port ${port} is in use on 127\\.0\\.0\\.1; choose another with --port N or ADREPORT_PORT$`,
+        ),
+      );
       expect(api.code).toBe(1);
-      const plain = await runCli(['serve', '--host', '127.0.0.1', '--port', '0', '--http-port', String(port), '--db', db]);
-      expectOneLineFailure(plain, new RegExp(`^adreport: port ${port} is in use on 127\\.0\\.0\\.1; choose another with --http-port N or ADREPORT_HTTP_PORT$`));
+      const plain = await runCli([
+        'serve',
+        '--host',
+        '127.0.0.1',
+        '--port',
+        '0',
+        '--http-port',
+        String(port),
+        '--db',
+        db,
+      ]);
+      expectOneLineFailure(
+        plain,
+        new RegExp(
+          `^adreport: port ${port} is in use on 127\\.0\\.0\\.1; choose another with --http-port N or ADREPORT_HTTP_PORT$`,
+        ),
+      );
       const fromEnv = await runCli(['serve', '--host', '127.0.0.1', '--db', db], { ADREPORT_PORT: String(port) });
-      expectOneLineFailure(fromEnv, new RegExp(`^adreport: port ${port} is in use on 127\\.0\\.0\\.1; choose another with --port N or ADREPORT_PORT$`));
+      expectOneLineFailure(
+        fromEnv,
+        new RegExp(
+          `^adreport: port ${port} is in use on 127\\.0\\.0\\.1; choose another with --port N or ADREPORT_PORT$`,
+        ),
+      );
       // One number for both listeners: the API listener gets it, the plain-HTTP one is refused.
       const probe = net.createServer();
       await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
       const free = (probe.address() as net.AddressInfo).port;
       await new Promise((resolve) => probe.close(resolve));
-      const both = await runCli(['serve', '--host', '127.0.0.1', '--port', String(free), '--http-port', String(free), '--db', db]);
-      expectOneLineFailure(both, new RegExp(`^adreport: port ${free} is in use on 127\\.0\\.0\\.1; choose another with --http-port N or ADREPORT_HTTP_PORT$`));
+      const both = await runCli([
+        'serve',
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(free),
+        '--http-port',
+        String(free),
+        '--db',
+        db,
+      ]);
+      expectOneLineFailure(
+        both,
+        new RegExp(
+          `^adreport: port ${free} is in use on 127\\.0\\.0\\.1; choose another with --http-port N or ADREPORT_HTTP_PORT$`,
+        ),
+      );
       expect(fs.readdirSync(path.dirname(db)).filter((name) => name.endsWith('.sock'))).toEqual([]);
     } finally {
       taken.close();
@@ -163,8 +251,15 @@ describe('adreport serve', () => {
     const db = freshDb();
     const serve = await startServe(['--demo', '--db', db]);
     const demo = serve.listening.demo!;
-    const http = new HttpClient(serve.listening.url, fs.readFileSync(path.join(path.dirname(db), 'tls', 'cert.pem'), 'utf8'));
-    const wrong = () => http.request('POST', '/token', { headers: { authorization: basic(demo.clientId, 'wrong'), 'content-type': FORM }, body: 'grant_type=client_credentials' });
+    const http = new HttpClient(
+      serve.listening.url,
+      fs.readFileSync(path.join(path.dirname(db), 'tls', 'cert.pem'), 'utf8'),
+    );
+    const wrong = () =>
+      http.request('POST', '/token', {
+        headers: { authorization: basic(demo.clientId, 'wrong'), 'content-type': FORM },
+        body: 'grant_type=client_credentials',
+      });
     // After five failures each further one is held back (>= 400 ms here): a request that is surely in flight.
     for (let i = 0; i < 6; i++) await wrong();
     const inFlight = wrong();

@@ -30,14 +30,24 @@ function request(method: string, path: string, headers: Record<string, string> =
   const url = new URL(fx.service.url);
   return new Promise((resolve, reject) => {
     const req = https.request(
-      { method, host: url.hostname, port: url.port, path, ca: fx.service.tls!.cert, servername: 'localhost', agent: false, headers: { authorization: `Bearer ${fx.orgs[0]!.token}`, ...headers } },
+      {
+        method,
+        host: url.hostname,
+        port: url.port,
+        path,
+        ca: fx.service.tls!.cert,
+        servername: 'localhost',
+        agent: false,
+        headers: { authorization: `Bearer ${fx.orgs[0]!.token}`, ...headers },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => {
           const raw = Buffer.concat(chunks);
           const coding = res.headers['content-encoding'];
-          const body = coding === 'gzip' ? zlib.gunzipSync(raw) : coding === 'br' ? zlib.brotliDecompressSync(raw) : raw;
+          const body =
+            coding === 'gzip' ? zlib.gunzipSync(raw) : coding === 'br' ? zlib.brotliDecompressSync(raw) : raw;
           resolve({ status: res.statusCode ?? 0, headers: res.headers, raw, body });
         });
       },
@@ -47,7 +57,10 @@ function request(method: string, path: string, headers: Record<string, string> =
   });
 }
 
-const vary = (headers: IncomingHttpHeaders) => String(headers.vary ?? '').split(',').map((v) => v.trim().toLowerCase());
+const vary = (headers: IncomingHttpHeaders) =>
+  String(headers.vary ?? '')
+    .split(',')
+    .map((v) => v.trim().toLowerCase());
 
 /** Three JSON bodies of different origins: a c.json document, a small JSON page, a big streamed page. */
 const TARGETS = {
@@ -72,14 +85,17 @@ describe('JSON responses are compressed when the client asks', () => {
         expect(res.headers['content-type']).toMatch(/^application\/json/);
         expect(res.body.equals(plain.body), `${coding} decodes to the identity body`).toBe(true);
         expect(res.raw.length, 'smaller than the identity body').toBeLessThan(plain.body.length / 3);
-        if (res.headers['content-length'] !== undefined) expect(Number(res.headers['content-length'])).toBe(res.raw.length);
+        if (res.headers['content-length'] !== undefined)
+          expect(Number(res.headers['content-length'])).toBe(res.raw.length);
         else expect(res.headers['transfer-encoding']).toBe('chunked');
       }
     });
   }
 
   it('a big page is compressed as it streams: no Content-Length, chunked', async () => {
-    const res = await request('GET', TARGETS['a 2,000-row keyword page (streamed in parts)'], { 'accept-encoding': 'gzip' });
+    const res = await request('GET', TARGETS['a 2,000-row keyword page (streamed in parts)'], {
+      'accept-encoding': 'gzip',
+    });
     expect(res.body.length).toBeGreaterThan(64 * 1024);
     expect(res.headers['content-length']).toBeUndefined();
     expect(res.headers['transfer-encoding']).toBe('chunked');
@@ -159,14 +175,23 @@ describe('what stays uncompressed', () => {
           ca: fx.service.tls!.cert,
           servername: 'localhost',
           agent: false,
-          headers: { authorization: `Bearer ${fx.orgs[0]!.token}`, 'content-type': 'application/json', 'accept-encoding': 'br' },
+          headers: {
+            authorization: `Bearer ${fx.orgs[0]!.token}`,
+            'content-type': 'application/json',
+            'accept-encoding': 'br',
+          },
         },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
           res.on('end', () => {
             const raw = Buffer.concat(chunks);
-            resolve({ status: res.statusCode ?? 0, headers: res.headers, raw, body: res.headers['content-encoding'] === 'br' ? zlib.brotliDecompressSync(raw) : raw });
+            resolve({
+              status: res.statusCode ?? 0,
+              headers: res.headers,
+              raw,
+              body: res.headers['content-encoding'] === 'br' ? zlib.brotliDecompressSync(raw) : raw,
+            });
           });
         },
       );

@@ -26,7 +26,10 @@ interface Served extends ServeProcess {
 
 async function serve(env: Record<string, string>): Promise<Served> {
   const dir = tempDir();
-  const server = await startServe(['--db', path.join(dir, 'a.duckdb')], { ADREPORT_TLS_HANDSHAKE_TIMEOUT_MS: String(HANDSHAKE_TIMEOUT_MS), ...env });
+  const server = await startServe(['--db', path.join(dir, 'a.duckdb')], {
+    ADREPORT_TLS_HANDSHAKE_TIMEOUT_MS: String(HANDSHAKE_TIMEOUT_MS),
+    ...env,
+  });
   cleanups.push(async () => {
     server.child.kill('SIGTERM');
     await server.exited;
@@ -95,7 +98,11 @@ async function until(check: () => boolean, timeoutMs: number): Promise<boolean> 
 // The first 5 bytes of a TLS record carrying a ClientHello (0x16 = handshake), promising 512 bytes that never come.
 const PARTIAL_CLIENT_HELLO = Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00]);
 // A full record header and a ClientHello start, sent one byte every 300 ms: never idle for long.
-const DRIPPED_CLIENT_HELLO = Buffer.concat([PARTIAL_CLIENT_HELLO, Buffer.from([0x01, 0x00, 0x01, 0xfc, 0x03, 0x03]), Buffer.alloc(64, 7)]);
+const DRIPPED_CLIENT_HELLO = Buffer.concat([
+  PARTIAL_CLIENT_HELLO,
+  Buffer.from([0x01, 0x00, 0x01, 0xfc, 0x03, 0x03]),
+  Buffer.alloc(64, 7),
+]);
 
 describe('connections that never become HTTP', () => {
   it('are closed after the TLS handshake timeout, and descriptors return to the baseline', async () => {
@@ -105,8 +112,12 @@ describe('connections that never become HTTP', () => {
     const baseline = server.fds();
 
     const silent = await Promise.all(Array.from({ length: 60 }, () => hold(server.listening.port)));
-    const partial = await Promise.all(Array.from({ length: 60 }, () => hold(server.listening.port, { bytes: PARTIAL_CLIENT_HELLO })));
-    const dripping = await Promise.all(Array.from({ length: 5 }, () => hold(server.listening.port, { drip: DRIPPED_CLIENT_HELLO })));
+    const partial = await Promise.all(
+      Array.from({ length: 60 }, () => hold(server.listening.port, { bytes: PARTIAL_CLIENT_HELLO })),
+    );
+    const dripping = await Promise.all(
+      Array.from({ length: 5 }, () => hold(server.listening.port, { drip: DRIPPED_CLIENT_HELLO })),
+    );
     const held = [...silent, ...partial, ...dripping];
     expect(await until(() => server.fds() >= baseline + held.length, 2_000)).toBe(true);
 
@@ -118,7 +129,10 @@ describe('connections that never become HTTP', () => {
       expect(afterMs).toBeGreaterThanOrEqual(HANDSHAKE_TIMEOUT_MS - 100);
       expect(afterMs).toBeLessThan(HANDSHAKE_TIMEOUT_MS + 2_500);
     }
-    expect(await until(() => server.fds() <= baseline, 3_000), `${server.fds()} descriptors, baseline ${baseline}`).toBe(true);
+    expect(
+      await until(() => server.fds() <= baseline, 3_000),
+      `${server.fds()} descriptors, baseline ${baseline}`,
+    ).toBe(true);
   });
 
   it('do not hold up a graceful stop', async () => {
@@ -137,7 +151,9 @@ describe('connections that never become HTTP', () => {
 
   it('resets a remote address over its connection cap while other addresses are served', async () => {
     const server = await serve({ ADREPORT_MAX_CONNECTIONS_PER_IP: '20', ADREPORT_TLS_HANDSHAKE_TIMEOUT_MS: '30000' });
-    const held = await Promise.all(Array.from({ length: 20 }, () => hold(server.listening.port, { localAddress: '127.0.0.2' })));
+    const held = await Promise.all(
+      Array.from({ length: 20 }, () => hold(server.listening.port, { localAddress: '127.0.0.2' })),
+    );
     const over = await hold(server.listening.port, { localAddress: '127.0.0.2' });
     const refused = await over.closed;
     expect(refused.afterMs).toBeLessThan(1_000);
@@ -145,20 +161,28 @@ describe('connections that never become HTTP', () => {
     // Another address is not affected.
     expect(await server.health()).toBe(200);
     // The first 20 are still open; once one closes, the address may connect again.
-    const stillOpen = await Promise.race([held[0]!.closed.then(() => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 300))]);
+    const stillOpen = await Promise.race([
+      held[0]!.closed.then(() => false),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 300)),
+    ]);
     expect(stillOpen).toBe(true);
     held[0]!.socket.destroy();
     await held[0]!.closed;
     await until(() => false, 200);
     const again = await hold(server.listening.port, { localAddress: '127.0.0.2' });
-    const againOpen = await Promise.race([again.closed.then(() => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 500))]);
+    const againOpen = await Promise.race([
+      again.closed.then(() => false),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 500)),
+    ]);
     expect(againOpen).toBe(true);
     for (const h of [...held, again]) h.socket.destroy();
   });
 
   it('resets connections over the total cap, and serves again when they are gone', async () => {
     const server = await serve({ ADREPORT_MAX_CONNECTIONS: '30', ADREPORT_TLS_HANDSHAKE_TIMEOUT_MS: '30000' });
-    const held = await Promise.all(Array.from({ length: 30 }, (_, i) => hold(server.listening.port, { localAddress: `127.0.1.${i + 1}` })));
+    const held = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => hold(server.listening.port, { localAddress: `127.0.1.${i + 1}` })),
+    );
     const over = await hold(server.listening.port, { localAddress: '127.0.2.1' });
     const refused = await over.closed;
     expect(refused.afterMs).toBeLessThan(1_000);

@@ -9,7 +9,8 @@ import { startTestServer, type TestServer } from './helpers/server.js';
  * `npm run test:contract -- --runs N` runs it longer, CONTRACT_SEED=<seed> replays a run.
  */
 const RUNS = 20;
-const SEED = process.env.CONTRACT_SEED === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.CONTRACT_SEED);
+const SEED =
+  process.env.CONTRACT_SEED === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.CONTRACT_SEED);
 
 let server: TestServer;
 beforeAll(async () => {
@@ -18,7 +19,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 describe('the served OpenAPI document is the contract', () => {
-  it('answers every operation\'s generated valid, invalid and unauthenticated requests with a documented status and a body matching its schema', async () => {
+  it("answers every operation's generated valid, invalid and unauthenticated requests with a documented status and a body matching its schema", async () => {
     const started = Date.now();
     const report = await runContract(server, { runs: RUNS, invalidRuns: RUNS, seed: SEED });
     const summary = summarize(report, Date.now() - started);

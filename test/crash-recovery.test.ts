@@ -18,7 +18,10 @@ describe('a restart after kill -9 under writes (issue 19 item 23)', () => {
     const ca = fs.readFileSync(path.join(dir, 'tls', 'cert.pem'), 'utf8');
     let http = new HttpClient(first.listening.url, ca);
     const token = (
-      await http.request('POST', '/token', { headers: { authorization: basic(demo.clientId, demo.clientSecret), 'content-type': FORM }, body: 'grant_type=client_credentials' })
+      await http.request('POST', '/token', {
+        headers: { authorization: basic(demo.clientId, demo.clientSecret), 'content-type': FORM },
+        body: 'grant_type=client_credentials',
+      })
     ).json.access_token as string;
 
     // Writes still arriving when the process dies; every 201 is one account the store promised to keep.
@@ -29,7 +32,15 @@ describe('a restart after kill -9 under writes (issue 19 item 23)', () => {
         const res = await http
           .request('POST', '/provisioning/v0/accounts', {
             headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-            body: JSON.stringify({ account: { name: `Crash ${w}-${i}`, languageCode: 'de', countryCode: 'DE', currency: 'EUR', notes: 'n'.repeat(500) } }),
+            body: JSON.stringify({
+              account: {
+                name: `Crash ${w}-${i}`,
+                languageCode: 'de',
+                countryCode: 'DE',
+                currency: 'EUR',
+                notes: 'n'.repeat(500),
+              },
+            }),
           })
           .catch(() => undefined);
         if (!res) return;

@@ -24,7 +24,9 @@ describe('serve --demo with demo data', () => {
   it('makes demo accounts linked to every platform, with labels, custom fields and markups', async () => {
     const accounts = (await server.http.get(`${P}/accounts`, auth)).json.accounts as Array<Record<string, any>>;
     expect(accounts.length).toBeGreaterThanOrEqual(3);
-    const platforms = new Set(accounts.flatMap((a) => a.linkedAdPlatformAccounts.map((p: { adPlatformType: string }) => p.adPlatformType)));
+    const platforms = new Set(
+      accounts.flatMap((a) => a.linkedAdPlatformAccounts.map((p: { adPlatformType: string }) => p.adPlatformType)),
+    );
     expect([...platforms].sort()).toEqual(['FACEBOOK', 'GOOGLE_ADS', 'MICROSOFT_ADVERTISING']);
     expect(new Set(accounts.map((a) => a.currency)).size).toBeGreaterThan(1);
     for (const account of accounts) {
@@ -33,12 +35,17 @@ describe('serve --demo with demo data', () => {
       expect(account.field1).toEqual(expect.any(String));
       expect(account.field21).toEqual(expect.any(Number));
     }
-    const markups = await Promise.all(accounts.map(async (a) => (await server.http.get(`${P}/accounts/id/${a.id}/markups`, auth)).json.markups));
+    const markups = await Promise.all(
+      accounts.map(async (a) => (await server.http.get(`${P}/accounts/id/${a.id}/markups`, auth)).json.markups),
+    );
     expect(markups.flat().length).toBeGreaterThan(0);
   });
 
   it('imports every campaign and fills the fact tables over the backfill window, every job succeeded', async () => {
-    const jobs = (await server.http.get(`${P}/jobs?limit=100`, auth)).json.jobs as Array<{ type: string; status: string }>;
+    const jobs = (await server.http.get(`${P}/jobs?limit=100`, auth)).json.jobs as Array<{
+      type: string;
+      status: string;
+    }>;
     expect(jobs.filter((job) => job.status !== 'SUCCEEDED')).toEqual([]);
     expect(jobs.some((job) => job.type === 'SYNC_STATISTICS')).toBe(true);
     const perPlatform = await server.service.db.read((r) =>

@@ -13,12 +13,21 @@ const ORG = '/provisioning/v0/organization';
 
 function expectEnvelope(res: { json: any; headers: Record<string, unknown> }, status: number, code: string) {
   expect(res.json).toEqual({
-    error: { status, code, message: expect.any(String), details: expect.any(Array), requestId: res.headers['x-request-id'] },
+    error: {
+      status,
+      code,
+      message: expect.any(String),
+      details: expect.any(Array),
+      requestId: res.headers['x-request-id'],
+    },
   });
 }
 
 function patch(body: string, headers: Record<string, string> = {}) {
-  return server.http.request('PATCH', ORG, { headers: { ...auth, 'content-type': 'application/json', ...headers }, body });
+  return server.http.request('PATCH', ORG, {
+    headers: { ...auth, 'content-type': 'application/json', ...headers },
+    body,
+  });
 }
 
 async function organizationName(): Promise<string> {
@@ -42,7 +51,10 @@ describe('error envelope and request ids (supplement 1)', () => {
   });
 
   it('answers a known path with another method 405 with Allow', async () => {
-    const res = await server.http.request('PUT', ORG, { headers: { ...auth, 'content-type': 'application/json' }, body: '{}' });
+    const res = await server.http.request('PUT', ORG, {
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(res.status).toBe(405);
     expect(res.headers.allow).toBe('GET, PATCH');
     expectEnvelope(res, 405, 'method_not_allowed');
@@ -91,7 +103,10 @@ describe('bad bodies: clear 4xx, never 500, and nothing changes', () => {
 
   it('does not read the body of a GET: one over 1 MiB is answered as without it', async () => {
     const big = 'x'.repeat(2 * 1024 * 1024);
-    const res = await server.http.request('GET', '/provisioning/v0/organization', { headers: { ...auth, 'content-type': 'text/plain', 'content-length': String(big.length) }, body: big });
+    const res = await server.http.request('GET', '/provisioning/v0/organization', {
+      headers: { ...auth, 'content-type': 'text/plain', 'content-length': String(big.length) },
+      body: big,
+    });
     expect(res.status).toBe(200);
     expect(res.json.organization.id).toBeGreaterThan(0);
   });
@@ -101,18 +116,24 @@ describe('bad bodies: clear 4xx, never 500, and nothing changes', () => {
     const res = await patch(JSON.stringify({ organization: { name: 'x'.repeat(201) } }));
     expect(res.status).toBe(422);
     expectEnvelope(res, 422, 'validation_failed');
-    expect(res.json.error.details).toEqual([{ field: 'organization.name', code: 'too_long', message: expect.any(String) }]);
+    expect(res.json.error.details).toEqual([
+      { field: 'organization.name', code: 'too_long', message: expect.any(String) },
+    ]);
     expect(await organizationName()).toBe(before);
   });
 
   it('refuses unknown fields with 422 unknown_field instead of ignoring them', async () => {
     const res = await patch(JSON.stringify({ organization: { name: 'ok', id: 99 } }));
     expect(res.status).toBe(422);
-    expect(res.json.error.details).toEqual([{ field: 'organization.id', code: 'unknown_field', message: expect.any(String) }]);
+    expect(res.json.error.details).toEqual([
+      { field: 'organization.id', code: 'unknown_field', message: expect.any(String) },
+    ]);
   });
 
   it('accepts application/merge-patch+json on PATCH', async () => {
-    const res = await patch(JSON.stringify({ organization: { name: 'Merged' } }), { 'content-type': 'application/merge-patch+json' });
+    const res = await patch(JSON.stringify({ organization: { name: 'Merged' } }), {
+      'content-type': 'application/merge-patch+json',
+    });
     expect(res.status).toBe(200);
     expect(res.json.organization.name).toBe('Merged');
   });
@@ -130,9 +151,12 @@ describe('unencoded characters in the query string (spec 4.4)', () => {
   it('answers 400 unencoded_characters for a raw space, which splits the request line', async () => {
     const net = await import('node:tls');
     const text = await new Promise<string>((resolve, reject) => {
-      const socket = net.connect({ host: '127.0.0.1', port: server.service.port, ca: server.service.tls!.cert, servername: 'localhost' }, () => {
-        socket.write('GET /health?filter=a b HTTP/1.1\r\nHost: localhost\r\n\r\n');
-      });
+      const socket = net.connect(
+        { host: '127.0.0.1', port: server.service.port, ca: server.service.tls!.cert, servername: 'localhost' },
+        () => {
+          socket.write('GET /health?filter=a b HTTP/1.1\r\nHost: localhost\r\n\r\n');
+        },
+      );
       let data = '';
       socket.on('data', (chunk) => (data += chunk.toString()));
       socket.on('end', () => resolve(data));

@@ -1,7 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EXPRESSION_LIMITS, ExpressionError, parseExpression, splitFormulas, type Expr } from '../src/planner/expression/index.js';
+import {
+  EXPRESSION_LIMITS,
+  ExpressionError,
+  parseExpression,
+  splitFormulas,
+  type Expr,
+} from '../src/planner/expression/index.js';
 
 /** A compact rendering of a tree: (op left right), fields as written, strings JSON-quoted. */
 function show(e: Expr): string {
@@ -109,16 +115,33 @@ function parseOrExplain(text: string): Expr | ExpressionError {
 
 describe('parseExpression: grammar', () => {
   it('reads fields: identifiers and dotted paths', () => {
-    expect(parseExpression('statistics.clicks')).toEqual({ kind: 'field', path: ['statistics', 'clicks'], text: 'statistics.clicks', position: 0 });
+    expect(parseExpression('statistics.clicks')).toEqual({
+      kind: 'field',
+      path: ['statistics', 'clicks'],
+      text: 'statistics.clicks',
+      position: 0,
+    });
     expect(parseExpression('  name')).toEqual({ kind: 'field', path: ['name'], text: 'name', position: 2 });
-    for (const field of ['labels.client_id', 'customFields.field3', 'segments.deviceType', 'campaignId', '_x', 'a.b.c', 'labels.in', 'segments.not', 'statistics.null']) {
+    for (const field of [
+      'labels.client_id',
+      'customFields.field3',
+      'segments.deviceType',
+      'campaignId',
+      '_x',
+      'a.b.c',
+      'labels.in',
+      'segments.not',
+      'statistics.null',
+    ]) {
       const e = parseExpression(field);
       expect(e).toEqual({ kind: 'field', path: field.split('.'), text: field, position: 0 });
     }
     // Not literals of the grammar: the planner reports them as unknown fields.
     expect(tree('true == false')).toBe('(== true false)');
     // Identifiers that start like a word operator are plain names.
-    expect(tree('notes == 1 || index > 2 || order < 3 || android == 4')).toBe('(or (or (or (== notes 1) (> index 2)) (< order 3)) (== android 4))');
+    expect(tree('notes == 1 || index > 2 || order < 3 || android == 4')).toBe(
+      '(or (or (or (== notes 1) (> index 2)) (< order 3)) (== android 4))',
+    );
   });
 
   it('reads numbers: decimal, fraction, exponent', () => {
@@ -177,7 +200,7 @@ describe('parseExpression: grammar', () => {
     expect(tree('not(a)')).toBe('(not a)');
     expect(tree('-a')).toBe('(neg a)');
     expect(tree('x in [1, 2, 3]')).toBe('(in x [1 2 3])');
-    expect(tree("x in ['a', \"b\", null, -1, - 2.5]")).toBe('(in x ["a" "b" null -1 -2.5])');
+    expect(tree('x in [\'a\', "b", null, -1, - 2.5]')).toBe('(in x ["a" "b" null -1 -2.5])');
     expect(tree('x in[1]')).toBe('(in x [1])');
   });
 
@@ -228,7 +251,9 @@ describe('parseExpression: grammar', () => {
 
   it('reads calls of plain names, `if` included', () => {
     expect(tree("contains(name, 'x')")).toBe('(contains() name "x")');
-    expect(tree("startsWith(name, 'a') || endsWith(name, 'z')")).toBe('(or (startsWith() name "a") (endsWith() name "z"))');
+    expect(tree("startsWith(name, 'a') || endsWith(name, 'z')")).toBe(
+      '(or (startsWith() name "a") (endsWith() name "z"))',
+    );
     expect(tree('min(a, b) + max(1, 2, 3)')).toBe('(+ (min() a b) (max() 1 2 3))');
     expect(tree('abs(-x)')).toBe('(abs() (neg x))');
     expect(tree('round(a / b, 2)')).toBe('(round() (/ a b) 2)');
@@ -480,7 +505,12 @@ describe('parseExpression: caps', () => {
 
   it('refuses 10,000 parentheses quickly, without recursion', () => {
     const started = performance.now();
-    for (const text of ['('.repeat(10_000), `${'('.repeat(10_000)}a${')'.repeat(10_000)}`, '['.repeat(10_000), '!'.repeat(100_000)]) {
+    for (const text of [
+      '('.repeat(10_000),
+      `${'('.repeat(10_000)}a${')'.repeat(10_000)}`,
+      '['.repeat(10_000),
+      '!'.repeat(100_000),
+    ]) {
       expect(errorOf(() => parseExpression(text)).message).toMatch(/longer than/);
     }
     // Within the length cap: the scanner stops at the first bracket that is too deep.
@@ -523,7 +553,9 @@ describe('parseExpression: caps', () => {
     expect(error.token).toBe('1');
     // Lists count too: three lists of 200 are 600 entries.
     const list = `[${Array.from({ length: 200 }, () => '1').join(',')}]`;
-    expect(errorOf(() => parseExpression(`x in ${list} or y in ${list} or z in ${list}`)).message).toMatch(/more than 500 parts/);
+    expect(errorOf(() => parseExpression(`x in ${list} or y in ${list} or z in ${list}`)).message).toMatch(
+      /more than 500 parts/,
+    );
   });
 
   it('refuses lists longer than maxListLength', () => {
@@ -596,12 +628,20 @@ describe('parseExpression: hostile input', () => {
   }
 
   it('keeps quotes, SQL and comment markers inside strings as they are', () => {
-    expect(parseExpression("name == 'x; DROP TABLE facts; --'")).toMatchObject({ right: { kind: 'string', value: 'x; DROP TABLE facts; --' } });
-    expect(parseExpression('name == "x\\" or 1 == 1 --"')).toMatchObject({ right: { kind: 'string', value: 'x" or 1 == 1 --' } });
+    expect(parseExpression("name == 'x; DROP TABLE facts; --'")).toMatchObject({
+      right: { kind: 'string', value: 'x; DROP TABLE facts; --' },
+    });
+    expect(parseExpression('name == "x\\" or 1 == 1 --"')).toMatchObject({
+      right: { kind: 'string', value: 'x" or 1 == 1 --' },
+    });
     expect(parseExpression("name == '/* */'")).toMatchObject({ right: { kind: 'string', value: '/* */' } });
-    expect(parseExpression("contains(name, '%_\\\\')")).toMatchObject({ args: [{ kind: 'field' }, { kind: 'string', value: '%_\\' }] });
+    expect(parseExpression("contains(name, '%_\\\\')")).toMatchObject({
+      args: [{ kind: 'field' }, { kind: 'string', value: '%_\\' }],
+    });
     expect(parseExpression("name == 'a\u2028b'")).toMatchObject({ right: { kind: 'string', value: 'a\u2028b' } });
-    expect(parseExpression('__proto__.polluted == 1')).toMatchObject({ left: { kind: 'field', path: ['__proto__', 'polluted'] } });
+    expect(parseExpression('__proto__.polluted == 1')).toMatchObject({
+      left: { kind: 'field', path: ['__proto__', 'polluted'] },
+    });
     expect(tree('constructor == 1')).toBe('(== constructor 1)');
     expect(errorOf(() => parseExpression("name == 'x'; DROP TABLE facts")).token).toBe(';');
     expect(errorOf(() => parseExpression("name == 'x'' or ''1'' == ''1'")).token).toBe("' or '");
@@ -610,10 +650,74 @@ describe('parseExpression: hostile input', () => {
   it('throws nothing but ExpressionError on random text', () => {
     const random = seeded(7);
     const pieces = [
-      'a', 'b', 'statistics.clicks', 'labels.x', 'not', 'and', 'or', 'in', 'null', 'this', 'if', 'min', '1', '0', '2.5', '1e3', '1e400',
-      '99999999999999999999', '.', ',', '(', ')', '[', ']', "'", '"', '\\', '\\n', ' ', '\t', '\n', '+', '-', '*', '/', '%', '=', '==', '!',
-      '!=', '<', '>', '<=', '>=', '&&', '||', '&', '|', '?', ':', ';', '`', '$', '#', '{', '}', '😀', '\ud83d', 'é', '\u0000', '\u00a0',
-      '--', '/*', '*/', "'x'", '"y"', 'f(', 'x in [',
+      'a',
+      'b',
+      'statistics.clicks',
+      'labels.x',
+      'not',
+      'and',
+      'or',
+      'in',
+      'null',
+      'this',
+      'if',
+      'min',
+      '1',
+      '0',
+      '2.5',
+      '1e3',
+      '1e400',
+      '99999999999999999999',
+      '.',
+      ',',
+      '(',
+      ')',
+      '[',
+      ']',
+      "'",
+      '"',
+      '\\',
+      '\\n',
+      ' ',
+      '\t',
+      '\n',
+      '+',
+      '-',
+      '*',
+      '/',
+      '%',
+      '=',
+      '==',
+      '!',
+      '!=',
+      '<',
+      '>',
+      '<=',
+      '>=',
+      '&&',
+      '||',
+      '&',
+      '|',
+      '?',
+      ':',
+      ';',
+      '`',
+      '$',
+      '#',
+      '{',
+      '}',
+      '😀',
+      '\ud83d',
+      'é',
+      '\u0000',
+      '\u00a0',
+      '--',
+      '/*',
+      '*/',
+      "'x'",
+      '"y"',
+      'f(',
+      'x in [',
     ];
     let parsed = 0;
     for (let i = 0; i < 3000; i++) {
@@ -626,7 +730,7 @@ describe('parseExpression: hostile input', () => {
   });
 
   it('leaves the parser usable after errors', () => {
-    for (const bad of ['a >>', "x in [y]", '(((', "'", 'a b c']) errorOf(() => parseExpression(bad));
+    for (const bad of ['a >>', 'x in [y]', '(((', "'", 'a b c']) errorOf(() => parseExpression(bad));
     expect(parseExpression('(a) + b')).toEqual({
       kind: 'arithmetic',
       op: '+',
@@ -643,10 +747,17 @@ describe('parseExpression: hostile input', () => {
 
 describe('splitFormulas', () => {
   it('splits name:expression:Type entries at top-level commas', () => {
-    const value = 'cpc:statistics.cost / statistics.clicks:Money, ratio: if(statistics.clicks > 0, min(1, 2), 0) :Decimal';
+    const value =
+      'cpc:statistics.cost / statistics.clicks:Money, ratio: if(statistics.clicks > 0, min(1, 2), 0) :Decimal';
     expect(splitFormulas([value])).toEqual([
       { name: 'cpc', expression: 'statistics.cost / statistics.clicks', type: 'Money', offset: 4, valueIndex: 0 },
-      { name: 'ratio', expression: 'if(statistics.clicks > 0, min(1, 2), 0)', type: 'Decimal', offset: value.indexOf('if('), valueIndex: 0 },
+      {
+        name: 'ratio',
+        expression: 'if(statistics.clicks > 0, min(1, 2), 0)',
+        type: 'Decimal',
+        offset: value.indexOf('if('),
+        valueIndex: 0,
+      },
     ]);
   });
 
@@ -671,7 +782,9 @@ describe('splitFormulas', () => {
   });
 
   it('takes the name before the first colon and the type after the last', () => {
-    expect(splitFormulas(['n:a:b:Integer'])).toEqual([{ name: 'n', expression: 'a:b', type: 'Integer', offset: 2, valueIndex: 0 }]);
+    expect(splitFormulas(['n:a:b:Integer'])).toEqual([
+      { name: 'n', expression: 'a:b', type: 'Integer', offset: 2, valueIndex: 0 },
+    ]);
     // the expression parser then points into the whole value
     const [f] = splitFormulas(['n:a:b:Integer']);
     const error = errorOf(() => parseExpression(f?.expression ?? ''));
@@ -680,7 +793,9 @@ describe('splitFormulas', () => {
   });
 
   it('leaves types and the expression to the planner', () => {
-    expect(splitFormulas(['n:a b:whatever'])).toEqual([{ name: 'n', expression: 'a b', type: 'whatever', offset: 2, valueIndex: 0 }]);
+    expect(splitFormulas(['n:a b:whatever'])).toEqual([
+      { name: 'n', expression: 'a b', type: 'whatever', offset: 2, valueIndex: 0 },
+    ]);
   });
 
   const errors: [values: string[], position: number, token: string, message: RegExp][] = [
@@ -742,7 +857,10 @@ describe('layout (DESIGN D4/D5)', () => {
       for (const entry of readdirSync(dir, { withFileTypes: true })) {
         const path = join(dir, entry.name);
         if (entry.isDirectory()) walk(path);
-        else if (/\.(ts|js|mts|cts)$/.test(entry.name) && /from ['"]jsep['"]|require\(['"]jsep['"]\)|import\(['"]jsep['"]\)/.test(readFileSync(path, 'utf8'))) {
+        else if (
+          /\.(ts|js|mts|cts)$/.test(entry.name) &&
+          /from ['"]jsep['"]|require\(['"]jsep['"]\)|import\(['"]jsep['"]\)/.test(readFileSync(path, 'utf8'))
+        ) {
           importers.push(path.replaceAll('\\', '/'));
         }
       }
@@ -770,11 +888,58 @@ function pick<T>(random: () => number, items: readonly T[]): T {
   return items[Math.floor(random() * items.length)] as T;
 }
 
-const FIELDS = ['statistics.clicks', 'labels.client_id', 'customFields.field3', 'segments.deviceType', 'name', 'campaignId', 'notes', 'index', 'order', 'labels.in', 'segments.not', 'true'];
+const FIELDS = [
+  'statistics.clicks',
+  'labels.client_id',
+  'customFields.field3',
+  'segments.deviceType',
+  'name',
+  'campaignId',
+  'notes',
+  'index',
+  'order',
+  'labels.in',
+  'segments.not',
+  'true',
+];
 const FUNCTIONS = ['contains', 'startsWith', 'endsWith', 'min', 'max', 'abs', 'round', 'if'];
 const NUMBERS = [0, 1, 7, 42, 3.25, 0.001, 1500000, 2.5e-7, 123456789, -1, -0.5, -99];
-const STRING_CHARS = ['a', 'Z', ' ', "'", '"', '\\', '\n', '\t', ',', '(', ')', ':', '--', '/*', ';', '%', 'é', '😀', '\u2028'];
-const PRECEDENCE: Record<string, number> = { or: 1, and: 2, '==': 3, '!=': 3, '<': 3, '<=': 3, '>': 3, '>=': 3, in: 4, '+': 5, '-': 5, '*': 6, '/': 6 };
+const STRING_CHARS = [
+  'a',
+  'Z',
+  ' ',
+  "'",
+  '"',
+  '\\',
+  '\n',
+  '\t',
+  ',',
+  '(',
+  ')',
+  ':',
+  '--',
+  '/*',
+  ';',
+  '%',
+  'é',
+  '😀',
+  '\u2028',
+];
+const PRECEDENCE: Record<string, number> = {
+  or: 1,
+  and: 2,
+  '==': 3,
+  '!=': 3,
+  '<': 3,
+  '<=': 3,
+  '>': 3,
+  '>=': 3,
+  in: 4,
+  '+': 5,
+  '-': 5,
+  '*': 6,
+  '/': 6,
+};
 const SPACES = [' ', '  ', '\t', '\n', '\r\n', ' \t '];
 
 function leaf(random: () => number): Expr {
@@ -797,14 +962,30 @@ function generate(random: () => number, depth: number): Expr {
   if (depth >= 4 || random() < 0.25) return leaf(random);
   const r = random();
   const next = (): Expr => generate(random, depth + 1);
-  if (r < 0.2) return { kind: 'arithmetic', op: pick(random, ['+', '-', '*', '/'] as const), left: next(), right: next(), position: 0 };
-  if (r < 0.4) return { kind: 'compare', op: pick(random, ['==', '!=', '<', '<=', '>', '>='] as const), left: next(), right: next(), position: 0 };
-  if (r < 0.55) return { kind: 'logical', op: pick(random, ['and', 'or'] as const), left: next(), right: next(), position: 0 };
+  if (r < 0.2)
+    return {
+      kind: 'arithmetic',
+      op: pick(random, ['+', '-', '*', '/'] as const),
+      left: next(),
+      right: next(),
+      position: 0,
+    };
+  if (r < 0.4)
+    return {
+      kind: 'compare',
+      op: pick(random, ['==', '!=', '<', '<=', '>', '>='] as const),
+      left: next(),
+      right: next(),
+      position: 0,
+    };
+  if (r < 0.55)
+    return { kind: 'logical', op: pick(random, ['and', 'or'] as const), left: next(), right: next(), position: 0 };
   if (r < 0.63) return { kind: 'not', operand: next(), position: 0 };
   if (r < 0.7) {
     const operand = next();
     // -<non-negative number> is read as a negative number literal, not a negation.
-    if (operand.kind === 'number' && operand.value >= 0) return { kind: 'number', value: operand.value === 0 ? 0 : -operand.value, position: 0 };
+    if (operand.kind === 'number' && operand.value >= 0)
+      return { kind: 'number', value: operand.value === 0 ? 0 : -operand.value, position: 0 };
     return { kind: 'negate', operand, position: 0 };
   }
   if (r < 0.8) {
@@ -864,7 +1045,12 @@ function print(e: Expr, at: number, random: () => number): { text: string; expr:
       const p = precedenceOf(e);
       const leftNode = e.kind === 'in' ? e.value : e.left;
       const left = operand(leftNode, at, precedenceOf(leftNode) < p);
-      const opText = e.kind === 'in' ? 'in' : e.kind === 'logical' ? pick(random, e.op === 'and' ? ['and', '&&'] : ['or', '||']) : e.op;
+      const opText =
+        e.kind === 'in'
+          ? 'in'
+          : e.kind === 'logical'
+            ? pick(random, e.op === 'and' ? ['and', '&&'] : ['or', '||'])
+            : e.op;
       const before = pick(random, SPACES);
       const after = pick(random, SPACES);
       let text = `${left.text}${before}${opText}${after}`;

@@ -11,10 +11,17 @@ afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
 const modeOf = (target: string) => fs.statSync(target).mode & 0o777;
 
-async function writeOneAccount(serve: Awaited<ReturnType<typeof startServe>>, dataDir: string, credentials: { clientId: string; clientSecret: string }) {
+async function writeOneAccount(
+  serve: Awaited<ReturnType<typeof startServe>>,
+  dataDir: string,
+  credentials: { clientId: string; clientSecret: string },
+) {
   const http = new HttpClient(serve.listening.url, fs.readFileSync(path.join(dataDir, 'tls', 'cert.pem'), 'utf8'));
   const token = (
-    await http.request('POST', '/token', { headers: { authorization: basic(credentials.clientId, credentials.clientSecret), 'content-type': FORM }, body: 'grant_type=client_credentials' })
+    await http.request('POST', '/token', {
+      headers: { authorization: basic(credentials.clientId, credentials.clientSecret), 'content-type': FORM },
+      body: 'grant_type=client_credentials',
+    })
   ).json.access_token as string;
   const res = await http.request('POST', '/provisioning/v0/accounts', {
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -24,7 +31,7 @@ async function writeOneAccount(serve: Awaited<ReturnType<typeof startServe>>, da
   http.close();
 }
 
-describe('files of a database are the owner\'s alone (issue 19 item 21)', () => {
+describe("files of a database are the owner's alone (issue 19 item 21)", () => {
   it('a first start makes the data directory 0700 and the database, its WAL and the key file 0600; no key in the database', async () => {
     // The test runner's umask (usually 022) is what the bin inherits: the service must not depend on it.
     const dataDir = path.join(root, 'fresh', 'data');
@@ -43,10 +50,18 @@ describe('files of a database are the owner\'s alone (issue 19 item 21)', () => 
       expect(await serve.exited).toBe(0);
     }
     // What a reader of the database file finds: no signing key, in any spelling.
-    const bytes = Buffer.concat([fs.readFileSync(db), fs.existsSync(`${db}.wal`) ? fs.readFileSync(`${db}.wal`) : Buffer.alloc(0)]);
+    const bytes = Buffer.concat([
+      fs.readFileSync(db),
+      fs.existsSync(`${db}.wal`) ? fs.readFileSync(`${db}.wal`) : Buffer.alloc(0),
+    ]);
     for (const key of keysOnDisk(db)) {
       const secret = Buffer.from(key.secret, 'base64url');
-      for (const spelling of [secret, Buffer.from(secret.toString('hex')), Buffer.from(key.secret), Buffer.from(secret.toString('base64'))]) {
+      for (const spelling of [
+        secret,
+        Buffer.from(secret.toString('hex')),
+        Buffer.from(key.secret),
+        Buffer.from(secret.toString('base64')),
+      ]) {
         expect(bytes.includes(spelling)).toBe(false);
       }
     }

@@ -4,7 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceConfigSchema } from '../src/config/config.js';
 import { startService } from '../src/main.js';
 import { MARKETS } from '../src/platforms/sandbox/vocabulary.js';
-import { FX_REFERENCE_FILE, fxCoverage, fxReferenceText, loadFxReference, supportedCurrencies } from '../src/reference/fx-rates.js';
+import {
+  FX_REFERENCE_FILE,
+  fxCoverage,
+  fxReferenceText,
+  loadFxReference,
+  supportedCurrencies,
+} from '../src/reference/fx-rates.js';
 import { isCurrencyCode } from '../src/shared/currencies.js';
 import { accountCount, createAccount, jsonRequest } from './helpers/accounts.js';
 import { startTestServer, tempDir, type TestServer } from './helpers/server.js';
@@ -25,7 +31,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const read = <T extends object>(sql: string, params: string[] = []) => server.service.db.read((r) => r.all<T>(sql, params));
+const read = <T extends object>(sql: string, params: string[] = []) =>
+  server.service.db.read((r) => r.all<T>(sql, params));
 
 describe('the reference file, as loaded at start', () => {
   it(`has a rate for every currency on every day ${FIRST_DAY}..${LAST_DAY}, once`, async () => {
@@ -37,11 +44,13 @@ describe('the reference file, as loaded at start', () => {
        FROM fx_rates GROUP BY currency ORDER BY currency`,
     );
     expect(perCurrency.map((row) => row.currency)).toEqual([...supportedCurrencies()].sort());
-    for (const row of perCurrency) expect(row, row.currency).toEqual({ currency: row.currency, days: DAYS, first: FIRST_DAY, last: LAST_DAY });
+    for (const row of perCurrency)
+      expect(row, row.currency).toEqual({ currency: row.currency, days: DAYS, first: FIRST_DAY, last: LAST_DAY });
   });
 
   it('covers the sandbox markets and at least the required currencies; every rate is positive and EUR is 1', async () => {
-    for (const code of [...REQUIRED, ...MARKETS.map((m) => m.currency)]) expect(supportedCurrencies().has(code), code).toBe(true);
+    for (const code of [...REQUIRED, ...MARKETS.map((m) => m.currency)])
+      expect(supportedCurrencies().has(code), code).toBe(true);
     const [bad] = await read<{ nonPositive: number; eurNotOne: number }>(
       `SELECT count(*) FILTER (WHERE units_per_eur <= 0)::INTEGER AS "nonPositive", count(*) FILTER (WHERE currency = 'EUR' AND units_per_eur <> 1)::INTEGER AS "eurNotOne" FROM fx_rates`,
     );
@@ -49,7 +58,9 @@ describe('the reference file, as loaded at start', () => {
   });
 
   it('holds published rates where the source has them (ECB convention: units per 1 EUR)', async () => {
-    const rows = await read<{ currency: string; rate: number }>(`SELECT currency, units_per_eur::DOUBLE AS rate FROM fx_rates WHERE day = DATE '2024-06-14' AND currency IN ('USD', 'GBP', 'JPY')`);
+    const rows = await read<{ currency: string; rate: number }>(
+      `SELECT currency, units_per_eur::DOUBLE AS rate FROM fx_rates WHERE day = DATE '2024-06-14' AND currency IN ('USD', 'GBP', 'JPY')`,
+    );
     const rate = Object.fromEntries(rows.map((row) => [row.currency, row.rate]));
     // ECB published 1.0686 USD, 0.84 GBP and 168 JPY for that day; the source's crosses are within 1 %.
     expect(rate.USD).toBeCloseTo(1.0686, 2);
@@ -62,17 +73,28 @@ describe('the reference file, as loaded at start', () => {
     // A platform account of each sandbox master, linked as a client would.
     const auth = { authorization: `Bearer ${token}` };
     const account = await createAccount(server, token);
-    const masters = (await server.http.get('/provisioning/v0/adplatform-master-accounts', auth)).json.adPlatformMasterAccounts as Array<{ id: number; adPlatformType: string }>;
+    const masters = (await server.http.get('/provisioning/v0/adplatform-master-accounts', auth)).json
+      .adPlatformMasterAccounts as Array<{ id: number; adPlatformType: string }>;
     for (const master of masters) {
-      const listed = (await server.http.get(`/provisioning/v0/adplatform-master-accounts/id/${master.id}/adplatform-accounts`, auth)).json.adPlatformAccounts as Array<{ adPlatformId: string }>;
+      const listed = (
+        await server.http.get(`/provisioning/v0/adplatform-master-accounts/id/${master.id}/adplatform-accounts`, auth)
+      ).json.adPlatformAccounts as Array<{ adPlatformId: string }>;
       for (const platformAccount of listed.slice(0, 5)) {
-        const res = await jsonRequest(server, token, 'POST', `/provisioning/v0/accounts/id/${account.id}/adplatform-accounts`, {
-          adPlatformAccount: { adPlatformType: master.adPlatformType, adPlatformId: platformAccount.adPlatformId },
-        });
+        const res = await jsonRequest(
+          server,
+          token,
+          'POST',
+          `/provisioning/v0/accounts/id/${account.id}/adplatform-accounts`,
+          {
+            adPlatformAccount: { adPlatformType: master.adPlatformType, adPlatformId: platformAccount.adPlatformId },
+          },
+        );
         expect(res.status).toBe(201);
       }
     }
-    const inUse = await read<{ currency: string }>('SELECT currency FROM accounts UNION SELECT currency FROM adplatform_accounts ORDER BY currency');
+    const inUse = await read<{ currency: string }>(
+      'SELECT currency FROM accounts UNION SELECT currency FROM adplatform_accounts ORDER BY currency',
+    );
     expect(inUse.length).toBeGreaterThan(4);
     const missing = await read<{ currency: string; day: string }>(
       `WITH used AS (SELECT currency FROM accounts UNION SELECT currency FROM adplatform_accounts),
@@ -83,12 +105,23 @@ describe('the reference file, as loaded at start', () => {
     expect(missing).toEqual([]);
   });
 
-  it('marks a rate published up to its currency\'s published_through in data/fx/series.csv, estimated after (issue 19)', async () => {
+  it("marks a rate published up to its currency's published_through in data/fx/series.csv, estimated after (issue 19)", async () => {
     const through = new Map(
-      fs.readFileSync('data/fx/series.csv', 'utf8').trim().split('\n').slice(1).map((line) => line.split(',')).map((cells) => [cells[0]!, cells[2]!] as const),
+      fs
+        .readFileSync('data/fx/series.csv', 'utf8')
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((line) => line.split(','))
+        .map((cells) => [cells[0]!, cells[2]!] as const),
     );
     expect(through.get('EUR')).toBe(LAST_DAY);
-    const rows = await read<{ currency: string; published: number; first_estimated: string | null; last_published: string | null }>(
+    const rows = await read<{
+      currency: string;
+      published: number;
+      first_estimated: string | null;
+      last_published: string | null;
+    }>(
       `SELECT currency, count(*) FILTER (WHERE published)::INTEGER AS published,
               strftime(min(day) FILTER (WHERE NOT published), '%Y-%m-%d') AS first_estimated, strftime(max(day) FILTER (WHERE published), '%Y-%m-%d') AS last_published
          FROM fx_rates GROUP BY currency ORDER BY currency`,
@@ -97,7 +130,13 @@ describe('the reference file, as loaded at start', () => {
     for (const row of rows) {
       const last = through.get(row.currency)!;
       const days = (Date.parse(`${last}T00:00:00Z`) - Date.parse(`${FIRST_DAY}T00:00:00Z`)) / 86_400_000 + 1;
-      expect(row, row.currency).toEqual({ currency: row.currency, published: days, first_estimated: last === LAST_DAY ? null : new Date(Date.parse(`${last}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10), last_published: last });
+      expect(row, row.currency).toEqual({
+        currency: row.currency,
+        published: days,
+        first_estimated:
+          last === LAST_DAY ? null : new Date(Date.parse(`${last}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10),
+        last_published: last,
+      });
     }
   });
 
@@ -114,19 +153,29 @@ describe('loading', () => {
     const config = serviceConfigSchema.parse({ dbPath: path.join(dir, 'adreport.duckdb'), host: '127.0.0.1', port: 0 });
     try {
       const first = await startService(config, { logError: () => undefined });
-      const loadedAt = () => first.db.read((r) => r.one<{ at: string }>("SELECT loaded_at::VARCHAR AS at FROM reference_data WHERE name = 'fx-rates'"));
+      const loadedAt = () =>
+        first.db.read((r) =>
+          r.one<{ at: string }>("SELECT loaded_at::VARCHAR AS at FROM reference_data WHERE name = 'fx-rates'"),
+        );
       const firstLoad = await loadedAt();
       expect(firstLoad).toBeDefined();
       await first.close();
 
       const second = await startService(config, { logError: () => undefined });
       try {
-        const again = await second.db.read((r) => r.one<{ at: string }>("SELECT loaded_at::VARCHAR AS at FROM reference_data WHERE name = 'fx-rates'"));
+        const again = await second.db.read((r) =>
+          r.one<{ at: string }>("SELECT loaded_at::VARCHAR AS at FROM reference_data WHERE name = 'fx-rates'"),
+        );
         expect(again).toEqual(firstLoad);
         const started = performance.now();
         const result = await loadFxReference(second.db);
         const elapsedMs = performance.now() - started;
-        expect(result).toEqual({ loaded: false, currencies: supportedCurrencies().size, from: FIRST_DAY, to: LAST_DAY });
+        expect(result).toEqual({
+          loaded: false,
+          currencies: supportedCurrencies().size,
+          from: FIRST_DAY,
+          to: LAST_DAY,
+        });
         // A hash of the file and one lookup; the full load takes a few hundred ms.
         expect(elapsedMs).toBeLessThan(500);
         expect((await second.db.read((r) => fxCoverage(r))).rows).toBe(supportedCurrencies().size * DAYS);
@@ -145,8 +194,18 @@ describe('loading', () => {
       const lines = fxReferenceText(fs.readFileSync(FX_REFERENCE_FILE)).trimEnd().split('\n');
       const shorter = path.join(dir, 'shorter.csv');
       fs.writeFileSync(shorter, `${lines.slice(0, 11).join('\n')}\n`);
-      expect(await loadFxReference(db, shorter)).toEqual({ loaded: true, currencies: supportedCurrencies().size, from: FIRST_DAY, to: '2019-01-10' });
-      expect(await db.read((r) => fxCoverage(r))).toEqual({ currencies: supportedCurrencies().size, rows: supportedCurrencies().size * 10, from: FIRST_DAY, to: '2019-01-10' });
+      expect(await loadFxReference(db, shorter)).toEqual({
+        loaded: true,
+        currencies: supportedCurrencies().size,
+        from: FIRST_DAY,
+        to: '2019-01-10',
+      });
+      expect(await db.read((r) => fxCoverage(r))).toEqual({
+        currencies: supportedCurrencies().size,
+        rows: supportedCurrencies().size * 10,
+        from: FIRST_DAY,
+        to: '2019-01-10',
+      });
       expect((await loadFxReference(db, shorter)).loaded).toBe(false);
 
       const gap = path.join(dir, 'gap.csv');
@@ -154,7 +213,9 @@ describe('loading', () => {
       await expect(loadFxReference(db, gap)).rejects.toThrow(/expected day 2019-01-02, found 2019-01-03/);
       const negative = path.join(dir, 'negative.csv');
       fs.writeFileSync(negative, `${[lines[0], lines[1]!.replace(/,1,/, ',-1,')].join('\n')}\n`);
-      await expect(loadFxReference(db, negative)).rejects.toThrow(/the [A-Z]{3} rate of 2019-01-01 is -1\.00000000, not a positive decimal/);
+      await expect(loadFxReference(db, negative)).rejects.toThrow(
+        /the [A-Z]{3} rate of 2019-01-01 is -1\.00000000, not a positive decimal/,
+      );
       const text = path.join(dir, 'text.csv');
       fs.writeFileSync(text, `${[lines[0], lines[1]!.replace(/,1,/, ',one,')].join('\n')}\n`);
       await expect(loadFxReference(db, text)).rejects.toThrow(/one/);
@@ -173,7 +234,9 @@ describe('a currency without exchange rates is refused (422 unsupported_currency
   const expectNoRates = (res: { status: number; json: any }, field: string, code: string) => {
     expect(res.status).toBe(422);
     expect(res.json.error.code).toBe('validation_failed');
-    const detail = (res.json.error.details as Array<{ field: string; code: string; message: string }>).find((d) => d.field === field);
+    const detail = (res.json.error.details as Array<{ field: string; code: string; message: string }>).find(
+      (d) => d.field === field,
+    );
     expect(detail?.code).toBe('unsupported_currency');
     expect(detail?.message).toContain(`no exchange rates for ${code}`);
   };
@@ -187,35 +250,78 @@ describe('a currency without exchange rates is refused (422 unsupported_currency
 
   it.each(WITHOUT_RATES)('POST, PUT and PATCH of an account in %s; nothing changes', async (code) => {
     const before = await accountCount(server, token);
-    expectNoRates(await jsonRequest(server, token, 'POST', '/provisioning/v0/accounts', { account: { ...base, currency: code } }), 'account.currency', code);
+    expectNoRates(
+      await jsonRequest(server, token, 'POST', '/provisioning/v0/accounts', { account: { ...base, currency: code } }),
+      'account.currency',
+      code,
+    );
     expect(await accountCount(server, token)).toBe(before);
 
     const account = await createAccount(server, token, { currency: 'CHF' });
     const accountPath = `/provisioning/v0/accounts/id/${account.id}`;
-    expectNoRates(await jsonRequest(server, token, 'PUT', accountPath, { account: { ...base, currency: code } }), 'account.currency', code);
-    expectNoRates(await jsonRequest(server, token, 'PATCH', accountPath, { account: { currency: code } }, 'application/merge-patch+json'), 'account.currency', code);
-    expect((await server.http.get(accountPath, { authorization: `Bearer ${token}` })).json.account.currency).toBe('CHF');
+    expectNoRates(
+      await jsonRequest(server, token, 'PUT', accountPath, { account: { ...base, currency: code } }),
+      'account.currency',
+      code,
+    );
+    expectNoRates(
+      await jsonRequest(
+        server,
+        token,
+        'PATCH',
+        accountPath,
+        { account: { currency: code } },
+        'application/merge-patch+json',
+      ),
+      'account.currency',
+      code,
+    );
+    expect((await server.http.get(accountPath, { authorization: `Bearer ${token}` })).json.account.currency).toBe(
+      'CHF',
+    );
   });
 
   it('an unknown code stays unknown_currency, a supported one is accepted', async () => {
-    const unknown = await jsonRequest(server, token, 'POST', '/provisioning/v0/accounts', { account: { ...base, currency: 'ABC' } });
+    const unknown = await jsonRequest(server, token, 'POST', '/provisioning/v0/accounts', {
+      account: { ...base, currency: 'ABC' },
+    });
     expect(unknown.status).toBe(422);
-    expect(unknown.json.error.details).toContainEqual({ field: 'account.currency', code: 'unknown_currency', message: expect.any(String) });
-    for (const currency of ['MXN', 'PLN', 'XOF']) expect((await createAccount(server, token, { currency })).currency).toBe(currency);
+    expect(unknown.json.error.details).toContainEqual({
+      field: 'account.currency',
+      code: 'unknown_currency',
+      message: expect.any(String),
+    });
+    for (const currency of ['MXN', 'PLN', 'XOF'])
+      expect((await createAccount(server, token, { currency })).currency).toBe(currency);
   });
 
   it('creating an ad platform account in a currency without rates; no job is queued', async () => {
     const auth = { authorization: `Bearer ${token}` };
-    const masters = (await server.http.get('/provisioning/v0/adplatform-master-accounts', auth)).json.adPlatformMasterAccounts as Array<{ id: number }>;
-    const jobsBefore = (await server.http.get('/provisioning/v0/jobs?type=CREATE_ADPLATFORM_ACCOUNT', auth)).headers['x-totalcount'];
+    const masters = (await server.http.get('/provisioning/v0/adplatform-master-accounts', auth)).json
+      .adPlatformMasterAccounts as Array<{ id: number }>;
+    const jobsBefore = (await server.http.get('/provisioning/v0/jobs?type=CREATE_ADPLATFORM_ACCOUNT', auth)).headers[
+      'x-totalcount'
+    ];
     const create = (currency: string) =>
-      jsonRequest(server, token, 'POST', `/provisioning/v0/adplatform-master-accounts/id/${masters[0]!.id}/adplatform-accounts`, {
-        adPlatformAccount: { name: 'Contoso NG', currency, timeZone: 'Africa/Lagos' },
-      });
+      jsonRequest(
+        server,
+        token,
+        'POST',
+        `/provisioning/v0/adplatform-master-accounts/id/${masters[0]!.id}/adplatform-accounts`,
+        {
+          adPlatformAccount: { name: 'Contoso NG', currency, timeZone: 'Africa/Lagos' },
+        },
+      );
     expectNoRates(await create('NGN'), 'adPlatformAccount.currency', 'NGN');
     const unknown = await create('ABC');
     expect(unknown.status).toBe(422);
-    expect(unknown.json.error.details).toContainEqual({ field: 'adPlatformAccount.currency', code: 'unknown_currency', message: expect.any(String) });
-    expect((await server.http.get('/provisioning/v0/jobs?type=CREATE_ADPLATFORM_ACCOUNT', auth)).headers['x-totalcount']).toBe(jobsBefore);
+    expect(unknown.json.error.details).toContainEqual({
+      field: 'adPlatformAccount.currency',
+      code: 'unknown_currency',
+      message: expect.any(String),
+    });
+    expect(
+      (await server.http.get('/provisioning/v0/jobs?type=CREATE_ADPLATFORM_ACCOUNT', auth)).headers['x-totalcount'],
+    ).toBe(jobsBefore);
   });
 });

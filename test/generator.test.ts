@@ -49,8 +49,13 @@ async function generate(db: string, args: string[]): Promise<{ result: CliResult
 async function runInProcess(args: string[]): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
-  const sink = (append: (text: string) => void) => new Writable({ write: (chunk, _encoding, done) => (append(String(chunk)), done()) });
-  const code = await runCliInProcess(args, { stdout: sink((t) => (stdout += t)), stderr: sink((t) => (stderr += t)), env: {} });
+  const sink = (append: (text: string) => void) =>
+    new Writable({ write: (chunk, _encoding, done) => (append(String(chunk)), done()) });
+  const code = await runCliInProcess(args, {
+    stdout: sink((t) => (stdout += t)),
+    stderr: sink((t) => (stderr += t)),
+    env: {},
+  });
   return { code, stdout, stderr };
 }
 
@@ -66,9 +71,24 @@ async function query<T extends object>(file: string, sql: string): Promise<T[]> 
 /** Columns that hold the time of the run, not generated content. */
 const TIMESTAMPS = ['created_at', 'updated_at', 'imported_at', 'synced_at'];
 const CONTENT_TABLES = [
-  'organizations', 'adplatform_master_accounts', 'accounts', 'account_labels', 'adplatform_accounts', 'account_adplatform_links',
-  'statistics_sources', 'campaigns', 'campaign_labels', 'ad_groups', 'ads', 'keywords', 'markups', 'fact_ad_daily',
-  'fact_keyword_daily', 'fact_impression_share_daily', 'fact_audience_runs', 'call_details',
+  'organizations',
+  'adplatform_master_accounts',
+  'accounts',
+  'account_labels',
+  'adplatform_accounts',
+  'account_adplatform_links',
+  'statistics_sources',
+  'campaigns',
+  'campaign_labels',
+  'ad_groups',
+  'ads',
+  'keywords',
+  'markups',
+  'fact_ad_daily',
+  'fact_keyword_daily',
+  'fact_impression_share_daily',
+  'fact_audience_runs',
+  'call_details',
 ];
 
 /** Per table: row count and an order-independent checksum of every column but timestamps. */
@@ -102,8 +122,20 @@ describe('adreport data generate', () => {
     expect(result.stdout.trim().split('\n')).toHaveLength(1);
     expect(json).toEqual({
       organizations: [
-        { id: 1, name: 'Generated organization 1 (seed 4)', clientId: expect.stringMatching(/^adr_/), clientSecret: expect.any(String), accounts: 3 },
-        { id: 2, name: 'Generated organization 2 (seed 4)', clientId: expect.stringMatching(/^adr_/), clientSecret: expect.any(String), accounts: 2 },
+        {
+          id: 1,
+          name: 'Generated organization 1 (seed 4)',
+          clientId: expect.stringMatching(/^adr_/),
+          clientSecret: expect.any(String),
+          accounts: 3,
+        },
+        {
+          id: 2,
+          name: 'Generated organization 2 (seed 4)',
+          clientId: expect.stringMatching(/^adr_/),
+          clientSecret: expect.any(String),
+          accounts: 2,
+        },
       ],
       factRows: expect.any(Number),
       seconds: expect.any(Number),
@@ -114,14 +146,22 @@ describe('adreport data generate', () => {
     expect(json.factRows).toBeGreaterThan(270_000);
     expect(json.factRows).toBeLessThan(330_000);
     expect(json.peakRssMb).toBeGreaterThan(0);
-    const clients = await query<{ client_id: string; organization_id: number; secret_hash: string; scopes: string[]; name: string; disabled_at: unknown }>(
+    const clients = await query<{
+      client_id: string;
+      organization_id: number;
+      secret_hash: string;
+      scopes: string[];
+      name: string;
+      disabled_at: unknown;
+    }>(
       first,
       'SELECT client_id, organization_id, secret_hash, scopes, name, disabled_at FROM api_clients ORDER BY organization_id',
     );
     expect(clients.map((c) => [c.client_id, c.organization_id, c.scopes, c.name, c.disabled_at])).toEqual(
       json.organizations.map((o) => [o.clientId, o.id, ['provisioning', 'reporting'], 'generated', null]),
     );
-    for (const [i, organization] of json.organizations.entries()) expect(await verifySecret(organization.clientSecret, clients[i]!.secret_hash)).toBe(true);
+    for (const [i, organization] of json.organizations.entries())
+      expect(await verifySecret(organization.clientSecret, clients[i]!.secret_hash)).toBe(true);
     // Progress and the summary go to stderr; non-TTY progress is a line per ~10 %.
     expect(result.stderr).toMatch(/facts \[#+\] 100%/);
     expect(result.stderr).toMatch(/fact rows .* rows\/s, peak RSS \d+ MB/);
@@ -180,7 +220,14 @@ describe('adreport data generate', () => {
               (SELECT count(*) FROM campaigns) AS campaigns
          FROM f`,
     );
-    expect(row).toMatchObject({ first: days[0]!.date, last: days.at(-1)!.date, keyword_networks: 0, wrong_cells: 0, social_keywords: 0, wrong_parents: 0 });
+    expect(row).toMatchObject({
+      first: days[0]!.date,
+      last: days.at(-1)!.date,
+      keyword_networks: 0,
+      wrong_cells: 0,
+      social_keywords: 0,
+      wrong_parents: 0,
+    });
     // Campaigns start and stop inside the range: some have no facts in 40 days, most do.
     expect(Number(row!.active_campaigns)).toBeLessThan(Number(row!.campaigns));
     expect(Number(row!.active_campaigns)).toBeGreaterThan(Number(row!.campaigns) * 0.5);
@@ -284,7 +331,14 @@ describe('adreport data generate', () => {
               (SELECT avg(CASE WHEN status = 'MISSED' THEN 1 ELSE 0 END) FROM call_details) AS missed_share`,
     );
     expect(row!.call_rows).toBeGreaterThan(100);
-    expect(row).toMatchObject({ mismatched: 0, broken_status: 0, outside_hours: 0, malformed: 0, duplicates: 0, wrong_parents: 0 });
+    expect(row).toMatchObject({
+      mismatched: 0,
+      broken_status: 0,
+      outside_hours: 0,
+      malformed: 0,
+      duplicates: 0,
+      wrong_parents: 0,
+    });
     expect(row!.missed_share).toBeGreaterThan(0.05);
     expect(row!.missed_share).toBeLessThan(0.3);
   });
@@ -331,17 +385,40 @@ describe('adreport data generate', () => {
          (SELECT count(*) FROM markups) AS markups`,
     );
     expect(row).toEqual({
-      bad_platform_accounts: 0, bad_master_links: 0, bad_masters: 0, bad_link_counts: 0, bad_links: 0, bad_sources: 0, bad_accounts: 0,
-      bad_account_labels: 0, without_group: 0, odd_labels: 0, duplicate_campaign_ids: 0, duplicate_ad_group_ids: 0, duplicate_ad_ids: 0,
-      duplicate_keyword_ids: 0, bad_keywords: 0, bad_ads: 0, bad_statuses: 0, bad_markups: 0, overlapping_markups: 0, markups: expect.any(Number),
+      bad_platform_accounts: 0,
+      bad_master_links: 0,
+      bad_masters: 0,
+      bad_link_counts: 0,
+      bad_links: 0,
+      bad_sources: 0,
+      bad_accounts: 0,
+      bad_account_labels: 0,
+      without_group: 0,
+      odd_labels: 0,
+      duplicate_campaign_ids: 0,
+      duplicate_ad_group_ids: 0,
+      duplicate_ad_ids: 0,
+      duplicate_keyword_ids: 0,
+      bad_keywords: 0,
+      bad_ads: 0,
+      bad_statuses: 0,
+      bad_markups: 0,
+      overlapping_markups: 0,
+      markups: expect.any(Number),
     });
     expect(row!.markups).toBeGreaterThan(0);
   });
 
   it('uses only the sandbox markets: their currencies, and language/country pairs of spec table 2.3', async () => {
     const currencies = new Set(MARKETS.map((m) => m.currency));
-    const accounts = await query<{ language_code: string; country_code: string; currency: string }>(first, 'SELECT language_code, country_code, currency FROM accounts');
-    const platformCurrencies = await query<{ currency: string; time_zone: string }>(first, 'SELECT currency, time_zone FROM adplatform_accounts');
+    const accounts = await query<{ language_code: string; country_code: string; currency: string }>(
+      first,
+      'SELECT language_code, country_code, currency FROM accounts',
+    );
+    const platformCurrencies = await query<{ currency: string; time_zone: string }>(
+      first,
+      'SELECT currency, time_zone FROM adplatform_accounts',
+    );
     for (const a of accounts) {
       expect(isAllowedPair(a.language_code, a.country_code), `${a.language_code}/${a.country_code}`).toBe(true);
       expect(currencies.has(a.currency)).toBe(true);
@@ -350,7 +427,9 @@ describe('adreport data generate', () => {
       expect(currencies.has(p.currency)).toBe(true);
       expect(MARKETS.some((m) => m.currency === p.currency && m.timeZone === p.time_zone)).toBe(true);
     }
-    for (const m of GENERATOR_MARKETS) for (const [language] of m.languages) expect(isAllowedPair(language, m.country), `${language}/${m.country}`).toBe(true);
+    for (const m of GENERATOR_MARKETS)
+      for (const [language] of m.languages)
+        expect(isAllowedPair(language, m.country), `${language}/${m.country}`).toBe(true);
   });
 
   it('appends to a database with data: ids continue from the sequences, content is the same', async () => {
@@ -368,7 +447,12 @@ describe('adreport data generate', () => {
               (SELECT nextval('call_detail_id_seq')) > (SELECT max(id) FROM call_details) AS call_sequence_ahead,
               (SELECT sum(impressions) FILTER (WHERE organization_id <= 2) = sum(impressions) FILTER (WHERE organization_id > 2) FROM fact_ad_daily) AS same_facts`,
     );
-    expect(row).toMatchObject({ campaign_sequence_ahead: true, keyword_sequence_ahead: true, call_sequence_ahead: true, same_facts: true });
+    expect(row).toMatchObject({
+      campaign_sequence_ahead: true,
+      keyword_sequence_ahead: true,
+      call_sequence_ahead: true,
+      same_facts: true,
+    });
     expect(row!.campaign_ids).toBe(row!.campaigns);
     expect(row!.keyword_ids).toBe(row!.keywords);
     expect(row!.call_ids).toBe(row!.calls);
@@ -404,19 +488,29 @@ describe('adreport data generate', () => {
   it('says in one line that a running process holds the database', async () => {
     const db = freshDb();
     fs.mkdirSync(path.dirname(db), { recursive: true });
-    const holder = spawn(process.execPath, ['--input-type=module', '-e', `
+    const holder = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `
       import { DuckDBInstance } from '@duckdb/node-api';
       await DuckDBInstance.create(${JSON.stringify(db)});
       console.log('open');
       setTimeout(() => {}, 20000);
-    `], { stdio: ['ignore', 'pipe', 'inherit'] });
+    `,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     try {
       await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()));
       const result = await runCli(['data', 'generate', '--scale', '1', '--db', db]);
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');
       const lines = result.stderr.trimEnd().split('\n');
-      expect(lines).toEqual([expect.stringMatching(new RegExp(`is held by a running process \\(pid ${holder.pid}\\).*stop it`))]);
+      expect(lines).toEqual([
+        expect.stringMatching(new RegExp(`is held by a running process \\(pid ${holder.pid}\\).*stop it`)),
+      ]);
     } finally {
       holder.kill();
     }
@@ -426,9 +520,25 @@ describe('adreport data generate', () => {
 describe('generator options and shapes', () => {
   it('sizes runs from the scale', () => {
     const now = new Date('2026-03-10T15:00:00Z');
-    expect(parseGenerateOptions({ scale: '100' }, now)).toEqual({ scale: 100, days: 400, seed: 1, orgs: 10, accounts: 150, targetRows: 100_000_000, lastDay: '2026-03-09' });
-    expect(parseGenerateOptions({ scale: '0.02', days: '20' }, now)).toMatchObject({ orgs: 1, accounts: 1, targetRows: 1000 });
-    expect(parseGenerateOptions({ scale: '1000', days: '800', orgs: '40' }, now)).toMatchObject({ orgs: 40, accounts: 1500, targetRows: 2_000_000_000 });
+    expect(parseGenerateOptions({ scale: '100' }, now)).toEqual({
+      scale: 100,
+      days: 400,
+      seed: 1,
+      orgs: 10,
+      accounts: 150,
+      targetRows: 100_000_000,
+      lastDay: '2026-03-09',
+    });
+    expect(parseGenerateOptions({ scale: '0.02', days: '20' }, now)).toMatchObject({
+      orgs: 1,
+      accounts: 1,
+      targetRows: 1000,
+    });
+    expect(parseGenerateOptions({ scale: '1000', days: '800', orgs: '40' }, now)).toMatchObject({
+      orgs: 40,
+      accounts: 1500,
+      targetRows: 2_000_000_000,
+    });
     expect(() => parseGenerateOptions({ scale: '1', orgs: '3' }, now)).toThrow(GenerateOptionError);
   });
 
@@ -452,10 +562,20 @@ describe('generator options and shapes', () => {
   });
 
   it('has the device x network cells of each platform', () => {
-    const cells = (platform: number) => CELLS.filter((c) => c.platform === platform).map((c) => `${c.network}/${c.device}`).sort();
+    const cells = (platform: number) =>
+      CELLS.filter((c) => c.platform === platform)
+        .map((c) => `${c.network}/${c.device}`)
+        .sort();
     expect(cells(0)).toHaveLength(13);
     expect(cells(0)).toContain('DISPLAY/CONNECTED_TV');
-    expect(cells(1)).toEqual(['SEARCH/DESKTOP', 'SEARCH/MOBILE', 'SEARCH/TABLET', 'SEARCH_PARTNERS/DESKTOP', 'SEARCH_PARTNERS/MOBILE', 'SEARCH_PARTNERS/TABLET']);
+    expect(cells(1)).toEqual([
+      'SEARCH/DESKTOP',
+      'SEARCH/MOBILE',
+      'SEARCH/TABLET',
+      'SEARCH_PARTNERS/DESKTOP',
+      'SEARCH_PARTNERS/MOBILE',
+      'SEARCH_PARTNERS/TABLET',
+    ]);
     expect(cells(2)).toEqual(['SOCIAL/UNKNOWN']);
   });
 });

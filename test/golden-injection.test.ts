@@ -48,7 +48,12 @@ function statements(plan: ReportPlan): Array<readonly [string, CompiledQuery]> {
     ['jsonPage', report.jsonPage()],
     ['csv', report.export('csv')],
     ['ndjson', report.export('ndjson')],
-    ...(estimates ? ([['estimates', estimates.estimates], ['gate', estimates.gate]] as const) : []),
+    ...(estimates
+      ? ([
+          ['estimates', estimates.estimates],
+          ['gate', estimates.gate],
+        ] as const)
+      : []),
   ];
 }
 
@@ -64,16 +69,49 @@ interface ValuePlace {
 const label = (value: string) => ({ name: value, stored: value });
 const VALUE_PLACES: readonly ValuePlace[] = [
   { name: 'entity literal', endpoint: 'campaigns', request: (v) => ({ filter: `name == ${literal(v)}` }) },
-  { name: 'entity in-list', endpoint: 'ads', request: (v) => ({ filter: `status in [${literal(v)}, 'x'] && adType != ${literal(v)}` }) },
-  { name: 'fact literal', endpoint: 'campaigns', request: (v) => ({ filter: `segments.deviceType == ${literal(v)} && segments.networkType in [${literal(v)}]` }) },
-  { name: 'bucket literal (mixed OR)', endpoint: 'keywords', request: (v) => ({ filter: `contains(text, ${literal(v)}) || statistics.clicks < 0`, segments: ['Week'] }) },
-  { name: 'label value', endpoint: 'accounts', request: (v) => ({ filter: `labels.tier == ${literal(v)}`, embed: ['labels'] }) },
-  { name: 'campaign label value', endpoint: 'campaigns', request: (v) => ({ filter: `endsWith(labels.team, ${literal(v)})` }) },
-  { name: 'custom field', endpoint: 'accounts', request: (v) => ({ filter: `startsWith(customFields.field1, ${literal(v)})`, embed: ['customFields'] }) },
-  { name: 'name wildcard', endpoint: 'keywords', request: (v) => ({ name: v }), bound: (v) => v.replace(/[\\%_]/g, (c) => `\\${c}`).replaceAll('*', '%') },
+  {
+    name: 'entity in-list',
+    endpoint: 'ads',
+    request: (v) => ({ filter: `status in [${literal(v)}, 'x'] && adType != ${literal(v)}` }),
+  },
+  {
+    name: 'fact literal',
+    endpoint: 'campaigns',
+    request: (v) => ({ filter: `segments.deviceType == ${literal(v)} && segments.networkType in [${literal(v)}]` }),
+  },
+  {
+    name: 'bucket literal (mixed OR)',
+    endpoint: 'keywords',
+    request: (v) => ({ filter: `contains(text, ${literal(v)}) || statistics.clicks < 0`, segments: ['Week'] }),
+  },
+  {
+    name: 'label value',
+    endpoint: 'accounts',
+    request: (v) => ({ filter: `labels.tier == ${literal(v)}`, embed: ['labels'] }),
+  },
+  {
+    name: 'campaign label value',
+    endpoint: 'campaigns',
+    request: (v) => ({ filter: `endsWith(labels.team, ${literal(v)})` }),
+  },
+  {
+    name: 'custom field',
+    endpoint: 'accounts',
+    request: (v) => ({ filter: `startsWith(customFields.field1, ${literal(v)})`, embed: ['customFields'] }),
+  },
+  {
+    name: 'name wildcard',
+    endpoint: 'keywords',
+    request: (v) => ({ name: v }),
+    bound: (v) => v.replace(/[\\%_]/g, (c) => `\\${c}`).replaceAll('*', '%'),
+  },
   { name: 'currency (campaigns)', endpoint: 'campaigns', request: (v) => ({ currency: v }) },
   { name: 'currency (accounts)', endpoint: 'accounts', request: (v) => ({ currency: v }) },
-  { name: 'campaign label', endpoint: 'accounts', request: (v) => ({ campaignLabel: label(v), filter: `campaignLabel.value != ${literal(v)}` }) },
+  {
+    name: 'campaign label',
+    endpoint: 'accounts',
+    request: (v) => ({ campaignLabel: label(v), filter: `campaignLabel.value != ${literal(v)}` }),
+  },
 ];
 
 /** Places of syntax: the text is (part of) an expression, a sort, a formula, a name. */
@@ -88,7 +126,11 @@ const SYNTAX_PLACES: ReadonlyArray<readonly [string, string, (p: string) => Part
   ['formula expression', 'campaigns', (p) => ({ formulas: [`f:${p}:Money`] })],
   ['formula type', 'campaigns', (p) => ({ formulas: [`f:statistics.clicks:${p}`] })],
   ['formula name', 'campaigns', (p) => ({ formulas: [`${p}:statistics.clicks:Integer`], sort: `-formulas.${p}` })],
-  ['formula literal', 'keywords', (p) => ({ formulas: [`f:statistics.cost*${p}:Decimal`], filter: 'formulas.f > 0', sort: '-formulas.f' })],
+  [
+    'formula literal',
+    'keywords',
+    (p) => ({ formulas: [`f:statistics.cost*${p}:Decimal`], filter: 'formulas.f > 0', sort: '-formulas.f' }),
+  ],
   ['round digits', 'campaigns', (p) => ({ formulas: [`f:round(statistics.cost, ${p}):Money`] })],
   ['statistics', 'campaigns', (p) => ({ statistics: [p] })],
   ['segments', 'campaigns', (p) => ({ segments: ['Day', p] })],
@@ -96,7 +138,11 @@ const SYNTAX_PLACES: ReadonlyArray<readonly [string, string, (p: string) => Part
 ];
 
 /** The plan, or undefined for a clean 400 (anything else thrown fails the test). */
-function plan(endpoint: string, overrides: Partial<ReportRequest>, range: { startDate: string; endDate: string }): ReportPlan | undefined {
+function plan(
+  endpoint: string,
+  overrides: Partial<ReportRequest>,
+  range: { startDate: string; endDate: string },
+): ReportPlan | undefined {
   try {
     return buildPlan(ENDPOINT_BY_PATH.get(endpoint)!, request({ ...range, ...overrides }), NOW);
   } catch (error) {
@@ -128,39 +174,50 @@ const short = (s: string) => JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}â€
 const range = () => ({ startDate: generated.lastDay, endDate: generated.lastDay });
 
 describe('the injection corpus against the compiler', () => {
-  it.each(VALUE_PLACES.map((p) => [p.name, p] as const))('%s: the SQL of a harmless value, the text bound, every statement runs', async (_name, place) => {
-    const baseline = statements(plan(place.endpoint, place.request(SAFE), range())!);
-    const bound = place.bound ?? ((v: string) => v);
-    const problems: string[] = [];
-    const toRun: Array<readonly [string, CompiledQuery]> = [];
-    for (const payload of CORPUS) {
-      const p = plan(place.endpoint, place.request(payload), range());
-      if (p === undefined) continue; // a clean 400 (syntax members of the corpus)
-      const compiled = statements(p);
-      compiled.forEach(([statement, query], i) => {
-        const [, base] = baseline[i]!;
-        const what = `${short(payload)} ${statement}`;
-        if (query.sql !== base.sql) problems.push(`${what}: SQL differs from a harmless value's`);
-        if (query.params.length !== base.params.length) problems.push(`${what}: ${query.params.length} params, not ${base.params.length}`);
-        // Where the harmless value was bound, the hostile one is, exactly as given (the pattern of it for names).
-        base.params.forEach((value, j) => {
-          const expected: SqlValue = typeof value === 'string' && value.includes(SAFE) ? value.replace(bound(SAFE), () => bound(payload)) : value;
-          if (query.params[j] !== expected) problems.push(`${what}: $${j + 1} is ${short(String(query.params[j]))}, not ${short(String(expected))}`);
+  it.each(VALUE_PLACES.map((p) => [p.name, p] as const))(
+    '%s: the SQL of a harmless value, the text bound, every statement runs',
+    async (_name, place) => {
+      const baseline = statements(plan(place.endpoint, place.request(SAFE), range())!);
+      const bound = place.bound ?? ((v: string) => v);
+      const problems: string[] = [];
+      const toRun: Array<readonly [string, CompiledQuery]> = [];
+      for (const payload of CORPUS) {
+        const p = plan(place.endpoint, place.request(payload), range());
+        if (p === undefined) continue; // a clean 400 (syntax members of the corpus)
+        const compiled = statements(p);
+        compiled.forEach(([statement, query], i) => {
+          const [, base] = baseline[i]!;
+          const what = `${short(payload)} ${statement}`;
+          if (query.sql !== base.sql) problems.push(`${what}: SQL differs from a harmless value's`);
+          if (query.params.length !== base.params.length)
+            problems.push(`${what}: ${query.params.length} params, not ${base.params.length}`);
+          // Where the harmless value was bound, the hostile one is, exactly as given (the pattern of it for names).
+          base.params.forEach((value, j) => {
+            const expected: SqlValue =
+              typeof value === 'string' && value.includes(SAFE)
+                ? value.replace(bound(SAFE), () => bound(payload))
+                : value;
+            if (query.params[j] !== expected)
+              problems.push(`${what}: $${j + 1} is ${short(String(query.params[j]))}, not ${short(String(expected))}`);
+          });
+          if (payload.length > 2 && !base.sql.includes(payload) && query.sql.includes(payload))
+            problems.push(`${what}: the text is in the SQL`);
+          toRun.push([what, query]);
         });
-        if (payload.length > 2 && !base.sql.includes(payload) && query.sql.includes(payload)) problems.push(`${what}: the text is in the SQL`);
-        toRun.push([what, query]);
-      });
-    }
-    expect(problems.slice(0, 20)).toEqual([]);
-    // The value-carrying members of the corpus get through the planner: at least the 32 texts.
-    expect(toRun.length).toBeGreaterThanOrEqual(32 * baseline.length);
-    expect(await runAll(toRun)).toEqual([]);
-  });
+      }
+      expect(problems.slice(0, 20)).toEqual([]);
+      // The value-carrying members of the corpus get through the planner: at least the 32 texts.
+      expect(toRun.length).toBeGreaterThanOrEqual(32 * baseline.length);
+      expect(await runAll(toRun)).toEqual([]);
+    },
+  );
 
   it.each(SYNTAX_PLACES.map(([name, endpoint, build]) => [name, endpoint, build] as const))(
     '%s: a clean 400, or SQL without the text that runs',
     async (_name, endpoint, build) => {
-      const harmless = statements(plan(endpoint, {}, range())!).map(([, q]) => q.sql).join('\n');
+      const harmless = statements(plan(endpoint, {}, range())!)
+        .map(([, q]) => q.sql)
+        .join('\n');
       const problems: string[] = [];
       const toRun: Array<readonly [string, CompiledQuery]> = [];
       for (const payload of CORPUS) {
@@ -169,7 +226,8 @@ describe('the injection corpus against the compiler', () => {
         for (const [statement, query] of statements(p)) {
           // A name that is a catalogue or formula name may appear (quoted); anything else only where a plain report has it too.
           const nameLike = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/.test(payload);
-          if (query.sql.includes(payload) && !nameLike && !harmless.includes(payload)) problems.push(`${short(payload)} ${statement}: the text is in the SQL`);
+          if (query.sql.includes(payload) && !nameLike && !harmless.includes(payload))
+            problems.push(`${short(payload)} ${statement}: the text is in the SQL`);
           toRun.push([`${short(payload)} ${statement}`, query]);
         }
       }

@@ -103,20 +103,79 @@ const CASES: readonly GoldenCase[] = [
   { name: 'segment-week', endpoint: 'campaigns', request: { statistics: S, segments: ['Week'] }, statement: 'page' },
   { name: 'segment-month', endpoint: 'campaigns', request: { statistics: S, segments: ['Month'] }, statement: 'page' },
   { name: 'segment-year', endpoint: 'campaigns', request: { statistics: S, segments: ['Year'] }, statement: 'page' },
-  { name: 'segment-dayofweek', endpoint: 'campaigns', request: { statistics: S, segments: ['DayOfWeek'] }, statement: 'page' },
-  { name: 'segment-devicetype', endpoint: 'adgroups', request: { statistics: S, segments: ['DeviceType'] }, statement: 'page' },
-  { name: 'sort-statistic', endpoint: 'campaigns', request: { statistics: S, sort: '-statistics.clicks' }, statement: 'page' },
-  { name: 'sort-segment', endpoint: 'campaigns', request: { statistics: S, segments: ['DayOfWeek'], sort: '-segments.dayOfWeek,name' }, statement: 'page' },
-  { name: 'sort-formula-ties', endpoint: 'ads', request: { statistics: S, segments: ['Day'], formulas: ['cpc:statistics.cost / statistics.clicks:Money'], sort: 'formulas.cpc' }, statement: 'page' },
-  { name: 'filter-fact-device', endpoint: 'campaigns', request: { statistics: S, filter: "segments.deviceType == 'MOBILE'" }, statement: 'page' },
-  { name: 'filter-entity-name', endpoint: 'campaigns', request: { statistics: S, filter: "name != 'x' && startsWith(name, 'B')" }, statement: 'page' },
-  { name: 'filter-entity-labels-customfields', endpoint: 'accounts', request: { statistics: S, filter: "labels.tier == 'bronze' && customFields.field21 > 100" }, statement: 'page' },
-  { name: 'filter-entity-accountid', endpoint: 'campaigns', request: { statistics: S, filter: 'accountId in [2, null]' }, statement: 'page' },
-  { name: 'filter-bucket-statistic', endpoint: 'campaigns', request: { statistics: S, filter: 'statistics.clicks > 10' }, statement: 'page' },
+  {
+    name: 'segment-dayofweek',
+    endpoint: 'campaigns',
+    request: { statistics: S, segments: ['DayOfWeek'] },
+    statement: 'page',
+  },
+  {
+    name: 'segment-devicetype',
+    endpoint: 'adgroups',
+    request: { statistics: S, segments: ['DeviceType'] },
+    statement: 'page',
+  },
+  {
+    name: 'sort-statistic',
+    endpoint: 'campaigns',
+    request: { statistics: S, sort: '-statistics.clicks' },
+    statement: 'page',
+  },
+  {
+    name: 'sort-segment',
+    endpoint: 'campaigns',
+    request: { statistics: S, segments: ['DayOfWeek'], sort: '-segments.dayOfWeek,name' },
+    statement: 'page',
+  },
+  {
+    name: 'sort-formula-ties',
+    endpoint: 'ads',
+    request: {
+      statistics: S,
+      segments: ['Day'],
+      formulas: ['cpc:statistics.cost / statistics.clicks:Money'],
+      sort: 'formulas.cpc',
+    },
+    statement: 'page',
+  },
+  {
+    name: 'filter-fact-device',
+    endpoint: 'campaigns',
+    request: { statistics: S, filter: "segments.deviceType == 'MOBILE'" },
+    statement: 'page',
+  },
+  {
+    name: 'filter-entity-name',
+    endpoint: 'campaigns',
+    request: { statistics: S, filter: "name != 'x' && startsWith(name, 'B')" },
+    statement: 'page',
+  },
+  {
+    name: 'filter-entity-labels-customfields',
+    endpoint: 'accounts',
+    request: { statistics: S, filter: "labels.tier == 'bronze' && customFields.field21 > 100" },
+    statement: 'page',
+  },
+  {
+    name: 'filter-entity-accountid',
+    endpoint: 'campaigns',
+    request: { statistics: S, filter: 'accountId in [2, null]' },
+    statement: 'page',
+  },
+  {
+    name: 'filter-bucket-statistic',
+    endpoint: 'campaigns',
+    request: { statistics: S, filter: 'statistics.clicks > 10' },
+    statement: 'page',
+  },
   {
     name: 'filter-bucket-formula-mixed-or',
     endpoint: 'campaigns',
-    request: { statistics: S, formulas: ['f:statistics.clicks * 2:Integer'], filter: "formulas.f > 5 && (status == 'PAUSED' || statistics.ctr > 0.05)" },
+    request: {
+      statistics: S,
+      formulas: ['f:statistics.clicks * 2:Integer'],
+      filter: "formulas.f > 5 && (status == 'PAUSED' || statistics.ctr > 0.05)",
+    },
     statement: 'page',
   },
   {
@@ -137,19 +196,78 @@ const CASES: readonly GoldenCase[] = [
   },
   { name: 'currency-accounts', endpoint: 'accounts', request: { statistics: S, currency: 'USD' }, statement: 'page' },
   { name: 'currency-campaigns', endpoint: 'campaigns', request: { statistics: S, currency: 'USD' }, statement: 'page' },
-  { name: 'currency-campaigns-estimates', endpoint: 'campaigns', request: { statistics: S, currency: 'USD' }, statement: 'estimates' },
-  { name: 'currency-campaigns-gate', endpoint: 'campaigns', request: { statistics: S, currency: 'USD' }, statement: 'gate' },
+  {
+    name: 'currency-campaigns-estimates',
+    endpoint: 'campaigns',
+    request: { statistics: S, currency: 'USD' },
+    statement: 'estimates',
+  },
+  {
+    name: 'currency-campaigns-gate',
+    endpoint: 'campaigns',
+    request: { statistics: S, currency: 'USD' },
+    statement: 'gate',
+  },
   { name: 'totals', endpoint: 'campaigns', request: { statistics: [...S, 'ctr'], totals: true }, statement: 'totals' },
-  { name: 'embed-accounts-jsonpage', endpoint: 'accounts', request: { statistics: ['clicks'], embed: ['labels', 'customFields'] }, statement: 'jsonPage' },
-  { name: 'embed-ads-ndjson', endpoint: 'ads', request: { statistics: ['clicks'], embed: ['images', 'specificFields'], limit: Number.MAX_SAFE_INTEGER }, statement: 'ndjson' },
-  { name: 'name-wildcard', endpoint: 'keywords', request: { statistics: ['clicks'], name: 'a_b*%' }, statement: 'page' },
-  { name: 'paging-jsonpage', endpoint: 'campaigns', request: { statistics: S, segments: ['Day'], limit: 500, offset: 20 }, statement: 'jsonPage' },
-  { name: 'export-csv', endpoint: 'campaigns', request: { statistics: S, segments: ['Day'], limit: Number.MAX_SAFE_INTEGER }, statement: 'csv' },
-  { name: 'export-ndjson', endpoint: 'campaigns', request: { statistics: S, segments: ['Day'], limit: 10, offset: 5 }, statement: 'ndjson' },
-  { name: 'reach-facebook', endpoint: 'campaigns/facebook', request: { segments: ['Week'], totals: true }, statement: 'page' },
-  { name: 'reach-facebook-totals', endpoint: 'campaigns/facebook', request: { segments: ['Week'], totals: true }, statement: 'totals' },
+  {
+    name: 'embed-accounts-jsonpage',
+    endpoint: 'accounts',
+    request: { statistics: ['clicks'], embed: ['labels', 'customFields'] },
+    statement: 'jsonPage',
+  },
+  {
+    name: 'embed-ads-ndjson',
+    endpoint: 'ads',
+    request: { statistics: ['clicks'], embed: ['images', 'specificFields'], limit: Number.MAX_SAFE_INTEGER },
+    statement: 'ndjson',
+  },
+  {
+    name: 'name-wildcard',
+    endpoint: 'keywords',
+    request: { statistics: ['clicks'], name: 'a_b*%' },
+    statement: 'page',
+  },
+  {
+    name: 'paging-jsonpage',
+    endpoint: 'campaigns',
+    request: { statistics: S, segments: ['Day'], limit: 500, offset: 20 },
+    statement: 'jsonPage',
+  },
+  {
+    name: 'export-csv',
+    endpoint: 'campaigns',
+    request: { statistics: S, segments: ['Day'], limit: Number.MAX_SAFE_INTEGER },
+    statement: 'csv',
+  },
+  {
+    name: 'export-ndjson',
+    endpoint: 'campaigns',
+    request: { statistics: S, segments: ['Day'], limit: 10, offset: 5 },
+    statement: 'ndjson',
+  },
+  {
+    name: 'reach-facebook',
+    endpoint: 'campaigns/facebook',
+    request: { segments: ['Week'], totals: true },
+    statement: 'page',
+  },
+  {
+    name: 'reach-facebook-totals',
+    endpoint: 'campaigns/facebook',
+    request: { segments: ['Week'], totals: true },
+    statement: 'totals',
+  },
   { name: 'impression-share-google-ads', endpoint: 'adplatform-accounts/google-ads', request: {}, statement: 'page' },
-  { name: 'campaign-labels', endpoint: 'accounts', request: { statistics: S, campaignLabel: { name: 'campaignGroup', stored: 'sys.campaignGroup' }, filter: "campaignLabel.value != 'Brand'" }, statement: 'jsonPage' },
+  {
+    name: 'campaign-labels',
+    endpoint: 'accounts',
+    request: {
+      statistics: S,
+      campaignLabel: { name: 'campaignGroup', stored: 'sys.campaignGroup' },
+      filter: "campaignLabel.value != 'Brand'",
+    },
+    statement: 'jsonPage',
+  },
 ];
 
 /** The statement as a reviewer reads it: the bound values as comments, then the SQL as emitted. */
@@ -174,9 +292,11 @@ beforeAll(async () => {
 const sql = <T extends object = Row>(text: string, params: readonly SqlValue[] = []) => generated.sql<T>(text, params);
 const run = (query: CompiledQuery) => sql(query.sql, query.params);
 /** The plan for the generated data: the same request, dated by the real clock. */
-const livePlan = (endpoint: string, overrides: Partial<ReportRequest>, organizationId = ORG) => planOf(endpoint, overrides, new Date(), organizationId);
+const livePlan = (endpoint: string, overrides: Partial<ReportRequest>, organizationId = ORG) =>
+  planOf(endpoint, overrides, new Date(), organizationId);
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
-const close = (a: unknown, b: unknown) => (a === null || b === null ? a === b : Math.abs(Number(a) - Number(b)) <= 1e-6 * Math.max(1, Math.abs(Number(b))));
+const close = (a: unknown, b: unknown) =>
+  a === null || b === null ? a === b : Math.abs(Number(a) - Number(b)) <= 1e-6 * Math.max(1, Math.abs(Number(b)));
 
 describe('golden SQL: each planner feature, reviewed', () => {
   it.each(CASES.map((c) => [c.name, c] as const))('%s', async (name, c) => {
@@ -197,20 +317,28 @@ describe('golden SQL run for real: rows against plain SQL over the facts', () =>
   const range = () => ({ startDate: WEEK, endDate: Y });
 
   it('Day segment: sums per campaign per day are those of fact_ad_daily, in id then day order', async () => {
-    const rows = await run(compileReport(livePlan('campaigns', { ...range(), statistics: S, segments: ['Day'], limit: 10_000 })).page());
+    const rows = await run(
+      compileReport(livePlan('campaigns', { ...range(), statistics: S, segments: ['Day'], limit: 10_000 })).page(),
+    );
     const expected = await sql<{ id: number; day: string; clicks: number; impressions: number; cost: number }>(
       `SELECT f.campaign_id AS id, strftime(f.day, '%Y-%m-%d') AS day, sum(f.clicks) AS clicks, sum(f.impressions) AS impressions, sum(f.cost) AS cost
          FROM fact_ad_daily f WHERE f.organization_id = $1 AND f.day BETWEEN $2::DATE AND $3::DATE GROUP BY 1, 2 ORDER BY 1, 2`,
       [ORG, WEEK, Y],
     );
     expect(expected.length).toBeGreaterThan(50);
-    expect(rows.map((r) => [num(r.id), r.seg_0, num(r.st_0), num(r.st_1)])).toEqual(expected.map((e) => [num(e.id), e.day, num(e.clicks), num(e.impressions)]));
-    rows.forEach((r, i) => expect(close(r.st_2, Math.round(Number(expected[i]!.cost) * 1e6) / 1e6), `cost of row ${i}`).toBe(true));
+    expect(rows.map((r) => [num(r.id), r.seg_0, num(r.st_0), num(r.st_1)])).toEqual(
+      expected.map((e) => [num(e.id), e.day, num(e.clicks), num(e.impressions)]),
+    );
+    rows.forEach((r, i) =>
+      expect(close(r.st_2, Math.round(Number(expected[i]!.cost) * 1e6) / 1e6), `cost of row ${i}`).toBe(true),
+    );
     expect(rows.every((r) => Number(r.__total) === expected.length)).toBe(true);
   });
 
   it('without segments every campaign of the organization is a row, zeros where it has no facts', async () => {
-    const rows = await run(compileReport(livePlan('campaigns', { startDate: Y, endDate: Y, statistics: ['clicks'], limit: 10_000 })).page());
+    const rows = await run(
+      compileReport(livePlan('campaigns', { startDate: Y, endDate: Y, statistics: ['clicks'], limit: 10_000 })).page(),
+    );
     const expected = await sql<{ id: number; clicks: number }>(
       `SELECT c.id, coalesce(sum(f.clicks), 0) AS clicks FROM campaigns c LEFT JOIN fact_ad_daily f ON f.campaign_id = c.id AND f.day = $2::DATE
         WHERE c.organization_id = $1 GROUP BY 1 ORDER BY 1`,
@@ -221,16 +349,31 @@ describe('golden SQL run for real: rows against plain SQL over the facts', () =>
 
   it('DayOfWeek buckets of a campaign come MONDAY..SUNDAY; Week buckets are Mondays; Month and Year as text and number', async () => {
     const order = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'];
-    const rows = await run(compileReport(livePlan('campaigns', { statistics: ['clicks'], segments: ['DayOfWeek'], limit: 10_000 })).page());
+    const rows = await run(
+      compileReport(livePlan('campaigns', { statistics: ['clicks'], segments: ['DayOfWeek'], limit: 10_000 })).page(),
+    );
     const byCampaign = new Map<number, string[]>();
     for (const r of rows) byCampaign.set(Number(r.id), [...(byCampaign.get(Number(r.id)) ?? []), r.seg_0 as string]);
     expect([...byCampaign.values()].some((days) => days.length === 7)).toBe(true);
     for (const days of byCampaign.values()) expect(days).toEqual(order.filter((d) => days.includes(d)));
     // Sorted by the segment descending: SUNDAY..MONDAY within the sort, whatever the names' text order.
-    const sorted = await run(compileReport(livePlan('campaigns', { statistics: ['clicks'], segments: ['DayOfWeek'], sort: '-segments.dayOfWeek', limit: 10_000 })).page());
+    const sorted = await run(
+      compileReport(
+        livePlan('campaigns', {
+          statistics: ['clicks'],
+          segments: ['DayOfWeek'],
+          sort: '-segments.dayOfWeek',
+          limit: 10_000,
+        }),
+      ).page(),
+    );
     const firstOfEach = [...new Set(sorted.map((r) => r.seg_0 as string))];
     expect(firstOfEach).toEqual([...order].reverse().filter((d) => firstOfEach.includes(d)));
-    const weeks = await run(compileReport(livePlan('campaigns', { statistics: ['clicks'], segments: ['Week', 'Month', 'Year'], limit: 10_000 })).page());
+    const weeks = await run(
+      compileReport(
+        livePlan('campaigns', { statistics: ['clicks'], segments: ['Week', 'Month', 'Year'], limit: 10_000 }),
+      ).page(),
+    );
     for (const r of weeks) {
       expect(new Date(`${r.seg_0 as string}T00:00:00Z`).getUTCDay(), String(r.seg_0)).toBe(1);
       expect(r.seg_1).toMatch(/^\d{4}-\d{2}$/);
@@ -241,24 +384,34 @@ describe('golden SQL run for real: rows against plain SQL over the facts', () =>
          FROM fact_ad_daily WHERE organization_id = $1 AND day BETWEEN $2::DATE - 29 AND $2::DATE GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
       [ORG, Y],
     );
-    expect(weeks.map((r) => [num(r.id), r.seg_0, num(r.st_0)])).toEqual(weekSums.map((e) => [num(e.id), e.w, num(e.clicks)]));
+    expect(weeks.map((r) => [num(r.id), r.seg_0, num(r.st_0)])).toEqual(
+      weekSums.map((e) => [num(e.id), e.w, num(e.clicks)]),
+    );
   });
 
   it('DeviceType buckets are the facts per device', async () => {
-    const rows = await run(compileReport(livePlan('adgroups', { ...range(), statistics: ['impressions'], segments: ['DeviceType'], limit: 10_000 })).page());
+    const rows = await run(
+      compileReport(
+        livePlan('adgroups', { ...range(), statistics: ['impressions'], segments: ['DeviceType'], limit: 10_000 }),
+      ).page(),
+    );
     const expected = await sql<{ id: number; device: string; n: number }>(
       `SELECT ad_group_id AS id, device::VARCHAR AS device, sum(impressions) AS n FROM fact_ad_daily
         WHERE organization_id = $1 AND day BETWEEN $2::DATE AND $3::DATE GROUP BY 1, 2 ORDER BY 1, 2`,
       [ORG, WEEK, Y],
     );
-    expect(rows.map((r) => [num(r.id), r.seg_0, num(r.st_0)])).toEqual(expected.map((e) => [num(e.id), e.device, num(e.n)]));
+    expect(rows.map((r) => [num(r.id), r.seg_0, num(r.st_0)])).toEqual(
+      expected.map((e) => [num(e.id), e.device, num(e.n)]),
+    );
   });
 
   it('each filter stage gives the rows of the filter applied afterwards (or to the facts first)', async () => {
     const base = { ...range(), statistics: ['clicks', 'impressions'], limit: 10_000 };
     const all = await run(compileReport(livePlan('campaigns', base)).page());
     // Fact stage: the device filter is the report over the MOBILE facts only.
-    const mobile = await run(compileReport(livePlan('campaigns', { ...base, filter: "segments.deviceType == 'MOBILE'" })).page());
+    const mobile = await run(
+      compileReport(livePlan('campaigns', { ...base, filter: "segments.deviceType == 'MOBILE'" })).page(),
+    );
     const mobileFacts = await sql<{ id: number; clicks: number }>(
       `SELECT c.id, coalesce(sum(f.clicks), 0) AS clicks FROM campaigns c
          LEFT JOIN fact_ad_daily f ON f.campaign_id = c.id AND f.device = 'MOBILE' AND f.day BETWEEN $2::DATE AND $3::DATE
@@ -267,12 +420,25 @@ describe('golden SQL run for real: rows against plain SQL over the facts', () =>
     );
     expect(mobile.map((r) => [num(r.id), num(r.st_0)])).toEqual(mobileFacts.map((e) => [num(e.id), num(e.clicks)]));
     // Entity stage: name filter == the unfiltered rows whose name passes.
-    const entity = await run(compileReport(livePlan('campaigns', { ...base, filter: "startsWith(name, 'B') || status == 'PAUSED'" })).page());
-    expect(entity.map((r) => num(r.id))).toEqual(all.filter((r) => (r.name as string).startsWith('B') || r.status === 'PAUSED').map((r) => num(r.id)));
+    const entity = await run(
+      compileReport(livePlan('campaigns', { ...base, filter: "startsWith(name, 'B') || status == 'PAUSED'" })).page(),
+    );
+    expect(entity.map((r) => num(r.id))).toEqual(
+      all.filter((r) => (r.name as string).startsWith('B') || r.status === 'PAUSED').map((r) => num(r.id)),
+    );
     // Bucket stage: a statistic threshold and a mixed OR == the unfiltered rows that pass.
     const median = [...all.map((r) => Number(r.st_0))].sort((a, b) => a - b)[Math.floor(all.length / 2)]!;
-    const bucket = await run(compileReport(livePlan('campaigns', { ...base, filter: `statistics.clicks > ${median} || name == '${all[0]!.name as string}'` })).page());
-    expect(bucket.map((r) => num(r.id))).toEqual(all.filter((r) => Number(r.st_0) > median || r.name === all[0]!.name).map((r) => num(r.id)));
+    const bucket = await run(
+      compileReport(
+        livePlan('campaigns', {
+          ...base,
+          filter: `statistics.clicks > ${median} || name == '${all[0]!.name as string}'`,
+        }),
+      ).page(),
+    );
+    expect(bucket.map((r) => num(r.id))).toEqual(
+      all.filter((r) => Number(r.st_0) > median || r.name === all[0]!.name).map((r) => num(r.id)),
+    );
     expect(bucket.length).toBeGreaterThan(0);
     expect(bucket.length).toBeLessThan(all.length);
     // accountId: the campaigns of platform accounts linked to account 2.
@@ -283,7 +449,11 @@ describe('golden SQL run for real: rows against plain SQL over the facts', () =>
     );
     expect(linked.map((r) => num(r.id))).toEqual(ofAccount.map((r) => num(r.id)));
     // Labels and custom fields of accounts.
-    const labelled = await run(compileReport(livePlan('accounts', { ...base, filter: "labels.region == 'EMEA' && customFields.field21 > 100" }, ORG)).page());
+    const labelled = await run(
+      compileReport(
+        livePlan('accounts', { ...base, filter: "labels.region == 'EMEA' && customFields.field21 > 100" }, ORG),
+      ).page(),
+    );
     const emea = await sql<{ id: number }>(
       "SELECT a.id FROM accounts a JOIN account_labels l ON l.account_id = a.id AND l.name = 'region' AND l.value = 'EMEA' WHERE a.organization_id = $1 AND a.field21 > 100 ORDER BY 1",
       [ORG],
@@ -309,7 +479,9 @@ describe('golden SQL run for real: rows against plain SQL over the facts', () =>
       'p:round(statistics.ctr, 2):Percentage',
       'c:if(statistics.clicks > 5, statistics.cost / statistics.clicks, 0):Money',
     ];
-    const rows = await run(compileReport(livePlan('campaigns', { ...range(), statistics: ['clicks'], formulas, limit: 10_000 })).page());
+    const rows = await run(
+      compileReport(livePlan('campaigns', { ...range(), statistics: ['clicks'], formulas, limit: 10_000 })).page(),
+    );
     const sums = await sql<{ id: number; clicks: number; impressions: number; cost: number; conversions: number }>(
       `SELECT c.id, coalesce(sum(f.clicks), 0) AS clicks, coalesce(sum(f.impressions), 0) AS impressions, coalesce(sum(f.cost), 0)::DOUBLE AS cost, coalesce(sum(f.conversions), 0)::DOUBLE AS conversions
          FROM campaigns c LEFT JOIN fact_ad_daily f ON f.campaign_id = c.id AND f.day BETWEEN $2::DATE AND $3::DATE WHERE c.organization_id = $1 GROUP BY 1 ORDER BY 1`,
@@ -330,7 +502,13 @@ describe('golden SQL run for real: rows against plain SQL over the facts', () =>
   });
 
   it('totals are the statistics of the summed filtered rows, ctr recomputed from the sums', async () => {
-    const q = { ...range(), statistics: ['clicks', 'impressions', 'ctr'], filter: 'statistics.clicks > 0', totals: true, limit: 10_000 };
+    const q = {
+      ...range(),
+      statistics: ['clicks', 'impressions', 'ctr'],
+      filter: 'statistics.clicks > 0',
+      totals: true,
+      limit: 10_000,
+    };
     const rows = await run(compileReport(livePlan('campaigns', q)).page());
     const [totals] = await run(compileReport(livePlan('campaigns', q)).totals()!);
     const clicks = rows.reduce((a, r) => a + Number(r.st_0), 0);
@@ -341,16 +519,31 @@ describe('golden SQL run for real: rows against plain SQL over the facts', () =>
   });
 
   it('name wildcard: exactly the keywords whose text matches, LIKE characters literal', async () => {
-    const texts = await sql<{ id: number; text: string }>('SELECT id, text FROM keywords WHERE organization_id = $1 ORDER BY id', [ORG]);
+    const texts = await sql<{ id: number; text: string }>(
+      'SELECT id, text FROM keywords WHERE organization_id = $1 ORDER BY id',
+      [ORG],
+    );
     const word = texts[0]!.text.split(' ')[0]!;
-    const rows = await run(compileReport(livePlan('keywords', { ...range(), statistics: ['clicks'], name: `${word}*`, limit: 10_000 })).page());
+    const rows = await run(
+      compileReport(
+        livePlan('keywords', { ...range(), statistics: ['clicks'], name: `${word}*`, limit: 10_000 }),
+      ).page(),
+    );
     expect(rows.map((r) => num(r.id))).toEqual(texts.filter((t) => t.text.startsWith(word)).map((t) => num(t.id)));
-    const none = await run(compileReport(livePlan('keywords', { ...range(), statistics: ['clicks'], name: `${word.slice(0, 1)}%`, limit: 10_000 })).page());
+    const none = await run(
+      compileReport(
+        livePlan('keywords', { ...range(), statistics: ['clicks'], name: `${word.slice(0, 1)}%`, limit: 10_000 }),
+      ).page(),
+    );
     expect(none).toEqual([]);
   });
 
-  it('currency: campaigns convert each day at that day\'s rates; accounts in their own currency without it', async () => {
-    const rows = await run(compileReport(livePlan('campaigns', { ...range(), statistics: ['cost'], currency: 'USD', limit: 10_000 }, 1)).page());
+  it("currency: campaigns convert each day at that day's rates; accounts in their own currency without it", async () => {
+    const rows = await run(
+      compileReport(
+        livePlan('campaigns', { ...range(), statistics: ['cost'], currency: 'USD', limit: 10_000 }, 1),
+      ).page(),
+    );
     const expected = await sql<{ id: number; cost: number }>(
       `SELECT c.id, coalesce(sum(f.cost * rt.units_per_eur::DOUBLE / rs.units_per_eur::DOUBLE), 0) AS cost
          FROM campaigns c JOIN adplatform_accounts p ON p.id = c.adplatform_account_id
@@ -361,10 +554,14 @@ describe('golden SQL run for real: rows against plain SQL over the facts', () =>
       [1, WEEK, Y],
     );
     expect(rows.map((r) => num(r.id))).toEqual(expected.map((e) => num(e.id)));
-    rows.forEach((r, i) => expect(close(r.st_0, Math.round(Number(expected[i]!.cost) * 1e6) / 1e6), `campaign ${String(r.id)}`).toBe(true));
+    rows.forEach((r, i) =>
+      expect(close(r.st_0, Math.round(Number(expected[i]!.cost) * 1e6) / 1e6), `campaign ${String(r.id)}`).toBe(true),
+    );
     expect(rows.every((r) => r.currency === 'USD')).toBe(true);
     // An account asked in USD: each platform account's day converted from its currency into USD.
-    const [usd] = await run(compileReport(livePlan('accounts', { ...range(), statistics: ['cost'], currency: 'USD' })).page());
+    const [usd] = await run(
+      compileReport(livePlan('accounts', { ...range(), statistics: ['cost'], currency: 'USD' })).page(),
+    );
     const [usdExpected] = await sql<{ cost: number }>(
       `SELECT sum(f.cost * rt.units_per_eur::DOUBLE / rs.units_per_eur::DOUBLE) AS cost
          FROM fact_ad_daily f JOIN adplatform_accounts p ON p.id = f.adplatform_account_id
@@ -375,13 +572,18 @@ describe('golden SQL run for real: rows against plain SQL over the facts', () =>
     expect(usd!.currency).toBe('USD');
     expect(close(usd!.st_0, Math.round(Number(usdExpected!.cost) * 1e6) / 1e6)).toBe(true);
     const accounts = await run(compileReport(livePlan('accounts', { ...range(), statistics: ['cost'] }, 1)).page());
-    const [own] = await sql<{ cost: number }>('SELECT sum(cost)::DOUBLE AS cost FROM fact_ad_daily WHERE organization_id = 1 AND day BETWEEN $1::DATE AND $2::DATE', [WEEK, Y]);
+    const [own] = await sql<{ cost: number }>(
+      'SELECT sum(cost)::DOUBLE AS cost FROM fact_ad_daily WHERE organization_id = 1 AND day BETWEEN $1::DATE AND $2::DATE',
+      [WEEK, Y],
+    );
     expect(accounts.map((r) => r.currency)).toEqual(['AUD']);
     expect(close(accounts[0]!.st_0, Math.round(Number(own!.cost) * 1e6) / 1e6)).toBe(true);
   });
 
-  it('reach is the length of the union of each campaign\'s audience runs; impression share the ratio of the sums, floored', async () => {
-    const rows = await run(compileReport(livePlan('campaigns/facebook', { ...range(), statistics: ['reach'], limit: 10_000 })).page());
+  it("reach is the length of the union of each campaign's audience runs; impression share the ratio of the sums, floored", async () => {
+    const rows = await run(
+      compileReport(livePlan('campaigns/facebook', { ...range(), statistics: ['reach'], limit: 10_000 })).page(),
+    );
     const runs = await sql<{ id: number; pa: number; a: number; b: number }>(
       `SELECT campaign_id AS id, adplatform_account_id AS pa, user_from AS a, user_to AS b FROM fact_audience_runs
         WHERE organization_id = $1 AND day BETWEEN $2::DATE AND $3::DATE ORDER BY 1, 2, 3, 4`,
@@ -392,15 +594,21 @@ describe('golden SQL run for real: rows against plain SQL over the facts', () =>
     for (const r of runs) {
       const key = `${r.id}/${r.pa}`;
       const covered = end.get(key) ?? -Infinity;
-      reach.set(Number(r.id), (reach.get(Number(r.id)) ?? 0) + Math.max(0, Number(r.b) - Math.max(Number(r.a), covered)));
+      reach.set(
+        Number(r.id),
+        (reach.get(Number(r.id)) ?? 0) + Math.max(0, Number(r.b) - Math.max(Number(r.a), covered)),
+      );
       end.set(key, Math.max(covered, Number(r.b)));
     }
     expect(reach.size).toBeGreaterThan(0);
     for (const r of rows) expect(num(r.st_0), `campaign ${String(r.id)}`).toBe(reach.get(Number(r.id)) ?? 0);
     // Totals: the union over all campaigns' runs per platform account, not the sum of the rows' reach.
-    const [totals] = await run(compileReport(livePlan('campaigns/facebook', { ...range(), statistics: ['reach'], totals: true })).totals()!);
+    const [totals] = await run(
+      compileReport(livePlan('campaigns/facebook', { ...range(), statistics: ['reach'], totals: true })).totals()!,
+    );
     const byAccount = new Map<number, Array<[number, number]>>();
-    for (const r of runs) byAccount.set(Number(r.pa), [...(byAccount.get(Number(r.pa)) ?? []), [Number(r.a), Number(r.b)]]);
+    for (const r of runs)
+      byAccount.set(Number(r.pa), [...(byAccount.get(Number(r.pa)) ?? []), [Number(r.a), Number(r.b)]]);
     let union = 0;
     for (const list of byAccount.values()) {
       let covered = -Infinity;
@@ -411,7 +619,11 @@ describe('golden SQL run for real: rows against plain SQL over the facts', () =>
     }
     expect(num(totals!.st_0)).toBe(union);
     expect(union).toBeLessThan([...reach.values()].reduce((a, b) => a + b, 0));
-    const shares = await run(compileReport(livePlan('adplatform-accounts/google-ads', { ...range(), statistics: ['searchImpressionShare'] })).page());
+    const shares = await run(
+      compileReport(
+        livePlan('adplatform-accounts/google-ads', { ...range(), statistics: ['searchImpressionShare'] }),
+      ).page(),
+    );
     const expected = await sql<{ id: number; s: number; e: number }>(
       `SELECT p.id, sum(f.impressions)::DOUBLE AS s, sum(f.eligible_impressions)::DOUBLE AS e FROM adplatform_accounts p
          LEFT JOIN fact_impression_share_daily f ON f.adplatform_account_id = p.id AND f.day BETWEEN $2::DATE AND $3::DATE
@@ -427,9 +639,22 @@ describe('golden SQL run for real: rows against plain SQL over the facts', () =>
   });
 
   it('campaign labels: one row per account and value of the label on its campaigns (zeros without facts), the filter on the value applied', async () => {
-    const plan = livePlan('accounts', { ...range(), statistics: ['clicks'], campaignLabel: { name: 'campaignGroup', stored: 'sys.campaignGroup' }, filter: "campaignLabel.value != 'Brand'", limit: 10_000 });
+    const plan = livePlan('accounts', {
+      ...range(),
+      statistics: ['clicks'],
+      campaignLabel: { name: 'campaignGroup', stored: 'sys.campaignGroup' },
+      filter: "campaignLabel.value != 'Brand'",
+      limit: 10_000,
+    });
     const parts = await run(compileReport(plan).jsonPage());
-    const rows = parts.flatMap((p) => JSON.parse(`[${Buffer.from(p.part as Uint8Array).toString('utf8').replace(/^,/, '')}]`) as Array<{ id: number; campaignLabel: { value: string }; statistics: { clicks: number } }>);
+    const rows = parts.flatMap(
+      (p) =>
+        JSON.parse(
+          `[${Buffer.from(p.part as Uint8Array)
+            .toString('utf8')
+            .replace(/^,/, '')}]`,
+        ) as Array<{ id: number; campaignLabel: { value: string }; statistics: { clicks: number } }>,
+    );
     const expected = await sql<{ id: number; value: string; clicks: number }>(
       `SELECT l.account_id AS id, cl.value, coalesce(sum(f.clicks), 0) AS clicks
          FROM campaign_labels cl JOIN campaigns c ON c.id = cl.campaign_id JOIN account_adplatform_links l ON l.adplatform_account_id = c.adplatform_account_id
@@ -437,17 +662,35 @@ describe('golden SQL run for real: rows against plain SQL over the facts', () =>
         WHERE cl.name = 'sys.campaignGroup' AND c.organization_id = $1 AND cl.value <> 'Brand' GROUP BY 1, 2 ORDER BY 1, 2`,
       [ORG, WEEK, Y],
     );
-    expect(rows.map((r) => [r.id, r.campaignLabel.value, r.statistics.clicks])).toEqual(expected.map((e) => [num(e.id), e.value, num(e.clicks)]));
+    expect(rows.map((r) => [r.id, r.campaignLabel.value, r.statistics.clicks])).toEqual(
+      expected.map((e) => [num(e.id), e.value, num(e.clicks)]),
+    );
   });
 
-  it('the JSON page, CSV and NDJSON exports hold the page\'s rows in its order', async () => {
-    const q = { ...range(), statistics: ['clicks'], segments: ['Day'], sort: '-statistics.clicks', limit: 200, offset: 3 };
+  it("the JSON page, CSV and NDJSON exports hold the page's rows in its order", async () => {
+    const q = {
+      ...range(),
+      statistics: ['clicks'],
+      segments: ['Day'],
+      sort: '-statistics.clicks',
+      limit: 200,
+      offset: 3,
+    };
     const page = await run(compileReport(livePlan('campaigns', q)).page());
     const parts = await run(compileReport(livePlan('campaigns', q)).jsonPage());
     expect(parts.length).toBe(2);
-    const json = parts.flatMap((p) => JSON.parse(`[${Buffer.from(p.part as Uint8Array).toString('utf8').replace(/^,/, '')}]`) as Array<{ id: number; segments: { day: string } }>);
+    const json = parts.flatMap(
+      (p) =>
+        JSON.parse(
+          `[${Buffer.from(p.part as Uint8Array)
+            .toString('utf8')
+            .replace(/^,/, '')}]`,
+        ) as Array<{ id: number; segments: { day: string } }>,
+    );
     const csv = await run(compileReport(livePlan('campaigns', q)).export('csv'));
-    const ndjson = (await run(compileReport(livePlan('campaigns', q)).export('ndjson'))).map((r) => JSON.parse(r.line as string) as { id: number; segments: { day: string } });
+    const ndjson = (await run(compileReport(livePlan('campaigns', q)).export('ndjson'))).map(
+      (r) => JSON.parse(r.line as string) as { id: number; segments: { day: string } },
+    );
     const keys = page.map((r) => `${String(r.id)}/${String(r.seg_0)}`);
     expect(json.map((r) => `${r.id}/${r.segments.day}`)).toEqual(keys);
     expect(csv.map((r) => `${String(r.id)}/${String(r['segments.day'])}`)).toEqual(keys);
@@ -456,12 +699,15 @@ describe('golden SQL run for real: rows against plain SQL over the facts', () =>
 });
 
 describe('the plan is plain data', () => {
-  it.each(CASES.map((c) => [c.name, c] as const))('%s: survives JSON and compiles to the same SQL and params', (_name, c) => {
-    const plan = planOf(c.endpoint, c.request);
-    const copy = JSON.parse(JSON.stringify(plan)) as ReportPlan;
-    expect(copy).toEqual(plan);
-    for (const statement of ['page', 'totals', 'jsonPage', 'csv', 'ndjson', 'estimates', 'gate'] as const) {
-      expect(statementOf(copy, statement), statement).toEqual(statementOf(plan, statement));
-    }
-  });
+  it.each(CASES.map((c) => [c.name, c] as const))(
+    '%s: survives JSON and compiles to the same SQL and params',
+    (_name, c) => {
+      const plan = planOf(c.endpoint, c.request);
+      const copy = JSON.parse(JSON.stringify(plan)) as ReportPlan;
+      expect(copy).toEqual(plan);
+      for (const statement of ['page', 'totals', 'jsonPage', 'csv', 'ndjson', 'estimates', 'gate'] as const) {
+        expect(statementOf(copy, statement), statement).toEqual(statementOf(plan, statement));
+      }
+    },
+  );
 });

@@ -29,15 +29,18 @@ function raw(text: string, untilClose = false) {
 }
 
 describe('methods the service does not implement (RFC 9110 15.6.2)', () => {
-  it.each(['PROPFIND', 'PURGE', 'TRACE', 'LINK', 'MKCOL'])('answers %s 501 not_implemented on known and unknown paths', async (method) => {
-    for (const path of ['/health', ORG, '/no/such/route']) {
-      const res = await server.http.request(method, path, { headers: { ...auth, 'x-request-id': 'm-1' } });
-      expect(res.status, `${method} ${path}`).toBe(501);
-      expectEnvelope(res, 501, 'not_implemented');
-      expect(res.json.error.requestId).toBe('m-1');
-      expect(res.json.error.message).toContain(IMPLEMENTED);
-    }
-  });
+  it.each(['PROPFIND', 'PURGE', 'TRACE', 'LINK', 'MKCOL'])(
+    'answers %s 501 not_implemented on known and unknown paths',
+    async (method) => {
+      for (const path of ['/health', ORG, '/no/such/route']) {
+        const res = await server.http.request(method, path, { headers: { ...auth, 'x-request-id': 'm-1' } });
+        expect(res.status, `${method} ${path}`).toBe(501);
+        expectEnvelope(res, 501, 'not_implemented');
+        expect(res.json.error.requestId).toBe('m-1');
+        expect(res.json.error.message).toContain(IMPLEMENTED);
+      }
+    },
+  );
 
   it('answers a method token the HTTP parser does not know 501 in the envelope', async () => {
     const res = await raw('FROBNICATE /health HTTP/1.1\r\nHost: localhost\r\n\r\n', true);
@@ -90,7 +93,9 @@ describe('request target length (RFC 9110 15.5.15)', () => {
   };
 
   it('answers a target over 12 KiB 414 uri_too_long before authentication and routing', async () => {
-    const res = await server.http.request('GET', target(MAX_TARGET_BYTES + 1), { headers: { 'x-request-id': 'long-1' } });
+    const res = await server.http.request('GET', target(MAX_TARGET_BYTES + 1), {
+      headers: { 'x-request-id': 'long-1' },
+    });
     expect(res.status).toBe(414);
     expectEnvelope(res, 414, 'uri_too_long');
     expect(res.json.error.message).toContain('12288');
@@ -121,7 +126,11 @@ describe('request target length (RFC 9110 15.5.15)', () => {
   });
 
   it('serves the longest legitimate report URL: 20 formulas and a 2,000-character filter', async () => {
-    const formulas = Array.from({ length: 20 }, (_, i) => `f${String(i).padStart(2, '0')}:round(statistics.cost / max(statistics.conversions, 1) * 100) / 100:Money`);
+    const formulas = Array.from(
+      { length: 20 },
+      (_, i) =>
+        `f${String(i).padStart(2, '0')}:round(statistics.cost / max(statistics.conversions, 1) * 100) / 100:Money`,
+    );
     let filter = "statistics.cost >= 0 and name in ['Campaign 000'";
     for (let i = 1; filter.length + 17 <= 2_000; i++) filter += `, 'Campaign ${String(i).padStart(3, '0')}'`;
     filter = `${filter}]`.padEnd(2_000, ' ');
@@ -159,7 +168,9 @@ describe('header size (RFC 6585 5)', () => {
 
 describe('Host (RFC 9112 3.2)', () => {
   it('answers two Host headers 400 bad_request saying so', async () => {
-    const res = await raw('GET /health HTTP/1.1\r\nHost: localhost\r\nHost: evil.example\r\nX-Request-Id: host-2\r\n\r\n');
+    const res = await raw(
+      'GET /health HTTP/1.1\r\nHost: localhost\r\nHost: evil.example\r\nX-Request-Id: host-2\r\n\r\n',
+    );
     expect(res.status).toBe(400);
     expectEnvelope(res, 400, 'bad_request');
     expect(res.json.error.requestId).toBe('host-2');
@@ -181,7 +192,9 @@ describe('Host (RFC 9112 3.2)', () => {
     expect(differing.status).toBe(400);
     expectEnvelope(differing, 400, 'bad_request');
     expect(differing.json.error.message).toMatch(/evil\.example/);
-    const matching = await raw(`GET https://localhost:${port}/health HTTP/1.1\r\nHost: LOCALHOST:${port}\r\nConnection: close\r\n\r\n`);
+    const matching = await raw(
+      `GET https://localhost:${port}/health HTTP/1.1\r\nHost: LOCALHOST:${port}\r\nConnection: close\r\n\r\n`,
+    );
     expect(matching.status).toBe(200);
   });
 
@@ -210,7 +223,10 @@ describe('Accept-Patch on 415 (RFC 5789 2.2)', () => {
   });
 
   it('does not add Accept-Patch to a 415 of a POST', async () => {
-    const res = await server.http.request('POST', '/provisioning/v0/accounts', { headers: { ...auth, 'content-type': 'text/plain' }, body: 'x' });
+    const res = await server.http.request('POST', '/provisioning/v0/accounts', {
+      headers: { ...auth, 'content-type': 'text/plain' },
+      body: 'x',
+    });
     expect(res.status).toBe(415);
     expect(res.headers['accept-patch']).toBeUndefined();
   });
@@ -222,14 +238,21 @@ describe('early errors to requests whose body is unread', () => {
     const agent = new https.Agent({ keepAlive: true, maxSockets: 1, ca });
     const request = (method: string, path: string, headers: Record<string, string>, body?: Buffer) =>
       new Promise<{ status: number; connection: string | undefined; json: any }>((resolve, reject) => {
-        const req = https.request({ host: '127.0.0.1', port: server.service.port, method, path, headers, agent, servername: 'localhost' }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, json: text ? JSON.parse(text) : undefined });
-          });
-        });
+        const req = https.request(
+          { host: '127.0.0.1', port: server.service.port, method, path, headers, agent, servername: 'localhost' },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            res.on('end', () => {
+              const text = Buffer.concat(chunks).toString('utf8');
+              resolve({
+                status: res.statusCode ?? 0,
+                connection: res.headers.connection,
+                json: text ? JSON.parse(text) : undefined,
+              });
+            });
+          },
+        );
         req.on('error', reject);
         req.end(body);
       });
@@ -247,28 +270,41 @@ describe('early errors to requests whose body is unread', () => {
     ['401 no token', 401, 'POST', '/provisioning/v0/accounts', json, half],
   ];
 
-  it.each(cases)('%s: says Connection: close, and the pooled client\'s next request succeeds', async (_name, status, method, path, headers, body) => {
-    const client = pooled();
-    const credentials = status === 401 ? {} : auth;
-    try {
-      for (let round = 0; round < 5; round++) {
-        const first = await client.request(method, path, { ...credentials, ...headers, 'content-length': String(body.length) }, body);
-        expect(first.status).toBe(status);
-        expect(first.connection).toBe('close');
-        const second = await client.request('GET', ORG, auth);
-        expect(second.status).toBe(200);
-        expect(second.json.organization.id).toBeGreaterThan(0);
+  it.each(cases)(
+    "%s: says Connection: close, and the pooled client's next request succeeds",
+    async (_name, status, method, path, headers, body) => {
+      const client = pooled();
+      const credentials = status === 401 ? {} : auth;
+      try {
+        for (let round = 0; round < 5; round++) {
+          const first = await client.request(
+            method,
+            path,
+            { ...credentials, ...headers, 'content-length': String(body.length) },
+            body,
+          );
+          expect(first.status).toBe(status);
+          expect(first.connection).toBe('close');
+          const second = await client.request('GET', ORG, auth);
+          expect(second.status).toBe(200);
+          expect(second.json.organization.id).toBeGreaterThan(0);
+        }
+      } finally {
+        client.agent.destroy();
       }
-    } finally {
-      client.agent.destroy();
-    }
-  });
+    },
+  );
 
   it('keeps the connection of a request whose body was read', async () => {
     const client = pooled();
     try {
       const body = Buffer.from(JSON.stringify({ organization: { name: 'x'.repeat(201) } }));
-      const first = await client.request('PATCH', ORG, { ...auth, 'content-type': 'application/json', 'content-length': String(body.length) }, body);
+      const first = await client.request(
+        'PATCH',
+        ORG,
+        { ...auth, 'content-type': 'application/json', 'content-length': String(body.length) },
+        body,
+      );
       expect(first.status).toBe(422);
       expect(first.connection).toBe('keep-alive');
     } finally {

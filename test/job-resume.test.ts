@@ -17,18 +17,30 @@ describe('a job RUNNING when the process dies', () => {
   it('is resumed at the next start and completes once, without a second account at the platform', async () => {
     const db = path.join(dir, 'adreport.duckdb');
     // The platform answers slowly, so the job is surely RUNNING when the process is killed.
-    const first = await startServe(['--demo', '--db', db], { ADREPORT_SANDBOX_FAULTS: JSON.stringify({ GOOGLE_ADS: { latencyMs: 3000 } }) });
+    const first = await startServe(['--demo', '--db', db], {
+      ADREPORT_SANDBOX_FAULTS: JSON.stringify({ GOOGLE_ADS: { latencyMs: 3000 } }),
+    });
     const demo = first.listening.demo!;
     const ca = fs.readFileSync(path.join(dir, 'tls', 'cert.pem'), 'utf8');
     let http = new HttpClient(first.listening.url, ca);
-    const tokenRes = await http.request('POST', '/token', { headers: { authorization: basic(demo.clientId, demo.clientSecret), 'content-type': FORM }, body: 'grant_type=client_credentials' });
-    const token = tokenRes.json.access_token as string;
-    const masters = (await getJson(http, '/provisioning/v0/adplatform-master-accounts', token)).adPlatformMasterAccounts;
-    const google = masters.find((m: { adPlatformType: string }) => m.adPlatformType === 'GOOGLE_ADS');
-    const created = await http.request('POST', `/provisioning/v0/adplatform-master-accounts/id/${google.id}/adplatform-accounts`, {
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ adPlatformAccount: { name: 'Survivor GmbH', currency: 'EUR', timeZone: 'Europe/Berlin' } }),
+    const tokenRes = await http.request('POST', '/token', {
+      headers: { authorization: basic(demo.clientId, demo.clientSecret), 'content-type': FORM },
+      body: 'grant_type=client_credentials',
     });
+    const token = tokenRes.json.access_token as string;
+    const masters = (await getJson(http, '/provisioning/v0/adplatform-master-accounts', token))
+      .adPlatformMasterAccounts;
+    const google = masters.find((m: { adPlatformType: string }) => m.adPlatformType === 'GOOGLE_ADS');
+    const created = await http.request(
+      'POST',
+      `/provisioning/v0/adplatform-master-accounts/id/${google.id}/adplatform-accounts`,
+      {
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          adPlatformAccount: { name: 'Survivor GmbH', currency: 'EUR', timeZone: 'Europe/Berlin' },
+        }),
+      },
+    );
     const jobId = created.json.job.id as number;
     const deadline = Date.now() + 5000;
     while ((await getJson(http, `/provisioning/v0/jobs/id/${jobId}`, token)).job.status !== 'RUNNING') {
@@ -50,7 +62,9 @@ describe('a job RUNNING when the process dies', () => {
       }
       expect(job.status).toBe('SUCCEEDED');
       expect(job.attempts).toBe(2);
-      const under = (await getJson(http, `/provisioning/v0/adplatform-master-accounts/id/${google.id}/adplatform-accounts`, token)).adPlatformAccounts;
+      const under = (
+        await getJson(http, `/provisioning/v0/adplatform-master-accounts/id/${google.id}/adplatform-accounts`, token)
+      ).adPlatformAccounts;
       expect(under.filter((a: { name: string }) => a.name === 'Survivor GmbH')).toHaveLength(1);
       http.close();
     } finally {
@@ -63,20 +77,28 @@ describe('a job RUNNING when the process dies', () => {
     const crashDir = tempDir('adreport-crash-job-');
     const db = path.join(crashDir, 'adreport.duckdb');
     try {
-      const first = await startServe(['--demo', '--db', db], { ADREPORT_SANDBOX_FAULTS: JSON.stringify({ GOOGLE_ADS: { crashAfterCreate: true } }) });
+      const first = await startServe(['--demo', '--db', db], {
+        ADREPORT_SANDBOX_FAULTS: JSON.stringify({ GOOGLE_ADS: { crashAfterCreate: true } }),
+      });
       const demo = first.listening.demo!;
       const ca = fs.readFileSync(path.join(crashDir, 'tls', 'cert.pem'), 'utf8');
       let http = new HttpClient(first.listening.url, ca);
       const token = (
-        await http.request('POST', '/token', { headers: { authorization: basic(demo.clientId, demo.clientSecret), 'content-type': FORM }, body: 'grant_type=client_credentials' })
+        await http.request('POST', '/token', {
+          headers: { authorization: basic(demo.clientId, demo.clientSecret), 'content-type': FORM },
+          body: 'grant_type=client_credentials',
+        })
       ).json.access_token as string;
-      const masters = (await getJson(http, '/provisioning/v0/adplatform-master-accounts', token)).adPlatformMasterAccounts;
+      const masters = (await getJson(http, '/provisioning/v0/adplatform-master-accounts', token))
+        .adPlatformMasterAccounts;
       const google = masters.find((m: { adPlatformType: string }) => m.adPlatformType === 'GOOGLE_ADS');
       // The job may run, and kill the process, before the 202 is out: then the POST fails and the job is found by listing.
       const created = await http
         .request('POST', `/provisioning/v0/adplatform-master-accounts/id/${google.id}/adplatform-accounts`, {
           headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ adPlatformAccount: { name: 'Crash Once GmbH', currency: 'EUR', timeZone: 'Europe/Berlin' } }),
+          body: JSON.stringify({
+            adPlatformAccount: { name: 'Crash Once GmbH', currency: 'EUR', timeZone: 'Europe/Berlin' },
+          }),
         })
         .catch(() => undefined);
       if (created) expect(created.status).toBe(202);
@@ -110,7 +132,9 @@ describe('a job RUNNING when the process dies', () => {
         }
         expect(job.status).toBe('SUCCEEDED');
         expect(job.attempts).toBe(2);
-        const under = (await getJson(http, `/provisioning/v0/adplatform-master-accounts/id/${google.id}/adplatform-accounts`, token)).adPlatformAccounts;
+        const under = (
+          await getJson(http, `/provisioning/v0/adplatform-master-accounts/id/${google.id}/adplatform-accounts`, token)
+        ).adPlatformAccounts;
         const ours = under.filter((a: { name: string }) => a.name === 'Crash Once GmbH');
         expect(ours).toHaveLength(1);
         expect(job.result.adPlatformAccount.adPlatformId).toBe(ours[0].adPlatformId);
@@ -123,7 +147,10 @@ describe('a job RUNNING when the process dies', () => {
       // The platform's own record, read after the server let go of the file: one account for the request token.
       const after = await Database.open(db, { readConnections: 1, maxQueued: 8 });
       const atPlatform = await after.read((r) =>
-        r.all<{ name: string }>('SELECT name FROM sandbox_created_accounts WHERE request_token = $1 OR name = $2', [`job-${jobId}`, 'Crash Once GmbH']),
+        r.all<{ name: string }>('SELECT name FROM sandbox_created_accounts WHERE request_token = $1 OR name = $2', [
+          `job-${jobId}`,
+          'Crash Once GmbH',
+        ]),
       );
       await after.close();
       expect(atPlatform).toEqual([{ name: 'Crash Once GmbH' }]);

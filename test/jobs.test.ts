@@ -9,20 +9,30 @@ let token: string;
 let auth: Record<string, string>;
 let masterId: number;
 beforeAll(async () => {
-  server = await startTestServer({ rateLimit: { ratePerSecond: 10_000, burst: 10_000 }, jobs: { backoffBaseMs: 20, maxBackoffMs: 200 } });
+  server = await startTestServer({
+    rateLimit: { ratePerSecond: 10_000, burst: 10_000 },
+    jobs: { backoffBaseMs: 20, maxBackoffMs: 200 },
+  });
   token = await server.token();
   auth = { authorization: `Bearer ${token}` };
-  masterId = (await server.http.get('/provisioning/v0/adplatform-master-accounts', auth)).json.adPlatformMasterAccounts[0].id;
+  masterId = (await server.http.get('/provisioning/v0/adplatform-master-accounts', auth)).json
+    .adPlatformMasterAccounts[0].id;
 });
 afterAll(() => server.close());
 afterEach(() => server.service.platforms.clearFaults());
 
 let counter = 0;
 async function startCreateJob(): Promise<number> {
-  const res = await server.http.request('POST', `/provisioning/v0/adplatform-master-accounts/id/${masterId}/adplatform-accounts`, {
-    headers: { ...auth, 'content-type': 'application/json' },
-    body: JSON.stringify({ adPlatformAccount: { name: `Job test ${++counter}`, currency: 'USD', timeZone: 'America/New_York' } }),
-  });
+  const res = await server.http.request(
+    'POST',
+    `/provisioning/v0/adplatform-master-accounts/id/${masterId}/adplatform-accounts`,
+    {
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        adPlatformAccount: { name: `Job test ${++counter}`, currency: 'USD', timeZone: 'America/New_York' },
+      }),
+    },
+  );
   expect(res.status).toBe(202);
   return res.json.job.id;
 }
@@ -55,7 +65,14 @@ describe('job lifecycle with platform faults', () => {
     expect(job.status).toBe('FAILED');
     expect(job.attempts).toBe(1);
     expect(job.result).toBeNull();
-    expect(job.errors).toEqual([{ code: 'platform_access_denied', message: expect.stringContaining('GOOGLE_ADS'), attempt: 1, at: expect.any(String) }]);
+    expect(job.errors).toEqual([
+      {
+        code: 'platform_access_denied',
+        message: expect.stringContaining('GOOGLE_ADS'),
+        attempt: 1,
+        at: expect.any(String),
+      },
+    ]);
   });
 
   it('gives up after five attempts', async () => {
@@ -78,7 +95,12 @@ describe('GET /provisioning/v0/jobs', () => {
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
   });
 
-  it.each([['?status=DONE', 'status'], ['?type=EXPORT', 'type'], ['?limit=500', 'limit'], ['?sort=id', 'sort']])('GET %s is a 400 naming %s', async (query, parameter) => {
+  it.each([
+    ['?status=DONE', 'status'],
+    ['?type=EXPORT', 'type'],
+    ['?limit=500', 'limit'],
+    ['?sort=id', 'sort'],
+  ])('GET %s is a 400 naming %s', async (query, parameter) => {
     const res = await server.http.get(`/provisioning/v0/jobs${query}`, auth);
     expect(res.status).toBe(400);
     expect(res.json.error.message).toContain(parameter);
@@ -95,10 +117,14 @@ describe('GET /provisioning/v0/jobs', () => {
 describe('retention', () => {
   it('hides jobs older than seven days at once and purges them', async () => {
     const eightDaysAgo = new Date(Date.now() - 8 * 24 * 3600_000);
-    const old = await server.service.db.write((tx) => insertJob(tx, { organizationId: 1, type: 'SYNC_STATISTICS', input: {}, now: eightDaysAgo }));
+    const old = await server.service.db.write((tx) =>
+      insertJob(tx, { organizationId: 1, type: 'SYNC_STATISTICS', input: {}, now: eightDaysAgo }),
+    );
     await server.service.db.write((tx) => tx.run("UPDATE jobs SET status = 'SUCCEEDED' WHERE id = $1", [old.id]));
     expect((await server.http.get(`/provisioning/v0/jobs/id/${old.id}`, auth)).status).toBe(404);
-    const listed = (await server.http.get('/provisioning/v0/jobs?limit=100', auth)).json.jobs.map((j: { id: number }) => j.id);
+    const listed = (await server.http.get('/provisioning/v0/jobs?limit=100', auth)).json.jobs.map(
+      (j: { id: number }) => j.id,
+    );
     expect(listed).not.toContain(old.id);
     expect(await server.service.jobRunner.purge()).toBeGreaterThanOrEqual(1);
     const row = await server.service.db.read((r) => r.one('SELECT id FROM jobs WHERE id = $1', [old.id]));

@@ -25,7 +25,10 @@ function send(method: string, path: string, body: Buffer | string, contentType =
 
 /** `{"account":{"name":"<before><bytes><after>",...}}` and the offset of <bytes>, counted here in bytes. */
 function accountWithNameBytes(before: string, bytes: readonly number[], after = ''): { body: Buffer; offset: number } {
-  const head = Buffer.from(`{"account":{"languageCode":"de","countryCode":"DE","currency":"EUR","name":"${before}`, 'utf8');
+  const head = Buffer.from(
+    `{"account":{"languageCode":"de","countryCode":"DE","currency":"EUR","name":"${before}`,
+    'utf8',
+  );
   const tail = Buffer.from(`${after}"}}`, 'utf8');
   return { body: Buffer.concat([head, Buffer.from(bytes), tail]), offset: head.length };
 }
@@ -34,7 +37,9 @@ function expectInvalidBody(res: { status: number; json: any }, code: string, off
   expect(res.status).toBe(400);
   expect(res.json.error.code).toBe('invalid_body');
   expect(res.json.error.message).toContain(`byte ${offset}`);
-  expect(res.json.error.details).toEqual([{ field: '(body)', code, message: expect.stringContaining(`byte ${offset}`) }]);
+  expect(res.json.error.details).toEqual([
+    { field: '(body)', code, message: expect.stringContaining(`byte ${offset}`) },
+  ]);
 }
 
 describe('bytes that are not UTF-8: 400 invalid_body with the offset of the first bad sequence', () => {
@@ -62,16 +67,31 @@ describe('bytes that are not UTF-8: 400 invalid_body with the offset of the firs
     const account = await createAccount(server, token, { name: 'Kept', labels: { team: 'a' } });
     const { body, offset } = accountWithNameBytes('x', [0xff]);
     expectInvalidBody(await send('PUT', `${ACCOUNTS}/id/${account.id}`, body), 'invalid_utf8', offset);
-    expectInvalidBody(await send('PATCH', `${ACCOUNTS}/id/${account.id}`, body, 'application/merge-patch+json'), 'invalid_utf8', offset);
+    expectInvalidBody(
+      await send('PATCH', `${ACCOUNTS}/id/${account.id}`, body, 'application/merge-patch+json'),
+      'invalid_utf8',
+      offset,
+    );
     const labels = Buffer.concat([Buffer.from('{"labels":{"team":"'), Buffer.from([0xc3]), Buffer.from('"}}')]);
-    expectInvalidBody(await send('PATCH', `${ACCOUNTS}/id/${account.id}/labels`, labels, 'application/merge-patch+json'), 'invalid_utf8', 19);
+    expectInvalidBody(
+      await send('PATCH', `${ACCOUNTS}/id/${account.id}/labels`, labels, 'application/merge-patch+json'),
+      'invalid_utf8',
+      19,
+    );
     const stored = (await server.http.get(`${ACCOUNTS}/id/${account.id}`, auth())).json.account;
     expect(stored).toMatchObject({ name: 'Kept', labels: { team: 'a' } });
   });
 
   it('well-formed UTF-8 of every length is stored as sent; a leading byte order mark is skipped', async () => {
     const name = 'A é € 😀 Ω';
-    const created = await send('POST', ACCOUNTS, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify({ account: { ...VALID_ACCOUNT, name } }))]));
+    const created = await send(
+      'POST',
+      ACCOUNTS,
+      Buffer.concat([
+        Buffer.from([0xef, 0xbb, 0xbf]),
+        Buffer.from(JSON.stringify({ account: { ...VALID_ACCOUNT, name } })),
+      ]),
+    );
     expect(created.status).toBe(201);
     expect(created.json.account.name).toBe(name);
     expect((await server.http.get(`${ACCOUNTS}/id/${created.json.account.id}`, auth())).json.account.name).toBe(name);
@@ -109,10 +129,16 @@ describe('escapes of lone surrogates: 400 invalid_body with the offset of the es
   });
 
   it('a pair of escapes is one character, and an escaped backslash is no escape', async () => {
-    const res = await send('POST', ACCOUNTS, `{"account":{"languageCode":"de","countryCode":"DE","currency":"EUR","name":"\\ud83d\\ude00 and \\\\ud800"}}`);
+    const res = await send(
+      'POST',
+      ACCOUNTS,
+      `{"account":{"languageCode":"de","countryCode":"DE","currency":"EUR","name":"\\ud83d\\ude00 and \\\\ud800"}}`,
+    );
     expect(res.status).toBe(201);
     expect(res.json.account.name).toBe('😀 and \\ud800');
-    expect((await server.http.get(`${ACCOUNTS}/id/${res.json.account.id}`, auth())).json.account.name).toBe('😀 and \\ud800');
+    expect((await server.http.get(`${ACCOUNTS}/id/${res.json.account.id}`, auth())).json.account.name).toBe(
+      '😀 and \\ud800',
+    );
   });
 });
 
@@ -126,12 +152,27 @@ describe('control characters: NUL nowhere in text, none of U+0000-U+001F or U+00
   it('account name, label values, notes and text fields', async () => {
     const before = await accountCount(server, token);
     for (const name of ['Acme\u0000', 'Acme\tGmbH', 'Acme\nGmbH', 'Acme\u007f', '\u001b[31mred']) {
-      expectControl(await send('POST', ACCOUNTS, JSON.stringify({ account: { ...VALID_ACCOUNT, name } })), 'account.name');
+      expectControl(
+        await send('POST', ACCOUNTS, JSON.stringify({ account: { ...VALID_ACCOUNT, name } })),
+        'account.name',
+      );
     }
-    expectControl(await send('POST', ACCOUNTS, JSON.stringify({ account: { ...VALID_ACCOUNT, labels: { team: 'a\u0000b' } } })), 'account.labels.team');
-    expectControl(await send('POST', ACCOUNTS, JSON.stringify({ account: { ...VALID_ACCOUNT, labels: { team: 'a\nb' } } })), 'account.labels.team');
-    expectControl(await send('POST', ACCOUNTS, JSON.stringify({ account: { ...VALID_ACCOUNT, notes: 'a\u0000b' } })), 'account.notes');
-    expectControl(await send('POST', ACCOUNTS, JSON.stringify({ account: { ...VALID_ACCOUNT, field7: '\u0000' } })), 'account.field7');
+    expectControl(
+      await send('POST', ACCOUNTS, JSON.stringify({ account: { ...VALID_ACCOUNT, labels: { team: 'a\u0000b' } } })),
+      'account.labels.team',
+    );
+    expectControl(
+      await send('POST', ACCOUNTS, JSON.stringify({ account: { ...VALID_ACCOUNT, labels: { team: 'a\nb' } } })),
+      'account.labels.team',
+    );
+    expectControl(
+      await send('POST', ACCOUNTS, JSON.stringify({ account: { ...VALID_ACCOUNT, notes: 'a\u0000b' } })),
+      'account.notes',
+    );
+    expectControl(
+      await send('POST', ACCOUNTS, JSON.stringify({ account: { ...VALID_ACCOUNT, field7: '\u0000' } })),
+      'account.field7',
+    );
     expect(await accountCount(server, token)).toBe(before);
   });
 
@@ -139,24 +180,45 @@ describe('control characters: NUL nowhere in text, none of U+0000-U+001F or U+00
     const notes = 'line 1\r\nline 2\tindented\u0007';
     const account = await createAccount(server, token, { notes, field1: 'a\nb' });
     expect(account).toMatchObject({ notes, field1: 'a\nb' });
-    expect((await server.http.get(`${ACCOUNTS}/id/${account.id}`, auth())).json.account).toMatchObject({ notes, field1: 'a\nb' });
+    expect((await server.http.get(`${ACCOUNTS}/id/${account.id}`, auth())).json.account).toMatchObject({
+      notes,
+      field1: 'a\nb',
+    });
   });
 
   it('the labels endpoints, PATCH of an account, and the organization name', async () => {
     const account = await createAccount(server, token, { name: 'Before', labels: { team: 'a' } });
     for (const method of ['PUT', 'PATCH']) {
-      expectControl(await send(method, `${ACCOUNTS}/id/${account.id}/labels`, JSON.stringify({ labels: { team: 'x\u0000' } })), 'labels.team');
+      expectControl(
+        await send(method, `${ACCOUNTS}/id/${account.id}/labels`, JSON.stringify({ labels: { team: 'x\u0000' } })),
+        'labels.team',
+      );
     }
-    expectControl(await send('PATCH', `${ACCOUNTS}/id/${account.id}`, JSON.stringify({ account: { name: 'x\u0000' } }), 'application/merge-patch+json'), 'account.name');
-    expect((await server.http.get(`${ACCOUNTS}/id/${account.id}`, auth())).json.account).toMatchObject({ name: 'Before', labels: { team: 'a' } });
+    expectControl(
+      await send(
+        'PATCH',
+        `${ACCOUNTS}/id/${account.id}`,
+        JSON.stringify({ account: { name: 'x\u0000' } }),
+        'application/merge-patch+json',
+      ),
+      'account.name',
+    );
+    expect((await server.http.get(`${ACCOUNTS}/id/${account.id}`, auth())).json.account).toMatchObject({
+      name: 'Before',
+      labels: { team: 'a' },
+    });
 
     const organization = (await server.http.get('/provisioning/v0/organization', auth())).json.organization;
-    expectControl(await send('PATCH', '/provisioning/v0/organization', JSON.stringify({ organization: { name: 'Org\u0000' } })), 'organization.name');
+    expectControl(
+      await send('PATCH', '/provisioning/v0/organization', JSON.stringify({ organization: { name: 'Org\u0000' } })),
+      'organization.name',
+    );
     expect((await server.http.get('/provisioning/v0/organization', auth())).json.organization).toEqual(organization);
   });
 
   it('a new platform account name and a campaign group', async () => {
-    const masters = (await server.http.get('/provisioning/v0/adplatform-master-accounts', auth())).json.adPlatformMasterAccounts;
+    const masters = (await server.http.get('/provisioning/v0/adplatform-master-accounts', auth())).json
+      .adPlatformMasterAccounts;
     const res = await send(
       'POST',
       `/provisioning/v0/adplatform-master-accounts/id/${masters[0].id}/adplatform-accounts`,
@@ -164,7 +226,11 @@ describe('control characters: NUL nowhere in text, none of U+0000-U+001F or U+00
     );
     expectControl(res, 'adPlatformAccount.name');
     const known = (await server.http.get('/provisioning/v0/adplatform-accounts', auth())).json.adPlatformAccounts;
-    const group = await send('POST', `/provisioning/v0/adplatform-accounts/id/${known[0]?.id ?? 1}/campaigns`, JSON.stringify({ campaign: { adPlatformId: 'c-1', campaignGroup: 'G\u0000' } }));
+    const group = await send(
+      'POST',
+      `/provisioning/v0/adplatform-accounts/id/${known[0]?.id ?? 1}/campaigns`,
+      JSON.stringify({ campaign: { adPlatformId: 'c-1', campaignGroup: 'G\u0000' } }),
+    );
     expectControl(group, 'campaign.campaignGroup');
   });
 });

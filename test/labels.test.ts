@@ -17,11 +17,16 @@ const accountPath = (id: number | string) => `/provisioning/v0/accounts/id/${id}
 const campaignPath = (id: number | string) => `/provisioning/v0/campaigns/id/${id}/labels`;
 const get = (path: string, as = token) => server.http.get(path, { authorization: `Bearer ${as}` });
 const put = (path: string, labels: unknown, as = token) => jsonRequest(server, as, 'PUT', path, { labels });
-const patch = (path: string, labels: unknown, contentType = MERGE) => jsonRequest(server, token, 'PATCH', path, { labels }, contentType);
+const patch = (path: string, labels: unknown, contentType = MERGE) =>
+  jsonRequest(server, token, 'PATCH', path, { labels }, contentType);
 /** `field code` of every detail, sorted, so one assertion states every broken rule. */
-const details = (res: { json: any }) => (res.json.error.details as Array<{ field: string; code: string }>).map((d) => `${d.field} ${d.code}`).sort();
-const accountLabels = async (id: number) => (await server.http.get(`/provisioning/v0/accounts/id/${id}`, { authorization: `Bearer ${token}` })).json.account.labels;
-const many = (n: number, prefix = 'l') => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, `v${i}`]));
+const details = (res: { json: any }) =>
+  (res.json.error.details as Array<{ field: string; code: string }>).map((d) => `${d.field} ${d.code}`).sort();
+const accountLabels = async (id: number) =>
+  (await server.http.get(`/provisioning/v0/accounts/id/${id}`, { authorization: `Bearer ${token}` })).json.account
+    .labels;
+const many = (n: number, prefix = 'l') =>
+  Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, `v${i}`]));
 
 let platformIds = 0;
 /** Campaign import is another feature; a row as it would write it, with its system label. */
@@ -32,18 +37,27 @@ async function insertCampaign(group = 'Brand'): Promise<number> {
       "INSERT INTO campaigns (organization_id, adplatform_account_id, ad_platform_type, ad_platform_id, name, status) VALUES ($1, 1, 'GOOGLE_ADS', $2, 'C', 'ENABLED') RETURNING id",
       [organizationId, `cmp-${++platformIds}`],
     );
-    await tx.run("INSERT INTO campaign_labels (campaign_id, name, value) VALUES ($1, 'sys.campaignGroup', $2)", [row!.id, group]);
+    await tx.run("INSERT INTO campaign_labels (campaign_id, name, value) VALUES ($1, 'sys.campaignGroup', $2)", [
+      row!.id,
+      group,
+    ]);
     return row!.id;
   });
 }
-const storedCampaignRows = (id: number) => server.service.db.read((r) => r.all('SELECT name, value FROM campaign_labels WHERE campaign_id = $1 ORDER BY name', [id]));
+const storedCampaignRows = (id: number) =>
+  server.service.db.read((r) =>
+    r.all('SELECT name, value FROM campaign_labels WHERE campaign_id = $1 ORDER BY name', [id]),
+  );
 
 describe('account labels', () => {
   it('GET answers the labels sorted by name, {} when there are none', async () => {
     const { id } = await createAccount(server, token, { labels: { zeta: 'z', alpha: 'a' } });
     const res = await get(accountPath(id));
     expect(res.status).toBe(200);
-    expect(Object.entries(res.json.labels)).toEqual([['alpha', 'a'], ['zeta', 'z']]);
+    expect(Object.entries(res.json.labels)).toEqual([
+      ['alpha', 'a'],
+      ['zeta', 'z'],
+    ]);
     const bare = await createAccount(server, token);
     expect((await get(accountPath(bare.id))).json).toEqual({ labels: {} });
   });
@@ -52,7 +66,10 @@ describe('account labels', () => {
     const { id } = await createAccount(server, token, { labels: { old: '1', other: '2' } });
     const res = await put(accountPath(id), { b: 'B', a: 'A' });
     expect(res.status).toBe(200);
-    expect(Object.entries(res.json.labels)).toEqual([['a', 'A'], ['b', 'B']]);
+    expect(Object.entries(res.json.labels)).toEqual([
+      ['a', 'A'],
+      ['b', 'B'],
+    ]);
     expect(await accountLabels(id)).toEqual({ a: 'A', b: 'B' });
     expect((await put(accountPath(id), {})).json.labels).toEqual({});
     expect(await accountLabels(id)).toEqual({});
@@ -62,7 +79,11 @@ describe('account labels', () => {
     const { id } = await createAccount(server, token, { labels: { keep: 'k', change: 'old', gone: 'x' } });
     const res = await patch(accountPath(id), { change: 'new', added: 'a', gone: null, neverExisted: null });
     expect(res.status).toBe(200);
-    expect(Object.entries(res.json.labels)).toEqual([['added', 'a'], ['change', 'new'], ['keep', 'k']]);
+    expect(Object.entries(res.json.labels)).toEqual([
+      ['added', 'a'],
+      ['change', 'new'],
+      ['keep', 'k'],
+    ]);
     expect(await accountLabels(id)).toEqual({ added: 'a', change: 'new', keep: 'k' });
     const plain = await patch(accountPath(id), { keep: null }, 'application/json');
     expect(plain.json.labels).toEqual({ added: 'a', change: 'new' });
@@ -70,12 +91,16 @@ describe('account labels', () => {
 
   it('accepts the limits themselves: 64-character names, 255-character values, 50 labels, names like constructor', async () => {
     const { id } = await createAccount(server, token);
-    const edge = { [`N${'x'.repeat(63)}`]: 'v'.repeat(255), constructor: 'c', campaignGroup: 'reserved only on campaigns' };
+    const edge = {
+      [`N${'x'.repeat(63)}`]: 'v'.repeat(255),
+      constructor: 'c',
+      campaignGroup: 'reserved only on campaigns',
+    };
     expect((await put(accountPath(id), edge)).json.labels).toEqual(edge);
     expect((await put(accountPath(id), many(50))).json.labels).toEqual(many(50));
   });
 
-  it('counts a value\'s characters as code points: 255 emoji are a valid value, 256 are too long', async () => {
+  it("counts a value's characters as code points: 255 emoji are a valid value, 256 are too long", async () => {
     const { id } = await createAccount(server, token);
     expect((await put(accountPath(id), { mood: '😀'.repeat(255) })).json.labels).toEqual({ mood: '😀'.repeat(255) });
     const res = await patch(accountPath(id), { mood: '😀'.repeat(256) });
@@ -176,7 +201,11 @@ describe('campaign labels', () => {
     await put(campaignPath(id), { kept: 'yes' });
     const names = ['campaignGroup', 'CAMPAIGNGROUP', 'campaigngroup', 'sys.campaignGroup', 'sys.other'];
     for (const name of names) {
-      for (const res of [await put(campaignPath(id), { [name]: 'x' }), await patch(campaignPath(id), { [name]: 'x' }), await patch(campaignPath(id), { [name]: null })]) {
+      for (const res of [
+        await put(campaignPath(id), { [name]: 'x' }),
+        await patch(campaignPath(id), { [name]: 'x' }),
+        await patch(campaignPath(id), { [name]: null }),
+      ]) {
         expect(res.status, name).toBe(422);
         expect(details(res), name).toEqual([`labels.${name} reserved`]);
         expect(res.json.error.details[0].message).toMatch(/campaignGroup is set when the campaign is imported/);
@@ -208,7 +237,10 @@ describe('labels: ids, organizations and unreadable requests', () => {
     for (const path of [accountPath(id), campaignPath(campaignId)]) {
       expect((await get(path, otherToken)).status, path).toBe(404);
       expect((await put(path, { theirs: 'x' }, otherToken)).status, path).toBe(404);
-      expect((await jsonRequest(server, otherToken, 'PATCH', path, { labels: { theirs: 'x' } }, MERGE)).status, path).toBe(404);
+      expect(
+        (await jsonRequest(server, otherToken, 'PATCH', path, { labels: { theirs: 'x' } }, MERGE)).status,
+        path,
+      ).toBe(404);
     }
     expect(await accountLabels(id)).toEqual({ mine: 'yes' });
     expect(await storedCampaignRows(campaignId)).toEqual([{ name: 'sys.campaignGroup', value: 'Brand' }]);
@@ -234,7 +266,9 @@ describe('labels: ids, organizations and unreadable requests', () => {
         expect(res.json.error.code, `${method} ${body}`).toBe('invalid_body');
       }
     }
-    expect((await jsonRequest(server, token, 'PUT', accountPath(id), '{"labels":')).json.error.code).toBe('malformed_json');
+    expect((await jsonRequest(server, token, 'PUT', accountPath(id), '{"labels":')).json.error.code).toBe(
+      'malformed_json',
+    );
     expect((await jsonRequest(server, token, 'PUT', accountPath(id), { labels: {} }, 'text/plain')).status).toBe(415);
     expect((await jsonRequest(server, token, 'PUT', accountPath(id), { labels: {} }, MERGE)).status).toBe(415);
     expect((await patch(accountPath(id), {}, 'application/json-patch+json')).status).toBe(415);

@@ -13,14 +13,18 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const path = (accountId: number | string) => `/provisioning/v0/accounts/id/${accountId}/markups`;
-const list = (accountId: number | string, query = '', as = token) => server.http.get(`${path(accountId)}${query}`, { authorization: `Bearer ${as}` });
-const post = (accountId: number | string, body: unknown, as = token) => jsonRequest(server, as, 'POST', path(accountId), body);
+const list = (accountId: number | string, query = '', as = token) =>
+  server.http.get(`${path(accountId)}${query}`, { authorization: `Bearer ${as}` });
+const post = (accountId: number | string, body: unknown, as = token) =>
+  jsonRequest(server, as, 'POST', path(accountId), body);
 const postMarkup = (accountId: number, markup: Record<string, unknown>) => post(accountId, { markup });
 const remove = (accountId: number | string, markupId: number | string, as = token) =>
   server.http.request('DELETE', `${path(accountId)}/id/${markupId}`, { headers: { authorization: `Bearer ${as}` } });
 /** `field code` of every detail, sorted, so one assertion states every broken rule. */
-const details = (res: { json: any }) => (res.json.error.details as Array<{ field: string; code: string }>).map((d) => `${d.field} ${d.code}`).sort();
-const storedRows = () => server.service.db.read((r) => r.one<{ n: number }>('SELECT count(*)::INTEGER AS n FROM markups'));
+const details = (res: { json: any }) =>
+  (res.json.error.details as Array<{ field: string; code: string }>).map((d) => `${d.field} ${d.code}`).sort();
+const storedRows = () =>
+  server.service.db.read((r) => r.one<{ n: number }>('SELECT count(*)::INTEGER AS n FROM markups'));
 
 async function created(accountId: number, markup: Record<string, unknown>): Promise<Record<string, any>> {
   const res = await postMarkup(accountId, markup);
@@ -33,19 +37,36 @@ describe('create and list', () => {
     const account = await createAccount(server, token);
     const res = await postMarkup(account.id, { rate: 0.15, startDate: '2026-01-01', endDate: '2026-01-31' });
     expect(res.status).toBe(201);
-    expect(res.json).toEqual({ markup: { id: expect.any(Number), accountId: account.id, rate: 0.15, startDate: '2026-01-01', endDate: '2026-01-31' } });
+    expect(res.json).toEqual({
+      markup: {
+        id: expect.any(Number),
+        accountId: account.id,
+        rate: 0.15,
+        startDate: '2026-01-01',
+        endDate: '2026-01-31',
+      },
+    });
     expect(res.headers.location).toBe(`${path(account.id)}/id/${res.json.markup.id}`);
 
-    expect(await created(account.id, { rate: 0, startDate: '2026-02-01' })).toMatchObject({ rate: 0, startDate: '2026-02-01', endDate: null });
+    expect(await created(account.id, { rate: 0, startDate: '2026-02-01' })).toMatchObject({
+      rate: 0,
+      startDate: '2026-02-01',
+      endDate: null,
+    });
     const other = await createAccount(server, token);
-    expect(await created(other.id, { rate: 10, startDate: '2020-02-29', endDate: null })).toMatchObject({ rate: 10, endDate: null });
+    expect(await created(other.id, { rate: 10, startDate: '2020-02-29', endDate: null })).toMatchObject({
+      rate: 10,
+      endDate: null,
+    });
   });
 
   it('keeps six decimals exactly (DECIMAL(9,6)), in the database and in the answer', async () => {
     const account = await createAccount(server, token);
     const markup = await created(account.id, { rate: 0.123456, startDate: '2026-01-01', endDate: '2026-01-01' });
     expect(markup.rate).toBe(0.123456);
-    const stored = await server.service.db.read((r) => r.one<{ rate: string }>('SELECT rate::VARCHAR AS rate FROM markups WHERE id = $1', [markup.id]));
+    const stored = await server.service.db.read((r) =>
+      r.one<{ rate: string }>('SELECT rate::VARCHAR AS rate FROM markups WHERE id = $1', [markup.id]),
+    );
     expect(stored?.rate).toBe('0.123456');
     expect((await list(account.id)).json.markups).toEqual([markup]);
   });
@@ -81,7 +102,15 @@ describe('create and list', () => {
 
   it('refuses bad paging and unknown or repeated parameters with 400 naming them', async () => {
     const account = await createAccount(server, token);
-    for (const query of ['?limit=0', '?limit=101', '?limit=x', '?limit=10&offset=5', '?offset=-1', '?limt=10', '?limit=1&limit=2']) {
+    for (const query of [
+      '?limit=0',
+      '?limit=101',
+      '?limit=x',
+      '?limit=10&offset=5',
+      '?offset=-1',
+      '?limt=10',
+      '?limit=1&limit=2',
+    ]) {
       const res = await list(account.id, query);
       expect(res.status, query).toBe(400);
       expect(['invalid_parameter', 'unknown_parameter']).toContain(res.json.error.code);
@@ -101,7 +130,13 @@ describe('periods of one account must not overlap', () => {
     expect(res.status).toBe(422);
     expect(res.json.error.code).toBe('validation_failed');
     expect(res.json.error.message).toContain(`markup ${january.id}`);
-    expect(res.json.error.details).toEqual([{ field: 'markup', code: 'overlapping_period', message: `overlaps markup ${january.id} (2026-01-01 to 2026-01-31)` }]);
+    expect(res.json.error.details).toEqual([
+      {
+        field: 'markup',
+        code: 'overlapping_period',
+        message: `overlaps markup ${january.id} (2026-01-01 to 2026-01-31)`,
+      },
+    ]);
 
     const lastDay = await postMarkup(account.id, { rate: 0.3, startDate: '2025-11-01', endDate: '2025-12-01' });
     expect(lastDay.status).toBe(422);
@@ -132,7 +167,10 @@ describe('periods of one account must not overlap', () => {
     ]) {
       const res = await postMarkup(account.id, { rate: 0.2, ...period });
       expect(res.status, JSON.stringify(period)).toBe(422);
-      expect(res.json.error.details[0]).toMatchObject({ code: 'overlapping_period', message: `overlaps markup ${open.id} (2026-06-01 to open end)` });
+      expect(res.json.error.details[0]).toMatchObject({
+        code: 'overlapping_period',
+        message: `overlaps markup ${open.id} (2026-06-01 to open end)`,
+      });
     }
     // Ending the day before the open period starts is fine.
     await created(account.id, { rate: 0.2, startDate: '2026-01-01', endDate: '2026-05-31' });
@@ -155,14 +193,22 @@ describe('periods of one account must not overlap', () => {
   it('a deleted period frees its days', async () => {
     const account = await createAccount(server, token);
     const markup = await created(account.id, { rate: 0.1, startDate: '2026-01-01', endDate: '2026-12-31' });
-    expect((await postMarkup(account.id, { rate: 0.2, startDate: '2026-06-01', endDate: '2026-06-30' })).status).toBe(422);
+    expect((await postMarkup(account.id, { rate: 0.2, startDate: '2026-06-01', endDate: '2026-06-30' })).status).toBe(
+      422,
+    );
     expect((await remove(account.id, markup.id)).status).toBe(204);
-    expect((await postMarkup(account.id, { rate: 0.2, startDate: '2026-06-01', endDate: '2026-06-30' })).status).toBe(201);
+    expect((await postMarkup(account.id, { rate: 0.2, startDate: '2026-06-01', endDate: '2026-06-30' })).status).toBe(
+      201,
+    );
   });
 
   it('concurrent requests for overlapping periods: exactly one is created', async () => {
     const account = await createAccount(server, token);
-    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => postMarkup(account.id, { rate: 0.01 * (i + 1), startDate: '2026-01-01', endDate: '2026-01-31' })));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        postMarkup(account.id, { rate: 0.01 * (i + 1), startDate: '2026-01-01', endDate: '2026-01-31' }),
+      ),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([201, 422, 422, 422, 422, 422]);
     expect((await list(account.id)).json.markups).toHaveLength(1);
   });
@@ -225,10 +271,18 @@ describe('bad input: each gives its 4xx and changes nothing', () => {
     ['startDate not a calendar day', { ...valid, startDate: '2026-02-30' }, ['markup.startDate invalid_date']],
     ['endDate not a calendar day', { ...valid, endDate: '2025-02-29' }, ['markup.endDate invalid_date']],
     ['endDate a number', { ...valid, endDate: 20260131 }, ['markup.endDate wrong_type']],
-    ['endDate before startDate', { ...valid, startDate: '2026-02-01', endDate: '2026-01-31' }, ['markup.endDate before_start']],
+    [
+      'endDate before startDate',
+      { ...valid, startDate: '2026-02-01', endDate: '2026-01-31' },
+      ['markup.endDate before_start'],
+    ],
     ['an unknown field', { ...valid, percent: 15 }, ['markup.percent unknown_field']],
     ['id and accountId', { ...valid, id: 1, accountId: 1 }, ['markup.accountId read_only', 'markup.id read_only']],
-    ['several at once', { rate: 11, startDate: '2026-13-01', endDate: 'soon' }, ['markup.endDate invalid_format', 'markup.rate too_big', 'markup.startDate invalid_date']],
+    [
+      'several at once',
+      { rate: 11, startDate: '2026-13-01', endDate: 'soon' },
+      ['markup.endDate invalid_format', 'markup.rate too_big', 'markup.startDate invalid_date'],
+    ],
   ])('422 for %s', async (_, markup, expected) => {
     const before = await storedRows();
     const res = await postMarkup(accountId, markup);
@@ -258,7 +312,14 @@ describe('bad input: each gives its 4xx and changes nothing', () => {
   });
 
   it('415 for a body that is not JSON', async () => {
-    const res = await jsonRequest(server, token, 'POST', path(accountId), JSON.stringify({ markup: valid }), 'text/plain');
+    const res = await jsonRequest(
+      server,
+      token,
+      'POST',
+      path(accountId),
+      JSON.stringify({ markup: valid }),
+      'text/plain',
+    );
     expect(res.status).toBe(415);
   });
 
@@ -288,7 +349,9 @@ describe('tenancy and scope', () => {
     const account = await createAccount(server, token);
     const reportingOnly = await server.token('reporting');
     expect((await list(account.id, '', reportingOnly)).status).toBe(403);
-    expect((await post(account.id, { markup: { rate: 0.1, startDate: '2026-01-01' } }, reportingOnly)).status).toBe(403);
+    expect((await post(account.id, { markup: { rate: 0.1, startDate: '2026-01-01' } }, reportingOnly)).status).toBe(
+      403,
+    );
     expect((await server.http.get(path(account.id))).status).toBe(401);
   });
 

@@ -25,7 +25,9 @@ function fetchTrusting(ca: string): oauth.CustomFetch {
   return (url, options) =>
     new Promise<Response>((resolve, reject) => {
       const target = new URL(url);
-      const headers = Object.fromEntries(new Headers(options.headers as ConstructorParameters<typeof Headers>[0]).entries());
+      const headers = Object.fromEntries(
+        new Headers(options.headers as ConstructorParameters<typeof Headers>[0]).entries(),
+      );
       const body = options.body === undefined || options.body === null ? undefined : String(options.body);
       const req = https.request(
         {
@@ -75,17 +77,25 @@ describe('GET /.well-known/oauth-authorization-server (RFC 8414)', () => {
 
   it('lets openid-client discover the server and get a token by the client credentials grant that the API accepts', async () => {
     const issuer = new URL(`https://localhost:${server.service.port}`);
-    const config = await oauth.discovery(issuer, server.clientId, undefined, oauth.ClientSecretBasic(server.clientSecret), {
-      algorithm: 'oauth2',
-      [oauth.customFetch]: fetchTrusting(server.service.tls!.cert),
-    });
+    const config = await oauth.discovery(
+      issuer,
+      server.clientId,
+      undefined,
+      oauth.ClientSecretBasic(server.clientSecret),
+      {
+        algorithm: 'oauth2',
+        [oauth.customFetch]: fetchTrusting(server.service.tls!.cert),
+      },
+    );
     expect(config.serverMetadata().token_endpoint).toBe(`${issuer.origin}/token`);
 
     const granted = await oauth.clientCredentialsGrant(config, { scope: 'provisioning' });
     expect(granted.token_type.toLowerCase()).toBe('bearer');
     expect(granted.scope).toBe('provisioning');
     expect(granted.expiresIn()).toBeGreaterThan(0);
-    const res = await server.http.get('/provisioning/v0/organization', { authorization: `Bearer ${granted.access_token}` });
+    const res = await server.http.get('/provisioning/v0/organization', {
+      authorization: `Bearer ${granted.access_token}`,
+    });
     expect(res.status).toBe(200);
     expect(res.json.organization.id).toBe(1);
   });
@@ -96,14 +106,19 @@ describe('GET /.well-known/oauth-authorization-server (RFC 8414)', () => {
     expect(res.json.issuer).toBe('https://api.example.com');
     expect(res.json.token_endpoint).toBe('https://api.example.com/token');
     // Plain HTTP as the proxy reports it is refused like every other route (spec 5.7).
-    expect((await behindProxy.http.get(PATH, { host: 'api.example.com', 'x-forwarded-proto': 'http' })).status).toBe(404);
+    expect((await behindProxy.http.get(PATH, { host: 'api.example.com', 'x-forwarded-proto': 'http' })).status).toBe(
+      404,
+    );
   });
 
-  it.each(['evil.example/path', 'user@evil.example', 'a b'])('never puts a Host that is not host[:port] (%j) into the issuer: 400', async (host) => {
-    const res = await behindProxy.http.get(PATH, { host, 'x-forwarded-proto': 'https' });
-    expect(res.status).toBe(400);
-    expect(res.text).not.toContain('issuer');
-  });
+  it.each(['evil.example/path', 'user@evil.example', 'a b'])(
+    'never puts a Host that is not host[:port] (%j) into the issuer: 400',
+    async (host) => {
+      const res = await behindProxy.http.get(PATH, { host, 'x-forwarded-proto': 'https' });
+      expect(res.status).toBe(400);
+      expect(res.text).not.toContain('issuer');
+    },
+  );
 
   it('normalizes the Host as a URL client would (case)', async () => {
     const res = await behindProxy.http.get(PATH, { host: 'API.Example.COM:8443', 'x-forwarded-proto': 'https' });

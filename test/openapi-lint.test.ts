@@ -29,13 +29,25 @@ describe('redocly lint of GET /openapi.json', () => {
     const file = path.join(server.dir, 'openapi.json');
     fs.writeFileSync(file, (await server.http.get('/openapi.json')).text);
     const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' };
-    const run = await promisify(execFile)(process.execPath, [REDOCLY, 'lint', file, '--config', 'redocly.yaml', '--format=json', '--max-problems=1000'], { env, maxBuffer: 64 * 1024 * 1024 }).catch(
-      (error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? '', stderr: error.stderr ?? '' }),
-    );
+    const run = await promisify(execFile)(
+      process.execPath,
+      [REDOCLY, 'lint', file, '--config', 'redocly.yaml', '--format=json', '--max-problems=1000'],
+      { env, maxBuffer: 64 * 1024 * 1024 },
+    ).catch((error: { stdout?: string; stderr?: string }) => ({
+      stdout: error.stdout ?? '',
+      stderr: error.stderr ?? '',
+    }));
     const report = JSON.parse(run.stdout) as LintReport;
-    const shown = report.problems.map((p) => `${p.severity} ${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`).join('\n');
-    console.log(`redocly lint: ${report.totals.errors} errors, ${report.totals.warnings} warnings (${[...new Set(report.problems.map((p) => p.ruleId))].join(', ')})`);
+    const shown = report.problems
+      .map((p) => `${p.severity} ${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`)
+      .join('\n');
+    console.log(
+      `redocly lint: ${report.totals.errors} errors, ${report.totals.warnings} warnings (${[...new Set(report.problems.map((p) => p.ruleId))].join(', ')})`,
+    );
     expect(report.totals.errors, shown).toBe(0);
-    expect(report.problems.filter((p) => !KEPT_WARNINGS.includes(p.ruleId)).map((p) => p.ruleId), shown).toEqual([]);
+    expect(
+      report.problems.filter((p) => !KEPT_WARNINGS.includes(p.ruleId)).map((p) => p.ruleId),
+      shown,
+    ).toEqual([]);
   }, 60_000);
 });

@@ -5,7 +5,10 @@ import { operationsOf, type OpenApiDocument } from './helpers/contract/openapi-d
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
-let doc: OpenApiDocument & { servers?: Array<{ url: string; variables?: Record<string, { default: string }> }>; tags?: Array<{ name: string; description?: string }> };
+let doc: OpenApiDocument & {
+  servers?: Array<{ url: string; variables?: Record<string, { default: string }> }>;
+  tags?: Array<{ name: string; description?: string }>;
+};
 beforeAll(async () => {
   server = await startTestServer();
   doc = (await server.http.get('/openapi.json')).json;
@@ -31,7 +34,11 @@ describe('GET /openapi.json', () => {
   });
 
   it('describes the token request body as a form with grant_type', async () => {
-    const form = (doc.paths['/token']!.post as { requestBody: { content: Record<string, { schema: { properties: Record<string, unknown> } }> } }).requestBody.content['application/x-www-form-urlencoded']!;
+    const form = (
+      doc.paths['/token']!.post as {
+        requestBody: { content: Record<string, { schema: { properties: Record<string, unknown> } }> };
+      }
+    ).requestBody.content['application/x-www-form-urlencoded']!;
     expect(form.schema.properties.grant_type).toBeDefined();
   });
 
@@ -61,7 +68,11 @@ describe('GET /openapi.json', () => {
         const response = op.responses[status];
         expect(response, `${op.operationId} ${status}`).toBeDefined();
         if (op.method === 'DELETE') expect(response!.content, `${op.operationId} ${status}`).toBeUndefined();
-        else expect(Object.keys(response!.content?.['application/json']?.schema?.properties ?? {}), `${op.operationId} ${status}`).toEqual(['error']);
+        else
+          expect(
+            Object.keys(response!.content?.['application/json']?.schema?.properties ?? {}),
+            `${op.operationId} ${status}`,
+          ).toEqual(['error']);
       }
       expect(op.security.bearerAuth).toEqual([op.path.startsWith('/reporting/') ? 'reporting' : 'provisioning']);
     }
@@ -70,7 +81,10 @@ describe('GET /openapi.json', () => {
   it('documents the errors of POST /token in the RFC 6749 shape', () => {
     const token = operationsOf(doc).find((op) => op.path === '/token')!;
     for (const status of ['400', '401', '413', '429', '500', '503']) {
-      expect(Object.keys(token.responses[status]?.content?.['application/json']?.schema?.properties ?? {}).sort(), status).toEqual(['error', 'error_description']);
+      expect(
+        Object.keys(token.responses[status]?.content?.['application/json']?.schema?.properties ?? {}).sort(),
+        status,
+      ).toEqual(['error', 'error_description']);
     }
   });
 
@@ -79,15 +93,34 @@ describe('GET /openapi.json', () => {
     for (const id of ['linkPlatformAccount', 'updateLinkStatus']) {
       const op = operations.find((o) => o.operationId === id)!;
       for (const media of Object.values(op.requestBody!.content)) {
-        expect(media.schema!.properties!.adPlatformAccount!.properties!.status!.enum, id).toEqual(['READ_WRITE', 'READ_ONLY']);
+        expect(media.schema!.properties!.adPlatformAccount!.properties!.status!.enum, id).toEqual([
+          'READ_WRITE',
+          'READ_ONLY',
+        ]);
       }
       const answer = Object.values(op.responses).find((r) => r.content)!.content!['application/json']!.schema!;
-      expect(answer.properties!.adPlatformAccount!.properties!.status!.enum, id).toEqual(['READ_WRITE', 'READ_ONLY', 'NO_ACCESS']);
+      expect(answer.properties!.adPlatformAccount!.properties!.status!.enum, id).toEqual([
+        'READ_WRITE',
+        'READ_ONLY',
+        'NO_ACCESS',
+      ]);
     }
   });
 
   it('says that campaign ids of a copy or sync must be distinct, as the service requires', () => {
-    const schemas = (doc.components as { schemas: Record<string, { properties: Record<string, { properties?: Record<string, { uniqueItems?: boolean }>; uniqueItems?: boolean }> }> }).schemas;
+    const schemas = (
+      doc.components as {
+        schemas: Record<
+          string,
+          {
+            properties: Record<
+              string,
+              { properties?: Record<string, { uniqueItems?: boolean }>; uniqueItems?: boolean }
+            >;
+          }
+        >;
+      }
+    ).schemas;
     expect(schemas.CampaignCopySync!.properties.campaignIds!.uniqueItems).toBe(true);
     expect(schemas.CampaignCopyCreate!.properties.campaignCopy!.properties!.campaignIds!.uniqueItems).toBe(true);
   });
@@ -112,7 +145,9 @@ describe('GET /openapi.json', () => {
       const names = endpoint.statistics.map((s) => s.name);
       expect(itemsOf('statistics'), endpoint.path).toEqual([...names, ...names.map((n) => `statistics.${n}`)]);
       expect(itemsOf('segments'), endpoint.path).toEqual(SEGMENTS.map((s) => s.name));
-      expect(itemsOf('embed'), endpoint.path).toEqual(endpoint.level.embeds.length === 0 ? undefined : [...endpoint.level.embeds]);
+      expect(itemsOf('embed'), endpoint.path).toEqual(
+        endpoint.level.embeds.length === 0 ? undefined : [...endpoint.level.embeds],
+      );
       const rowName = Object.keys(op.responses['200']!.content!['application/json']!.schema!.properties!)[0];
       expect(rowName).toBe(endpoint.level.plural);
     }

@@ -23,7 +23,8 @@ const request = (overrides: Partial<ReportRequest> = {}): ReportRequest => ({
   totals: false,
   ...overrides,
 });
-const plan = (path: LevelPath | `${LevelPath}/${"facebook" | "google-ads"}`, overrides: Partial<ReportRequest> = {}) => buildPlan(ENDPOINT_BY_PATH.get(path)!, request(overrides), NOW);
+const plan = (path: LevelPath | `${LevelPath}/${'facebook' | 'google-ads'}`, overrides: Partial<ReportRequest> = {}) =>
+  buildPlan(ENDPOINT_BY_PATH.get(path)!, request(overrides), NOW);
 
 function refusal(work: () => unknown): ApiError {
   try {
@@ -38,12 +39,25 @@ function refusal(work: () => unknown): ApiError {
 describe('planner: request -> plan', () => {
   it('defaults to the nine statistics and the 30 days ending yesterday', () => {
     const p = plan('campaigns');
-    expect(p.statistics).toEqual(['impressions', 'clicks', 'cost', 'conversions', 'conversionValue', 'ctr', 'averageCpc', 'conversionRate', 'costPerConversion']);
+    expect(p.statistics).toEqual([
+      'impressions',
+      'clicks',
+      'cost',
+      'conversions',
+      'conversionValue',
+      'ctr',
+      'averageCpc',
+      'conversionRate',
+      'costPerConversion',
+    ]);
     expect([p.from, p.to]).toEqual(['2026-10-23', '2026-11-21']);
   });
 
   it('places each filter conjunct where it can be evaluated', () => {
-    const p = plan('campaigns', { filter: "segments.deviceType == 'MOBILE' && name != 'x' && statistics.clicks > 10 && (status == 'PAUSED' || statistics.ctr > 0.1)" });
+    const p = plan('campaigns', {
+      filter:
+        "segments.deviceType == 'MOBILE' && name != 'x' && statistics.clicks > 10 && (status == 'PAUSED' || statistics.ctr > 0.1)",
+    });
     expect(p.factFilter).toMatchObject({ kind: 'compare', left: { operand: { kind: 'fact', column: 'device' } } });
     expect(p.entityFilter).toMatchObject({ kind: 'compare', left: { operand: { kind: 'dimension', column: 'name' } } });
     // The statistic conjunct and the mixed OR are evaluated on the buckets.
@@ -56,7 +70,9 @@ describe('planner: request -> plan', () => {
   });
 
   it('refuses a device filter mixed with a statistic in one OR', () => {
-    expect(refusal(() => plan('ads', { filter: "segments.deviceType == 'MOBILE' || statistics.clicks > 3" })).details[0]).toMatchObject({ field: 'filter', code: 'unsupported_combination' });
+    expect(
+      refusal(() => plan('ads', { filter: "segments.deviceType == 'MOBILE' || statistics.clicks > 3" })).details[0],
+    ).toMatchObject({ field: 'filter', code: 'unsupported_combination' });
   });
 
   it.each([
@@ -70,7 +86,11 @@ describe('planner: request -> plan', () => {
     [{ sort: 'customFields.field1' }, 'sort', /unknown sort key/],
     [{ embed: ['images'] }, 'embed', /cannot be embedded/],
     [{ formulas: ['a:statistics.clicks:Weird'] }, 'formulas', /type "Weird"/],
-    [{ formulas: [Array.from({ length: 21 }, (_, i) => `f${i}:statistics.clicks:Integer`).join(',')] }, 'formulas', /at most 20/],
+    [
+      { formulas: [Array.from({ length: 21 }, (_, i) => `f${i}:statistics.clicks:Integer`).join(',')] },
+      'formulas',
+      /at most 20/,
+    ],
   ] as const)('400 naming the parameter for %j', (overrides, field, message) => {
     const error = refusal(() => plan('campaigns', overrides as Partial<ReportRequest>));
     expect(error.status).toBe(400);
@@ -82,7 +102,14 @@ describe('planner: request -> plan', () => {
 describe('compiler: plan -> SQL + parameters', () => {
   it('scopes every query to the organization and binds every value', () => {
     const hostile = "x'); DROP TABLE accounts; --";
-    const compiled = compileReport(plan('accounts', { filter: `name == "${hostile}" && labels.tier == 'gold'`, name: 'A*', formulas: ['f:statistics.cost * 1.5:Money'], sort: '-formulas.f' })).page();
+    const compiled = compileReport(
+      plan('accounts', {
+        filter: `name == "${hostile}" && labels.tier == 'gold'`,
+        name: 'A*',
+        formulas: ['f:statistics.cost * 1.5:Money'],
+        sort: '-formulas.f',
+      }),
+    ).page();
     expect(compiled.params[0]).toBe(7);
     expect(compiled.sql).toContain('a.organization_id = $1::BIGINT');
     expect(compiled.sql).toContain('f.organization_id = $1::BIGINT');
@@ -102,14 +129,19 @@ describe('compiler: plan -> SQL + parameters', () => {
     expect(accounts).toContain('fx_rates ra');
     expect(accounts).not.toContain('markups');
     expect(compileReport(plan('accounts', { statistics: ['costWithMarkup'] })).page().sql).toContain('markups mk');
-    expect(compileReport(plan('campaigns', { filter: 'statistics.costWithMarkup > 1' })).page().sql).toContain('markups mk');
+    expect(compileReport(plan('campaigns', { filter: 'statistics.costWithMarkup > 1' })).page().sql).toContain(
+      'markups mk',
+    );
     expect(compileReport(plan('campaigns')).page().sql).not.toContain('fx_rates');
   });
 
   it('converts lower levels only with currency and money to convert; the code is a bound value; no currency, no FX join (issue 19)', () => {
     for (const path of ['campaigns', 'adgroups', 'keywords', 'ads', 'adplatform-accounts', 'ads/facebook'] as const) {
       expect(compileReport(plan(path)).page().sql, path).not.toMatch(/fx_rates|pa_rates|REPLACE/);
-      expect(compileReport(plan(path, { statistics: ['costWithMarkup'], segments: ['Day'] })).page().sql, path).not.toMatch(/fx_rates|pa_rates/);
+      expect(
+        compileReport(plan(path, { statistics: ['costWithMarkup'], segments: ['Day'] })).page().sql,
+        path,
+      ).not.toMatch(/fx_rates|pa_rates/);
       const converted = compileReport(plan(path, { currency: "USD'; DROP TABLE fx_rates; --" })).page();
       expect(converted.sql, path).toContain('pa_rates');
       expect(converted.sql, path).not.toContain('DROP TABLE');
@@ -130,16 +162,22 @@ describe('compiler: plan -> SQL + parameters', () => {
     const reach = compileReport(plan('campaigns/facebook')).page();
     expect(reach.sql).toContain('fact_audience_runs');
     expect(reach.params).toContain('FACEBOOK');
-    expect(compileReport(plan('campaigns/facebook', { statistics: ['clicks'] })).page().sql).not.toContain('fact_audience_runs');
-    expect(compileReport(plan('ads/facebook', { statistics: ['clicks'], filter: 'statistics.frequency > 2' })).page().sql).toContain('fact_audience_runs');
+    expect(compileReport(plan('campaigns/facebook', { statistics: ['clicks'] })).page().sql).not.toContain(
+      'fact_audience_runs',
+    );
+    expect(
+      compileReport(plan('ads/facebook', { statistics: ['clicks'], filter: 'statistics.frequency > 2' })).page().sql,
+    ).toContain('fact_audience_runs');
     const shares = compileReport(plan('adplatform-accounts/google-ads')).page();
     expect(shares.sql).toContain('fact_impression_share_daily');
     expect(shares.params).toContain('GOOGLE_ADS');
-    expect(compileReport(plan('adplatform-accounts/google-ads', { statistics: ['cost'] })).page().sql).not.toContain('fact_impression_share_daily');
+    expect(compileReport(plan('adplatform-accounts/google-ads', { statistics: ['cost'] })).page().sql).not.toContain(
+      'fact_impression_share_daily',
+    );
     expect(compileReport(plan('campaigns')).page().sql).not.toMatch(/fact_audience_runs|fact_impression_share_daily/);
   });
 
-  it('defaults to the nine plus the endpoint\'s own statistics', () => {
+  it("defaults to the nine plus the endpoint's own statistics", () => {
     const names = (path: Parameters<typeof plan>[0]) => plan(path).statistics;
     expect(names('ads/facebook').slice(-2)).toEqual(['reach', 'frequency']);
     expect(names('adplatform-accounts/google-ads')).toHaveLength(14);

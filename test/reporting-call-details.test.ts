@@ -52,7 +52,10 @@ async function sqlIds(where = 'TRUE', params: SqlValue[] = [], order = 'start_ti
 }
 
 beforeAll(async () => {
-  server = await startTestServer({ rateLimit: { ratePerSecond: 10_000, burst: 10_000 }, statistics: { backfillDays: 20 } });
+  server = await startTestServer({
+    rateLimit: { ratePerSecond: 10_000, burst: 10_000 },
+    statistics: { backfillDays: 20 },
+  });
   token = await server.token();
   auth = { authorization: `Bearer ${token}` };
   const linked = await linkedGoogleAccount(server, token, 'Calls');
@@ -62,11 +65,21 @@ beforeAll(async () => {
   const connector = server.service.platforms.connector(1, 'GOOGLE_ADS');
   const report: DailyReport = await connector.fetchDailyReport(adPlatformId, from, to);
   const byCampaign = new Map<string, number>();
-  for (const row of report.statistics) byCampaign.set(row.campaignId, (byCampaign.get(row.campaignId) ?? 0) + row.impressions);
+  for (const row of report.statistics)
+    byCampaign.set(row.campaignId, (byCampaign.get(row.campaignId) ?? 0) + row.impressions);
   const busiest = [...byCampaign.entries()].sort((a, b) => b[1] - a[1])[0]![0];
-  const imported = await jsonRequest(server, token, 'POST', `${P}/adplatform-accounts/id/${platformAccountId}/campaigns`, { campaign: { adPlatformId: busiest, campaignGroup: 'Calls' } });
+  const imported = await jsonRequest(
+    server,
+    token,
+    'POST',
+    `${P}/adplatform-accounts/id/${platformAccountId}/campaigns`,
+    { campaign: { adPlatformId: busiest, campaignGroup: 'Calls' } },
+  );
   campaignId = (await waitForJob(server, token, imported.json.job.id)).result.campaign.id;
-  const jobs = (await server.http.get(`${P}/jobs?type=SYNC_STATISTICS`, auth)).json.jobs as Array<{ id: number; input: { campaignIds?: number[] } }>;
+  const jobs = (await server.http.get(`${P}/jobs?type=SYNC_STATISTICS`, auth)).json.jobs as Array<{
+    id: number;
+    input: { campaignIds?: number[] };
+  }>;
   const backfill = jobs.find((job) => job.input.campaignIds?.includes(campaignId));
   expect(backfill).toBeDefined();
   expect((await waitForJob(server, token, backfill!.id, undefined, 60_000)).status).toBe('SUCCEEDED');
@@ -113,7 +126,10 @@ describe('GET /reporting/v0/call-details', () => {
     const narrow = `startDate=${addDays(to, -5)}&endDate=${addDays(to, -2)}`;
     const narrowIds = (
       await server.service.db.read((r) =>
-        r.all<{ id: number }>(`SELECT id FROM call_details WHERE organization_id = 1 AND day BETWEEN $1::DATE AND $2::DATE ORDER BY start_time, id`, [addDays(to, -5), addDays(to, -2)]),
+        r.all<{ id: number }>(
+          `SELECT id FROM call_details WHERE organization_id = 1 AND day BETWEEN $1::DATE AND $2::DATE ORDER BY start_time, id`,
+          [addDays(to, -5), addDays(to, -2)],
+        ),
       )
     ).map((r) => r.id);
     const narrowRes = await get(`${narrow}&limit=10000`);
@@ -122,7 +138,8 @@ describe('GET /reporting/v0/call-details', () => {
   });
 
   it('filters on status, isConversion, durationSeconds, callerCountry and adPlatformType as SQL does', async () => {
-    const ids = async (filter: string) => (await calls(`${range}&limit=10000&filter=${encodeURIComponent(filter)}`)).map((r) => r.id);
+    const ids = async (filter: string) =>
+      (await calls(`${range}&limit=10000&filter=${encodeURIComponent(filter)}`)).map((r) => r.id);
     const missed = await sqlIds(`status = 'MISSED'`);
     const received = await sqlIds(`status = 'RECEIVED'`);
     expect(missed.length).toBeGreaterThan(0);
@@ -136,10 +153,18 @@ describe('GET /reporting/v0/call-details', () => {
     expect(await ids('isConversion')).toEqual(converting);
     expect(await ids('isConversion == false')).toEqual(await sqlIds('NOT is_conversion'));
     expect(await ids('not (isConversion != 0)')).toEqual(await sqlIds('NOT is_conversion'));
-    expect(await ids('durationSeconds >= 60 && durationSeconds < 300')).toEqual(await sqlIds('duration_seconds >= 60 AND duration_seconds < 300'));
-    const country = (await server.service.db.read((r) => r.one<{ c: string }>(`SELECT caller_country AS c FROM call_details GROUP BY ALL ORDER BY count(*) DESC LIMIT 1`)))!.c;
-    expect(await ids(`callerCountry == '${country}' or durationSeconds == 0`)).toEqual(await sqlIds('caller_country = $3 OR duration_seconds = 0', [country]));
-    expect(await ids(`startsWith(callerCountry, '${country.slice(0, 1)}')`)).toEqual(await sqlIds('starts_with(caller_country, $3)', [country.slice(0, 1)]));
+    expect(await ids('durationSeconds >= 60 && durationSeconds < 300')).toEqual(
+      await sqlIds('duration_seconds >= 60 AND duration_seconds < 300'),
+    );
+    const country = (await server.service.db.read((r) =>
+      r.one<{ c: string }>(`SELECT caller_country AS c FROM call_details GROUP BY ALL ORDER BY count(*) DESC LIMIT 1`),
+    ))!.c;
+    expect(await ids(`callerCountry == '${country}' or durationSeconds == 0`)).toEqual(
+      await sqlIds('caller_country = $3 OR duration_seconds = 0', [country]),
+    );
+    expect(await ids(`startsWith(callerCountry, '${country.slice(0, 1)}')`)).toEqual(
+      await sqlIds('starts_with(caller_country, $3)', [country.slice(0, 1)]),
+    );
     const all = await sqlIds();
     expect(await ids(`adPlatformType == 'GOOGLE_ADS'`)).toEqual(all);
     expect(await ids(`adPlatformType == 'ADWORDS'`)).toEqual(all);
@@ -155,8 +180,12 @@ describe('GET /reporting/v0/call-details', () => {
   });
 
   it('sorts by -durationSeconds with ties by id, and by several keys', async () => {
-    expect((await calls(`${range}&limit=10000&sort=-durationSeconds`)).map((r) => r.id)).toEqual(await sqlIds('TRUE', [], 'duration_seconds DESC, id'));
-    expect((await calls(`${range}&limit=10000&sort=status,-callerCountry`)).map((r) => r.id)).toEqual(await sqlIds('TRUE', [], 'status, caller_country DESC, id'));
+    expect((await calls(`${range}&limit=10000&sort=-durationSeconds`)).map((r) => r.id)).toEqual(
+      await sqlIds('TRUE', [], 'duration_seconds DESC, id'),
+    );
+    expect((await calls(`${range}&limit=10000&sort=status,-callerCountry`)).map((r) => r.id)).toEqual(
+      await sqlIds('TRUE', [], 'status, caller_country DESC, id'),
+    );
   });
 
   it('pages by 7: every row once, X-TotalCount on each page', async () => {
@@ -177,7 +206,10 @@ describe('GET /reporting/v0/call-details', () => {
   it('defaults to the 30 days ending yesterday', async () => {
     const yesterday = addDays(to, -1);
     const expected = await server.service.db.read((r) =>
-      r.one<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM call_details WHERE organization_id = 1 AND day BETWEEN $1::DATE AND $2::DATE`, [addDays(yesterday, -29), yesterday]),
+      r.one<{ n: number }>(
+        `SELECT count(*)::INTEGER AS n FROM call_details WHERE organization_id = 1 AND day BETWEEN $1::DATE AND $2::DATE`,
+        [addDays(yesterday, -29), yesterday],
+      ),
     );
     const res = await get('limit=1');
     expect(res.status).toBe(200);
@@ -191,10 +223,22 @@ describe('GET /reporting/v0/call-details', () => {
       expect(res.json.error.details[0].field).toBe(field);
       if (message) expect(res.json.error.details[0].message).toMatch(message);
     };
-    await bad(`filter=${encodeURIComponent('durationSeconds > 5 && duration > 3')}`, 'filter', /unknown field duration at position 23 near "duration"/);
+    await bad(
+      `filter=${encodeURIComponent('durationSeconds > 5 && duration > 3')}`,
+      'filter',
+      /unknown field duration at position 23 near "duration"/,
+    );
     await bad(`filter=${encodeURIComponent('status == ')}`, 'filter', /position/);
-    await bad(`filter=${encodeURIComponent("status > 'A' && id == 'x'")}`, 'filter', /cannot compare a number with a string at position 16 near "=="/);
-    await bad(`filter=${encodeURIComponent('isConversion > true')}`, 'filter', /only be compared with == or != at position 0 near ">"/);
+    await bad(
+      `filter=${encodeURIComponent("status > 'A' && id == 'x'")}`,
+      'filter',
+      /cannot compare a number with a string at position 16 near "=="/,
+    );
+    await bad(
+      `filter=${encodeURIComponent('isConversion > true')}`,
+      'filter',
+      /only be compared with == or != at position 0 near ">"/,
+    );
     await bad(`filter=${encodeURIComponent("lower(status) == 'x'")}`, 'filter', /position 0/);
     await bad('startDate=2026-02-30', 'startDate');
     await bad('startDate=yesterday', 'startDate');
@@ -219,8 +263,8 @@ describe('GET /reporting/v0/call-details', () => {
       "callerAreaCode == 'ä😀\\u0000'",
       "contains(callType, '%') or startsWith(status, '_')",
       "status in ['a', 'b'); DELETE FROM call_details; --']",
-      "id == 1; SELECT 1",
-      "c.\"id\" == 1",
+      'id == 1; SELECT 1',
+      'c."id" == 1',
       '1 == 1',
       "'a' == 'a'",
       `durationSeconds == ${'9'.repeat(400)}`,
@@ -249,7 +293,10 @@ describe('GET /reporting/v0/call-details', () => {
   });
 
   it('is listed in /reporting/v0/fields', async () => {
-    const endpoints = (await server.http.get('/reporting/v0/fields', auth)).json.endpoints as Array<{ path: string; fields?: string[] }>;
+    const endpoints = (await server.http.get('/reporting/v0/fields', auth)).json.endpoints as Array<{
+      path: string;
+      fields?: string[];
+    }>;
     expect(endpoints.find((e) => e.path === '/reporting/v0/call-details')?.fields).toContain('isConversion');
   });
 });

@@ -11,7 +11,14 @@ import { configFromEnv, mergeConfig, serviceConfigSchema, type ServiceConfigInpu
 import { startService, type RunningService } from '../src/main.js';
 import { runCli } from './helpers/cli.js';
 import { basic, FORM, HttpClient } from './helpers/http.js';
-import { addDays, encodeQuery, fetchAll, startReportingFixture, type QueryInput, type ReportingFixture } from './helpers/reporting-fixture.js';
+import {
+  addDays,
+  encodeQuery,
+  fetchAll,
+  startReportingFixture,
+  type QueryInput,
+  type ReportingFixture,
+} from './helpers/reporting-fixture.js';
 import { tempDir } from './helpers/server.js';
 
 /**
@@ -58,7 +65,12 @@ function requestTarget(endpoint: string, query: QueryInput | string | undefined)
 }
 
 /** GET with its own connection; resolves at the response headers, the body not yet read. */
-function open(target: Target, endpoint: string, query?: QueryInput | string, headers: Record<string, string> = {}): Promise<Opened> {
+function open(
+  target: Target,
+  endpoint: string,
+  query?: QueryInput | string,
+  headers: Record<string, string> = {},
+): Promise<Opened> {
   const url = new URL(target.url);
   return new Promise((resolve, reject) => {
     const req = https.get(
@@ -95,7 +107,12 @@ function collect(res: IncomingMessage): Promise<{ raw: Buffer; clean: boolean }>
   });
 }
 
-async function fetchRaw(target: Target, endpoint: string, query?: QueryInput | string, headers: Record<string, string> = {}): Promise<Fetched> {
+async function fetchRaw(
+  target: Target,
+  endpoint: string,
+  query?: QueryInput | string,
+  headers: Record<string, string> = {},
+): Promise<Fetched> {
   const { res } = await open(target, endpoint, query, headers);
   const { raw, clean } = await collect(res);
   const body = res.headers['content-encoding'] === 'gzip' ? zlib.gunzipSync(raw) : raw;
@@ -106,9 +123,14 @@ async function fetchRaw(target: Target, endpoint: string, query?: QueryInput | s
  * A 200 export, read to its end; fails the test with the body otherwise. A 503 (the export
  * slots of an earlier test's disconnected clients are freed a moment after) is retried for 5 s.
  */
-async function exported(target: Target, endpoint: string, query: QueryInput, headers: Record<string, string> = {}): Promise<Fetched> {
+async function exported(
+  target: Target,
+  endpoint: string,
+  query: QueryInput,
+  headers: Record<string, string> = {},
+): Promise<Fetched> {
   let res = await fetchRaw(target, endpoint, query, headers);
-  for (const start = performance.now(); res.status === 503 && performance.now() - start < 5_000; ) {
+  for (const start = performance.now(); res.status === 503 && performance.now() - start < 5_000;) {
     await sleep(20);
     res = await fetchRaw(target, endpoint, query, headers);
   }
@@ -118,7 +140,10 @@ async function exported(target: Target, endpoint: string, query: QueryInput, hea
 }
 
 /** The header names in Vary. */
-const varyOf = (headers: IncomingHttpHeaders): string[] => String(headers['vary'] ?? '').split(',').map((name) => name.trim().toLowerCase());
+const varyOf = (headers: IncomingHttpHeaders): string[] =>
+  String(headers['vary'] ?? '')
+    .split(',')
+    .map((name) => name.trim().toLowerCase());
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -129,20 +154,29 @@ async function msUntilAdmitted(target: Target, timeoutMs: number): Promise<numbe
     const res = await fetchRaw(target, 'campaigns', { format: 'csv', limit: 1 });
     if (res.status === 200) return performance.now() - start;
     expect(res.status, res.text).toBe(503);
-    if (performance.now() - start > timeoutMs) throw new Error(`no export admitted within ${timeoutMs} ms: ${res.status} ${res.text}`);
+    if (performance.now() - start > timeoutMs)
+      throw new Error(`no export admitted within ${timeoutMs} ms: ${res.status} ${res.text}`);
     await sleep(20);
   }
 }
 
 /** Exports to the targets at once, kept open (paused) once all are admitted together; retried for `timeoutMs`. */
-async function holdAll(targets: readonly Target[], query: QueryInput, headers: Record<string, string> = {}, timeoutMs = 5_000): Promise<Opened[]> {
+async function holdAll(
+  targets: readonly Target[],
+  query: QueryInput,
+  headers: Record<string, string> = {},
+  timeoutMs = 5_000,
+): Promise<Opened[]> {
   const start = performance.now();
   for (;;) {
     const opened = await Promise.all(targets.map((target) => open(target, 'keywords', query, headers)));
     for (const o of opened) o.res.pause();
     if (opened.every((o) => o.res.statusCode === 200)) return opened;
     for (const o of opened) o.req.destroy();
-    if (performance.now() - start > timeoutMs) throw new Error(`${targets.length} exports not admitted together within ${timeoutMs} ms: ${opened.map((o) => o.res.statusCode).join(', ')}`);
+    if (performance.now() - start > timeoutMs)
+      throw new Error(
+        `${targets.length} exports not admitted together within ${timeoutMs} ms: ${opened.map((o) => o.res.statusCode).join(', ')}`,
+      );
     await sleep(50);
   }
 }
@@ -158,7 +192,9 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
  * without it and compared with null = ''.
  */
 function parseCsv(text: string, nulls = false): { header: string[]; rows: Array<Array<string | null>> } {
-  const records = (nulls ? parse(text, { cast: (value, context) => (value === '' && !context.quoting ? null : value) }) : parse(text)) as Array<Array<string | null>>;
+  const records = (
+    nulls ? parse(text, { cast: (value, context) => (value === '' && !context.quoting ? null : value) }) : parse(text)
+  ) as Array<Array<string | null>>;
   const [header, ...rows] = records;
   return { header: (header ?? []) as string[], rows };
 }
@@ -188,7 +224,10 @@ function flatten(row: Record<string, Json>): Array<[string, Json]> {
 
 /** Exact, or within `rel` relative when rel > 0. */
 function sameNumber(a: number, b: number, rel: number): boolean {
-  return a === b || (rel > 0 && Number.isFinite(a) && Number.isFinite(b) && Math.abs(a - b) <= rel * Math.max(Math.abs(a), Math.abs(b)));
+  return (
+    a === b ||
+    (rel > 0 && Number.isFinite(a) && Number.isFinite(b) && Math.abs(a - b) <= rel * Math.max(Math.abs(a), Math.abs(b)))
+  );
 }
 
 /** Deep comparison; numbers with `rel`; object key sets must match. Pushes readable differences. */
@@ -230,7 +269,8 @@ function csvValue(expected: Json, field: string | null | undefined): unknown {
 /** A Parquet value as the JSON form's: BIGINT as number; embeds are JSON text. Numbers must be typed. */
 function parquetValue(expected: Json, value: unknown): unknown {
   if (typeof value === 'bigint') return Number(value);
-  if (expected !== null && typeof expected === 'object' && typeof value === 'string') return JSON.parse(value) as unknown;
+  if (expected !== null && typeof expected === 'object' && typeof value === 'string')
+    return JSON.parse(value) as unknown;
   return value;
 }
 
@@ -238,10 +278,20 @@ function compareCsv(jsonRows: Array<Record<string, Json>>, csvText: string, rel:
   const out: string[] = [];
   expect(csvText).not.toContain('#adreport-error');
   const { header, rows } = parseCsv(csvText);
-  if (jsonRows.length > 0) expect(header, 'CSV columns are the JSON paths of the rows, in their order').toEqual(flatten(jsonRows[0]!).map(([key]) => key));
+  if (jsonRows.length > 0)
+    expect(header, 'CSV columns are the JSON paths of the rows, in their order').toEqual(
+      flatten(jsonRows[0]!).map(([key]) => key),
+    );
   expect(rows.length, 'CSV rows').toBe(jsonRows.length);
   jsonRows.forEach((row, i) => {
-    for (const [key, value] of flatten(row)) diff(value, csvValue(value, rows[i]![header.indexOf(key)]), `csv row ${i} (id ${String(row.id)}) ${key}`, rel, out);
+    for (const [key, value] of flatten(row))
+      diff(
+        value,
+        csvValue(value, rows[i]![header.indexOf(key)]),
+        `csv row ${i} (id ${String(row.id)}) ${key}`,
+        rel,
+        out,
+      );
   });
   return out;
 }
@@ -260,7 +310,9 @@ let scratchDir: string;
 let parquetSeq = 0;
 
 /** Parquet bytes read back by a fresh DuckDB: column names, types and rows. */
-async function readParquet(bytes: Buffer): Promise<{ columns: Array<{ name: string; type: string }>; rows: Array<Record<string, unknown>> }> {
+async function readParquet(
+  bytes: Buffer,
+): Promise<{ columns: Array<{ name: string; type: string }>; rows: Array<Record<string, unknown>> }> {
   const file = path.join(scratchDir, `export-${++parquetSeq}.parquet`);
   fs.writeFileSync(file, bytes);
   const quoted = `'${file.replaceAll("'", "''")}'`;
@@ -272,12 +324,17 @@ async function readParquet(bytes: Buffer): Promise<{ columns: Array<{ name: stri
 async function compareParquet(jsonRows: Array<Record<string, Json>>, bytes: Buffer, rel: number): Promise<string[]> {
   const out: string[] = [];
   const { columns, rows } = await readParquet(bytes);
-  if (jsonRows.length > 0) expect(columns.map((c) => c.name), 'Parquet columns are the JSON paths').toEqual(flatten(jsonRows[0]!).map(([key]) => key));
+  if (jsonRows.length > 0)
+    expect(
+      columns.map((c) => c.name),
+      'Parquet columns are the JSON paths',
+    ).toEqual(flatten(jsonRows[0]!).map(([key]) => key));
   expect(rows.length, 'Parquet rows').toBe(jsonRows.length);
   jsonRows.forEach((row, i) => {
     for (const [key, value] of flatten(row)) {
       const actual = rows[i]![key];
-      if (typeof value === 'number' && typeof actual !== 'number' && typeof actual !== 'bigint') out.push(`parquet row ${i} ${key}: a number column holds ${typeof actual} ${String(actual)}`);
+      if (typeof value === 'number' && typeof actual !== 'number' && typeof actual !== 'bigint')
+        out.push(`parquet row ${i} ${key}: a number column holds ${typeof actual} ${String(actual)}`);
       else diff(value, parquetValue(value, actual), `parquet row ${i} (id ${String(row.id)}) ${key}`, rel, out);
     }
   });
@@ -313,10 +370,21 @@ const TRICKY_NAME = 'Müller, "Quote" & Co';
 const TRICKY_LABEL = 'a,"b"; c ✓';
 const TRICKY_TEXT = 'x, "y"\nZeile 2';
 
-async function startOwnServer(dbPath: string, credentials: { clientId: string; clientSecret: string }, env: Record<string, string>, overrides: ServiceConfigInput): Promise<OwnServer> {
+async function startOwnServer(
+  dbPath: string,
+  credentials: { clientId: string; clientSecret: string },
+  env: Record<string, string>,
+  overrides: ServiceConfigInput,
+): Promise<OwnServer> {
   const errors: unknown[] = [];
   // The environment layer the CLI reads, under the test's own settings (flags win over env).
-  const config = serviceConfigSchema.parse(mergeConfig(configFromEnv(env), { dbPath, host: '127.0.0.1', port: 0, rateLimit: { ratePerSecond: 100_000, burst: 100_000 } }, overrides));
+  const config = serviceConfigSchema.parse(
+    mergeConfig(
+      configFromEnv(env),
+      { dbPath, host: '127.0.0.1', port: 0, rateLimit: { ratePerSecond: 100_000, burst: 100_000 } },
+      overrides,
+    ),
+  );
   const service = await startService(config, { logError: (entry) => errors.push(entry.error) });
   const http = new HttpClient(service.url, service.tls?.cert);
   try {
@@ -325,19 +393,43 @@ async function startOwnServer(dbPath: string, credentials: { clientId: string; c
       body: 'grant_type=client_credentials',
     });
     if (res.status !== 200) throw new Error(`token: ${res.status} ${res.text}`);
-    return { service, dir: path.dirname(dbPath), target: { url: service.url, ca: service.tls?.cert, token: res.json.access_token as string }, errors };
+    return {
+      service,
+      dir: path.dirname(dbPath),
+      target: { url: service.url, ca: service.tls?.cert, token: res.json.access_token as string },
+      errors,
+    };
   } finally {
     http.close();
   }
 }
 
 /** Generates the own servers' database (one organization, more rows per organization than the fixture's). */
-async function generateOwnDatabase(): Promise<{ dbPath: string; credentials: { clientId: string; clientSecret: string } }> {
+async function generateOwnDatabase(): Promise<{
+  dbPath: string;
+  credentials: { clientId: string; clientSecret: string };
+}> {
   const dir = tempDir('adreport-exports-narrow-');
   const dbPath = path.join(dir, 'adreport.duckdb');
-  const generated = await runCli(['data', 'generate', '--scale', '2', '--days', '30', '--seed', '11', '--orgs', '1', '--db', dbPath, '--json']);
+  const generated = await runCli([
+    'data',
+    'generate',
+    '--scale',
+    '2',
+    '--days',
+    '30',
+    '--seed',
+    '11',
+    '--orgs',
+    '1',
+    '--db',
+    dbPath,
+    '--json',
+  ]);
   if (generated.code !== 0) throw new Error(`data generate failed (${generated.code}): ${generated.stderr}`);
-  const output = JSON.parse(generated.stdout.trim().split('\n').pop()!) as { organizations: Array<{ clientId: string; clientSecret: string }> };
+  const output = JSON.parse(generated.stdout.trim().split('\n').pop()!) as {
+    organizations: Array<{ clientId: string; clientSecret: string }>;
+  };
   return { dbPath, credentials: output.organizations[0]! };
 }
 
@@ -361,10 +453,20 @@ async function startOwnServers(): Promise<[OwnServer, OwnServer, OwnServer]> {
   connection.closeSync();
   direct.closeSync();
   return Promise.all([
-    startOwnServer(own.dbPath, own.credentials, { ADREPORT_EXPORTS_MAX_CONCURRENT: '1', ADREPORT_DB_READ_CONNECTIONS: '1' }, {}),
+    startOwnServer(
+      own.dbPath,
+      own.credentials,
+      { ADREPORT_EXPORTS_MAX_CONCURRENT: '1', ADREPORT_DB_READ_CONNECTIONS: '1' },
+      {},
+    ),
     // Three exports of its one organization at once.
     startOwnServer(doomedDb, own.credentials, {}, { exports: { maxConcurrent: 3, maxPerOrganization: 3 } }),
-    startOwnServer(idleDb, own.credentials, {}, { exports: { maxConcurrent: 1, idleTimeoutMs: IDLE_MS }, database: { readConnections: 1 } }),
+    startOwnServer(
+      idleDb,
+      own.credentials,
+      {},
+      { exports: { maxConcurrent: 1, idleTimeoutMs: IDLE_MS }, database: { readConnections: 1 } },
+    ),
   ]);
 }
 
@@ -372,7 +474,10 @@ beforeAll(async () => {
   scratchDir = tempDir('adreport-exports-scratch-');
   duckInstance = await DuckDBInstance.create(':memory:');
   duck = await duckInstance.connect();
-  [fx, [narrow, doomed, idle]] = await Promise.all([startReportingFixture({ scale: '1', days: 30, seed: 7, orgs: 2 }), startOwnServers()]);
+  [fx, [narrow, doomed, idle]] = await Promise.all([
+    startReportingFixture({ scale: '1', days: 30, seed: 7, orgs: 2 }),
+    startOwnServers(),
+  ]);
   Y = fx.yesterday;
   T = [
     { url: fx.service.url, ca: fx.service.tls?.cert, token: fx.orgs[0]!.token },
@@ -381,13 +486,31 @@ beforeAll(async () => {
 
   // Text a CSV writer must quote, a label with quotes and a line break, an empty-string custom field.
   const token = fx.orgs[0]!.token;
-  world.account = (await fx.sql<{ id: number }>('SELECT id FROM accounts WHERE organization_id = $1 ORDER BY id LIMIT 1', [fx.orgs[0]!.id]))[0]!.id;
-  const patched = await fx.json('PATCH', `/provisioning/v0/accounts/id/${world.account}`, token, { account: { name: TRICKY_NAME, field3: TRICKY_TEXT, field4: '', field21: 42.5 } }, 'application/merge-patch+json');
+  world.account = (
+    await fx.sql<{ id: number }>('SELECT id FROM accounts WHERE organization_id = $1 ORDER BY id LIMIT 1', [
+      fx.orgs[0]!.id,
+    ])
+  )[0]!.id;
+  const patched = await fx.json(
+    'PATCH',
+    `/provisioning/v0/accounts/id/${world.account}`,
+    token,
+    { account: { name: TRICKY_NAME, field3: TRICKY_TEXT, field4: '', field21: 42.5 } },
+    'application/merge-patch+json',
+  );
   if (patched.status !== 200) throw new Error(`PATCH account: ${patched.status} ${patched.text}`);
-  const labelled = await fx.json('PATCH', `/provisioning/v0/accounts/id/${world.account}/labels`, token, { labels: { note: TRICKY_LABEL } }, 'application/merge-patch+json');
+  const labelled = await fx.json(
+    'PATCH',
+    `/provisioning/v0/accounts/id/${world.account}/labels`,
+    token,
+    { labels: { note: TRICKY_LABEL } },
+    'application/merge-patch+json',
+  );
   if (labelled.status !== 200) throw new Error(`PATCH labels: ${labelled.status} ${labelled.text}`);
   // An account without links: zero statistics and null ratios.
-  const created = await fx.json('POST', '/provisioning/v0/accounts', token, { account: { name: 'Exports Empty AG', languageCode: 'de', countryCode: 'DE', currency: 'EUR' } });
+  const created = await fx.json('POST', '/provisioning/v0/accounts', token, {
+    account: { name: 'Exports Empty AG', languageCode: 'de', countryCode: 'DE', currency: 'EUR' },
+  });
   if (created.status !== 201) throw new Error(`POST account: ${created.status} ${created.text}`);
   world.emptyAccount = created.json.account.id;
 });
@@ -410,13 +533,22 @@ afterAll(async () => {
  */
 const HEAVY: QueryInput = {
   segments: 'Day,DeviceType',
-  formulas: Array.from({ length: 8 }, (_, i) => `formula_${String(i).padStart(2, '0')}_${'x'.repeat(52)}:statistics.cost*${i + 1}+statistics.impressions/${i + 2}:Money`),
+  formulas: Array.from(
+    { length: 8 },
+    (_, i) =>
+      `formula_${String(i).padStart(2, '0')}_${'x'.repeat(52)}:statistics.cost*${i + 1}+statistics.impressions/${i + 2}:Money`,
+  ),
   format: 'ndjson',
 };
 
 /** The JSON form, all pages; cached, as several tests compare with the same ones. */
 const jsonForms = new Map<string, Promise<{ rows: Array<Record<string, Json>>; total: number }>>();
-function jsonForm(endpoint: string, org: 0 | 1, query: QueryInput, plural: string): Promise<{ rows: Array<Record<string, Json>>; total: number }> {
+function jsonForm(
+  endpoint: string,
+  org: 0 | 1,
+  query: QueryInput,
+  plural: string,
+): Promise<{ rows: Array<Record<string, Json>>; total: number }> {
   const key = `${endpoint}|${org}|${encodeQuery(query)}`;
   let found = jsonForms.get(key);
   if (!found) {
@@ -436,8 +568,20 @@ describe('same parameters, same rows and numbers as the JSON form', () => {
    * with 1e-12 relative; every other endpoint sums DECIMALs and must be equal exactly.
    */
   const FX_TOLERANCE = 1e-12;
-  const FORMULAS = ['cpc2:statistics.cost/statistics.clicks:Money', 'pct:statistics.clicks/statistics.impressions*100:Percentage', 'twice:statistics.clicks*2:Integer'];
-  const CASES: Array<{ endpoint: string; plural: string; org: 0 | 1; query: QueryInput; rel: number; minRows: number; check?: (rows: Array<Record<string, Json>>) => void }> = [
+  const FORMULAS = [
+    'cpc2:statistics.cost/statistics.clicks:Money',
+    'pct:statistics.clicks/statistics.impressions*100:Percentage',
+    'twice:statistics.clicks*2:Integer',
+  ];
+  const CASES: Array<{
+    endpoint: string;
+    plural: string;
+    org: 0 | 1;
+    query: QueryInput;
+    rel: number;
+    minRows: number;
+    check?: (rows: Array<Record<string, Json>>) => void;
+  }> = [
     {
       endpoint: 'accounts',
       plural: 'accounts',
@@ -455,17 +599,48 @@ describe('same parameters, same rows and numbers as the JSON form', () => {
         expect(empty?.statistics?.ctr).toBeNull();
       },
     },
-    { endpoint: 'accounts', plural: 'accounts', org: 0, query: { segments: 'Week', embed: 'labels,customFields', sort: '-statistics.cost', formulas: FORMULAS }, rel: FX_TOLERANCE, minRows: 4 },
+    {
+      endpoint: 'accounts',
+      plural: 'accounts',
+      org: 0,
+      query: { segments: 'Week', embed: 'labels,customFields', sort: '-statistics.cost', formulas: FORMULAS },
+      rel: FX_TOLERANCE,
+      minRows: 4,
+    },
     {
       endpoint: 'adplatform-accounts',
       plural: 'adPlatformAccounts',
       org: 1,
-      query: { segments: 'DeviceType', statistics: 'impressions,clicks,cost,costWithMarkup,conversions,totalConversions,ctr,roas,averageCpm,valuePerConversion' },
+      query: {
+        segments: 'DeviceType',
+        statistics:
+          'impressions,clicks,cost,costWithMarkup,conversions,totalConversions,ctr,roas,averageCpm,valuePerConversion',
+      },
       rel: 0,
       minRows: 4,
     },
-    { endpoint: 'campaigns', plural: 'campaigns', org: 1, query: { segments: 'Day', embed: 'labels', filter: 'statistics.impressions > 0', sort: '-statistics.clicks', formulas: FORMULAS }, rel: 0, minRows: 500 },
-    { endpoint: 'adgroups', plural: 'adGroups', org: 0, query: { segments: 'Year,DeviceType', sort: 'name' }, rel: 0, minRows: 100 },
+    {
+      endpoint: 'campaigns',
+      plural: 'campaigns',
+      org: 1,
+      query: {
+        segments: 'Day',
+        embed: 'labels',
+        filter: 'statistics.impressions > 0',
+        sort: '-statistics.clicks',
+        formulas: FORMULAS,
+      },
+      rel: 0,
+      minRows: 500,
+    },
+    {
+      endpoint: 'adgroups',
+      plural: 'adGroups',
+      org: 0,
+      query: { segments: 'Year,DeviceType', sort: 'name' },
+      rel: 0,
+      minRows: 100,
+    },
     // More rows than the JSON form's 10000 cap: the comparison reads two JSON pages.
     { endpoint: 'keywords', plural: 'keywords', org: 0, query: { segments: 'Day' }, rel: 0, minRows: 10_001 },
     {
@@ -480,10 +655,38 @@ describe('same parameters, same rows and numbers as the JSON form', () => {
         expect(rows.some((r) => r.specificFields !== null)).toBe(true);
       },
     },
-    { endpoint: 'adplatform-accounts/facebook', plural: 'adPlatformAccounts', org: 1, query: { segments: 'Day' }, rel: 0, minRows: 10 },
-    { endpoint: 'campaigns/facebook', plural: 'campaigns', org: 1, query: { segments: 'Week', sort: '-statistics.reach' }, rel: 0, minRows: 20 },
-    { endpoint: 'ads/facebook', plural: 'ads', org: 1, query: { embed: 'images,specificFields', sort: 'statistics.frequency' }, rel: 0, minRows: 100 },
-    { endpoint: 'adplatform-accounts/google-ads', plural: 'adPlatformAccounts', org: 0, query: { segments: 'Day' }, rel: 0, minRows: 10 },
+    {
+      endpoint: 'adplatform-accounts/facebook',
+      plural: 'adPlatformAccounts',
+      org: 1,
+      query: { segments: 'Day' },
+      rel: 0,
+      minRows: 10,
+    },
+    {
+      endpoint: 'campaigns/facebook',
+      plural: 'campaigns',
+      org: 1,
+      query: { segments: 'Week', sort: '-statistics.reach' },
+      rel: 0,
+      minRows: 20,
+    },
+    {
+      endpoint: 'ads/facebook',
+      plural: 'ads',
+      org: 1,
+      query: { embed: 'images,specificFields', sort: 'statistics.frequency' },
+      rel: 0,
+      minRows: 100,
+    },
+    {
+      endpoint: 'adplatform-accounts/google-ads',
+      plural: 'adPlatformAccounts',
+      org: 0,
+      query: { segments: 'Day' },
+      rel: 0,
+      minRows: 10,
+    },
     {
       endpoint: 'accounts/campaign-labels/name/campaignGroup',
       plural: 'accounts',
@@ -492,26 +695,41 @@ describe('same parameters, same rows and numbers as the JSON form', () => {
       rel: FX_TOLERANCE,
       minRows: 2,
     },
-    { endpoint: 'accounts/campaign-labels/name/team', plural: 'accounts', org: 0, query: { sort: '-statistics.clicks' }, rel: FX_TOLERANCE, minRows: 2 },
+    {
+      endpoint: 'accounts/campaign-labels/name/team',
+      plural: 'accounts',
+      org: 0,
+      query: { sort: '-statistics.clicks' },
+      rel: FX_TOLERANCE,
+      minRows: 2,
+    },
   ];
 
-  it.each(CASES)('$endpoint $query: CSV, NDJSON and Parquet hold the JSON rows', async ({ endpoint, plural, org, query, rel, minRows, check }) => {
-    const { rows, total } = await jsonForm(endpoint, org, query, plural);
-    expect(rows.length).toBe(total);
-    expect(rows.length, 'the case has rows to compare').toBeGreaterThanOrEqual(minRows);
-    check?.(rows);
+  it.each(CASES)(
+    '$endpoint $query: CSV, NDJSON and Parquet hold the JSON rows',
+    async ({ endpoint, plural, org, query, rel, minRows, check }) => {
+      const { rows, total } = await jsonForm(endpoint, org, query, plural);
+      expect(rows.length).toBe(total);
+      expect(rows.length, 'the case has rows to compare').toBeGreaterThanOrEqual(minRows);
+      check?.(rows);
 
-    // One after the other: the service runs two exports at once.
-    const csv = await exported(T[org], endpoint, { ...query, format: 'csv' });
-    expect(compareCsv(rows, csv.text, rel)).toEqual([]);
-    const ndjson = await exported(T[org], endpoint, { ...query, format: 'ndjson' });
-    expect(compareNdjson(rows, ndjson.text, rel)).toEqual([]);
-    const parquet = await exported(T[org], endpoint, { ...query, format: 'parquet' });
-    expect(await compareParquet(rows, parquet.body, rel)).toEqual([]);
-  });
+      // One after the other: the service runs two exports at once.
+      const csv = await exported(T[org], endpoint, { ...query, format: 'csv' });
+      expect(compareCsv(rows, csv.text, rel)).toEqual([]);
+      const ndjson = await exported(T[org], endpoint, { ...query, format: 'ndjson' });
+      expect(compareNdjson(rows, ndjson.text, rel)).toEqual([]);
+      const parquet = await exported(T[org], endpoint, { ...query, format: 'parquet' });
+      expect(await compareParquet(rows, parquet.body, rel)).toEqual([]);
+    },
+  );
 
   it('Parquet columns are typed: integers, doubles and text, not strings of numbers', async () => {
-    const res = await exported(T[0], 'accounts', { format: 'parquet', segments: 'Year', embed: 'customFields', statistics: 'impressions,clicks,cost,ctr' });
+    const res = await exported(T[0], 'accounts', {
+      format: 'parquet',
+      segments: 'Year',
+      embed: 'customFields',
+      statistics: 'impressions,clicks,cost,ctr',
+    });
     const types = Object.fromEntries((await readParquet(res.body)).columns.map((c) => [c.name, c.type]));
     expect(types['id']).toMatch(/INT/);
     expect(types['statistics.impressions']).toMatch(/INT/);
@@ -565,7 +783,9 @@ describe('paging, totals and format parameters', () => {
     const csv = await exported(T[0], 'keywords', { ...beyond, format: 'csv' });
     expect(parseCsv(csv.text)).toEqual({ header: flatten(rows[0]!).map(([key]) => key), rows: [] });
     expect((await exported(T[0], 'keywords', { ...beyond, format: 'ndjson' })).text).toBe('');
-    expect((await readParquet((await exported(T[0], 'keywords', { ...beyond, format: 'parquet' })).body)).rows).toEqual([]);
+    expect((await readParquet((await exported(T[0], 'keywords', { ...beyond, format: 'parquet' })).body)).rows).toEqual(
+      [],
+    );
   });
 
   it('totals=true with an export format is a 400 naming totals; format=xml is a 400 naming format', async () => {
@@ -593,18 +813,33 @@ describe('paging, totals and format parameters', () => {
   });
 
   it('rows come in the JSON form order: the sort (nulls last), ties by id, then segments', async () => {
-    const query = { segments: 'Week,DeviceType', sort: 'statistics.costPerConversion', statistics: 'clicks,costPerConversion' };
+    const query = {
+      segments: 'Week,DeviceType',
+      sort: 'statistics.costPerConversion',
+      statistics: 'clicks,costPerConversion',
+    };
     const { rows } = await fetchAll(fx, 'adgroups', T[1].token, query, 'adGroups');
-    const lines = parseNdjson((await exported(T[1], 'adgroups', { ...query, format: 'ndjson' })).text) as Array<Record<string, any>>;
-    expect(lines.map((r) => [r.id, r.segments.week, r.segments.deviceType])).toEqual(rows.map((r) => [r.id, r.segments.week, r.segments.deviceType]));
+    const lines = parseNdjson((await exported(T[1], 'adgroups', { ...query, format: 'ndjson' })).text) as Array<
+      Record<string, any>
+    >;
+    expect(lines.map((r) => [r.id, r.segments.week, r.segments.deviceType])).toEqual(
+      rows.map((r) => [r.id, r.segments.week, r.segments.deviceType]),
+    );
     // And that order is the documented one, checked here on its own.
-    const key = (r: Record<string, any>): Array<number | string> => [r.statistics.costPerConversion ?? Infinity, r.id, r.segments.week, r.segments.deviceType];
+    const key = (r: Record<string, any>): Array<number | string> => [
+      r.statistics.costPerConversion ?? Infinity,
+      r.id,
+      r.segments.week,
+      r.segments.deviceType,
+    ];
     let ties = 0;
     for (let i = 1; i < lines.length; i++) {
       const [a, b] = [key(lines[i - 1]!), key(lines[i]!)];
       const order = a.findIndex((v, k) => v !== b[k]);
       expect(order, `rows ${i - 1} and ${i} are the same bucket`).toBeGreaterThanOrEqual(0);
-      expect(a[order]! < b[order]!, `row ${i - 1} ${JSON.stringify(a)} before row ${i} ${JSON.stringify(b)}`).toBe(true);
+      expect(a[order]! < b[order]!, `row ${i - 1} ${JSON.stringify(a)} before row ${i} ${JSON.stringify(b)}`).toBe(
+        true,
+      );
       if (order > 0) ties++;
     }
     expect(ties, 'the sort has ties broken by id and segments').toBeGreaterThan(10);
@@ -631,7 +866,12 @@ describe('negotiation and headers', () => {
       [{ accept: 'application/xml' }, { format: 'csv' }, 'csv'],
       [{}, { format: 'parquet' }, 'parquet'],
     ];
-    const contentTypes: Record<string, RegExp> = { json: /^application\/json/, csv: /^text\/csv/, ndjson: /^application\/x-ndjson/, parquet: /^application\/vnd\.apache\.parquet/ };
+    const contentTypes: Record<string, RegExp> = {
+      json: /^application\/json/,
+      csv: /^text\/csv/,
+      ndjson: /^application\/x-ndjson/,
+      parquet: /^application\/vnd\.apache\.parquet/,
+    };
     for (const [headers, query, format] of cases) {
       const label = `${JSON.stringify(headers)} ${JSON.stringify(query)} -> ${format}`;
       const res = await fetchRaw(T[0], 'campaigns', { ...query, statistics: 'clicks', limit: 3 }, headers);
@@ -682,8 +922,14 @@ describe('negotiation and headers', () => {
   });
 
   it('Content-Disposition of the campaign-label endpoint names its path with / as -', async () => {
-    const res = await exported(T[1], 'accounts/campaign-labels/name/campaignGroup', { format: 'csv', startDate: addDays(Y, -6), endDate: Y });
-    expect(res.headers['content-disposition']).toBe(`attachment; filename="accounts-campaign-labels-name-campaignGroup_${addDays(Y, -6)}_${Y}.csv"`);
+    const res = await exported(T[1], 'accounts/campaign-labels/name/campaignGroup', {
+      format: 'csv',
+      startDate: addDays(Y, -6),
+      endDate: Y,
+    });
+    expect(res.headers['content-disposition']).toBe(
+      `attachment; filename="accounts-campaign-labels-name-campaignGroup_${addDays(Y, -6)}_${Y}.csv"`,
+    );
   });
 
   it('gzip for CSV and NDJSON when Accept-Encoding allows it, never for Parquet', async () => {
@@ -760,7 +1006,12 @@ describe('bad parameters', () => {
 
   it('an Integer formula past BIGINT is null in the JSON form and in every export, never a 500', async () => {
     const errorsBefore = fx.errors.length;
-    const query = { segments: 'Week', formulas: 'huge:statistics.impressions*9007199254740991*9007199254740991 + 1:Integer', statistics: 'impressions', limit: '10000' };
+    const query = {
+      segments: 'Week',
+      formulas: 'huge:statistics.impressions*9007199254740991*9007199254740991 + 1:Integer',
+      statistics: 'impressions',
+      limit: '10000',
+    };
     const json = await fx.report('campaigns', T[0].token, query);
     expect(json.status, json.text).toBe(200);
     const active = json.json.campaigns.filter((r: any) => r.statistics.impressions > 0);
@@ -768,7 +1019,10 @@ describe('bad parameters', () => {
     for (const row of active) expect(row.formulas.huge).toBeNull();
     const ndjson = await fetchRaw(T[0], 'campaigns', { ...query, format: 'ndjson' });
     expect(ndjson.status).toBe(200);
-    const lines = ndjson.text.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const lines = ndjson.text
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines).toEqual(json.json.campaigns);
     expect(fx.errors.slice(errorsBefore)).toEqual([]);
   });
@@ -817,7 +1071,10 @@ describe('concurrency, disconnects and shutdown', () => {
   });
 
   it('ADREPORT_EXPORTS_MAX_CONCURRENT=1 and one read connection: an export holds it; a disconnect gives slot and connection back', async () => {
-    expect(serviceConfigSchema.parse(mergeConfig(configFromEnv({ ADREPORT_EXPORTS_MAX_CONCURRENT: '1' }), {})).exports.maxConcurrent).toBe(1);
+    expect(
+      serviceConfigSchema.parse(mergeConfig(configFromEnv({ ADREPORT_EXPORTS_MAX_CONCURRENT: '1' }), {})).exports
+        .maxConcurrent,
+    ).toBe(1);
     expect(serviceConfigSchema.parse({}).exports.maxConcurrent).toBe(2);
     const target = narrow.target;
 
@@ -862,8 +1119,18 @@ describe('concurrency, disconnects and shutdown', () => {
   it('per organization: one that holds its slot (default maxConcurrent - 1 = 1) gets 503 for another, while other organizations still export', async () => {
     expect(serviceConfigSchema.parse({}).exports.maxPerOrganization).toBe(1);
     expect(serviceConfigSchema.parse({ exports: { maxConcurrent: 4 } }).exports.maxPerOrganization).toBe(3);
-    expect(serviceConfigSchema.parse(mergeConfig(configFromEnv({ ADREPORT_EXPORTS_MAX_CONCURRENT: '4', ADREPORT_EXPORTS_MAX_PER_ORGANIZATION: '2' }), {})).exports.maxPerOrganization).toBe(2);
-    expect(serviceConfigSchema.safeParse({ exports: { maxConcurrent: 2, maxPerOrganization: 3 } }).success, 'more per organization than in all').toBe(false);
+    expect(
+      serviceConfigSchema.parse(
+        mergeConfig(
+          configFromEnv({ ADREPORT_EXPORTS_MAX_CONCURRENT: '4', ADREPORT_EXPORTS_MAX_PER_ORGANIZATION: '2' }),
+          {},
+        ),
+      ).exports.maxPerOrganization,
+    ).toBe(2);
+    expect(
+      serviceConfigSchema.safeParse({ exports: { maxConcurrent: 2, maxPerOrganization: 3 } }).success,
+      'more per organization than in all',
+    ).toBe(false);
 
     const errorsBefore = fx.errors.length;
     const [a] = (await holdAll([T[0]], HEAVY)) as [Opened];
@@ -871,7 +1138,10 @@ describe('concurrency, disconnects and shutdown', () => {
       // The service has a free slot, but organization 1 has used its own.
       const second = await fetchRaw(T[0], 'campaigns', { format: 'csv', limit: 1 });
       expect(second.status, second.text).toBe(503);
-      expect(JSON.parse(second.text).error).toMatchObject({ code: 'overloaded', message: expect.stringContaining('organization') });
+      expect(JSON.parse(second.text).error).toMatchObject({
+        code: 'overloaded',
+        message: expect.stringContaining('organization'),
+      });
       expect(second.headers['retry-after']).toMatch(/^[1-9][0-9]*$/);
       // Organization 2 exports meanwhile, whole.
       const other = await fetchRaw(T[1], 'campaigns', { format: 'csv', segments: 'Week' });
@@ -887,7 +1157,10 @@ describe('concurrency, disconnects and shutdown', () => {
 
   it('a client that stops reading loses its export after the idle-write timeout: connection closed, query stopped, slot free', async () => {
     expect(serviceConfigSchema.parse({}).exports.idleTimeoutMs).toBe(30_000);
-    expect(serviceConfigSchema.parse(mergeConfig(configFromEnv({ ADREPORT_EXPORTS_IDLE_TIMEOUT_MS: '1500' }), {})).exports.idleTimeoutMs).toBe(1_500);
+    expect(
+      serviceConfigSchema.parse(mergeConfig(configFromEnv({ ADREPORT_EXPORTS_IDLE_TIMEOUT_MS: '1500' }), {})).exports
+        .idleTimeoutMs,
+    ).toBe(1_500);
     const target = idle.target;
     // ~36 MB of NDJSON, far more than the buffers between DuckDB and a paused client (~4.5 MB).
     const stalled = await open(target, 'keywords', { segments: 'Day,DeviceType', format: 'ndjson' });
@@ -984,8 +1257,19 @@ describe('concurrency, disconnects and shutdown', () => {
     const plain = { segments: 'Day,DeviceType' };
     // Whole, these are ~11 MB of CSV, ~36 MB of NDJSON and ~14 MB of Parquet (compressed: so many
     // columns of the noisy costs), against ~4.5 MB a paused client takes in (pipe and sockets).
-    const wide = { ...plain, formulas: Array.from({ length: 20 }, (_, i) => `f${i}:statistics.cost*${i + 3}+statistics.conversionValue/${i + 2}:Money`), statistics: 'cost,conversionValue,averageCpc,roas,averageCpm' };
-    const streams = await Promise.all([open(target, 'keywords', { ...plain, format: 'csv' }), open(target, 'keywords', { ...plain, format: 'ndjson' }), open(target, 'keywords', { ...wide, format: 'parquet' })]);
+    const wide = {
+      ...plain,
+      formulas: Array.from(
+        { length: 20 },
+        (_, i) => `f${i}:statistics.cost*${i + 3}+statistics.conversionValue/${i + 2}:Money`,
+      ),
+      statistics: 'cost,conversionValue,averageCpc,roas,averageCpm',
+    };
+    const streams = await Promise.all([
+      open(target, 'keywords', { ...plain, format: 'csv' }),
+      open(target, 'keywords', { ...plain, format: 'ndjson' }),
+      open(target, 'keywords', { ...wide, format: 'parquet' }),
+    ]);
     for (const s of streams) s.res.pause();
     expect(streams.map((s) => s.res.statusCode)).toEqual([200, 200, 200]);
     const [csv, ndjson, parquet] = streams as [Opened, Opened, Opened];
@@ -993,7 +1277,11 @@ describe('concurrency, disconnects and shutdown', () => {
     await sleep(300);
 
     const closing = doomed.service.close();
-    const [csvBody, ndjsonBody, parquetBody] = await Promise.all([collect(csv.res), collect(ndjson.res), collect(parquet.res)]);
+    const [csvBody, ndjsonBody, parquetBody] = await Promise.all([
+      collect(csv.res),
+      collect(ndjson.res),
+      collect(parquet.res),
+    ]);
     await closing;
 
     const csvLines = csvBody.raw.toString('utf8').split('\n');
@@ -1007,7 +1295,9 @@ describe('concurrency, disconnects and shutdown', () => {
 
     const ndjsonLines = ndjsonBody.raw.toString('utf8').split('\n');
     expect(ndjsonLines.at(-1)).toBe('');
-    expect(JSON.parse(ndjsonLines.at(-2)!)).toEqual({ error: { code: 'export_failed', message: 'the service is shutting down' } });
+    expect(JSON.parse(ndjsonLines.at(-2)!)).toEqual({
+      error: { code: 'export_failed', message: 'the service is shutting down' },
+    });
     const objects = ndjsonLines.slice(0, -3).map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(objects.length).toBeGreaterThan(1_000);
     expect(objects.every((row) => typeof row.id === 'number' && typeof row.statistics === 'object')).toBe(true);

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CORPUS, literal, TEXTS } from './helpers/injection-corpus.js';
-import { addDays, encodeQuery, entityIds, LEVELS, startReportingFixture, type Level, type ReportingFixture } from './helpers/reporting-fixture.js';
+import {
+  addDays,
+  encodeQuery,
+  entityIds,
+  LEVELS,
+  startReportingFixture,
+  type Level,
+  type ReportingFixture,
+} from './helpers/reporting-fixture.js';
 
 /**
  * Hostile text through every text parameter of every reporting level. Whatever comes in, the
@@ -47,7 +55,10 @@ function levelProbes(level: Level, payload: string, withLiterals: boolean): Prob
     { level, query: { formulas: `f:${payload}:Money` } },
     { level, query: { formulas: `f:statistics.clicks:${payload}` } },
     { level, query: { formulas: `${payload}:statistics.clicks:Integer` } },
-    { level, query: { formulas: `f:statistics.cost*${payload}:Decimal`, filter: 'formulas.f > 0', sort: '-formulas.f' } },
+    {
+      level,
+      query: { formulas: `f:statistics.cost*${payload}:Decimal`, filter: 'formulas.f > 0', sort: '-formulas.f' },
+    },
     { level, query: { formulas: `f:round(statistics.cost, ${payload}):Money` } },
     { level, query: { formulas: `f:${payload}*${payload}*statistics.clicks:Decimal` } },
     { level, query: { embed: payload } },
@@ -57,8 +68,19 @@ function levelProbes(level: Level, payload: string, withLiterals: boolean): Prob
       // Entity stage, bucket stage, with segments, fact stage: each compiles the literal in another place.
       { level, query: { filter: `${nameParam} == ${literal(payload)}` }, exactName: payload },
       { level, query: { filter: `contains(${nameParam}, ${literal(payload)}) || statistics.clicks < 0` } },
-      { level, query: { filter: `(${nameParam} in [${literal(payload)}, 'x'] || startsWith(${nameParam}, ${literal(payload)})) && status != ${literal(payload)}`, segments: 'Week' } },
-      { level, query: { filter: `(segments.deviceType == ${literal(payload)} || endsWith(segments.deviceType, ${literal(payload)})) && segments.networkType in [${literal(payload)}, 'SEARCH']` } },
+      {
+        level,
+        query: {
+          filter: `(${nameParam} in [${literal(payload)}, 'x'] || startsWith(${nameParam}, ${literal(payload)})) && status != ${literal(payload)}`,
+          segments: 'Week',
+        },
+      },
+      {
+        level,
+        query: {
+          filter: `(segments.deviceType == ${literal(payload)} || endsWith(segments.deviceType, ${literal(payload)})) && segments.networkType in [${literal(payload)}, 'SEARCH']`,
+        },
+      },
       { level, query: { filter: `adPlatformType == ${literal(payload)} || adPlatformType in [${literal(payload)}]` } },
       { level, query: { [nameParam]: payload }, ...(payload.includes('*') ? {} : { exactName: payload }) },
       { level, query: { [nameParam]: `${payload}*` } },
@@ -94,7 +116,8 @@ async function run(probe: Probe, orgIndex: number): Promise<Outcome> {
   const org = fx.orgs[orgIndex]!;
   // Short range and pages, so 200s stay cheap; the total count still shows any foreign row.
   const defaults: Record<string, string> = {};
-  if (!('startDate' in probe.query) && !('endDate' in probe.query)) Object.assign(defaults, { startDate: addDays(fx.yesterday, -2), endDate: fx.yesterday });
+  if (!('startDate' in probe.query) && !('endDate' in probe.query))
+    Object.assign(defaults, { startDate: addDays(fx.yesterday, -2), endDate: fx.yesterday });
   if (!('limit' in probe.query) && !('offset' in probe.query)) defaults.limit = '200';
   const query = encodeQuery({ ...defaults, ...probe.query });
   const request = `/${probe.level.path}?${query.length > 160 ? `${query.slice(0, 160)}…` : query}`;
@@ -103,24 +126,49 @@ async function run(probe: Probe, orgIndex: number): Promise<Outcome> {
   if (res.status === 414 || res.status === 431) {
     const targetBytes = Buffer.byteLength(`/reporting/v0/${probe.level.path}?${query}`);
     if (targetBytes > 12 * 1024 && typeof res.json?.error?.code === 'string') return { request, status: res.status };
-    return { request, status: res.status, problem: `${res.status} for a target of ${targetBytes} bytes: ${res.text.slice(0, 200)}` };
+    return {
+      request,
+      status: res.status,
+      problem: `${res.status} for a target of ${targetBytes} bytes: ${res.text.slice(0, 200)}`,
+    };
   }
   if (res.status === 400) {
-    if (typeof res.json?.error?.code !== 'string') return { request, status: res.status, problem: `400 without an error body: ${res.text.slice(0, 200)}` };
+    if (typeof res.json?.error?.code !== 'string')
+      return { request, status: res.status, problem: `400 without an error body: ${res.text.slice(0, 200)}` };
     return { request, status: res.status };
   }
-  if (res.status !== 200) return { request, status: res.status, problem: `status ${res.status}: ${res.text.slice(0, 200)}` };
+  if (res.status !== 200)
+    return { request, status: res.status, problem: `status ${res.status}: ${res.text.slice(0, 200)}` };
   const rows = res.json?.[probe.level.plural];
-  if (!Array.isArray(rows)) return { request, status: res.status, problem: `200 without ${probe.level.plural}: ${res.text.slice(0, 200)}` };
+  if (!Array.isArray(rows))
+    return { request, status: res.status, problem: `200 without ${probe.level.plural}: ${res.text.slice(0, 200)}` };
   const mine = own[orgIndex]!.get(probe.level.path)!;
   const foreign = rows.filter((r: any) => !mine.has(r.id));
   const total = Number(res.headers['x-totalcount']);
-  if (!res.json.segments && !probe.query.segments && total > mine.size) return { request, status: res.status, problem: `X-TotalCount ${total} is more than the ${mine.size} entities of the organization` };
-  if (foreign.length > 0) return { request, status: res.status, problem: `rows of another organization: ${foreign.slice(0, 3).map((r: any) => r.id).join(', ')}` };
+  if (!res.json.segments && !probe.query.segments && total > mine.size)
+    return {
+      request,
+      status: res.status,
+      problem: `X-TotalCount ${total} is more than the ${mine.size} entities of the organization`,
+    };
+  if (foreign.length > 0)
+    return {
+      request,
+      status: res.status,
+      problem: `rows of another organization: ${foreign
+        .slice(0, 3)
+        .map((r: any) => r.id)
+        .join(', ')}`,
+    };
   if (probe.exactName !== undefined) {
     const field = probe.level.path === 'keywords' ? 'text' : 'name';
     const wrong = rows.filter((r: any) => r[field] !== probe.exactName);
-    if (wrong.length > 0) return { request, status: res.status, problem: `${wrong.length} rows whose ${field} is not the literal, e.g. ${JSON.stringify(wrong[0][field])}` };
+    if (wrong.length > 0)
+      return {
+        request,
+        status: res.status,
+        problem: `${wrong.length} rows whose ${field} is not the literal, e.g. ${JSON.stringify(wrong[0][field])}`,
+      };
   }
   return { request, status: res.status };
 }
@@ -157,7 +205,10 @@ describe('reporting: an injection corpus through every text parameter of every l
       const probes = CORPUS.flatMap((payload, i) =>
         // Each payload on every other level (so each on three levels, and each level gets half of
         // the corpus in every parameter); the level-independent parameters take turns by level.
-        [...((i + levelIndex) % 2 === 0 ? levelProbes(level, payload, true) : []), ...(i % LEVELS.length === levelIndex ? sharedProbes(level, payload) : [])].map((probe) => ({
+        [
+          ...((i + levelIndex) % 2 === 0 ? levelProbes(level, payload, true) : []),
+          ...(i % LEVELS.length === levelIndex ? sharedProbes(level, payload) : []),
+        ].map((probe) => ({
           probe,
           orgIndex: ((i >> 1) + levelIndex) % 2,
         })),
@@ -179,7 +230,11 @@ describe('reporting: an injection corpus through every text parameter of every l
       const token = fx.orgs[mine]!.token;
       for (const level of LEVELS) {
         const foreign = [...own[theirs]!.get(level.path)!].slice(0, 150);
-        const filters = [`id == ${foreign[0]}`, `id in [${foreign.join(', ')}]`, `id >= ${Math.min(...foreign)} && id <= ${Math.max(...foreign)}`];
+        const filters = [
+          `id == ${foreign[0]}`,
+          `id in [${foreign.join(', ')}]`,
+          `id >= ${Math.min(...foreign)} && id <= ${Math.max(...foreign)}`,
+        ];
         if (level.path === 'ads' || level.path === 'keywords' || level.path === 'adgroups') {
           const campaigns = [...own[theirs]!.get('campaigns')!].slice(0, 100);
           filters.push(`campaignId in [${campaigns.join(', ')}]`);
@@ -193,9 +248,14 @@ describe('reporting: an injection corpus through every text parameter of every l
           }
         }
       }
-      const theirAccount = (await fx.sql<{ name: string }>('SELECT name FROM accounts WHERE organization_id = $1 ORDER BY id LIMIT 1', [fx.orgs[theirs]!.id]))[0]!.name;
+      const theirAccount = (
+        await fx.sql<{ name: string }>('SELECT name FROM accounts WHERE organization_id = $1 ORDER BY id LIMIT 1', [
+          fx.orgs[theirs]!.id,
+        ])
+      )[0]!.name;
       const res = await fx.report('accounts', token, { name: theirAccount });
-      if (res.status !== 200 || res.json.accounts.some((r: any) => !own[mine]!.get('accounts')!.has(r.id))) problems.push(`accounts name=${theirAccount}: ${res.status} ${res.text.slice(0, 100)}`);
+      if (res.status !== 200 || res.json.accounts.some((r: any) => !own[mine]!.get('accounts')!.has(r.id)))
+        problems.push(`accounts name=${theirAccount}: ${res.status} ${res.text.slice(0, 100)}`);
     }
     expect(problems).toEqual([]);
   });
@@ -225,13 +285,16 @@ describe('reporting: an injection corpus through every text parameter of every l
         ];
         for (const query of queries) {
           const res = await fx.report(path, token, query);
-          if (res.status !== 200 && res.status !== 400) problems.push(`${path} ${JSON.stringify(query).slice(0, 60)}: ${res.status}`);
+          if (res.status !== 200 && res.status !== 400)
+            problems.push(`${path} ${JSON.stringify(query).slice(0, 60)}: ${res.status}`);
           else if (res.status === 200) {
             const rows = res.json[plural] as any[];
             const leaked = rows.filter((r) => !own[mine]!.get(level)!.has(r.id));
-            if (leaked.length > 0) problems.push(`${path} ${JSON.stringify(query).slice(0, 60)}: ${leaked.length} foreign rows`);
+            if (leaked.length > 0)
+              problems.push(`${path} ${JSON.stringify(query).slice(0, 60)}: ${leaked.length} foreign rows`);
             if (query === queries[0] && rows.length > 0 && res.json.totals?.impressions > 0) reported.add(path);
-            if (query.filter?.startsWith('id in') && (rows.length > 0 || (res.json.totals?.[statistic] ?? 0) !== 0)) problems.push(`${path} foreign ids: ${rows.length} rows, totals ${JSON.stringify(res.json.totals)}`);
+            if (query.filter?.startsWith('id in') && (rows.length > 0 || (res.json.totals?.[statistic] ?? 0) !== 0))
+              problems.push(`${path} foreign ids: ${rows.length} rows, totals ${JSON.stringify(res.json.totals)}`);
           }
         }
       }
@@ -243,12 +306,20 @@ describe('reporting: an injection corpus through every text parameter of every l
 
   it('labels named like Object.prototype members and hostile label and custom field values stay data', async () => {
     const org = fx.orgs[0]!;
-    const account = (await fx.sql<{ id: number }>('SELECT id FROM accounts WHERE organization_id = $1 ORDER BY id LIMIT 1', [org.id]))[0]!.id;
-    const hostile = "' OR 1=1 --\\ \" 😀 %_*";
+    const account = (
+      await fx.sql<{ id: number }>('SELECT id FROM accounts WHERE organization_id = $1 ORDER BY id LIMIT 1', [org.id])
+    )[0]!.id;
+    const hostile = '\' OR 1=1 --\\ " 😀 %_*';
     const labels = { constructor: 'c', toString: hostile, hasOwnProperty: 'h', valueOf: 'v' };
     const put = await fx.json('PUT', `/provisioning/v0/accounts/id/${account}/labels`, org.token, { labels });
     expect(put.status, put.text).toBe(200);
-    const patch = await fx.json('PATCH', `/provisioning/v0/accounts/id/${account}`, org.token, { account: { field1: hostile } }, 'application/merge-patch+json');
+    const patch = await fx.json(
+      'PATCH',
+      `/provisioning/v0/accounts/id/${account}`,
+      org.token,
+      { account: { field1: hostile } },
+      'application/merge-patch+json',
+    );
     expect(patch.status, patch.text).toBe(200);
     const res = await fx.report('accounts', org.token, {
       filter: `labels.constructor == 'c' && labels.toString == ${literal(hostile)} && customFields.field1 == ${literal(hostile)}`,
@@ -259,7 +330,10 @@ describe('reporting: an injection corpus through every text parameter of every l
     expect(res.json.accounts.map((r: any) => r.id)).toEqual([account]);
     expect(res.json.accounts[0].labels).toEqual(labels);
     expect(res.json.accounts[0].customFields.field1).toBe(hostile);
-    const other = await fx.report('accounts', fx.orgs[1]!.token, { filter: "labels.constructor == 'c'", embed: 'labels' });
+    const other = await fx.report('accounts', fx.orgs[1]!.token, {
+      filter: "labels.constructor == 'c'",
+      embed: 'labels',
+    });
     expect(other.status).toBe(200);
     expect(other.json.accounts).toEqual([]);
   });
@@ -305,7 +379,13 @@ describe('reporting: an injection corpus through every text parameter of every l
     const filter = Array.from({ length: 20 }, (_, i) => `formulas.f${i}>=0`).join('&&');
     const sort = Array.from({ length: 20 }, (_, i) => `-formulas.f${i}`).join(',');
     const started = Date.now();
-    const res = await fx.report('keywords', fx.orgs[1]!.token, { formulas, filter, sort, segments: 'Day,DeviceType', limit: 10_000 });
+    const res = await fx.report('keywords', fx.orgs[1]!.token, {
+      formulas,
+      filter,
+      sort,
+      segments: 'Day,DeviceType',
+      limit: 10_000,
+    });
     expect([200, 400], res.text.slice(0, 300)).toContain(res.status);
     expect(Date.now() - started, 'milliseconds').toBeLessThan(15_000);
   });

@@ -26,11 +26,20 @@ const keywords = async (limit: number, offset: number) => {
 };
 
 /** A raw request whose body the test reads (or not) at its own pace. */
-function openPage(query: Record<string, string | number>): Promise<{ response: import('node:http').IncomingMessage; request: import('node:http').ClientRequest }> {
+function openPage(
+  query: Record<string, string | number>,
+): Promise<{ response: import('node:http').IncomingMessage; request: import('node:http').ClientRequest }> {
   return new Promise((resolve, reject) => {
     const url = new URL(fx.service.url);
     const request = https.get(
-      { host: url.hostname, port: url.port, path: `/reporting/v0/keywords?${encodeQuery(query)}`, ca: fx.service.tls!.cert, servername: 'localhost', headers: { authorization: `Bearer ${token()}` } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: `/reporting/v0/keywords?${encodeQuery(query)}`,
+        ca: fx.service.tls!.cert,
+        servername: 'localhost',
+        headers: { authorization: `Bearer ${token()}` },
+      },
       (response) => resolve({ response, request }),
     );
     request.on('error', reject);
@@ -40,7 +49,8 @@ function openPage(query: Record<string, string | number>): Promise<{ response: i
 describe('JSON pages in parts', () => {
   it(`pages of more than ${PAGE_PART_ROWS} rows (several parts) are the pages of 50 (one part) laid end to end, in the asked order`, async () => {
     const reference: unknown[] = [];
-    for (let offset = 0; offset < 1_200; offset += 50) reference.push(...((await keywords(50, offset)).json.keywords as unknown[]));
+    for (let offset = 0; offset < 1_200; offset += 50)
+      reference.push(...((await keywords(50, offset)).json.keywords as unknown[]));
     expect(reference.length).toBe(1_200);
     for (const limit of [PAGE_PART_ROWS, PAGE_PART_ROWS + 1, 2 * PAGE_PART_ROWS, 2 * PAGE_PART_ROWS + 1, 600]) {
       for (const offset of [0, limit]) {
@@ -70,7 +80,12 @@ describe('JSON pages in parts', () => {
   });
 
   it('carries totals after the parts', async () => {
-    const res = await fx.report('keywords', token(), { ...QUERY, statistics: 'clicks,cost', totals: 'true', limit: 3 * PAGE_PART_ROWS });
+    const res = await fx.report('keywords', token(), {
+      ...QUERY,
+      statistics: 'clicks,cost',
+      totals: 'true',
+      limit: 3 * PAGE_PART_ROWS,
+    });
     expect(res.status).toBe(200);
     const rows = res.json.keywords as Array<{ statistics: { clicks: number } }>;
     expect(rows).toHaveLength(3 * PAGE_PART_ROWS);

@@ -26,7 +26,13 @@ beforeAll(async () => {
   // Another organization's markup must never show.
   const theirs = await otherTenantToken(server);
   const theirAccount = await createAccount(server, theirs, { name: 'Theirs' });
-  expect((await jsonRequest(server, theirs, 'POST', `/provisioning/v0/accounts/id/${theirAccount.id}/markups`, { markup: { rate: 0.5, startDate: '2026-01-01' } })).status).toBe(201);
+  expect(
+    (
+      await jsonRequest(server, theirs, 'POST', `/provisioning/v0/accounts/id/${theirAccount.id}/markups`, {
+        markup: { rate: 0.5, startDate: '2026-01-01' },
+      })
+    ).status,
+  ).toBe(201);
 });
 afterAll(() => server.close());
 
@@ -37,12 +43,17 @@ describe('GET /reporting/v0/markups', () => {
     expect(res.headers['x-totalcount']).toBe('3');
     const expected = [...made].sort((a, b) => a.accountId - b.accountId || a.startDate.localeCompare(b.startDate));
     expect(res.json.markups).toEqual(
-      expected.map((m) => ({ ...m, accountName: m.accountId === accounts[0] ? 'Markup A' : 'Markup B', currency: 'EUR' })),
+      expected.map((m) => ({
+        ...m,
+        accountName: m.accountId === accounts[0] ? 'Markup A' : 'Markup B',
+        currency: 'EUR',
+      })),
     );
   });
 
   it('with a date range, lists the periods sharing at least one day with it (open ends included)', async () => {
-    const ids = async (query: string) => ((await markups(query)).json.markups as Array<{ id: number }>).map((m) => m.id);
+    const ids = async (query: string) =>
+      ((await markups(query)).json.markups as Array<{ id: number }>).map((m) => m.id);
     expect(await ids('?startDate=2026-03-31&endDate=2026-03-31')).toEqual([made[0]!.id]);
     expect(await ids('?startDate=2026-04-01&endDate=2026-04-01')).toEqual([made[1]!.id]);
     expect(await ids('?startDate=2030-01-01')).toEqual([made[1]!.id]);
@@ -56,7 +67,9 @@ describe('GET /reporting/v0/markups', () => {
     const second = await markups('?limit=2&offset=2');
     expect(first.headers['x-totalcount']).toBe('3');
     expect(second.headers['x-totalcount']).toBe('3');
-    expect([...first.json.markups, ...second.json.markups].map((m: { id: number }) => m.id).sort()).toEqual(made.map((m) => m.id).sort());
+    expect([...first.json.markups, ...second.json.markups].map((m: { id: number }) => m.id).sort()).toEqual(
+      made.map((m) => m.id).sort(),
+    );
   });
 
   it.each([

@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addDays, approx, fetchAll, startReportingFixture, type QueryInput, type ReportingFixture } from './helpers/reporting-fixture.js';
+import {
+  addDays,
+  approx,
+  fetchAll,
+  startReportingFixture,
+  type QueryInput,
+  type ReportingFixture,
+} from './helpers/reporting-fixture.js';
 
 /**
  * Metamorphic relations of the reporting endpoints, which hold whatever the exact numbers are:
@@ -17,14 +24,29 @@ beforeAll(async () => {
   Y = fx.yesterday;
   const org = fx.orgs[0]!;
   // One account whose currency differs from its platform accounts', so the FX relation has work to do.
-  const accounts = await fx.sql<{ id: number }>('SELECT id FROM accounts WHERE organization_id = $1 ORDER BY id', [org.id]);
+  const accounts = await fx.sql<{ id: number }>('SELECT id FROM accounts WHERE organization_id = $1 ORDER BY id', [
+    org.id,
+  ]);
   world.usdAccount = accounts[0]!.id;
-  const patched = await fx.json('PATCH', `/provisioning/v0/accounts/id/${world.usdAccount}`, org.token, { account: { currency: 'USD' } }, 'application/merge-patch+json');
+  const patched = await fx.json(
+    'PATCH',
+    `/provisioning/v0/accounts/id/${world.usdAccount}`,
+    org.token,
+    { account: { currency: 'USD' } },
+    'application/merge-patch+json',
+  );
   if (patched.status !== 200) throw new Error(`PATCH currency: ${patched.status} ${patched.text}`);
   // A gold account (through the provisioning API) and one without any label: the null case of labels.tier.
-  const gold = await fx.json('PUT', `/provisioning/v0/accounts/id/${accounts[accounts.length - 1]!.id}/labels`, org.token, { labels: { tier: 'gold', region: 'EMEA' } });
+  const gold = await fx.json(
+    'PUT',
+    `/provisioning/v0/accounts/id/${accounts[accounts.length - 1]!.id}/labels`,
+    org.token,
+    { labels: { tier: 'gold', region: 'EMEA' } },
+  );
   if (gold.status !== 200) throw new Error(`PUT labels: ${gold.status} ${gold.text}`);
-  const created = await fx.json('POST', '/provisioning/v0/accounts', org.token, { account: { name: 'No Labels Ltd', languageCode: 'en', countryCode: 'GB', currency: 'GBP' } });
+  const created = await fx.json('POST', '/provisioning/v0/accounts', org.token, {
+    account: { name: 'No Labels Ltd', languageCode: 'en', countryCode: 'GB', currency: 'GBP' },
+  });
   if (created.status !== 201) throw new Error(`POST account: ${created.status} ${created.text}`);
   world.unlabelledAccount = created.json.account.id;
 });
@@ -32,7 +54,18 @@ afterAll(async () => {
   await fx?.close();
 });
 
-const ADDITIVE = ['impressions', 'clicks', 'cost', 'costWithMarkup', 'conversions', 'conversionValue', 'calls', 'callConversions', 'callConversionsFractional', 'totalConversions'];
+const ADDITIVE = [
+  'impressions',
+  'clicks',
+  'cost',
+  'costWithMarkup',
+  'conversions',
+  'conversionValue',
+  'calls',
+  'callConversions',
+  'callConversionsFractional',
+  'totalConversions',
+];
 const RATIOS: Record<string, (s: Record<string, number>) => number | null> = {
   ctr: (s) => div(s.clicks!, s.impressions!),
   averageCpc: (s) => div(s.cost!, s.clicks!),
@@ -49,7 +82,10 @@ function div(a: number, b: number): number | null {
 }
 
 /** Sums of the additive statistics of rows, per group key. */
-function sumBy(rows: any[], key: (row: any) => string | number): Map<string, { sums: Record<string, number>; n: number }> {
+function sumBy(
+  rows: any[],
+  key: (row: any) => string | number,
+): Map<string, { sums: Record<string, number>; n: number }> {
   const out = new Map<string, { sums: Record<string, number>; n: number }>();
   for (const row of rows) {
     const k = String(key(row));
@@ -62,7 +98,12 @@ function sumBy(rows: any[], key: (row: any) => string | number): Map<string, { s
 }
 
 /** Differences between whole rows and the sums of their parts (additive: sums; ratios: ratios of the sums). */
-function differences(whole: any[], parts: Map<string, { sums: Record<string, number>; n: number }>, label: string, key: (row: any) => string | number = (r) => r.id): string[] {
+function differences(
+  whole: any[],
+  parts: Map<string, { sums: Record<string, number>; n: number }>,
+  label: string,
+  key: (row: any) => string | number = (r) => r.id,
+): string[] {
   const problems: string[] = [];
   for (const row of whole) {
     const part = parts.get(String(key(row)));
@@ -71,13 +112,16 @@ function differences(whole: any[], parts: Map<string, { sums: Record<string, num
     for (const s of ADDITIVE) {
       if (!(s in row.statistics)) continue;
       // Each part is rounded to micros: n parts may drift by n half-micros.
-      const ok = INTEGERS.has(s) ? row.statistics[s] === sums[s] : approx(row.statistics[s], sums[s]!, 1e-6, (n + 1) * 1e-6);
+      const ok = INTEGERS.has(s)
+        ? row.statistics[s] === sums[s]
+        : approx(row.statistics[s], sums[s]!, 1e-6, (n + 1) * 1e-6);
       if (!ok) problems.push(`${label} ${key(row)}: ${s} = ${row.statistics[s]}, sum of ${n} parts ${sums[s]}`);
     }
     for (const [s, f] of Object.entries(RATIOS)) {
       if (!(s in row.statistics)) continue;
       const expected = f(sums);
-      if (!approx(row.statistics[s], expected, 1e-6, 1e-9)) problems.push(`${label} ${key(row)}: ${s} = ${row.statistics[s]}, ratio of the parts' sums ${expected}`);
+      if (!approx(row.statistics[s], expected, 1e-6, 1e-9))
+        problems.push(`${label} ${key(row)}: ${s} = ${row.statistics[s]}, ratio of the parts' sums ${expected}`);
     }
     if (problems.length > 20) break;
   }
@@ -101,7 +145,13 @@ describe('segments split rows without changing their sums', () => {
           const parts = (await fetchAll(fx, level, org.token, { ...query, segments: segment }, plural)).rows;
           expect(parts.length, segment).toBeGreaterThan(0);
           for (const part of parts) expect(Object.keys(part.segments ?? {}), segment).toHaveLength(1);
-          expect(differences(whole, sumBy(parts, (r) => r.id), `${segment} of ${level}`)).toEqual([]);
+          expect(
+            differences(
+              whole,
+              sumBy(parts, (r) => r.id),
+              `${segment} of ${level}`,
+            ),
+          ).toEqual([]);
         }
       }
     });
@@ -135,24 +185,56 @@ describe('segments split rows without changing their sums', () => {
   it('segments.deviceType as a filter equals that DeviceType bucket; networkType == x and != x split every figure', async () => {
     const org = fx.orgs[0]!;
     const query: QueryInput = { statistics: ALL.join(','), startDate: addDays(Y, -13), endDate: Y };
-    const byDevice = (await fetchAll(fx, 'campaigns', org.token, { ...query, segments: 'DeviceType' }, 'campaigns')).rows;
-    const mobile = (await fetchAll(fx, 'campaigns', org.token, { ...query, filter: "segments.deviceType == 'MOBILE'" }, 'campaigns')).rows;
+    const byDevice = (await fetchAll(fx, 'campaigns', org.token, { ...query, segments: 'DeviceType' }, 'campaigns'))
+      .rows;
+    const mobile = (
+      await fetchAll(fx, 'campaigns', org.token, { ...query, filter: "segments.deviceType == 'MOBILE'" }, 'campaigns')
+    ).rows;
     expect(mobile.length).toBeGreaterThan(0);
-    expect(differences(mobile, sumBy(byDevice.filter((r) => r.segments.deviceType === 'MOBILE'), (r) => r.id), 'deviceType filter')).toEqual([]);
+    expect(
+      differences(
+        mobile,
+        sumBy(
+          byDevice.filter((r) => r.segments.deviceType === 'MOBILE'),
+          (r) => r.id,
+        ),
+        'deviceType filter',
+      ),
+    ).toEqual([]);
     const whole = (await fetchAll(fx, 'campaigns', org.token, query, 'campaigns')).rows;
-    const search = (await fetchAll(fx, 'campaigns', org.token, { ...query, filter: "segments.networkType == 'SEARCH'" }, 'campaigns')).rows;
-    const other = (await fetchAll(fx, 'campaigns', org.token, { ...query, filter: "segments.networkType != 'SEARCH'" }, 'campaigns')).rows;
-    expect(search.some((r) => r.statistics.impressions > 0) && other.some((r) => r.statistics.impressions > 0)).toBe(true);
-    expect(differences(whole, sumBy([...search, ...other], (r) => r.id), 'networkType split')).toEqual([]);
+    const search = (
+      await fetchAll(fx, 'campaigns', org.token, { ...query, filter: "segments.networkType == 'SEARCH'" }, 'campaigns')
+    ).rows;
+    const other = (
+      await fetchAll(fx, 'campaigns', org.token, { ...query, filter: "segments.networkType != 'SEARCH'" }, 'campaigns')
+    ).rows;
+    expect(search.some((r) => r.statistics.impressions > 0) && other.some((r) => r.statistics.impressions > 0)).toBe(
+      true,
+    );
+    expect(
+      differences(
+        whole,
+        sumBy([...search, ...other], (r) => r.id),
+        'networkType split',
+      ),
+    ).toEqual([]);
   });
 
   it('two segments at once (Week,DeviceType) add up to the Week rows', async () => {
     const org = fx.orgs[1]!;
     const query: QueryInput = { statistics: ALL.join(','), startDate: addDays(Y, -20), endDate: Y };
     const weeks = (await fetchAll(fx, 'campaigns', org.token, { ...query, segments: 'Week' }, 'campaigns')).rows;
-    const both = (await fetchAll(fx, 'campaigns', org.token, { ...query, segments: 'Week,DeviceType' }, 'campaigns')).rows;
+    const both = (await fetchAll(fx, 'campaigns', org.token, { ...query, segments: 'Week,DeviceType' }, 'campaigns'))
+      .rows;
     for (const row of both) expect(Object.keys(row.segments).sort()).toEqual(['deviceType', 'week']);
-    expect(differences(weeks, sumBy(both, (r) => `${r.id}|${r.segments.week}`), 'Week+DeviceType', (r) => `${r.id}|${r.segments.week}`)).toEqual([]);
+    expect(
+      differences(
+        weeks,
+        sumBy(both, (r) => `${r.id}|${r.segments.week}`),
+        'Week+DeviceType',
+        (r) => `${r.id}|${r.segments.week}`,
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -165,10 +247,34 @@ describe('levels add up', () => {
       const ads = (await fetchAll(fx, 'ads', org.token, query, 'ads')).rows;
       const platformAccounts = (await fetchAll(fx, 'adplatform-accounts', org.token, query, 'adPlatformAccounts')).rows;
       expect(campaigns.length).toBeGreaterThan(0);
-      expect(differences(campaigns, sumBy(ads, (r) => r.campaignId), 'campaign vs its ads')).toEqual([]);
-      expect(differences(campaigns, sumBy(adGroups, (r) => r.campaignId), 'campaign vs its ad groups')).toEqual([]);
-      expect(differences(adGroups, sumBy(ads, (r) => r.adGroupId), 'ad group vs its ads')).toEqual([]);
-      expect(differences(platformAccounts, sumBy(campaigns, (r) => r.adPlatformAccountId), 'platform account vs its campaigns')).toEqual([]);
+      expect(
+        differences(
+          campaigns,
+          sumBy(ads, (r) => r.campaignId),
+          'campaign vs its ads',
+        ),
+      ).toEqual([]);
+      expect(
+        differences(
+          campaigns,
+          sumBy(adGroups, (r) => r.campaignId),
+          'campaign vs its ad groups',
+        ),
+      ).toEqual([]);
+      expect(
+        differences(
+          adGroups,
+          sumBy(ads, (r) => r.adGroupId),
+          'ad group vs its ads',
+        ),
+      ).toEqual([]);
+      expect(
+        differences(
+          platformAccounts,
+          sumBy(campaigns, (r) => r.adPlatformAccountId),
+          'platform account vs its campaigns',
+        ),
+      ).toEqual([]);
       // Parents are in the same currency as their children below the account level.
       const currencyOf = new Map(campaigns.map((c) => [c.id, c.currency]));
       for (const ad of ads) expect(ad.currency).toBe(currencyOf.get(ad.campaignId));
@@ -180,7 +286,14 @@ describe('levels add up', () => {
     const query: QueryInput = { statistics: ALL.join(','), segments: 'Day', startDate: addDays(Y, -4), endDate: Y };
     const campaigns = (await fetchAll(fx, 'campaigns', org.token, query, 'campaigns')).rows;
     const ads = (await fetchAll(fx, 'ads', org.token, query, 'ads')).rows;
-    expect(differences(campaigns, sumBy(ads, (r) => `${r.campaignId}|${r.segments.day}`), 'campaign-day vs ad-days', (r) => `${r.id}|${r.segments.day}`)).toEqual([]);
+    expect(
+      differences(
+        campaigns,
+        sumBy(ads, (r) => `${r.campaignId}|${r.segments.day}`),
+        'campaign-day vs ad-days',
+        (r) => `${r.id}|${r.segments.day}`,
+      ),
+    ).toEqual([]);
   });
 
   it('an account is the sum of its linked platform accounts, money converted per day into the account currency', async () => {
@@ -188,7 +301,15 @@ describe('levels add up', () => {
       const statistics = 'impressions,clicks,cost,conversionValue,costWithMarkup,conversions,calls';
       const range = { startDate: addDays(Y, -29), endDate: Y };
       const accounts = (await fetchAll(fx, 'accounts', org.token, { ...range, statistics }, 'accounts')).rows;
-      const paDays = (await fetchAll(fx, 'adplatform-accounts', org.token, { ...range, statistics, segments: 'Day' }, 'adPlatformAccounts')).rows;
+      const paDays = (
+        await fetchAll(
+          fx,
+          'adplatform-accounts',
+          org.token,
+          { ...range, statistics, segments: 'Day' },
+          'adPlatformAccounts',
+        )
+      ).rows;
       const links = await fx.sql<{ account_id: number; adplatform_account_id: number }>(
         'SELECT l.account_id, l.adplatform_account_id FROM account_adplatform_links l JOIN accounts a ON a.id = l.account_id WHERE a.organization_id = $1',
         [org.id],
@@ -202,17 +323,34 @@ describe('levels add up', () => {
       let converted = 0;
       for (const account of accounts) {
         const mine = new Set(links.filter((l) => l.account_id === account.id).map((l) => l.adplatform_account_id));
-        const sums: Record<string, number> = { impressions: 0, clicks: 0, cost: 0, conversionValue: 0, costWithMarkup: 0, conversions: 0, calls: 0 };
+        const sums: Record<string, number> = {
+          impressions: 0,
+          clicks: 0,
+          cost: 0,
+          conversionValue: 0,
+          costWithMarkup: 0,
+          conversions: 0,
+          calls: 0,
+        };
         let n = 0;
         for (const row of paDays.filter((r) => mine.has(r.id))) {
-          const factor = rate.get(`${row.segments.day}|${account.currency}`)! / rate.get(`${row.segments.day}|${row.currency}`)!;
+          const factor =
+            rate.get(`${row.segments.day}|${account.currency}`)! / rate.get(`${row.segments.day}|${row.currency}`)!;
           if (row.currency !== account.currency) converted++;
           n++;
-          for (const s of Object.keys(sums)) sums[s]! += ['cost', 'conversionValue', 'costWithMarkup'].includes(s) ? row.statistics[s] * factor : row.statistics[s];
+          for (const s of Object.keys(sums))
+            sums[s]! += ['cost', 'conversionValue', 'costWithMarkup'].includes(s)
+              ? row.statistics[s] * factor
+              : row.statistics[s];
         }
         for (const s of Object.keys(sums)) {
-          const ok = INTEGERS.has(s) ? account.statistics[s] === sums[s] : approx(account.statistics[s], sums[s]!, 1e-6, (n + 1) * 1e-6);
-          if (!ok) problems.push(`account ${account.id} (${account.currency}): ${s} = ${account.statistics[s]}, converted sum of its platform accounts ${sums[s]}`);
+          const ok = INTEGERS.has(s)
+            ? account.statistics[s] === sums[s]
+            : approx(account.statistics[s], sums[s]!, 1e-6, (n + 1) * 1e-6);
+          if (!ok)
+            problems.push(
+              `account ${account.id} (${account.currency}): ${s} = ${account.statistics[s]}, converted sum of its platform accounts ${sums[s]}`,
+            );
         }
       }
       expect(problems).toEqual([]);
@@ -228,7 +366,15 @@ async function keysOf(level: string, plural: string, token: string, query: Query
   return rows.map(rowKey);
 }
 
-async function expectPartition(level: string, plural: string, token: string, base: QueryInput, p: string, nullCase: string, expectNonEmpty: { p: boolean; notP: boolean; nullCase: boolean }) {
+async function expectPartition(
+  level: string,
+  plural: string,
+  token: string,
+  base: QueryInput,
+  p: string,
+  nullCase: string,
+  expectNonEmpty: { p: boolean; notP: boolean; nullCase: boolean },
+) {
   const all = await keysOf(level, plural, token, base);
   const yes = await keysOf(level, plural, token, { ...base, filter: p });
   const no = await keysOf(level, plural, token, { ...base, filter: `!(${p})` });
@@ -244,7 +390,10 @@ async function expectPartition(level: string, plural: string, token: string, bas
   const twice = [...seen].filter(([, names]) => names.length > 1).map(([k, names]) => `${k} in ${names.join(' and ')}`);
   const missing = all.filter((k) => !seen.has(k));
   const foreign = [...seen.keys()].filter((k) => !all.includes(k));
-  expect({ twice: twice.slice(0, 5), missing: missing.slice(0, 5), foreign: foreign.slice(0, 5) }, `partition of ${level} by ${p}`).toEqual({ twice: [], missing: [], foreign: [] });
+  expect(
+    { twice: twice.slice(0, 5), missing: missing.slice(0, 5), foreign: foreign.slice(0, 5) },
+    `partition of ${level} by ${p}`,
+  ).toEqual({ twice: [], missing: [], foreign: [] });
   if (expectNonEmpty.p) expect(yes.length, `rows with ${p}`).toBeGreaterThan(0);
   if (expectNonEmpty.notP) expect(no.length, `rows with !(${p})`).toBeGreaterThan(0);
   if (expectNonEmpty.nullCase) expect(none.length, `rows with ${nullCase}`).toBeGreaterThan(0);
@@ -253,13 +402,37 @@ async function expectPartition(level: string, plural: string, token: string, bas
 
 describe('a filter, its negation and the null case partition the rows', () => {
   it('statistics.ctr > 0.02 on campaigns, ad groups by DeviceType and keywords', async () => {
-    await expectPartition('campaigns', 'campaigns', fx.orgs[0]!.token, {}, 'statistics.ctr > 0.02', 'statistics.ctr == null', { p: true, notP: true, nullCase: true });
-    await expectPartition('adgroups', 'adGroups', fx.orgs[0]!.token, { segments: 'DeviceType', startDate: addDays(Y, -6), endDate: Y }, 'statistics.ctr > 0.02', 'statistics.ctr == null', {
-      p: true,
-      notP: true,
-      nullCase: false,
-    });
-    await expectPartition('keywords', 'keywords', fx.orgs[0]!.token, {}, 'statistics.ctr > 0.02', 'statistics.ctr == null', { p: true, notP: true, nullCase: true });
+    await expectPartition(
+      'campaigns',
+      'campaigns',
+      fx.orgs[0]!.token,
+      {},
+      'statistics.ctr > 0.02',
+      'statistics.ctr == null',
+      { p: true, notP: true, nullCase: true },
+    );
+    await expectPartition(
+      'adgroups',
+      'adGroups',
+      fx.orgs[0]!.token,
+      { segments: 'DeviceType', startDate: addDays(Y, -6), endDate: Y },
+      'statistics.ctr > 0.02',
+      'statistics.ctr == null',
+      {
+        p: true,
+        notP: true,
+        nullCase: false,
+      },
+    );
+    await expectPartition(
+      'keywords',
+      'keywords',
+      fx.orgs[0]!.token,
+      {},
+      'statistics.ctr > 0.02',
+      'statistics.ctr == null',
+      { p: true, notP: true, nullCase: true },
+    );
   });
 
   it('the rows of p really satisfy it, and filtering does not change a row', async () => {
@@ -271,15 +444,31 @@ describe('a filter, its negation and the null case partition the rows', () => {
       expect(row.statistics.ctr).toBeGreaterThan(0.02);
       expect(row).toEqual(byId.get(row.id));
     }
-    expect(yes.map((r) => r.id)).toEqual(all.filter((r) => r.statistics.ctr !== null && r.statistics.ctr > 0.02).map((r) => r.id));
+    expect(yes.map((r) => r.id)).toEqual(
+      all.filter((r) => r.statistics.ctr !== null && r.statistics.ctr > 0.02).map((r) => r.id),
+    );
   });
 
   it("labels.tier == 'gold' on accounts (null case: accounts without the label)", async () => {
     const token = fx.orgs[0]!.token;
-    const { none, yes } = await expectPartition('accounts', 'accounts', token, { embed: 'labels' }, "labels.tier == 'gold'", 'labels.tier == null', { p: true, notP: true, nullCase: true });
+    const { none, yes } = await expectPartition(
+      'accounts',
+      'accounts',
+      token,
+      { embed: 'labels' },
+      "labels.tier == 'gold'",
+      'labels.tier == null',
+      { p: true, notP: true, nullCase: true },
+    );
     expect(none).toContain(String(world.unlabelledAccount));
-    const tiers = await fx.sql<{ account_id: number }>("SELECT account_id FROM account_labels WHERE name = 'tier' AND value = 'gold' ORDER BY 1");
-    const orgAccounts = new Set((await fx.sql<{ id: number }>('SELECT id FROM accounts WHERE organization_id = $1', [fx.orgs[0]!.id])).map((r) => r.id));
+    const tiers = await fx.sql<{ account_id: number }>(
+      "SELECT account_id FROM account_labels WHERE name = 'tier' AND value = 'gold' ORDER BY 1",
+    );
+    const orgAccounts = new Set(
+      (await fx.sql<{ id: number }>('SELECT id FROM accounts WHERE organization_id = $1', [fx.orgs[0]!.id])).map(
+        (r) => r.id,
+      ),
+    );
     expect(yes).toEqual(tiers.filter((t) => orgAccounts.has(t.account_id)).map((t) => String(t.account_id)));
   });
 
@@ -289,12 +478,28 @@ describe('a filter, its negation and the null case partition the rows', () => {
     const quiet = all.find((r) => r.statistics.clicks <= 100 && !r.name.includes("'") && !r.name.includes('\\'));
     expect(quiet, 'a campaign with at most 100 clicks').toBeDefined();
     const p = `name == '${quiet.name}' || statistics.clicks > 100`;
-    const { yes } = await expectPartition('campaigns', 'campaigns', token, {}, p, 'statistics.clicks == null || name == null', { p: true, notP: true, nullCase: false });
+    const { yes } = await expectPartition(
+      'campaigns',
+      'campaigns',
+      token,
+      {},
+      p,
+      'statistics.clicks == null || name == null',
+      { p: true, notP: true, nullCase: false },
+    );
     expect(yes).toContain(String(quiet.id));
     const expected = all.filter((r) => r.name === quiet.name || r.statistics.clicks > 100).map((r) => String(r.id));
     expect(yes).toEqual(expected);
     const pDay = `name == '${quiet.name}' || statistics.clicks > 10`;
-    await expectPartition('campaigns', 'campaigns', token, { segments: 'Day', startDate: addDays(Y, -6), endDate: Y }, pDay, 'statistics.clicks == null', { p: true, notP: true, nullCase: false });
+    await expectPartition(
+      'campaigns',
+      'campaigns',
+      token,
+      { segments: 'Day', startDate: addDays(Y, -6), endDate: Y },
+      pDay,
+      'statistics.clicks == null',
+      { p: true, notP: true, nullCase: false },
+    );
   });
 });
 
@@ -325,11 +530,14 @@ describe('sorted paging', () => {
       const out: string[] = [];
       for (let i = 1; i < rows.length; i++) {
         const [a, b] = [rows[i - 1], rows[i]];
-        if (a.statistics.cost < b.statistics.cost) out.push(`${a.id} (${a.statistics.cost}) before ${b.id} (${b.statistics.cost})`);
-        if (a.statistics.cost === b.statistics.cost && a.id > b.id) out.push(`tie ${a.statistics.cost}: ${a.id} before ${b.id}`);
+        if (a.statistics.cost < b.statistics.cost)
+          out.push(`${a.id} (${a.statistics.cost}) before ${b.id} (${b.statistics.cost})`);
+        if (a.statistics.cost === b.statistics.cost && a.id > b.id)
+          out.push(`tie ${a.statistics.cost}: ${a.id} before ${b.id}`);
       }
       expect(out.slice(0, 5)).toEqual([]);
-      if (org === fx.orgs[0]) expect(rows.filter((r) => r.statistics.cost === 0).length, 'zero-cost ties to order').toBeGreaterThan(1);
+      if (org === fx.orgs[0])
+        expect(rows.filter((r) => r.statistics.cost === 0).length, 'zero-cost ties to order').toBeGreaterThan(1);
     }
   });
 
@@ -344,9 +552,13 @@ describe('sorted paging', () => {
     const out: string[] = [];
     for (let i = 1; i < rows.length; i++) {
       const [a, b] = [rows[i - 1], rows[i]];
-      if (a.statistics.calls < b.statistics.calls) out.push(`${rowKey(a)} before ${rowKey(b)}: calls ${a.statistics.calls} < ${b.statistics.calls}`);
+      if (a.statistics.calls < b.statistics.calls)
+        out.push(`${rowKey(a)} before ${rowKey(b)}: calls ${a.statistics.calls} < ${b.statistics.calls}`);
       // Supplement 5: ties break by id ascending (and an entity's buckets then in segment order, as without a sort).
-      if (a.statistics.calls === b.statistics.calls && (a.id > b.id || (a.id === b.id && a.segments.week > b.segments.week))) {
+      if (
+        a.statistics.calls === b.statistics.calls &&
+        (a.id > b.id || (a.id === b.id && a.segments.week > b.segments.week))
+      ) {
         out.push(`tie at calls ${a.statistics.calls}: ${rowKey(a)} before ${rowKey(b)}`);
       }
     }
@@ -355,14 +567,29 @@ describe('sorted paging', () => {
 
   it('several keys: adPlatformAccountId ascending, then -statistics.clicks, then id', async () => {
     const org = fx.orgs[0]!;
-    const { rows } = await fetchAll(fx, 'adgroups', org.token, { sort: 'adPlatformAccountId,-statistics.clicks' }, 'adGroups');
-    const sorted = [...rows].sort((a, b) => a.adPlatformAccountId - b.adPlatformAccountId || b.statistics.clicks - a.statistics.clicks || a.id - b.id);
+    const { rows } = await fetchAll(
+      fx,
+      'adgroups',
+      org.token,
+      { sort: 'adPlatformAccountId,-statistics.clicks' },
+      'adGroups',
+    );
+    const sorted = [...rows].sort(
+      (a, b) =>
+        a.adPlatformAccountId - b.adPlatformAccountId || b.statistics.clicks - a.statistics.clicks || a.id - b.id,
+    );
     expect(rows.map((r) => r.id)).toEqual(sorted.map((r) => r.id));
   });
 
   it('an offset that is not a multiple of limit is a 400 naming offset; a page past the end is empty with the total', async () => {
     const token = fx.orgs[0]!.token;
-    for (const query of [{ limit: 7, offset: 3 }, { offset: 7 }, { limit: 7, offset: 15 }, { limit: 10, offset: -10 }, { limit: 7, offset: 'x' }]) {
+    for (const query of [
+      { limit: 7, offset: 3 },
+      { offset: 7 },
+      { limit: 7, offset: 15 },
+      { limit: 10, offset: -10 },
+      { limit: 7, offset: 'x' },
+    ]) {
       const res = await fx.report('campaigns', token, query as QueryInput);
       expect(res.status, JSON.stringify(query)).toBe(400);
       expect(res.json.error.details[0].field, JSON.stringify(query)).toBe('offset');

@@ -1,5 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addDays, approx, fetchAll, LEVELS, mondayOf, startReportingFixture, type Level, type QueryInput, type ReportingFixture } from './helpers/reporting-fixture.js';
+import {
+  addDays,
+  approx,
+  fetchAll,
+  LEVELS,
+  mondayOf,
+  startReportingFixture,
+  type Level,
+  type QueryInput,
+  type ReportingFixture,
+} from './helpers/reporting-fixture.js';
 
 /**
  * An independent oracle for the reporting endpoints: the expected rows are computed here with
@@ -20,15 +30,25 @@ beforeAll(async () => {
   fx = await startReportingFixture({ scale: '2', days: 45, seed: 3, orgs: 2 });
   Y = fx.yesterday;
   const org = fx.orgs[0]!;
-  const accounts = await fx.sql<{ id: number }>('SELECT id FROM accounts WHERE organization_id = $1 ORDER BY id', [org.id]);
+  const accounts = await fx.sql<{ id: number }>('SELECT id FROM accounts WHERE organization_id = $1 ORDER BY id', [
+    org.id,
+  ]);
   world.usdAccount = accounts[0]!.id;
-  const patched = await fx.json('PATCH', `/provisioning/v0/accounts/id/${world.usdAccount}`, org.token, { account: { currency: 'USD' } }, 'application/merge-patch+json');
+  const patched = await fx.json(
+    'PATCH',
+    `/provisioning/v0/accounts/id/${world.usdAccount}`,
+    org.token,
+    { account: { currency: 'USD' } },
+    'application/merge-patch+json',
+  );
   if (patched.status !== 200) throw new Error(`PATCH currency: ${patched.status} ${patched.text}`);
   for (const markup of [
     { rate: 0.25, startDate: addDays(Y, -20), endDate: addDays(Y, -10) },
     { rate: 0.1, startDate: addDays(Y, -5), endDate: null },
   ]) {
-    const res = await fx.json('POST', `/provisioning/v0/accounts/id/${world.usdAccount}/markups`, org.token, { markup });
+    const res = await fx.json('POST', `/provisioning/v0/accounts/id/${world.usdAccount}/markups`, org.token, {
+      markup,
+    });
     if (res.status !== 201) throw new Error(`POST markup: ${res.status} ${res.text}`);
   }
   // A platform account of another account of the organization, linked to the USD account too:
@@ -40,13 +60,22 @@ beforeAll(async () => {
   );
   world.otherAccount = shared[0]!.account_id;
   world.sharedPlatformAccount = shared[0]!.adplatform_account_id;
-  await fx.write(`INSERT INTO account_adplatform_links (account_id, adplatform_account_id, status) VALUES ($1, $2, 'READ_WRITE')`, [world.usdAccount, world.sharedPlatformAccount]);
+  await fx.write(
+    `INSERT INTO account_adplatform_links (account_id, adplatform_account_id, status) VALUES ($1, $2, 'READ_WRITE')`,
+    [world.usdAccount, world.sharedPlatformAccount],
+  );
   // The other organization gets a markup too, on its first account.
   const second = fx.orgs[1]!;
-  const secondAccount = (await fx.sql<{ id: number }>('SELECT id FROM accounts WHERE organization_id = $1 ORDER BY id LIMIT 1', [second.id]))[0]!.id;
-  const markup = await fx.json('POST', `/provisioning/v0/accounts/id/${secondAccount}/markups`, second.token, { markup: { rate: 0.05, startDate: addDays(Y, -15), endDate: null } });
+  const secondAccount = (
+    await fx.sql<{ id: number }>('SELECT id FROM accounts WHERE organization_id = $1 ORDER BY id LIMIT 1', [second.id])
+  )[0]!.id;
+  const markup = await fx.json('POST', `/provisioning/v0/accounts/id/${secondAccount}/markups`, second.token, {
+    markup: { rate: 0.05, startDate: addDays(Y, -15), endDate: null },
+  });
   if (markup.status !== 201) throw new Error(`POST markup: ${markup.status} ${markup.text}`);
-  const created = await fx.json('POST', '/provisioning/v0/accounts', org.token, { account: { name: 'Oracle Empty AG', languageCode: 'de', countryCode: 'DE', currency: 'EUR' } });
+  const created = await fx.json('POST', '/provisioning/v0/accounts', org.token, {
+    account: { name: 'Oracle Empty AG', languageCode: 'de', countryCode: 'DE', currency: 'EUR' },
+  });
   if (created.status !== 201) throw new Error(`POST account: ${created.status} ${created.text}`);
   world.emptyAccount = created.json.account.id;
 });
@@ -57,7 +86,17 @@ afterAll(async () => {
 // ---------------------------------------------------------------------------------------------
 // The oracle
 
-const SUMS = ['impressions', 'clicks', 'cost', 'conversions', 'conversionValue', 'calls', 'callConversions', 'callConversionsFractional', 'costWithMarkup'] as const;
+const SUMS = [
+  'impressions',
+  'clicks',
+  'cost',
+  'conversions',
+  'conversionValue',
+  'calls',
+  'callConversions',
+  'callConversionsFractional',
+  'costWithMarkup',
+] as const;
 type Sums = Record<(typeof SUMS)[number], number>;
 interface Daily extends Sums {
   id: number;
@@ -66,7 +105,17 @@ interface Daily extends Sums {
 }
 
 const INTEGER_STATS = new Set(['impressions', 'clicks', 'calls', 'callConversions']);
-const DEFAULT_NINE = ['impressions', 'clicks', 'cost', 'conversions', 'conversionValue', 'ctr', 'averageCpc', 'conversionRate', 'costPerConversion'];
+const DEFAULT_NINE = [
+  'impressions',
+  'clicks',
+  'cost',
+  'conversions',
+  'conversionValue',
+  'ctr',
+  'averageCpc',
+  'conversionRate',
+  'costPerConversion',
+];
 
 const ratio = (a: number, b: number) => (b === 0 ? null : a / b);
 function statistic(name: string, s: Sums): number | null {
@@ -114,7 +163,10 @@ function daily(level: Level, organizationId: number, from: string, to: string, g
   const cacheKey = `${level.path}|${organizationId}|${from}|${to}|${grain}`;
   let found = dailyCache.get(cacheKey);
   if (!found) {
-    found = level.key === null ? accountDaily(organizationId, from, to, grain) : lowerDaily(level, organizationId, from, to, grain);
+    found =
+      level.key === null
+        ? accountDaily(organizationId, from, to, grain)
+        : lowerDaily(level, organizationId, from, to, grain);
     dailyCache.set(cacheKey, found);
   }
   return found;
@@ -180,7 +232,9 @@ function entities(level: Level, organizationId: number): Promise<Map<number, Rec
   const cacheKey = `${level.path}|${organizationId}`;
   let found = entityCache.get(cacheKey);
   if (!found) {
-    found = fx.sql<Record<string, unknown>>(`${ENTITY_SQL[level.path]} ORDER BY 1`, [organizationId]).then((rows) => new Map(rows.map((r) => [Number(r.id), { ...r, id: Number(r.id) }])));
+    found = fx
+      .sql<Record<string, unknown>>(`${ENTITY_SQL[level.path]} ORDER BY 1`, [organizationId])
+      .then((rows) => new Map(rows.map((r) => [Number(r.id), { ...r, id: Number(r.id) }])));
     entityCache.set(cacheKey, found);
   }
   return found;
@@ -208,18 +262,35 @@ interface ExpectedRow {
 }
 
 /** Expected rows in the API's default order: id ascending, then the segment values. */
-async function expectedRows(level: Level, organizationId: number, from: string, to: string, segment: Segment | undefined): Promise<ExpectedRow[]> {
-  const rows = await daily(level, organizationId, from, to, !segment ? 'id' : segment === 'DeviceType' ? 'device' : 'day');
+async function expectedRows(
+  level: Level,
+  organizationId: number,
+  from: string,
+  to: string,
+  segment: Segment | undefined,
+): Promise<ExpectedRow[]> {
+  const rows = await daily(
+    level,
+    organizationId,
+    from,
+    to,
+    !segment ? 'id' : segment === 'DeviceType' ? 'device' : 'day',
+  );
   const ents = await entities(level, organizationId);
   const buckets = new Map<string, ExpectedRow>();
   if (!segment) for (const id of ents.keys()) buckets.set(`${id}`, { id, sums: zero() });
   for (const row of rows) {
     const id = Number(row.id);
-    if (!ents.has(id)) throw new Error(`fact row of ${level.path} ${id}, not an entity of organization ${organizationId}`);
+    if (!ents.has(id))
+      throw new Error(`fact row of ${level.path} ${id}, not an entity of organization ${organizationId}`);
     const value = segment ? segmentValue(segment, row) : '';
     const key = `${id}|${value}`.replace(/\|$/, '');
     let bucket = buckets.get(key);
-    if (!bucket) buckets.set(key, (bucket = { id, ...(segment ? { segments: { [SEGMENT_KEY[segment]]: value } } : {}), sums: zero() }));
+    if (!bucket)
+      buckets.set(
+        key,
+        (bucket = { id, ...(segment ? { segments: { [SEGMENT_KEY[segment]]: value } } : {}), sums: zero() }),
+      );
     add(bucket.sums, row);
   }
   const seg = (r: ExpectedRow) => (segment ? r.segments![SEGMENT_KEY[segment]]! : '');
@@ -231,11 +302,18 @@ function defaultRange(): { from: string; to: string } {
 }
 
 /** Compares API rows with the oracle's; returns human-readable differences (first ones only). */
-async function compare(level: Level, organizationId: number, apiRows: any[], expected: ExpectedRow[], statistics: readonly string[]): Promise<{ problems: string[]; order: string[] }> {
+async function compare(
+  level: Level,
+  organizationId: number,
+  apiRows: any[],
+  expected: ExpectedRow[],
+  statistics: readonly string[],
+): Promise<{ problems: string[]; order: string[] }> {
   const problems: string[] = [];
   const order: string[] = [];
   const ents = await entities(level, organizationId);
-  const key = (r: { id: number; segments?: Record<string, unknown> }) => `${r.id}${r.segments ? ` ${JSON.stringify(r.segments)}` : ''}`;
+  const key = (r: { id: number; segments?: Record<string, unknown> }) =>
+    `${r.id}${r.segments ? ` ${JSON.stringify(r.segments)}` : ''}`;
   if (apiRows.length !== expected.length) problems.push(`${apiRows.length} rows, expected ${expected.length}`);
   const apiKeys = apiRows.map(key);
   const expectedKeys = expected.map(key);
@@ -244,11 +322,20 @@ async function compare(level: Level, organizationId: number, apiRows: any[], exp
   if (apiKeySet.size !== apiKeys.length) problems.push(`${apiKeys.length - apiKeySet.size} rows appear twice`);
   const missing = expectedKeys.filter((k) => !apiKeySet.has(k));
   const extra = apiKeys.filter((k) => !expectedKeySet.has(k));
-  if (missing.length > 0) problems.push(`missing rows: ${missing.slice(0, 5).join('; ')}${missing.length > 5 ? ` (+${missing.length - 5})` : ''}`);
-  if (extra.length > 0) problems.push(`unexpected rows: ${extra.slice(0, 5).join('; ')}${extra.length > 5 ? ` (+${extra.length - 5})` : ''}`);
+  if (missing.length > 0)
+    problems.push(
+      `missing rows: ${missing.slice(0, 5).join('; ')}${missing.length > 5 ? ` (+${missing.length - 5})` : ''}`,
+    );
+  if (extra.length > 0)
+    problems.push(
+      `unexpected rows: ${extra.slice(0, 5).join('; ')}${extra.length > 5 ? ` (+${extra.length - 5})` : ''}`,
+    );
   if (missing.length === 0 && extra.length === 0) {
     const firstOut = apiKeys.findIndex((k, i) => k !== expectedKeys[i]);
-    if (firstOut >= 0) order.push(`order differs from "id ascending, then segments" at index ${firstOut}: got ${apiKeys.slice(firstOut, firstOut + 3).join(', ')}; expected ${expectedKeys.slice(firstOut, firstOut + 3).join(', ')}`);
+    if (firstOut >= 0)
+      order.push(
+        `order differs from "id ascending, then segments" at index ${firstOut}: got ${apiKeys.slice(firstOut, firstOut + 3).join(', ')}; expected ${expectedKeys.slice(firstOut, firstOut + 3).join(', ')}`,
+      );
   }
   const byKey = new Map(expected.map((r) => [key(r), r]));
   for (const row of apiRows) {
@@ -256,10 +343,12 @@ async function compare(level: Level, organizationId: number, apiRows: any[], exp
     if (!want) continue;
     const entity = ents.get(row.id);
     for (const [field, value] of Object.entries(entity ?? {})) {
-      if (row[field] !== value) problems.push(`${key(row)}: ${field} = ${JSON.stringify(row[field])}, expected ${JSON.stringify(value)}`);
+      if (row[field] !== value)
+        problems.push(`${key(row)}: ${field} = ${JSON.stringify(row[field])}, expected ${JSON.stringify(value)}`);
     }
     const gotNames = Object.keys(row.statistics ?? {}).sort();
-    if (JSON.stringify(gotNames) !== JSON.stringify([...statistics].sort())) problems.push(`${key(row)}: statistics ${gotNames.join(',')}, expected ${[...statistics].sort().join(',')}`);
+    if (JSON.stringify(gotNames) !== JSON.stringify([...statistics].sort()))
+      problems.push(`${key(row)}: statistics ${gotNames.join(',')}, expected ${[...statistics].sort().join(',')}`);
     for (const name of statistics) {
       const got = row.statistics?.[name];
       const exp = statistic(name, want.sums);
@@ -271,7 +360,12 @@ async function compare(level: Level, organizationId: number, apiRows: any[], exp
   return { problems: problems.slice(0, 30), order };
 }
 
-async function check(level: Level, orgIndex: number, query: QueryInput, options: { from: string; to: string; segment?: Segment; statistics?: readonly string[]; ignoreOrder?: boolean }) {
+async function check(
+  level: Level,
+  orgIndex: number,
+  query: QueryInput,
+  options: { from: string; to: string; segment?: Segment; statistics?: readonly string[]; ignoreOrder?: boolean },
+) {
   const org = fx.orgs[orgIndex]!;
   const { rows, total } = await fetchAll(fx, level.path, org.token, query, level.plural);
   const expected = await expectedRows(level, org.id, options.from, options.to, options.segment);
@@ -283,7 +377,14 @@ async function check(level: Level, orgIndex: number, query: QueryInput, options:
 }
 
 // Ranges that keep segmented low levels to a few thousand rows.
-const SHORT_DAYS: Record<Level['path'], number> = { accounts: 30, 'adplatform-accounts': 30, campaigns: 30, adgroups: 14, keywords: 5, ads: 7 };
+const SHORT_DAYS: Record<Level['path'], number> = {
+  accounts: 30,
+  'adplatform-accounts': 30,
+  campaigns: 30,
+  adgroups: 14,
+  keywords: 5,
+  ads: 7,
+};
 function shortRange(level: Level) {
   return { from: addDays(Y, -(SHORT_DAYS[level.path] - 1)), to: Y };
 }
@@ -303,8 +404,26 @@ function monthRange(level: Level) {
 }
 
 /** Statistics that read money: null in totals over rows in several currencies. */
-const MONEY = new Set(['cost', 'costWithMarkup', 'conversionValue', 'averageCpc', 'averageCpm', 'costPerConversion', 'valuePerConversion', 'roas']);
-const STATS_WITH_MARKUP = ['impressions', 'clicks', 'cost', 'conversions', 'ctr', 'averageCpc', 'costWithMarkup', 'calls'];
+const MONEY = new Set([
+  'cost',
+  'costWithMarkup',
+  'conversionValue',
+  'averageCpc',
+  'averageCpm',
+  'costPerConversion',
+  'valuePerConversion',
+  'roas',
+]);
+const STATS_WITH_MARKUP = [
+  'impressions',
+  'clicks',
+  'cost',
+  'conversions',
+  'ctr',
+  'averageCpc',
+  'costWithMarkup',
+  'calls',
+];
 
 describe('reporting oracle: every level against plain SQL over the fact tables', () => {
   for (const level of LEVELS) {
@@ -318,42 +437,92 @@ describe('reporting oracle: every level against plain SQL over the fact tables',
       });
 
       it('with startDate and endDate (inclusive), also reaching before the first generated day', async () => {
-        await check(level, 0, { startDate: addDays(Y, -38), endDate: addDays(Y, -21) }, { from: addDays(Y, -38), to: addDays(Y, -21) });
-        await check(level, 1, { startDate: addDays(Y, -50), endDate: addDays(Y, -40) }, { from: addDays(Y, -50), to: addDays(Y, -40) });
+        await check(
+          level,
+          0,
+          { startDate: addDays(Y, -38), endDate: addDays(Y, -21) },
+          { from: addDays(Y, -38), to: addDays(Y, -21) },
+        );
+        await check(
+          level,
+          1,
+          { startDate: addDays(Y, -50), endDate: addDays(Y, -40) },
+          { from: addDays(Y, -50), to: addDays(Y, -40) },
+        );
         // Only startDate: through yesterday.
         await check(level, 0, { startDate: addDays(Y, -9) }, { from: addDays(Y, -9), to: Y });
         // One day.
-        await check(level, 0, { startDate: addDays(Y, -3), endDate: addDays(Y, -3) }, { from: addDays(Y, -3), to: addDays(Y, -3) });
+        await check(
+          level,
+          0,
+          { startDate: addDays(Y, -3), endDate: addDays(Y, -3) },
+          { from: addDays(Y, -3), to: addDays(Y, -3) },
+        );
       });
 
       for (const segment of ['Day', 'Week', 'Month', 'DeviceType'] as const) {
         it(`segments=${segment}: one row per active bucket, ordered by id then ${SEGMENT_KEY[segment]}`, async () => {
-          const range = segment === 'Week' ? weekRange(level) : segment === 'Month' ? monthRange(level) : shortRange(level);
-          const { rows } = await check(level, 0, { startDate: range.from, endDate: range.to, segments: segment }, { ...range, segment });
+          const range =
+            segment === 'Week' ? weekRange(level) : segment === 'Month' ? monthRange(level) : shortRange(level);
+          const { rows } = await check(
+            level,
+            0,
+            { startDate: range.from, endDate: range.to, segments: segment },
+            { ...range, segment },
+          );
           expect(rows.length).toBeGreaterThan(0);
         });
       }
 
       it('with segments and no sort, rows are in the default order: id ascending, then the segment (supplement 1)', async () => {
         const range = { from: addDays(Y, -3), to: Y };
-        await check(level, 1, { startDate: range.from, endDate: range.to, segments: 'Day' }, { ...range, segment: 'Day' });
+        await check(
+          level,
+          1,
+          { startDate: range.from, endDate: range.to, segments: 'Day' },
+          { ...range, segment: 'Day' },
+        );
       });
 
       it('statistics=impressions,clicks,cost,conversions,ctr,averageCpc,costWithMarkup,calls (markups of both organizations)', async () => {
         for (const orgIndex of [0, 1]) {
-          await check(level, orgIndex, { startDate: addDays(Y, -35), endDate: Y, statistics: STATS_WITH_MARKUP.join(',') }, { from: addDays(Y, -35), to: Y, statistics: STATS_WITH_MARKUP });
+          await check(
+            level,
+            orgIndex,
+            { startDate: addDays(Y, -35), endDate: Y, statistics: STATS_WITH_MARKUP.join(',') },
+            { from: addDays(Y, -35), to: Y, statistics: STATS_WITH_MARKUP },
+          );
         }
       });
 
       it('statistics with the prefix and the rest of the catalogue', async () => {
-        const all = ['totalConversions', 'averageCpm', 'valuePerConversion', 'roas', 'callConversions', 'callConversionsFractional', 'conversionValue', 'conversionRate', 'costPerConversion'];
-        await check(level, 0, { statistics: all.map((s) => `statistics.${s}`).join(',') }, { ...defaultRange(), statistics: all });
+        const all = [
+          'totalConversions',
+          'averageCpm',
+          'valuePerConversion',
+          'roas',
+          'callConversions',
+          'callConversionsFractional',
+          'conversionValue',
+          'conversionRate',
+          'costPerConversion',
+        ];
+        await check(
+          level,
+          0,
+          { statistics: all.map((s) => `statistics.${s}`).join(',') },
+          { ...defaultRange(), statistics: all },
+        );
       });
 
       it('totals=true: the statistics of the summed figures of the whole result, beside a page; money only over one currency', async () => {
         for (const orgIndex of [0, 1]) {
           const org = fx.orgs[orgIndex]!;
-          const res = await fx.report(level.path, org.token, { statistics: STATS_WITH_MARKUP.join(','), totals: 'true', limit: 5 });
+          const res = await fx.report(level.path, org.token, {
+            statistics: STATS_WITH_MARKUP.join(','),
+            totals: 'true',
+            limit: 5,
+          });
           expect(res.status).toBe(200);
           const expected = await expectedRows(level, org.id, addDays(Y, -29), Y, undefined);
           const sums = zero();
@@ -365,10 +534,15 @@ describe('reporting oracle: every level against plain SQL over the fact tables',
           const currencies = [...new Set(expected.map((row) => String(ents.get(row.id)!.currency)))].sort();
           const mixed = currencies.length > 1;
           expect(res.json.totals.currency).toBe(mixed ? null : currencies[0]);
-          expect(res.json.warnings?.filter((w: any) => w.code === 'mixed_currencies').map((w: any) => w.currencies) ?? []).toEqual(mixed ? [currencies] : []);
+          expect(
+            res.json.warnings?.filter((w: any) => w.code === 'mixed_currencies').map((w: any) => w.currencies) ?? [],
+          ).toEqual(mixed ? [currencies] : []);
           for (const name of STATS_WITH_MARKUP) {
             const exp = mixed && MONEY.has(name) ? null : statistic(name, sums);
-            expect(approx(res.json.totals[name], exp), `totals.${name} = ${res.json.totals[name]}, expected ${exp}`).toBe(true);
+            expect(
+              approx(res.json.totals[name], exp),
+              `totals.${name} = ${res.json.totals[name]}, expected ${exp}`,
+            ).toBe(true);
           }
         }
       });
@@ -379,7 +553,15 @@ describe('reporting oracle: every level against plain SQL over the fact tables',
     const level = LEVELS[2];
     const org = fx.orgs[1]!;
     const range = { from: addDays(Y, -13), to: Y };
-    const res = await fx.report(level.path, org.token, { startDate: range.from, endDate: range.to, segments: 'Day', filter: 'statistics.clicks > 3', totals: 'true', statistics: 'clicks,cost,ctr,averageCpc', limit: 10 });
+    const res = await fx.report(level.path, org.token, {
+      startDate: range.from,
+      endDate: range.to,
+      segments: 'Day',
+      filter: 'statistics.clicks > 3',
+      totals: 'true',
+      statistics: 'clicks,cost,ctr,averageCpc',
+      limit: 10,
+    });
     expect(res.status).toBe(200);
     const expected = (await expectedRows(level, org.id, range.from, range.to, 'Day')).filter((r) => r.sums.clicks > 3);
     expect(Number(res.headers['x-totalcount'])).toBe(expected.length);
@@ -390,12 +572,19 @@ describe('reporting oracle: every level against plain SQL over the fact tables',
     expect(currencies.size).toBe(1);
     expect(res.json.totals.currency).toBe([...currencies][0]);
     for (const name of ['clicks', 'cost', 'ctr', 'averageCpc']) {
-      expect(approx(res.json.totals?.[name], statistic(name, sums)), `totals.${name} = ${res.json.totals?.[name]}, expected ${statistic(name, sums)}`).toBe(true);
+      expect(
+        approx(res.json.totals?.[name], statistic(name, sums)),
+        `totals.${name} = ${res.json.totals?.[name]}, expected ${statistic(name, sums)}`,
+      ).toBe(true);
     }
   });
 
   it('totals=true over an empty result: zero sums, null ratios, X-TotalCount 0', async () => {
-    const res = await fx.report('campaigns', fx.orgs[0]!.token, { filter: 'id < 0', totals: 'true', statistics: 'impressions,cost,ctr,averageCpc' });
+    const res = await fx.report('campaigns', fx.orgs[0]!.token, {
+      filter: 'id < 0',
+      totals: 'true',
+      statistics: 'impressions,cost,ctr,averageCpc',
+    });
     expect(res.status).toBe(200);
     expect(res.json.campaigns).toEqual([]);
     expect(res.headers['x-totalcount']).toBe('0');
@@ -404,11 +593,19 @@ describe('reporting oracle: every level against plain SQL over the fact tables',
 
   it('the changed organization: USD account with converted money, shared platform account counted in both accounts, empty account at zero', async () => {
     const org = fx.orgs[0]!;
-    const res = await fx.report('accounts', org.token, { statistics: 'impressions,cost,costWithMarkup', startDate: addDays(Y, -20), endDate: Y });
+    const res = await fx.report('accounts', org.token, {
+      statistics: 'impressions,cost,costWithMarkup',
+      startDate: addDays(Y, -20),
+      endDate: Y,
+    });
     expect(res.status).toBe(200);
     const byId = new Map<number, any>(res.json.accounts.map((r: any) => [r.id, r]));
     expect(byId.get(world.usdAccount)).toMatchObject({ currency: 'USD' });
-    expect(byId.get(world.emptyAccount)).toMatchObject({ name: 'Oracle Empty AG', currency: 'EUR', statistics: { impressions: 0, cost: 0, costWithMarkup: 0 } });
+    expect(byId.get(world.emptyAccount)).toMatchObject({
+      name: 'Oracle Empty AG',
+      currency: 'EUR',
+      statistics: { impressions: 0, cost: 0, costWithMarkup: 0 },
+    });
     // The shared platform account's impressions are in both accounts.
     const shared = await fx.sql<{ impressions: number }>(
       'SELECT coalesce(sum(impressions), 0)::DOUBLE AS impressions FROM fact_ad_daily WHERE adplatform_account_id = $1 AND day BETWEEN $2::DATE AND $3::DATE',
@@ -418,7 +615,9 @@ describe('reporting oracle: every level against plain SQL over the fact tables',
     expect(byId.get(world.usdAccount).statistics.impressions).toBeGreaterThanOrEqual(shared[0]!.impressions);
     expect(byId.get(world.otherAccount).statistics.impressions).toBeGreaterThanOrEqual(shared[0]!.impressions);
     // Markups apply: the USD account's costWithMarkup is above its cost.
-    expect(byId.get(world.usdAccount).statistics.costWithMarkup).toBeGreaterThan(byId.get(world.usdAccount).statistics.cost);
+    expect(byId.get(world.usdAccount).statistics.costWithMarkup).toBeGreaterThan(
+      byId.get(world.usdAccount).statistics.cost,
+    );
   });
   // Last: it adds a platform account the other tests do not expect.
   it('an ad platform account the organization knows but has not linked (seen under a master) still appears, with zero figures', async () => {
@@ -428,9 +627,15 @@ describe('reporting oracle: every level against plain SQL over the fact tables',
        VALUES ($1, 'GOOGLE_ADS', '999-000-0001', 'Seen under a master, never linked', 'EUR', 'Europe/Berlin')`,
       [org.id],
     );
-    const [known] = await fx.sql<{ id: number }>("SELECT id FROM adplatform_accounts WHERE ad_platform_id = '999-000-0001'");
+    const [known] = await fx.sql<{ id: number }>(
+      "SELECT id FROM adplatform_accounts WHERE ad_platform_id = '999-000-0001'",
+    );
     const res = await fx.report('adplatform-accounts', org.token, { statistics: 'impressions,ctr' });
     expect(res.status).toBe(200);
-    expect(res.json.adPlatformAccounts.find((r: any) => r.id === known!.id)).toMatchObject({ id: known!.id, adPlatformType: 'GOOGLE_ADS', statistics: { impressions: 0, ctr: null } });
+    expect(res.json.adPlatformAccounts.find((r: any) => r.id === known!.id)).toMatchObject({
+      id: known!.id,
+      adPlatformType: 'GOOGLE_ADS',
+      statistics: { impressions: 0, ctr: null },
+    });
   });
 });

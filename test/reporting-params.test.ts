@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addDays, approx, fetchAll, LEVELS, startReportingFixture, type QueryInput, type ReportingFixture } from './helpers/reporting-fixture.js';
+import {
+  addDays,
+  approx,
+  fetchAll,
+  LEVELS,
+  startReportingFixture,
+  type QueryInput,
+  type ReportingFixture,
+} from './helpers/reporting-fixture.js';
 
 /**
  * The reporting parameters (supplement 5): every bad one is a 400 that names it (and the
@@ -16,18 +24,30 @@ beforeAll(async () => {
   fx = await startReportingFixture({ scale: '1', days: 30, seed: 5, orgs: 2 });
   Y = fx.yesterday;
   token = fx.orgs[0]!.token;
-  const accounts = await fx.sql<{ id: number }>('SELECT id FROM accounts WHERE organization_id = $1 ORDER BY id', [fx.orgs[0]!.id]);
+  const accounts = await fx.sql<{ id: number }>('SELECT id FROM accounts WHERE organization_id = $1 ORDER BY id', [
+    fx.orgs[0]!.id,
+  ]);
   world.account = accounts[0]!.id;
   // Labels and custom fields the way a client writes them: through the provisioning API.
-  const put = await fx.json('PUT', `/provisioning/v0/accounts/id/${world.account}/labels`, token, { labels: { team: 'Ωmega team', tier: 'platinum' } });
+  const put = await fx.json('PUT', `/provisioning/v0/accounts/id/${world.account}/labels`, token, {
+    labels: { team: 'Ωmega team', tier: 'platinum' },
+  });
   if (put.status !== 200) throw new Error(`PUT labels: ${put.status} ${put.text}`);
-  const patch = await fx.json('PATCH', `/provisioning/v0/accounts/id/${world.account}`, token, { account: { field3: 'x', field21: 42.5 } }, 'application/merge-patch+json');
+  const patch = await fx.json(
+    'PATCH',
+    `/provisioning/v0/accounts/id/${world.account}`,
+    token,
+    { account: { field3: 'x', field21: 42.5 } },
+    'application/merge-patch+json',
+  );
   if (patch.status !== 200) throw new Error(`PATCH account: ${patch.status} ${patch.text}`);
   for (const [key, labels, field3] of [
     ['second', { team: 'Alpha' }, 'y'],
     ['third', {}, 'x'],
   ] as const) {
-    const created = await fx.json('POST', '/provisioning/v0/accounts', token, { account: { name: `Params ${key}`, languageCode: 'de', countryCode: 'DE', currency: 'EUR', labels, field3 } });
+    const created = await fx.json('POST', '/provisioning/v0/accounts', token, {
+      account: { name: `Params ${key}`, languageCode: 'de', countryCode: 'DE', currency: 'EUR', labels, field3 },
+    });
     if (created.status !== 201) throw new Error(`POST account: ${created.status} ${created.text}`);
     world[key] = created.json.account.id;
   }
@@ -43,15 +63,25 @@ async function expect400(level: string, query: QueryInput | string, field: strin
   expect(res.status, `${label}: ${res.text.slice(0, 300)}`).toBe(400);
   expect(res.json?.error, label).toBeDefined();
   const fields = typeof field === 'string' ? [field] : field;
-  expect(fields, `${label}: details ${JSON.stringify(res.json.error.details)}`).toContain(res.json.error.details?.[0]?.field);
-  return res.json.error as { code: string; message: string; details: Array<{ field: string; code: string; message: string }> };
+  expect(fields, `${label}: details ${JSON.stringify(res.json.error.details)}`).toContain(
+    res.json.error.details?.[0]?.field,
+  );
+  return res.json.error as {
+    code: string;
+    message: string;
+    details: Array<{ field: string; code: string; message: string }>;
+  };
 }
 async function expect200(level: string, query: QueryInput | string) {
   const res = await fx.report(level, token, query);
-  expect(res.status, `${level} ${typeof query === 'string' ? query : JSON.stringify(query)}: ${res.text.slice(0, 300)}`).toBe(200);
+  expect(
+    res.status,
+    `${level} ${typeof query === 'string' ? query : JSON.stringify(query)}: ${res.text.slice(0, 300)}`,
+  ).toBe(200);
   return res;
 }
-const text = (error: { message: string; details: Array<{ message: string }> }) => `${error.message} ${error.details.map((d) => d.message).join(' ')}`;
+const text = (error: { message: string; details: Array<{ message: string }> }) =>
+  `${error.message} ${error.details.map((d) => d.message).join(' ')}`;
 /** The N of "position N" in an error. */
 function positionOf(error: { message: string; details: Array<{ message: string }> }): number | undefined {
   const match = /position (\d+)/.exec(text(error));
@@ -92,7 +122,8 @@ describe('bad parameters: 400 naming the parameter', () => {
   });
 
   it('an unknown segment', async () => {
-    for (const segments of ['Hour', 'Day,Quarter', 'Network', '']) await expect400('campaigns', { segments }, 'segments');
+    for (const segments of ['Hour', 'Day,Quarter', 'Network', ''])
+      await expect400('campaigns', { segments }, 'segments');
   });
 
   it('bad dates: not YYYY-MM-DD, or not a day of the calendar', async () => {
@@ -117,7 +148,13 @@ describe('bad parameters: 400 naming the parameter', () => {
       const res = await fx.report('campaigns', token, { [name]: value });
       got.push(`${name}=${value}: ${res.status} ${res.json?.error?.details?.[0]?.field ?? ''}`);
     }
-    expect(got).toEqual(['endDate=2026-13-01: 400 endDate', 'startDate=2026-13-01: 400 startDate', 'startDate=2026-00-10: 400 startDate', 'endDate=2026-01-32: 400 endDate', 'startDate=2026-12-00: 400 startDate']);
+    expect(got).toEqual([
+      'endDate=2026-13-01: 400 endDate',
+      'startDate=2026-13-01: 400 startDate',
+      'startDate=2026-00-10: 400 startDate',
+      'endDate=2026-01-32: 400 endDate',
+      'startDate=2026-12-00: 400 startDate',
+    ]);
   });
 
   it('bad dates: endDate before startDate, a range over five years', async () => {
@@ -133,7 +170,8 @@ describe('bad parameters: 400 naming the parameter', () => {
   });
 
   it('limit outside 1..10000 or not an integer; offset not a multiple of limit', async () => {
-    for (const limit of ['0', '10001', '-1', 'abc', '1.5', '', '1e3', '99999999999999999999']) await expect400('ads', { limit }, 'limit');
+    for (const limit of ['0', '10001', '-1', 'abc', '1.5', '', '1e3', '99999999999999999999'])
+      await expect400('ads', { limit }, 'limit');
     await expect200('ads', { limit: '10000' });
     for (const offset of ['5', '-100', 'x', '100.0']) await expect400('ads', { offset }, 'offset');
     await expect400('ads', { limit: 7, offset: 8 }, 'offset');
@@ -149,7 +187,8 @@ describe('bad parameters: 400 naming the parameter', () => {
     expect(Buffer.byteLength(labelled.text)).toBeGreaterThan(labelled.text.length);
     expect(Buffer.byteLength(big.text)).toBeGreaterThan(64 * 1024);
     const paged: unknown[] = [];
-    for (let offset = 0; offset < 1000; offset += 100) paged.push(...(await expect200('ads', { ...days, limit: 100, offset })).json.ads);
+    for (let offset = 0; offset < 1000; offset += 100)
+      paged.push(...(await expect200('ads', { ...days, limit: 100, offset })).json.ads);
     expect(big.json.ads).toEqual(paged);
   });
 
@@ -162,7 +201,10 @@ describe('bad parameters: 400 naming the parameter', () => {
     await expect400('campaigns', 'filter=id%20%3E%200&filter=id%20%3E%201', 'filter');
     await expect400('campaigns', 'sort=id&sort=name', 'sort');
     await expect400('campaigns', 'startDate=2026-01-01&startDate=2026-01-01', 'startDate');
-    const res = await expect200('campaigns', { formulas: ['a:statistics.clicks:Integer', 'b:statistics.cost:Money'], limit: 3 });
+    const res = await expect200('campaigns', {
+      formulas: ['a:statistics.clicks:Integer', 'b:statistics.cost:Money'],
+      limit: 3,
+    });
     for (const row of res.json.campaigns) expect(Object.keys(row.formulas).sort()).toEqual(['a', 'b']);
   });
 
@@ -171,7 +213,8 @@ describe('bad parameters: 400 naming the parameter', () => {
     await expect400('accounts', { embed: 'labels,images' }, 'embed');
     await expect400('campaigns', { embed: 'customFields' }, 'embed');
     await expect400('campaigns', { embed: 'images' }, 'embed');
-    for (const level of ['adplatform-accounts', 'adgroups', 'keywords']) await expect400(level, { embed: 'labels' }, 'embed');
+    for (const level of ['adplatform-accounts', 'adgroups', 'keywords'])
+      await expect400(level, { embed: 'labels' }, 'embed');
     await expect400('ads', { embed: 'labels' }, 'embed');
     await expect200('accounts', { embed: 'labels,customFields' });
     await expect200('campaigns', { embed: 'labels' });
@@ -204,7 +247,11 @@ describe('bad parameters: 400 naming the parameter', () => {
     ]) {
       await expect400('campaigns', { formulas }, 'formulas');
     }
-    const error = await expect400('campaigns', { formulas: 'x:statistics.clicks + statistics.clickz:Decimal' }, 'formulas');
+    const error = await expect400(
+      'campaigns',
+      { formulas: 'x:statistics.clicks + statistics.clickz:Decimal' },
+      'formulas',
+    );
     expect(text(error)).toContain('statistics.clickz');
     expect([22, 23]).toContain(positionOf(error));
   });
@@ -252,14 +299,22 @@ describe('bad parameters: 400 naming the parameter', () => {
   });
 
   it('comparing a string with a number', async () => {
-    for (const filter of ["statistics.clicks == 'abc'", 'name > 5', "id == '7'", "statistics.ctr in ['a']", 'name in [1, 2]', 'contains(statistics.clicks, "1")']) {
+    for (const filter of [
+      "statistics.clicks == 'abc'",
+      'name > 5',
+      "id == '7'",
+      "statistics.ctr in ['a']",
+      'name in [1, 2]',
+      'contains(statistics.clicks, "1")',
+    ]) {
       const error = await expect400('campaigns', { filter }, 'filter');
       expect(text(error), filter).toMatch(/position \d+/);
     }
   });
 
   it('text only on keywords, name not on keywords', async () => {
-    for (const level of ['accounts', 'adplatform-accounts', 'campaigns', 'adgroups', 'ads']) await expect400(level, { text: 'shoes' }, 'text');
+    for (const level of ['accounts', 'adplatform-accounts', 'campaigns', 'adgroups', 'ads'])
+      await expect400(level, { text: 'shoes' }, 'text');
     await expect400('keywords', { name: 'shoes' }, 'name');
   });
 
@@ -284,12 +339,21 @@ describe('formulas', () => {
 
   it('cpc2 = cost/clicks as Money equals averageCpc (null where there are no clicks), also per Day', async () => {
     for (const query of [{}, { segments: 'Day', startDate: addDays(Y, -6), endDate: Y }] as QueryInput[]) {
-      const { rows } = await fetchAll(fx, 'campaigns', token, { ...query, formulas: CPC2, statistics: 'averageCpc,clicks' }, 'campaigns');
+      const { rows } = await fetchAll(
+        fx,
+        'campaigns',
+        token,
+        { ...query, formulas: CPC2, statistics: 'averageCpc,clicks' },
+        'campaigns',
+      );
       expect(rows.length).toBeGreaterThan(0);
       let nulls = 0;
       for (const row of rows) {
         if (row.statistics.averageCpc === null) nulls++;
-        expect(approx(row.formulas.cpc2, row.statistics.averageCpc, 0, 5.01e-7), `${row.id}: ${row.formulas.cpc2} vs ${row.statistics.averageCpc}`).toBe(true);
+        expect(
+          approx(row.formulas.cpc2, row.statistics.averageCpc, 0, 5.01e-7),
+          `${row.id}: ${row.formulas.cpc2} vs ${row.statistics.averageCpc}`,
+        ).toBe(true);
       }
       if (!query.segments) expect(nulls, 'campaigns without clicks').toBeGreaterThan(0);
     }
@@ -297,10 +361,24 @@ describe('formulas', () => {
 
   it('usable in filter and sort', async () => {
     const { rows: all } = await fetchAll(fx, 'campaigns', token, { statistics: 'averageCpc' }, 'campaigns');
-    const { rows: filtered } = await fetchAll(fx, 'campaigns', token, { formulas: CPC2, statistics: 'averageCpc', filter: 'formulas.cpc2 > 1' }, 'campaigns');
-    expect(filtered.map((r) => r.id)).toEqual(all.filter((r) => r.statistics.averageCpc !== null && r.statistics.averageCpc > 1).map((r) => r.id));
+    const { rows: filtered } = await fetchAll(
+      fx,
+      'campaigns',
+      token,
+      { formulas: CPC2, statistics: 'averageCpc', filter: 'formulas.cpc2 > 1' },
+      'campaigns',
+    );
+    expect(filtered.map((r) => r.id)).toEqual(
+      all.filter((r) => r.statistics.averageCpc !== null && r.statistics.averageCpc > 1).map((r) => r.id),
+    );
     expect(filtered.length).toBeGreaterThan(0);
-    const { rows: sorted } = await fetchAll(fx, 'campaigns', token, { formulas: CPC2, statistics: 'averageCpc', sort: '-formulas.cpc2' }, 'campaigns');
+    const { rows: sorted } = await fetchAll(
+      fx,
+      'campaigns',
+      token,
+      { formulas: CPC2, statistics: 'averageCpc', sort: '-formulas.cpc2' },
+      'campaigns',
+    );
     const expected = [...all].sort((a, b) => {
       const [x, y] = [a.statistics.averageCpc, b.statistics.averageCpc];
       if (x === null || y === null) return x === y ? a.id - b.id : x === null ? 1 : -1;
@@ -314,7 +392,13 @@ describe('formulas', () => {
     }
     expect(sorted.map((r) => r.id).sort((a, b) => a - b)).toEqual(expected.map((r) => r.id).sort((a, b) => a - b));
     // Filter and sort at once, ascending.
-    const { rows: both } = await fetchAll(fx, 'campaigns', token, { formulas: CPC2, filter: 'formulas.cpc2 > 1', sort: 'formulas.cpc2' }, 'campaigns');
+    const { rows: both } = await fetchAll(
+      fx,
+      'campaigns',
+      token,
+      { formulas: CPC2, filter: 'formulas.cpc2 > 1', sort: 'formulas.cpc2' },
+      'campaigns',
+    );
     expect(both.map((r) => r.id).sort((a, b) => a - b)).toEqual(filtered.map((r) => r.id).sort((a, b) => a - b));
     for (let i = 1; i < both.length; i++) expect(both[i - 1].formulas.cpc2).toBeLessThanOrEqual(both[i].formulas.cpc2);
   });
@@ -357,7 +441,8 @@ describe('formulas', () => {
 
 describe('platform types and ad embeds', () => {
   it('adPlatformType filters accept the old names (ADWORDS = GOOGLE_ADS)', async () => {
-    const ids = async (filter: string) => (await fetchAll(fx, 'campaigns', token, { filter }, 'campaigns')).rows.map((r) => r.id);
+    const ids = async (filter: string) =>
+      (await fetchAll(fx, 'campaigns', token, { filter }, 'campaigns')).rows.map((r) => r.id);
     const google = await ids("adPlatformType == 'GOOGLE_ADS'");
     expect(google.length).toBeGreaterThan(0);
     expect(await ids("adPlatformType == 'ADWORDS'")).toEqual(google);
@@ -378,7 +463,8 @@ describe('platform types and ad embeds', () => {
     for (const row of rows) {
       const ad = byId.get(row.id)!;
       expect(row.images).toEqual([...ad.image_urls]);
-      if (ad.type === 'FACEBOOK' && ad.specific_fields !== null) expect(row.specificFields).toEqual(JSON.parse(ad.specific_fields));
+      if (ad.type === 'FACEBOOK' && ad.specific_fields !== null)
+        expect(row.specificFields).toEqual(JSON.parse(ad.specific_fields));
       else expect(row.specificFields ?? null).toBeNull();
     }
     const plain = (await fx.report('ads', token, { limit: 3 })).json.ads;
@@ -405,17 +491,41 @@ describe('labels and custom fields written through the provisioning API', () => 
   });
 
   it('sorting by a label and a custom field: values ascending, rows without the label last, then id', async () => {
-    const { rows } = await fetchAll(fx, 'accounts', token, { sort: 'labels.team', embed: 'labels', filter: `id in [${world.account}, ${world.second}, ${world.third}]` }, 'accounts');
+    const { rows } = await fetchAll(
+      fx,
+      'accounts',
+      token,
+      { sort: 'labels.team', embed: 'labels', filter: `id in [${world.account}, ${world.second}, ${world.third}]` },
+      'accounts',
+    );
     expect(rows.map((r) => r.id)).toEqual([world.second, world.account, world.third]);
     expect(rows[2].labels).toEqual({});
-    const byField = (await fetchAll(fx, 'accounts', token, { sort: '-customFields.field3', filter: `id in [${world.account}, ${world.second}, ${world.third}]` }, 'accounts')).rows;
+    const byField = (
+      await fetchAll(
+        fx,
+        'accounts',
+        token,
+        { sort: '-customFields.field3', filter: `id in [${world.account}, ${world.second}, ${world.third}]` },
+        'accounts',
+      )
+    ).rows;
     expect(byField.map((r) => r.id)).toEqual([world.second, world.account, world.third]);
-    const startsWith = (await fetchAll(fx, 'accounts', token, { filter: "startsWith(labels.team, 'Ω') || contains(labels.team, 'lph')" }, 'accounts')).rows;
+    const startsWith = (
+      await fetchAll(
+        fx,
+        'accounts',
+        token,
+        { filter: "startsWith(labels.team, 'Ω') || contains(labels.team, 'lph')" },
+        'accounts',
+      )
+    ).rows;
     expect(startsWith.map((r) => r.id)).toEqual([world.account, world.second]);
   });
 
   it('a changed label shows at once in reporting; campaign labels embed without system labels', async () => {
-    const put = await fx.json('PUT', `/provisioning/v0/accounts/id/${world.second}/labels`, token, { labels: { team: 'Beta' } });
+    const put = await fx.json('PUT', `/provisioning/v0/accounts/id/${world.second}/labels`, token, {
+      labels: { team: 'Beta' },
+    });
     expect(put.status).toBe(200);
     const res = await expect200('accounts', { filter: "labels.team == 'Beta'", embed: 'labels' });
     expect(res.json.accounts.map((r: any) => r.id)).toEqual([world.second]);
@@ -431,25 +541,54 @@ describe('labels and custom fields written through the provisioning API', () => 
 
 describe('name and text', () => {
   it('exact, with * wildcards, and LIKE characters matching themselves', async () => {
-    const campaigns = await fx.sql<{ id: number; name: string }>('SELECT id, name FROM campaigns WHERE organization_id = $1 ORDER BY id', [fx.orgs[0]!.id]);
+    const campaigns = await fx.sql<{ id: number; name: string }>(
+      'SELECT id, name FROM campaigns WHERE organization_id = $1 ORDER BY id',
+      [fx.orgs[0]!.id],
+    );
     const target = campaigns[0]!;
-    const ids = async (query: QueryInput) => (await fetchAll(fx, 'campaigns', token, query, 'campaigns')).rows.map((r) => r.id);
+    const ids = async (query: QueryInput) =>
+      (await fetchAll(fx, 'campaigns', token, query, 'campaigns')).rows.map((r) => r.id);
     expect(await ids({ name: target.name })).toEqual(campaigns.filter((c) => c.name === target.name).map((c) => c.id));
     const prefix = target.name.slice(0, 4);
-    expect(await ids({ name: `${prefix}*` })).toEqual(campaigns.filter((c) => c.name.startsWith(prefix)).map((c) => c.id));
+    expect(await ids({ name: `${prefix}*` })).toEqual(
+      campaigns.filter((c) => c.name.startsWith(prefix)).map((c) => c.id),
+    );
     const suffix = target.name.slice(-3);
-    expect(await ids({ name: `*${suffix}` })).toEqual(campaigns.filter((c) => c.name.endsWith(suffix)).map((c) => c.id));
-    expect(await ids({ name: `${prefix}*${suffix}` })).toEqual(campaigns.filter((c) => c.name.startsWith(prefix) && c.name.endsWith(suffix) && c.name.length >= prefix.length + suffix.length).map((c) => c.id));
+    expect(await ids({ name: `*${suffix}` })).toEqual(
+      campaigns.filter((c) => c.name.endsWith(suffix)).map((c) => c.id),
+    );
+    expect(await ids({ name: `${prefix}*${suffix}` })).toEqual(
+      campaigns
+        .filter(
+          (c) => c.name.startsWith(prefix) && c.name.endsWith(suffix) && c.name.length >= prefix.length + suffix.length,
+        )
+        .map((c) => c.id),
+    );
     expect(await ids({ name: '*' })).toEqual(campaigns.map((c) => c.id));
-    expect(await ids({ name: target.name.toUpperCase() === target.name ? target.name.toLowerCase() : target.name.toUpperCase() })).toEqual([]);
+    expect(
+      await ids({
+        name: target.name.toUpperCase() === target.name ? target.name.toLowerCase() : target.name.toUpperCase(),
+      }),
+    ).toEqual([]);
     expect(await ids({ name: '%' })).toEqual([]);
-    expect(await ids({ name: `${target.name.slice(0, 2)}_${target.name.slice(3)}` })).toEqual(target.name[2] === '_' ? [target.id] : []);
-    expect(await ids({ name: target.name.slice(0, -1) })).toEqual(campaigns.filter((c) => c.name === target.name.slice(0, -1)).map((c) => c.id));
+    expect(await ids({ name: `${target.name.slice(0, 2)}_${target.name.slice(3)}` })).toEqual(
+      target.name[2] === '_' ? [target.id] : [],
+    );
+    expect(await ids({ name: target.name.slice(0, -1) })).toEqual(
+      campaigns.filter((c) => c.name === target.name.slice(0, -1)).map((c) => c.id),
+    );
   });
 
   it('text on keywords; name on accounts, platform accounts, ad groups and ads', async () => {
-    const keyword = (await fx.sql<{ text: string }>('SELECT text FROM keywords WHERE organization_id = $1 ORDER BY id LIMIT 1', [fx.orgs[0]!.id]))[0]!;
-    const expected = await fx.sql<{ id: number }>("SELECT id FROM keywords WHERE organization_id = $1 AND text LIKE $2 || '%' ORDER BY id", [fx.orgs[0]!.id, keyword.text.slice(0, 3)]);
+    const keyword = (
+      await fx.sql<{ text: string }>('SELECT text FROM keywords WHERE organization_id = $1 ORDER BY id LIMIT 1', [
+        fx.orgs[0]!.id,
+      ])
+    )[0]!;
+    const expected = await fx.sql<{ id: number }>(
+      "SELECT id FROM keywords WHERE organization_id = $1 AND text LIKE $2 || '%' ORDER BY id",
+      [fx.orgs[0]!.id, keyword.text.slice(0, 3)],
+    );
     const { rows } = await fetchAll(fx, 'keywords', token, { text: `${keyword.text.slice(0, 3)}*` }, 'keywords');
     expect(rows.map((r) => r.id)).toEqual(expected.map((r) => r.id));
     for (const row of rows) expect(row.text.startsWith(keyword.text.slice(0, 3))).toBe(true);
@@ -459,10 +598,21 @@ describe('name and text', () => {
       ['adgroups', 'ad_groups', 'adGroups'],
       ['ads', 'ads', 'ads'],
     ] as const) {
-      const one = (await fx.sql<{ id: number; name: string }>(`SELECT id, name FROM ${table} WHERE organization_id = $1 ORDER BY id DESC LIMIT 1`, [fx.orgs[0]!.id]))[0]!;
-      const same = await fx.sql<{ id: number }>(`SELECT id FROM ${table} WHERE organization_id = $1 AND name = $2 ORDER BY id`, [fx.orgs[0]!.id, one.name]);
+      const one = (
+        await fx.sql<{ id: number; name: string }>(
+          `SELECT id, name FROM ${table} WHERE organization_id = $1 ORDER BY id DESC LIMIT 1`,
+          [fx.orgs[0]!.id],
+        )
+      )[0]!;
+      const same = await fx.sql<{ id: number }>(
+        `SELECT id FROM ${table} WHERE organization_id = $1 AND name = $2 ORDER BY id`,
+        [fx.orgs[0]!.id, one.name],
+      );
       const got = (await fetchAll(fx, level, token, { name: one.name }, plural)).rows;
-      expect(got.map((r) => r.id), level).toEqual(same.map((r) => r.id));
+      expect(
+        got.map((r) => r.id),
+        level,
+      ).toEqual(same.map((r) => r.id));
     }
   });
 });
@@ -471,17 +621,47 @@ describe('GET /reporting/v0/fields', () => {
   it('lists every endpoint with its statistics (type, additive), segments, and what it filters, sorts and embeds', async () => {
     const res = await fx.get('/reporting/v0/fields', token);
     expect(res.status).toBe(200);
-    const endpoints: any[] = Array.isArray(res.json.endpoints) ? res.json.endpoints : Object.entries(res.json.endpoints ?? res.json).map(([path, v]: [string, any]) => ({ path, ...v }));
-    const embeds: Record<string, string[]> = { accounts: ['customFields', 'labels'], 'adplatform-accounts': [], campaigns: ['labels'], adgroups: [], keywords: [], ads: ['images', 'specificFields'] };
-    const types: Record<string, string> = { impressions: 'Integer', clicks: 'Integer', cost: 'Money', conversions: 'Decimal', conversionValue: 'Money', ctr: 'Ratio', averageCpc: 'Ratio', roas: 'Ratio', costWithMarkup: 'Money' };
+    const endpoints: any[] = Array.isArray(res.json.endpoints)
+      ? res.json.endpoints
+      : Object.entries(res.json.endpoints ?? res.json).map(([path, v]: [string, any]) => ({ path, ...v }));
+    const embeds: Record<string, string[]> = {
+      accounts: ['customFields', 'labels'],
+      'adplatform-accounts': [],
+      campaigns: ['labels'],
+      adgroups: [],
+      keywords: [],
+      ads: ['images', 'specificFields'],
+    };
+    const types: Record<string, string> = {
+      impressions: 'Integer',
+      clicks: 'Integer',
+      cost: 'Money',
+      conversions: 'Decimal',
+      conversionValue: 'Money',
+      ctr: 'Ratio',
+      averageCpc: 'Ratio',
+      roas: 'Ratio',
+      costWithMarkup: 'Money',
+    };
     for (const level of LEVELS) {
       const endpoint = endpoints.find((e) => String(e.path).replace(/^\/reporting\/v0\//, '') === level.path);
       expect(endpoint, level.path).toBeDefined();
       const statistics = new Map<string, any>(endpoint.statistics.map((s: any) => [s.name, s]));
       for (const name of CATALOGUE) expect(statistics.has(name), `${level.path} ${name}`).toBe(true);
-      for (const [name, type] of Object.entries(types)) expect(statistics.get(name).type, `${level.path} ${name}`).toBe(type);
-      for (const name of ['impressions', 'cost', 'conversions', 'totalConversions']) expect(statistics.get(name).additive, name).toBe(true);
-      for (const name of ['ctr', 'averageCpc', 'averageCpm', 'conversionRate', 'costPerConversion', 'valuePerConversion', 'roas']) expect(statistics.get(name).additive, name).toBe(false);
+      for (const [name, type] of Object.entries(types))
+        expect(statistics.get(name).type, `${level.path} ${name}`).toBe(type);
+      for (const name of ['impressions', 'cost', 'conversions', 'totalConversions'])
+        expect(statistics.get(name).additive, name).toBe(true);
+      for (const name of [
+        'ctr',
+        'averageCpc',
+        'averageCpm',
+        'conversionRate',
+        'costPerConversion',
+        'valuePerConversion',
+        'roas',
+      ])
+        expect(statistics.get(name).additive, name).toBe(false);
       const segments = endpoint.segments.map((s: any) => (typeof s === 'string' ? s : s.name));
       expect([...segments].sort()).toEqual(['Day', 'DayOfWeek', 'DeviceType', 'Month', 'Week', 'Year']);
       expect([...endpoint.embeddable].sort(), level.path).toEqual(embeds[level.path]);
@@ -493,8 +673,14 @@ describe('GET /reporting/v0/fields', () => {
       }
       expect(filterable.some((f) => f.startsWith('statistics.'))).toBe(true);
       expect(sortable.some((f) => f.startsWith('statistics.'))).toBe(true);
-      expect(filterable.some((f) => f.startsWith('labels.')), level.path).toBe(level.path === 'accounts' || level.path === 'campaigns');
-      expect(filterable.some((f) => f.startsWith('customFields.')), level.path).toBe(level.path === 'accounts');
+      expect(
+        filterable.some((f) => f.startsWith('labels.')),
+        level.path,
+      ).toBe(level.path === 'accounts' || level.path === 'campaigns');
+      expect(
+        filterable.some((f) => f.startsWith('customFields.')),
+        level.path,
+      ).toBe(level.path === 'accounts');
     }
   });
 

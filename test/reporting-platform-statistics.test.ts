@@ -46,7 +46,10 @@ beforeAll(async () => {
 }, 240_000);
 afterAll(() => server.close());
 
-async function rows(path: string, query: Record<string, string>): Promise<{ rows: Row[]; total: number; totals?: Record<string, number | null> }> {
+async function rows(
+  path: string,
+  query: Record<string, string>,
+): Promise<{ rows: Row[]; total: number; totals?: Record<string, number | null> }> {
   const res = await server.http.get(`${R}/${path}?${new URLSearchParams({ limit: '10000', ...query })}`, auth);
   if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.text}`);
   const key = Object.keys(res.json).find((k) => k !== 'totals')!;
@@ -60,9 +63,15 @@ async function refusal(path: string, query: Record<string, string>) {
 }
 
 /** Our ids -> the platform's, for the sandbox oracle. */
-async function platformIds(table: 'adplatform_accounts' | 'campaigns' | 'ads', ids: number[]): Promise<Map<number, string>> {
+async function platformIds(
+  table: 'adplatform_accounts' | 'campaigns' | 'ads',
+  ids: number[],
+): Promise<Map<number, string>> {
   const found = await server.service.db.read((r) =>
-    r.all<{ id: number; pid: string }>(`SELECT id, ad_platform_id AS pid FROM ${table} WHERE id IN (SELECT unnest($1::BIGINT[]))`, [ids.map(String)]),
+    r.all<{ id: number; pid: string }>(
+      `SELECT id, ad_platform_id AS pid FROM ${table} WHERE id IN (SELECT unnest($1::BIGINT[]))`,
+      [ids.map(String)],
+    ),
   );
   return new Map(found.map((row) => [Number(row.id), row.pid]));
 }
@@ -95,14 +104,16 @@ async function truth(account: string, selection: ReachSelection, from: string, t
 }
 
 describe('FACEBOOK reach endpoints', () => {
-  it('list FACEBOOK entities only, with the plain endpoints\' figures for the usual statistics', async () => {
+  it("list FACEBOOK entities only, with the plain endpoints' figures for the usual statistics", async () => {
     const range = { startDate: addDays(LAST, -20), endDate: LAST };
     for (const level of ['adplatform-accounts', 'campaigns', 'ads']) {
       const special = await rows(`${level}/facebook`, range);
       const plain = await rows(level, { ...range, filter: "adPlatformType == 'FACEBOOK'" });
       expect(special.rows.length).toBeGreaterThan(0);
       expect(special.total).toBe(plain.total);
-      expect(new Set(special.rows.map((r) => r.adPlatformType ?? r.adPlatformAccountType))).toEqual(new Set(['FACEBOOK']));
+      expect(new Set(special.rows.map((r) => r.adPlatformType ?? r.adPlatformAccountType))).toEqual(
+        new Set(['FACEBOOK']),
+      );
       const plainById = new Map(plain.rows.map((r) => [r.id, r]));
       for (const row of special.rows) {
         const { reach, frequency, ...usual } = row.statistics;
@@ -120,15 +131,24 @@ describe('FACEBOOK reach endpoints', () => {
       const range = { startDate: from, endDate: to, statistics: 'reach,impressions' };
       const accounts = (await rows('adplatform-accounts/facebook', range)).rows;
       expect(accounts.length).toBeGreaterThan(0);
-      for (const account of accounts) expect(account.statistics.reach).toBe(await truth(account.adPlatformId, {}, from, to));
+      for (const account of accounts)
+        expect(account.statistics.reach).toBe(await truth(account.adPlatformId, {}, from, to));
       expect(accounts.some((a) => a.statistics.reach! > 0)).toBe(true);
 
       // The five campaigns and ads that reached most, and the smallest one that reached anyone.
-      for (const [level, table, key] of [['campaigns', 'campaigns', 'campaignIds'], ['ads', 'ads', 'adIds']] as const) {
-        const listed = (await rows(`${level}/facebook`, { ...range, sort: '-statistics.reach', filter: 'statistics.reach > 0' })).rows;
+      for (const [level, table, key] of [
+        ['campaigns', 'campaigns', 'campaignIds'],
+        ['ads', 'ads', 'adIds'],
+      ] as const) {
+        const listed = (
+          await rows(`${level}/facebook`, { ...range, sort: '-statistics.reach', filter: 'statistics.reach > 0' })
+        ).rows;
         expect(listed.length).toBeGreaterThan(0);
         const picked = [...listed.slice(0, 5), listed.at(-1)!];
-        const pids = await platformIds(table, picked.map((r) => r.id));
+        const pids = await platformIds(
+          table,
+          picked.map((r) => r.id),
+        );
         for (const row of picked) {
           const expected = await truth(await accountOf(table, row.id), { [key]: [pids.get(row.id)!] }, from, to);
           expect(row.statistics.reach, `${level} ${row.id}`).toBe(expected);
@@ -138,17 +158,44 @@ describe('FACEBOOK reach endpoints', () => {
   }
 
   it('deduplicate a week over its days: each Day bucket and the Week bucket are true, max(days) <= week <= sum(days)', async () => {
-    const top = (await rows('campaigns/facebook', { startDate: WEEK_START, endDate: WEEK_END, sort: '-statistics.reach', limit: '3' })).rows;
-    const pids = await platformIds('campaigns', top.map((r) => r.id));
+    const top = (
+      await rows('campaigns/facebook', {
+        startDate: WEEK_START,
+        endDate: WEEK_END,
+        sort: '-statistics.reach',
+        limit: '3',
+      })
+    ).rows;
+    const pids = await platformIds(
+      'campaigns',
+      top.map((r) => r.id),
+    );
     for (const campaign of top) {
       const account = await accountOf('campaigns', campaign.id);
       const selection = { campaignIds: [pids.get(campaign.id)!] };
       const filter = `id == ${campaign.id}`;
-      const days = (await rows('campaigns/facebook', { startDate: WEEK_START, endDate: WEEK_END, segments: 'Day', filter, statistics: 'reach' })).rows;
-      const week = (await rows('campaigns/facebook', { startDate: WEEK_START, endDate: WEEK_END, segments: 'Week', filter, statistics: 'reach' })).rows;
+      const days = (
+        await rows('campaigns/facebook', {
+          startDate: WEEK_START,
+          endDate: WEEK_END,
+          segments: 'Day',
+          filter,
+          statistics: 'reach',
+        })
+      ).rows;
+      const week = (
+        await rows('campaigns/facebook', {
+          startDate: WEEK_START,
+          endDate: WEEK_END,
+          segments: 'Week',
+          filter,
+          statistics: 'reach',
+        })
+      ).rows;
       expect(days.length).toBeGreaterThan(1);
       expect(week.map((r) => r.segments.week)).toEqual([WEEK_START]);
-      for (const day of days) expect(day.statistics.reach).toBe(await truth(account, selection, day.segments.day, day.segments.day));
+      for (const day of days)
+        expect(day.statistics.reach).toBe(await truth(account, selection, day.segments.day, day.segments.day));
       const reaches = days.map((d) => d.statistics.reach!);
       const weekReach = week[0]!.statistics.reach!;
       expect(weekReach).toBe(await truth(account, selection, WEEK_START, WEEK_END));
@@ -162,15 +209,37 @@ describe('FACEBOOK reach endpoints', () => {
   it('deduplicate Month buckets within the range and DayOfWeek buckets across weeks', async () => {
     const from = addDays(MONTH_START, 10);
     const to = LAST;
-    const [account] = (await rows('adplatform-accounts/facebook', { startDate: from, endDate: to, sort: '-statistics.reach', limit: '1' })).rows;
-    const months = (await rows('adplatform-accounts/facebook', { startDate: from, endDate: to, segments: 'Month', filter: `id == ${account!.id}`, statistics: 'reach' })).rows;
+    const [account] = (
+      await rows('adplatform-accounts/facebook', {
+        startDate: from,
+        endDate: to,
+        sort: '-statistics.reach',
+        limit: '1',
+      })
+    ).rows;
+    const months = (
+      await rows('adplatform-accounts/facebook', {
+        startDate: from,
+        endDate: to,
+        segments: 'Month',
+        filter: `id == ${account!.id}`,
+        statistics: 'reach',
+      })
+    ).rows;
     expect(months.length).toBe(2);
     for (const month of months) {
       const first = month.segments.month === from.slice(0, 7) ? from : `${month.segments.month}-01`;
       const last = month.segments.month === to.slice(0, 7) ? to : MONTH_END;
       expect(month.statistics.reach).toBe(await truth(account!.adPlatformId, {}, first, last));
     }
-    const weekdays = (await rows('adplatform-accounts/facebook', { startDate: WEEK_START, endDate: addDays(WEEK_END, 7), segments: 'DayOfWeek', filter: `id == ${account!.id}` })).rows;
+    const weekdays = (
+      await rows('adplatform-accounts/facebook', {
+        startDate: WEEK_START,
+        endDate: addDays(WEEK_END, 7),
+        segments: 'DayOfWeek',
+        filter: `id == ${account!.id}`,
+      })
+    ).rows;
     const monday = weekdays.find((r) => r.segments.dayOfWeek === 'MONDAY')!;
     const twoMondays = [WEEK_START, addDays(WEEK_START, 7)];
     const each = await Promise.all(twoMondays.map((day) => truth(account!.adPlatformId, {}, day, day)));
@@ -181,21 +250,49 @@ describe('FACEBOOK reach endpoints', () => {
   it('totals deduplicate over the whole filtered result, with and without segments', async () => {
     const from = addDays(LAST, -24);
     const to = LAST;
-    const [account] = (await rows('adplatform-accounts/facebook', { startDate: from, endDate: to, sort: '-statistics.reach', limit: '1' })).rows;
+    const [account] = (
+      await rows('adplatform-accounts/facebook', {
+        startDate: from,
+        endDate: to,
+        sort: '-statistics.reach',
+        limit: '1',
+      })
+    ).rows;
     const accountReach = account!.statistics.reach!;
     for (const segments of [undefined, 'Day', 'Week,DeviceType']) {
-      const result = await rows('campaigns/facebook', { startDate: from, endDate: to, filter: `adPlatformAccountId == ${account!.id}`, totals: 'true', ...(segments ? { segments } : {}) });
+      const result = await rows('campaigns/facebook', {
+        startDate: from,
+        endDate: to,
+        filter: `adPlatformAccountId == ${account!.id}`,
+        totals: 'true',
+        ...(segments ? { segments } : {}),
+      });
       const sum = result.rows.reduce((a, r) => a + r.statistics.reach!, 0);
       expect(result.totals!.reach, String(segments)).toBe(accountReach);
       expect(result.totals!.reach!).toBeLessThan(sum);
       expect(result.totals!.frequency).toBeCloseTo(result.totals!.impressions! / accountReach, 12);
     }
     // A bucket filter keeps some campaigns: totals are the reach of exactly those together.
-    const all = (await rows('campaigns/facebook', { startDate: from, endDate: to, filter: `adPlatformAccountId == ${account!.id} && statistics.reach > 0`, sort: 'statistics.reach' })).rows;
+    const all = (
+      await rows('campaigns/facebook', {
+        startDate: from,
+        endDate: to,
+        filter: `adPlatformAccountId == ${account!.id} && statistics.reach > 0`,
+        sort: 'statistics.reach',
+      })
+    ).rows;
     const threshold = all[Math.floor(all.length / 2)]!.statistics.reach!;
-    const kept = await rows('campaigns/facebook', { startDate: from, endDate: to, filter: `adPlatformAccountId == ${account!.id} && statistics.reach >= ${threshold}`, totals: 'true' });
+    const kept = await rows('campaigns/facebook', {
+      startDate: from,
+      endDate: to,
+      filter: `adPlatformAccountId == ${account!.id} && statistics.reach >= ${threshold}`,
+      totals: 'true',
+    });
     expect(kept.rows.every((r) => r.statistics.reach! >= threshold)).toBe(true);
-    const pids = await platformIds('campaigns', kept.rows.map((r) => r.id));
+    const pids = await platformIds(
+      'campaigns',
+      kept.rows.map((r) => r.id),
+    );
     expect(kept.totals!.reach).toBe(await truth(account!.adPlatformId, { campaignIds: [...pids.values()] }, from, to));
   });
 
@@ -205,9 +302,15 @@ describe('FACEBOOK reach endpoints', () => {
     const byDevice = (await rows('adplatform-accounts/facebook', { ...range, segments: 'DeviceType' })).rows;
     expect(new Set(byDevice.map((r) => r.segments.deviceType))).toEqual(new Set(['UNKNOWN']));
     for (const row of byDevice) expect(row.statistics.reach).toBe(plain.find((p) => p.id === row.id)!.statistics.reach);
-    const social = (await rows('adplatform-accounts/facebook', { ...range, filter: "segments.networkType == 'SOCIAL' && segments.deviceType == 'UNKNOWN'" })).rows;
+    const social = (
+      await rows('adplatform-accounts/facebook', {
+        ...range,
+        filter: "segments.networkType == 'SOCIAL' && segments.deviceType == 'UNKNOWN'",
+      })
+    ).rows;
     expect(social.map((r) => r.statistics.reach)).toEqual(plain.map((r) => r.statistics.reach));
-    const mobile = (await rows('adplatform-accounts/facebook', { ...range, filter: "segments.deviceType == 'MOBILE'" })).rows;
+    const mobile = (await rows('adplatform-accounts/facebook', { ...range, filter: "segments.deviceType == 'MOBILE'" }))
+      .rows;
     expect(mobile.map((r) => [r.statistics.reach, r.statistics.impressions])).toEqual(plain.map(() => [0, 0]));
   });
 
@@ -215,10 +318,22 @@ describe('FACEBOOK reach endpoints', () => {
     const range = { startDate: addDays(LAST, -13), endDate: LAST };
     const all = (await rows('ads/facebook', range)).rows;
     const threshold = [...all.map((r) => r.statistics.reach!)].sort((a, b) => a - b)[Math.floor(all.length / 2)]!;
-    const kept = await rows('ads/facebook', { ...range, filter: `statistics.reach > ${threshold} && statistics.frequency >= 1`, sort: '-statistics.reach,id' });
-    const expected = all.filter((r) => r.statistics.reach! > threshold).sort((a, b) => b.statistics.reach! - a.statistics.reach! || a.id - b.id);
+    const kept = await rows('ads/facebook', {
+      ...range,
+      filter: `statistics.reach > ${threshold} && statistics.frequency >= 1`,
+      sort: '-statistics.reach,id',
+    });
+    const expected = all
+      .filter((r) => r.statistics.reach! > threshold)
+      .sort((a, b) => b.statistics.reach! - a.statistics.reach! || a.id - b.id);
     expect(kept.rows.map((r) => r.id)).toEqual(expected.map((r) => r.id));
-    const withFormula = (await rows('ads/facebook', { ...range, formulas: 'perThousand:statistics.cost / statistics.reach * 1000:Money', limit: '20' })).rows;
+    const withFormula = (
+      await rows('ads/facebook', {
+        ...range,
+        formulas: 'perThousand:statistics.cost / statistics.reach * 1000:Money',
+        limit: '20',
+      })
+    ).rows;
     for (const row of withFormula) {
       if (row.statistics.reach === 0) expect(row.formulas.perThousand).toBeNull();
       else expect(row.formulas.perThousand).toBeCloseTo((row.statistics.cost! / row.statistics.reach!) * 1000, 4);
@@ -236,15 +351,31 @@ function expectedShares(list: readonly DailyImpressionShare[]) {
   return {
     searchImpressions: sum((r) => r.impressions),
     searchEligibleImpressions: eligible,
-    searchImpressionShare: share(sum((r) => r.impressions), eligible),
-    searchBudgetLostImpressionShare: lostShare(sum((r) => r.budgetLostImpressions), eligible),
-    searchRankLostImpressionShare: lostShare(sum((r) => r.rankLostImpressions), eligible),
-    searchTopImpressionShare: share(sum((r) => r.topImpressions), eligible),
-    searchAbsoluteTopImpressionShare: share(sum((r) => r.absoluteTopImpressions), eligible),
+    searchImpressionShare: share(
+      sum((r) => r.impressions),
+      eligible,
+    ),
+    searchBudgetLostImpressionShare: lostShare(
+      sum((r) => r.budgetLostImpressions),
+      eligible,
+    ),
+    searchRankLostImpressionShare: lostShare(
+      sum((r) => r.rankLostImpressions),
+      eligible,
+    ),
+    searchTopImpressionShare: share(
+      sum((r) => r.topImpressions),
+      eligible,
+    ),
+    searchAbsoluteTopImpressionShare: share(
+      sum((r) => r.absoluteTopImpressions),
+      eligible,
+    ),
   };
 }
 
-const SHARE_STATISTICS = 'searchImpressions,searchEligibleImpressions,searchImpressionShare,searchBudgetLostImpressionShare,searchRankLostImpressionShare,searchTopImpressionShare,searchAbsoluteTopImpressionShare';
+const SHARE_STATISTICS =
+  'searchImpressions,searchEligibleImpressions,searchImpressionShare,searchBudgetLostImpressionShare,searchRankLostImpressionShare,searchTopImpressionShare,searchAbsoluteTopImpressionShare';
 
 describe('Google Ads impression share endpoint', () => {
   it('lists GOOGLE_ADS platform accounts only, with the five shares by default', async () => {
@@ -254,29 +385,59 @@ describe('Google Ads impression share endpoint', () => {
     expect(res.rows.length).toBeGreaterThan(0);
     for (const row of res.rows) {
       expect(row.adPlatformType).toBe('GOOGLE_ADS');
-      expect(Object.keys(row.statistics)).toEqual(expect.arrayContaining(['impressions', 'clicks', 'searchImpressionShare', 'searchBudgetLostImpressionShare', 'searchRankLostImpressionShare', 'searchTopImpressionShare', 'searchAbsoluteTopImpressionShare']));
+      expect(Object.keys(row.statistics)).toEqual(
+        expect.arrayContaining([
+          'impressions',
+          'clicks',
+          'searchImpressionShare',
+          'searchBudgetLostImpressionShare',
+          'searchRankLostImpressionShare',
+          'searchTopImpressionShare',
+          'searchAbsoluteTopImpressionShare',
+        ]),
+      );
     }
   });
 
-  it('aggregates every bucket as sums over sums of the platform\'s report rows', async () => {
+  it("aggregates every bucket as sums over sums of the platform's report rows", async () => {
     const from = addDays(LAST, -45);
     const to = LAST;
-    const accounts = (await rows('adplatform-accounts/google-ads', { startDate: from, endDate: to, statistics: `impressions,${SHARE_STATISTICS}`, segments: 'Month,DeviceType' })).rows;
+    const accounts = (
+      await rows('adplatform-accounts/google-ads', {
+        startDate: from,
+        endDate: to,
+        statistics: `impressions,${SHARE_STATISTICS}`,
+        segments: 'Month,DeviceType',
+      })
+    ).rows;
     expect(accounts.length).toBeGreaterThan(2);
     let checked = 0;
     let withShares = 0;
     for (const id of new Set(accounts.map((a) => a.id))) {
       const adPlatformId = accounts.find((a) => a.id === id)!.adPlatformId as string;
       const imported = new Set(await importedCampaigns(adPlatformId));
-      const fetched = await server.service.platforms.connector(1, 'GOOGLE_ADS').fetchDailyReport(adPlatformId, from, to);
+      const fetched = await server.service.platforms
+        .connector(1, 'GOOGLE_ADS')
+        .fetchDailyReport(adPlatformId, from, to);
       const report = { impressionShare: fetched.impressionShare.filter((r) => imported.has(r.campaignId)) };
       if (report.impressionShare.length > 0) withShares++;
-      const whole = (await rows('adplatform-accounts/google-ads', { startDate: from, endDate: to, statistics: SHARE_STATISTICS, filter: `id == ${id}` })).rows[0]!;
+      const whole = (
+        await rows('adplatform-accounts/google-ads', {
+          startDate: from,
+          endDate: to,
+          statistics: SHARE_STATISTICS,
+          filter: `id == ${id}`,
+        })
+      ).rows[0]!;
       expect(whole.statistics).toEqual(expectedShares(report.impressionShare));
       for (const bucket of accounts.filter((a) => a.id === id)) {
-        const inBucket = report.impressionShare.filter((r) => r.date.slice(0, 7) === bucket.segments.month && r.device === bucket.segments.deviceType);
+        const inBucket = report.impressionShare.filter(
+          (r) => r.date.slice(0, 7) === bucket.segments.month && r.device === bucket.segments.deviceType,
+        );
         const { impressions, ...shares } = bucket.statistics;
-        expect(shares, `${id} ${bucket.segments.month} ${bucket.segments.deviceType}`).toEqual(expectedShares(inBucket));
+        expect(shares, `${id} ${bucket.segments.month} ${bucket.segments.deviceType}`).toEqual(
+          expectedShares(inBucket),
+        );
         expect(shares.searchImpressions!).toBeLessThanOrEqual(impressions!);
         checked++;
       }
@@ -285,7 +446,7 @@ describe('Google Ads impression share endpoint', () => {
     expect(withShares).toBeGreaterThan(0);
   });
 
-  it('reports the platform\'s bounds, in statistics, formulas and filters alike', async () => {
+  it("reports the platform's bounds, in statistics, formulas and filters alike", async () => {
     // Two days long before the backfill window, where no sync writes: a campaign losing 93% to budget, then an ordinary day.
     const [target] = await server.service.db.read((r) =>
       r.all<{ campaign: number; account: number; adGroup: number; ad: number }>(
@@ -297,10 +458,23 @@ describe('Google Ads impression share endpoint', () => {
     const day1 = { impressions: 50, eligible: 1000, budgetLost: 930, rankLost: 20, top: 40, absoluteTop: 10 };
     const day2 = { impressions: 600, eligible: 1000, budgetLost: 100, rankLost: 300, top: 420, absoluteTop: 200 };
     await server.service.db.write(async (tx) => {
-      for (const [day, d] of [['2024-01-01', day1], ['2024-01-02', day2]] as const) {
+      for (const [day, d] of [
+        ['2024-01-01', day1],
+        ['2024-01-02', day2],
+      ] as const) {
         await tx.run(
           `INSERT INTO fact_impression_share_daily VALUES (1, $1::DATE, $2, $3, 'DESKTOP', 'SEARCH', $4, $5, $6, $7, $8, $9)`,
-          [day, target!.account, target!.campaign, d.impressions, d.eligible, d.budgetLost, d.rankLost, d.top, d.absoluteTop],
+          [
+            day,
+            target!.account,
+            target!.campaign,
+            d.impressions,
+            d.eligible,
+            d.budgetLost,
+            d.rankLost,
+            d.top,
+            d.absoluteTop,
+          ],
         );
         // The ad row of the same impressions: a segmented report lists the buckets with activity.
         await tx.run(
@@ -311,8 +485,14 @@ describe('Google Ads impression share endpoint', () => {
         );
       }
     });
-    const query = { statistics: SHARE_STATISTICS, filter: `id == ${target!.account}`, formulas: 'pct:statistics.searchImpressionShare * 100:Decimal' };
-    const first = (await rows('adplatform-accounts/google-ads', { ...query, startDate: '2024-01-01', endDate: '2024-01-01' })).rows[0]!;
+    const query = {
+      statistics: SHARE_STATISTICS,
+      filter: `id == ${target!.account}`,
+      formulas: 'pct:statistics.searchImpressionShare * 100:Decimal',
+    };
+    const first = (
+      await rows('adplatform-accounts/google-ads', { ...query, startDate: '2024-01-01', endDate: '2024-01-01' })
+    ).rows[0]!;
     expect(first.statistics).toEqual({
       searchImpressions: 50,
       searchEligibleImpressions: 1000,
@@ -323,16 +503,29 @@ describe('Google Ads impression share endpoint', () => {
       searchAbsoluteTopImpressionShare: 0.0999,
     });
     expect(first.formulas.pct).toBeCloseTo(9.99, 10);
-    const both = (await rows('adplatform-accounts/google-ads', { ...query, startDate: '2024-01-01', endDate: '2024-01-02' })).rows[0]!;
+    const both = (
+      await rows('adplatform-accounts/google-ads', { ...query, startDate: '2024-01-01', endDate: '2024-01-02' })
+    ).rows[0]!;
     // Sums over sums, never an average of the days' reported shares ((0.0999 + 0.6) / 2).
     expect(both.statistics.searchImpressionShare).toBeCloseTo(650 / 2000, 12);
     expect(both.statistics.searchBudgetLostImpressionShare).toBeCloseTo(1030 / 2000, 12);
     expect(both.statistics.searchRankLostImpressionShare).toBeCloseTo(320 / 2000, 12);
     expect(both.statistics.searchTopImpressionShare).toBeCloseTo(460 / 2000, 12);
     expect(both.statistics.searchAbsoluteTopImpressionShare).toBeCloseTo(210 / 2000, 12);
-    const filtered = await rows('adplatform-accounts/google-ads', { ...query, startDate: '2024-01-01', endDate: '2024-01-01', filter: `id == ${target!.account} && statistics.searchImpressionShare == 0.0999` });
+    const filtered = await rows('adplatform-accounts/google-ads', {
+      ...query,
+      startDate: '2024-01-01',
+      endDate: '2024-01-01',
+      filter: `id == ${target!.account} && statistics.searchImpressionShare == 0.0999`,
+    });
     expect(filtered.rows.map((r) => r.id)).toEqual([target!.account]);
-    const days = (await rows('adplatform-accounts/google-ads', { ...query, startDate: '2024-01-01', endDate: '2024-01-02', segments: 'Day', totals: 'true' }));
+    const days = await rows('adplatform-accounts/google-ads', {
+      ...query,
+      startDate: '2024-01-01',
+      endDate: '2024-01-02',
+      segments: 'Day',
+      totals: 'true',
+    });
     expect(days.rows.map((r) => r.statistics.searchImpressionShare)).toEqual([0.0999, 0.6]);
     expect(days.totals!.searchImpressionShare).toBeCloseTo(650 / 2000, 12);
   });
@@ -340,13 +533,31 @@ describe('Google Ads impression share endpoint', () => {
 
 describe('statistics an endpoint does not offer', () => {
   it.each([
-    ['adplatform-accounts/google-ads', { statistics: 'reach' }, 'statistics', 'reach', '/reporting/v0/adplatform-accounts/facebook'],
-    ['campaigns/facebook', { statistics: 'clicks,searchImpressionShare' }, 'statistics', 'searchImpressionShare', '/reporting/v0/adplatform-accounts/google-ads'],
+    [
+      'adplatform-accounts/google-ads',
+      { statistics: 'reach' },
+      'statistics',
+      'reach',
+      '/reporting/v0/adplatform-accounts/facebook',
+    ],
+    [
+      'campaigns/facebook',
+      { statistics: 'clicks,searchImpressionShare' },
+      'statistics',
+      'searchImpressionShare',
+      '/reporting/v0/adplatform-accounts/google-ads',
+    ],
     ['campaigns', { statistics: 'frequency' }, 'statistics', 'frequency', '/reporting/v0/campaigns/facebook'],
     ['ads', { filter: 'statistics.reach > 1' }, 'filter', 'reach', '/reporting/v0/ads/facebook'],
     ['campaigns', { sort: '-statistics.reach' }, 'sort', 'reach', '/reporting/v0/campaigns/facebook'],
     ['keywords', { formulas: 'f:statistics.reach * 2:Integer' }, 'formulas', 'reach', '/reporting/v0/ads/facebook'],
-    ['adplatform-accounts', { statistics: 'searchTopImpressionShare' }, 'statistics', 'searchTopImpressionShare', '/reporting/v0/adplatform-accounts/google-ads'],
+    [
+      'adplatform-accounts',
+      { statistics: 'searchTopImpressionShare' },
+      'statistics',
+      'searchTopImpressionShare',
+      '/reporting/v0/adplatform-accounts/google-ads',
+    ],
   ] as const)('%s %j: 400 on %s saying where %s is reported', async (path, query, field, statistic, where) => {
     const error = await refusal(path, query);
     expect(error.details[0]).toMatchObject({ field });
@@ -362,16 +573,22 @@ describe('statistics an endpoint does not offer', () => {
   });
 
   it('lists each endpoint with its own statistics in /fields', async () => {
-    const { endpoints } = (await server.http.get(`${R}/fields`, auth)).json as { endpoints: Array<{ path: string; statistics?: Array<{ name: string; additive: boolean; default: boolean }> }> };
+    const { endpoints } = (await server.http.get(`${R}/fields`, auth)).json as {
+      endpoints: Array<{ path: string; statistics?: Array<{ name: string; additive: boolean; default: boolean }> }>;
+    };
     const names = (path: string) => endpoints.find((e) => e.path === `${R}/${path}`)!.statistics!.map((s) => s.name);
     for (const path of ['adplatform-accounts/facebook', 'campaigns/facebook', 'ads/facebook']) {
       expect(names(path)).toEqual(expect.arrayContaining(['impressions', 'reach', 'frequency']));
       expect(names(path)).not.toContain('searchImpressionShare');
     }
-    expect(names('adplatform-accounts/google-ads')).toEqual(expect.arrayContaining(['clicks', 'searchImpressionShare', 'searchAbsoluteTopImpressionShare']));
+    expect(names('adplatform-accounts/google-ads')).toEqual(
+      expect.arrayContaining(['clicks', 'searchImpressionShare', 'searchAbsoluteTopImpressionShare']),
+    );
     expect(names('adplatform-accounts/google-ads')).not.toContain('reach');
     expect(names('campaigns')).not.toContain('reach');
-    const reach = endpoints.find((e) => e.path === `${R}/campaigns/facebook`)!.statistics!.find((s) => s.name === 'reach')!;
+    const reach = endpoints
+      .find((e) => e.path === `${R}/campaigns/facebook`)!
+      .statistics!.find((s) => s.name === 'reach')!;
     expect(reach).toMatchObject({ additive: false, default: true });
   });
 });

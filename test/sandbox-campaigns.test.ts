@@ -69,18 +69,29 @@ function draft(overrides: Partial<CampaignDraft> = {}): CampaignDraft {
 }
 
 /** The draft with its first ad group changed. */
-function withFirstGroup(base: CampaignDraft, change: (group: CampaignDraft['adGroups'][number]) => CampaignDraft['adGroups'][number]): CampaignDraft {
+function withFirstGroup(
+  base: CampaignDraft,
+  change: (group: CampaignDraft['adGroups'][number]) => CampaignDraft['adGroups'][number],
+): CampaignDraft {
   return { ...base, adGroups: base.adGroups.map((group, index) => (index === 0 ? change(group) : group)) };
 }
 
-function withFirstAd(base: CampaignDraft, change: Partial<CampaignDraft['adGroups'][number]['ads'][number]>): CampaignDraft {
-  return withFirstGroup(base, (group) => ({ ...group, ads: group.ads.map((ad, index) => (index === 0 ? { ...ad, ...change } : ad)) }));
+function withFirstAd(
+  base: CampaignDraft,
+  change: Partial<CampaignDraft['adGroups'][number]['ads'][number]>,
+): CampaignDraft {
+  return withFirstGroup(base, (group) => ({
+    ...group,
+    ads: group.ads.map((ad, index) => (index === 0 ? { ...ad, ...change } : ad)),
+  }));
 }
 
 function withFirstKeywordText(base: CampaignDraft, text: string): CampaignDraft {
-  return withFirstGroup(base, (group) => ({ ...group, keywords: group.keywords.map((k, index) => (index === 0 ? { ...k, text } : k)) }));
+  return withFirstGroup(base, (group) => ({
+    ...group,
+    keywords: group.keywords.map((k, index) => (index === 0 ? { ...k, text } : k)),
+  }));
 }
-
 
 async function refused(call: Promise<unknown>, message: RegExp): Promise<void> {
   const error = await caught(call);
@@ -93,7 +104,11 @@ async function refused(call: Promise<unknown>, message: RegExp): Promise<void> {
 function idsOf(tree: CampaignTree): string[] {
   return [
     tree.campaign.adPlatformId,
-    ...tree.adGroups.flatMap((group) => [group.adPlatformId, ...group.keywords.map((k) => k.adPlatformId), ...group.ads.map((a) => a.adPlatformId)]),
+    ...tree.adGroups.flatMap((group) => [
+      group.adPlatformId,
+      ...group.keywords.map((k) => k.adPlatformId),
+      ...group.ads.map((a) => a.adPlatformId),
+    ]),
   ];
 }
 
@@ -107,7 +122,14 @@ function contentOf(tree: CampaignTree): CampaignDraft {
       name: group.name,
       status: group.status,
       keywords: group.keywords.map(({ text, matchType, status }) => ({ text, matchType, status })),
-      ads: group.ads.map(({ name, status, adType, headline, description, finalUrl }) => ({ name, status, adType, headline, description, finalUrl })),
+      ads: group.ads.map(({ name, status, adType, headline, description, finalUrl }) => ({
+        name,
+        status,
+        adType,
+        headline,
+        description,
+        finalUrl,
+      })),
     })),
   };
 }
@@ -116,7 +138,10 @@ describe('dailyBudget of catalog campaigns', () => {
   it('is present, positive, with at most 2 decimals, and the same in another instance', async () => {
     for (const platform of ['GOOGLE_ADS', 'MICROSOFT_ADVERTISING', 'FACEBOOK'] as const) {
       const connector = new SandboxPlatforms(temp.db, { now }).connector(3, platform);
-      const accounts = platform === 'FACEBOOK' ? await connector.listDirectAccounts() : await connector.listAccountsUnderMaster(MASTER[platform]);
+      const accounts =
+        platform === 'FACEBOOK'
+          ? await connector.listDirectAccounts()
+          : await connector.listAccountsUnderMaster(MASTER[platform]);
       const campaigns = await connector.listCampaigns(accounts[0]!.adPlatformId);
       expect(campaigns.length).toBeGreaterThan(0);
       for (const campaign of campaigns) {
@@ -124,7 +149,9 @@ describe('dailyBudget of catalog campaigns', () => {
         expect(campaign.dailyBudget).toBeGreaterThanOrEqual(1);
         expect(Math.round(campaign.dailyBudget * 100) / 100).toBe(campaign.dailyBudget);
       }
-      const again = await new SandboxPlatforms(temp.db, { now }).connector(3, platform).listCampaigns(accounts[0]!.adPlatformId);
+      const again = await new SandboxPlatforms(temp.db, { now })
+        .connector(3, platform)
+        .listCampaigns(accounts[0]!.adPlatformId);
       expect(again.map((c) => c.dailyBudget)).toEqual(campaigns.map((c) => c.dailyBudget));
       const tree = await connector.fetchCampaignTree(accounts[0]!.adPlatformId, campaigns[0]!.adPlatformId);
       expect(tree.campaign.dailyBudget).toBe(campaigns[0]!.dailyBudget);
@@ -165,40 +192,54 @@ describe('dailyBudget of catalog campaigns', () => {
 });
 
 describe('createCampaign', () => {
-  it.each(SEARCH)('%s: returns the draft as a tree with platform-style ids, listed and fetchable, also from a new instance', async (platform) => {
-    const connector = new SandboxPlatforms(temp.db, { now }).connector(1, platform);
-    const account = await firstAccount(connector, platform);
-    const before = await connector.listCampaigns(account);
-    const input = draft();
-    const tree = await connector.createCampaign(account, input, token());
+  it.each(SEARCH)(
+    '%s: returns the draft as a tree with platform-style ids, listed and fetchable, also from a new instance',
+    async (platform) => {
+      const connector = new SandboxPlatforms(temp.db, { now }).connector(1, platform);
+      const account = await firstAccount(connector, platform);
+      const before = await connector.listCampaigns(account);
+      const input = draft();
+      const tree = await connector.createCampaign(account, input, token());
 
-    expect(contentOf(tree)).toEqual(input);
-    expect(tree.campaign.createdOn).toBe(NOW.toISOString().slice(0, 10));
-    expect(tree.campaign.adPlatformId).toMatch(ID_PATTERN[platform].small);
-    for (const group of tree.adGroups) {
-      expect(group.adPlatformId).toMatch(ID_PATTERN[platform].small);
-      for (const item of [...group.keywords, ...group.ads]) expect(item.adPlatformId).toMatch(ID_PATTERN[platform].large);
-    }
-    const ids = idsOf(tree);
-    expect(new Set(ids).size).toBe(ids.length);
-    // No created id collides with a catalog id of the account.
-    const catalogTrees = await Promise.all(before.slice(0, 3).map((c) => connector.fetchCampaignTree(account, c.adPlatformId)));
-    const catalogIds = new Set(catalogTrees.flatMap(idsOf));
-    expect(ids.filter((id) => catalogIds.has(id))).toEqual([]);
+      expect(contentOf(tree)).toEqual(input);
+      expect(tree.campaign.createdOn).toBe(NOW.toISOString().slice(0, 10));
+      expect(tree.campaign.adPlatformId).toMatch(ID_PATTERN[platform].small);
+      for (const group of tree.adGroups) {
+        expect(group.adPlatformId).toMatch(ID_PATTERN[platform].small);
+        for (const item of [...group.keywords, ...group.ads])
+          expect(item.adPlatformId).toMatch(ID_PATTERN[platform].large);
+      }
+      const ids = idsOf(tree);
+      expect(new Set(ids).size).toBe(ids.length);
+      // No created id collides with a catalog id of the account.
+      const catalogTrees = await Promise.all(
+        before.slice(0, 3).map((c) => connector.fetchCampaignTree(account, c.adPlatformId)),
+      );
+      const catalogIds = new Set(catalogTrees.flatMap(idsOf));
+      expect(ids.filter((id) => catalogIds.has(id))).toEqual([]);
 
-    const listed = await connector.listCampaigns(account);
-    expect(listed).toHaveLength(before.length + 1);
-    expect(listed).toContainEqual(tree.campaign);
-    expect(await connector.fetchCampaignTree(account, tree.campaign.adPlatformId)).toEqual(tree);
+      const listed = await connector.listCampaigns(account);
+      expect(listed).toHaveLength(before.length + 1);
+      expect(listed).toContainEqual(tree.campaign);
+      expect(await connector.fetchCampaignTree(account, tree.campaign.adPlatformId)).toEqual(tree);
 
-    const fresh = new SandboxPlatforms(temp.db, { now }).connector(1, platform);
-    expect(await fresh.fetchCampaignTree(account, tree.campaign.adPlatformId)).toEqual(tree);
-    expect(await fresh.listCampaigns(account)).toEqual(listed);
-    // Not visible in another account nor to another organization.
-    const other = (await connector.listAccountsUnderMaster(MASTER[platform]))[1]!.adPlatformId;
-    expect((await caught(connector.fetchCampaignTree(other, tree.campaign.adPlatformId))).code).toBe('NOT_FOUND');
-    expect((await caught(new SandboxPlatforms(temp.db, { now }).connector(2, platform).fetchCampaignTree(account, tree.campaign.adPlatformId))).code).toBe('NOT_FOUND');
-  });
+      const fresh = new SandboxPlatforms(temp.db, { now }).connector(1, platform);
+      expect(await fresh.fetchCampaignTree(account, tree.campaign.adPlatformId)).toEqual(tree);
+      expect(await fresh.listCampaigns(account)).toEqual(listed);
+      // Not visible in another account nor to another organization.
+      const other = (await connector.listAccountsUnderMaster(MASTER[platform]))[1]!.adPlatformId;
+      expect((await caught(connector.fetchCampaignTree(other, tree.campaign.adPlatformId))).code).toBe('NOT_FOUND');
+      expect(
+        (
+          await caught(
+            new SandboxPlatforms(temp.db, { now })
+              .connector(2, platform)
+              .fetchCampaignTree(account, tree.campaign.adPlatformId),
+          )
+        ).code,
+      ).toBe('NOT_FOUND');
+    },
+  );
 
   it('is idempotent per request token and account: the first campaign comes back unchanged', async () => {
     const connector = new SandboxPlatforms(temp.db, { now }).connector(1, 'GOOGLE_ADS');
@@ -217,7 +258,10 @@ describe('createCampaign', () => {
     const elsewhere = await connector.createCampaign(other!, draft(), shared);
     expect(elsewhere.campaign.adPlatformId).not.toBe(first.campaign.adPlatformId);
     const concurrent = token();
-    const [a, b] = await Promise.all([connector.createCampaign(account!, draft(), concurrent), connector.createCampaign(account!, draft(), concurrent)]);
+    const [a, b] = await Promise.all([
+      connector.createCampaign(account!, draft(), concurrent),
+      connector.createCampaign(account!, draft(), concurrent),
+    ]);
     expect(a).toEqual(b);
   });
 
@@ -225,7 +269,10 @@ describe('createCampaign', () => {
     const platforms = new SandboxPlatforms(temp.db, { now });
     const facebook = platforms.connector(1, 'FACEBOOK');
     const fbAccount = (await facebook.listDirectAccounts())[0]!.adPlatformId;
-    await refused(facebook.createCampaign(fbAccount, draft(), token()), /^campaign creation through the API is not supported for FACEBOOK in the sandbox$/);
+    await refused(
+      facebook.createCampaign(fbAccount, draft(), token()),
+      /^campaign creation through the API is not supported for FACEBOOK in the sandbox$/,
+    );
     const google = platforms.connector(1, 'GOOGLE_ADS');
     expect((await caught(google.createCampaign('999-999-9999', draft(), token()))).code).toBe('NOT_FOUND');
     const account = await firstAccount(google, 'GOOGLE_ADS');
@@ -260,12 +307,21 @@ describe('draft rules', () => {
     expect(name129).toHaveLength(129);
     const accepted = await google.connector.createCampaign(google.account, draft({ name: name129 }), token());
     expect(accepted.campaign.name).toBe(name129);
-    await refused(microsoft.connector.createCampaign(microsoft.account, draft({ name: name129 }), token()), /campaign name has 129 characters; at most 128/);
+    await refused(
+      microsoft.connector.createCampaign(microsoft.account, draft({ name: name129 }), token()),
+      /campaign name has 129 characters; at most 128/,
+    );
     await microsoft.connector.createCampaign(microsoft.account, draft({ name: name129.slice(0, 128) }), token());
     const name256 = 'y'.repeat(256);
-    await refused(google.connector.createCampaign(google.account, draft({ name: name256 }), token()), /campaign name has 256 characters; at most 255/);
+    await refused(
+      google.connector.createCampaign(google.account, draft({ name: name256 }), token()),
+      /campaign name has 256 characters; at most 255/,
+    );
     await google.connector.createCampaign(google.account, draft({ name: name256.slice(0, 255) }), token());
-    await refused(google.connector.createCampaign(google.account, draft({ name: '  ' }), token()), /campaign name is empty/);
+    await refused(
+      google.connector.createCampaign(google.account, draft({ name: '  ' }), token()),
+      /campaign name is empty/,
+    );
   });
 
   it('keyword text: 80 characters on GOOGLE_ADS, 100 on MICROSOFT_ADVERTISING, the keyword named', async () => {
@@ -275,26 +331,59 @@ describe('draft rules', () => {
       google.connector.createCampaign(google.account, withFirstKeywordText(draft(), text), token()),
       new RegExp(`ad group 1 "Hedge Trimmers", keyword 1 "${text}": the keyword text has 90 characters; at most 80`),
     );
-    const accepted = await microsoft.connector.createCampaign(microsoft.account, withFirstKeywordText(draft(), text), token());
+    const accepted = await microsoft.connector.createCampaign(
+      microsoft.account,
+      withFirstKeywordText(draft(), text),
+      token(),
+    );
     expect(accepted.adGroups[0]!.keywords[0]!.text).toBe(text);
-    await refused(microsoft.connector.createCampaign(microsoft.account, withFirstKeywordText(draft(), 'k'.repeat(101)), token()), /keyword text has 101 characters; at most 100/);
+    await refused(
+      microsoft.connector.createCampaign(microsoft.account, withFirstKeywordText(draft(), 'k'.repeat(101)), token()),
+      /keyword text has 101 characters; at most 100/,
+    );
     await google.connector.createCampaign(google.account, withFirstKeywordText(draft(), 'k'.repeat(80)), token());
   });
 
-  it.each(SEARCH)('%s: headline at most 30, description at most 90, budget at least 1, known match types, http(s) final URL', async (platform) => {
-    const { connector, account } = platform === 'GOOGLE_ADS' ? google : microsoft;
-    await refused(connector.createCampaign(account, withFirstAd(draft(), { headline: 'h'.repeat(31) }), token()), /ad 1 "Hedge Trimmers RSA 1": the headline has 31 characters; at most 30/);
-    await connector.createCampaign(account, withFirstAd(draft(), { headline: 'h'.repeat(30) }), token());
-    await refused(connector.createCampaign(account, withFirstAd(draft(), { description: 'd'.repeat(91) }), token()), /the description has 91 characters; at most 90/);
-    await connector.createCampaign(account, withFirstAd(draft(), { description: 'd'.repeat(90) }), token());
-    await refused(connector.createCampaign(account, draft({ dailyBudget: 0.99 }), token()), /daily budget 0\.99 is not a number of at least 1/);
-    await refused(connector.createCampaign(account, draft({ dailyBudget: 12.345 }), token()), /more than 2 decimals/);
-    expect((await connector.createCampaign(account, draft({ dailyBudget: 1 }), token())).campaign.dailyBudget).toBe(1);
-    const badMatch = withFirstGroup(draft(), (g) => ({ ...g, keywords: [{ text: 'shears', matchType: 'MODIFIED_BROAD' as 'BROAD', status: 'ENABLED' }] }));
-    await refused(connector.createCampaign(account, badMatch, token()), /keyword 1 "shears": match type MODIFIED_BROAD is not one of EXACT, PHRASE, BROAD/);
-    await refused(connector.createCampaign(account, withFirstAd(draft(), { finalUrl: 'www.example.com' }), token()), /final URL "www\.example\.com"/);
-    await refused(connector.createCampaign(account, withFirstAd(draft(), { adType: 'IMAGE' }), token()), /ad type IMAGE cannot be created/);
-  });
+  it.each(SEARCH)(
+    '%s: headline at most 30, description at most 90, budget at least 1, known match types, http(s) final URL',
+    async (platform) => {
+      const { connector, account } = platform === 'GOOGLE_ADS' ? google : microsoft;
+      await refused(
+        connector.createCampaign(account, withFirstAd(draft(), { headline: 'h'.repeat(31) }), token()),
+        /ad 1 "Hedge Trimmers RSA 1": the headline has 31 characters; at most 30/,
+      );
+      await connector.createCampaign(account, withFirstAd(draft(), { headline: 'h'.repeat(30) }), token());
+      await refused(
+        connector.createCampaign(account, withFirstAd(draft(), { description: 'd'.repeat(91) }), token()),
+        /the description has 91 characters; at most 90/,
+      );
+      await connector.createCampaign(account, withFirstAd(draft(), { description: 'd'.repeat(90) }), token());
+      await refused(
+        connector.createCampaign(account, draft({ dailyBudget: 0.99 }), token()),
+        /daily budget 0\.99 is not a number of at least 1/,
+      );
+      await refused(connector.createCampaign(account, draft({ dailyBudget: 12.345 }), token()), /more than 2 decimals/);
+      expect((await connector.createCampaign(account, draft({ dailyBudget: 1 }), token())).campaign.dailyBudget).toBe(
+        1,
+      );
+      const badMatch = withFirstGroup(draft(), (g) => ({
+        ...g,
+        keywords: [{ text: 'shears', matchType: 'MODIFIED_BROAD' as 'BROAD', status: 'ENABLED' }],
+      }));
+      await refused(
+        connector.createCampaign(account, badMatch, token()),
+        /keyword 1 "shears": match type MODIFIED_BROAD is not one of EXACT, PHRASE, BROAD/,
+      );
+      await refused(
+        connector.createCampaign(account, withFirstAd(draft(), { finalUrl: 'www.example.com' }), token()),
+        /final URL "www\.example\.com"/,
+      );
+      await refused(
+        connector.createCampaign(account, withFirstAd(draft(), { adType: 'IMAGE' }), token()),
+        /ad type IMAGE cannot be created/,
+      );
+    },
+  );
 
   it('EXPANDED_TEXT_AD: refused on GOOGLE_ADS, accepted on MICROSOFT_ADVERTISING', async () => {
     const eta = withFirstAd(draft(), { adType: 'EXPANDED_TEXT_AD' });
@@ -323,15 +412,25 @@ describe('rejectCampaigns fault', () => {
     const account = await firstAccount(connector, 'GOOGLE_ADS');
     const kept = await connector.createCampaign(account, draft({ name: 'Kept' }), token());
     platforms.setFaults(7, 'GOOGLE_ADS', { rejectCampaigns: ['Doomed'] });
-    for (let i = 0; i < 2; i++) await refused(connector.createCampaign(account, draft({ name: 'Doomed' }), token()), /^the platform refused campaign Doomed$/);
-    await refused(connector.updateCampaign(account, kept.campaign.adPlatformId, draft({ name: 'Doomed' })), /^the platform refused campaign Doomed$/);
+    for (let i = 0; i < 2; i++)
+      await refused(
+        connector.createCampaign(account, draft({ name: 'Doomed' }), token()),
+        /^the platform refused campaign Doomed$/,
+      );
+    await refused(
+      connector.updateCampaign(account, kept.campaign.adPlatformId, draft({ name: 'Doomed' })),
+      /^the platform refused campaign Doomed$/,
+    );
     await connector.createCampaign(account, draft({ name: 'Fine' }), token());
     // Another organization is not affected; the '*' scope applies to all.
     const other = platforms.connector(8, 'GOOGLE_ADS');
     const otherAccount = await firstAccount(other, 'GOOGLE_ADS');
     await other.createCampaign(otherAccount, draft({ name: 'Doomed' }), token());
     platforms.setFaults('*', 'GOOGLE_ADS', { rejectCampaigns: ['Everywhere'] });
-    await refused(other.createCampaign(otherAccount, draft({ name: 'Everywhere' }), token()), /refused campaign Everywhere/);
+    await refused(
+      other.createCampaign(otherAccount, draft({ name: 'Everywhere' }), token()),
+      /refused campaign Everywhere/,
+    );
     platforms.clearFaults();
     await connector.createCampaign(account, draft({ name: 'Doomed' }), token());
   });
@@ -339,7 +438,9 @@ describe('rejectCampaigns fault', () => {
   it('comes from the constructor config and from ADREPORT_SANDBOX_FAULTS', async () => {
     const config = parseSandboxFaults('{"BING_ADS":{"rejectCampaigns":["Nope"]}}');
     expect(config).toEqual({ MICROSOFT_ADVERTISING: { rejectCampaigns: ['Nope'] } });
-    expect(() => parseSandboxFaults('{"GOOGLE_ADS":{"rejectCampaigns":"Nope"}}')).toThrow(/GOOGLE_ADS\.rejectCampaigns must be a list of campaign names/);
+    expect(() => parseSandboxFaults('{"GOOGLE_ADS":{"rejectCampaigns":"Nope"}}')).toThrow(
+      /GOOGLE_ADS\.rejectCampaigns must be a list of campaign names/,
+    );
     const connector = new SandboxPlatforms(temp.db, { now, faults: config }).connector(7, 'MICROSOFT_ADVERTISING');
     const account = await firstAccount(connector, 'MICROSOFT_ADVERTISING');
     await refused(connector.createCampaign(account, draft({ name: 'Nope' }), token()), /refused campaign Nope/);
@@ -347,67 +448,97 @@ describe('rejectCampaigns fault', () => {
 });
 
 describe('updateCampaign', () => {
-  it.each(SEARCH)('%s: replaces the tree, keeps the campaign id and the ids by position, new ids for added items', async (platform) => {
-    const connector = new SandboxPlatforms(temp.db, { now }).connector(9, platform);
-    const account = await firstAccount(connector, platform);
-    const original = await connector.createCampaign(account, draft(), token());
-    const base = draft();
-    const [first, second] = base.adGroups;
-    const replacement: CampaignDraft = {
-      name: 'Garden Tools | Search v2',
-      status: 'PAUSED',
-      dailyBudget: 80,
-      adGroups: [
-        {
-          ...first!,
-          name: 'Hedge Trimmers v2',
-          keywords: [...first!.keywords, { text: 'cordless hedge trimmer', matchType: 'EXACT', status: 'ENABLED' }],
-          ads: [{ ...first!.ads[0]!, headline: 'New Hedge Trimmers' }],
-        },
-        { ...second!, keywords: [] },
-        { name: 'Leaf Blowers', status: 'ENABLED', keywords: [{ text: 'leaf blower', matchType: 'PHRASE', status: 'ENABLED' }], ads: [] },
-      ],
-    };
-    const later = new SandboxPlatforms(temp.db, { now: () => new Date(NOW.getTime() + 5 * 86_400_000) }).connector(9, platform);
-    const updated = await later.updateCampaign(account, original.campaign.adPlatformId, replacement);
+  it.each(SEARCH)(
+    '%s: replaces the tree, keeps the campaign id and the ids by position, new ids for added items',
+    async (platform) => {
+      const connector = new SandboxPlatforms(temp.db, { now }).connector(9, platform);
+      const account = await firstAccount(connector, platform);
+      const original = await connector.createCampaign(account, draft(), token());
+      const base = draft();
+      const [first, second] = base.adGroups;
+      const replacement: CampaignDraft = {
+        name: 'Garden Tools | Search v2',
+        status: 'PAUSED',
+        dailyBudget: 80,
+        adGroups: [
+          {
+            ...first!,
+            name: 'Hedge Trimmers v2',
+            keywords: [...first!.keywords, { text: 'cordless hedge trimmer', matchType: 'EXACT', status: 'ENABLED' }],
+            ads: [{ ...first!.ads[0]!, headline: 'New Hedge Trimmers' }],
+          },
+          { ...second!, keywords: [] },
+          {
+            name: 'Leaf Blowers',
+            status: 'ENABLED',
+            keywords: [{ text: 'leaf blower', matchType: 'PHRASE', status: 'ENABLED' }],
+            ads: [],
+          },
+        ],
+      };
+      const later = new SandboxPlatforms(temp.db, { now: () => new Date(NOW.getTime() + 5 * 86_400_000) }).connector(
+        9,
+        platform,
+      );
+      const updated = await later.updateCampaign(account, original.campaign.adPlatformId, replacement);
 
-    expect(contentOf(updated)).toEqual(replacement);
-    expect(updated.campaign.adPlatformId).toBe(original.campaign.adPlatformId);
-    expect(updated.campaign.createdOn).toBe(original.campaign.createdOn);
-    const [g0, g1, g2] = updated.adGroups;
-    const [o0, o1] = original.adGroups;
-    expect(g0!.adPlatformId).toBe(o0!.adPlatformId);
-    expect(g0!.keywords.slice(0, 2).map((k) => k.adPlatformId)).toEqual(o0!.keywords.map((k) => k.adPlatformId));
-    expect(g0!.ads[0]!.adPlatformId).toBe(o0!.ads[0]!.adPlatformId);
-    expect(g1!.adPlatformId).toBe(o1!.adPlatformId);
-    const oldIds = new Set(idsOf(original));
-    expect(oldIds.has(g0!.keywords[2]!.adPlatformId)).toBe(false);
-    expect(oldIds.has(g2!.adPlatformId)).toBe(false);
-    expect(oldIds.has(g2!.keywords[0]!.adPlatformId)).toBe(false);
-    expect(new Set(idsOf(updated)).size).toBe(idsOf(updated).length);
+      expect(contentOf(updated)).toEqual(replacement);
+      expect(updated.campaign.adPlatformId).toBe(original.campaign.adPlatformId);
+      expect(updated.campaign.createdOn).toBe(original.campaign.createdOn);
+      const [g0, g1, g2] = updated.adGroups;
+      const [o0, o1] = original.adGroups;
+      expect(g0!.adPlatformId).toBe(o0!.adPlatformId);
+      expect(g0!.keywords.slice(0, 2).map((k) => k.adPlatformId)).toEqual(o0!.keywords.map((k) => k.adPlatformId));
+      expect(g0!.ads[0]!.adPlatformId).toBe(o0!.ads[0]!.adPlatformId);
+      expect(g1!.adPlatformId).toBe(o1!.adPlatformId);
+      const oldIds = new Set(idsOf(original));
+      expect(oldIds.has(g0!.keywords[2]!.adPlatformId)).toBe(false);
+      expect(oldIds.has(g2!.adPlatformId)).toBe(false);
+      expect(oldIds.has(g2!.keywords[0]!.adPlatformId)).toBe(false);
+      expect(new Set(idsOf(updated)).size).toBe(idsOf(updated).length);
 
-    expect(await connector.fetchCampaignTree(account, original.campaign.adPlatformId)).toEqual(updated);
-    const listed = (await connector.listCampaigns(account)).filter((c) => c.adPlatformId === original.campaign.adPlatformId);
-    expect(listed).toEqual([updated.campaign]);
-  });
+      expect(await connector.fetchCampaignTree(account, original.campaign.adPlatformId)).toEqual(updated);
+      const listed = (await connector.listCampaigns(account)).filter(
+        (c) => c.adPlatformId === original.campaign.adPlatformId,
+      );
+      expect(listed).toEqual([updated.campaign]);
+    },
+  );
 
   it('validates like create and leaves the campaign as it was when refused', async () => {
     const connector = new SandboxPlatforms(temp.db, { now }).connector(9, 'GOOGLE_ADS');
     const account = await firstAccount(connector, 'GOOGLE_ADS');
     const original = await connector.createCampaign(account, draft(), token());
-    await refused(connector.updateCampaign(account, original.campaign.adPlatformId, withFirstAd(draft(), { adType: 'EXPANDED_TEXT_AD' })), /EXPANDED_TEXT_AD cannot be created on GOOGLE_ADS/);
-    await refused(connector.updateCampaign(account, original.campaign.adPlatformId, draft({ dailyBudget: 0.5 })), /daily budget/);
+    await refused(
+      connector.updateCampaign(
+        account,
+        original.campaign.adPlatformId,
+        withFirstAd(draft(), { adType: 'EXPANDED_TEXT_AD' }),
+      ),
+      /EXPANDED_TEXT_AD cannot be created on GOOGLE_ADS/,
+    );
+    await refused(
+      connector.updateCampaign(account, original.campaign.adPlatformId, draft({ dailyBudget: 0.5 })),
+      /daily budget/,
+    );
     expect(await connector.fetchCampaignTree(account, original.campaign.adPlatformId)).toEqual(original);
   });
 
   it('refuses catalog campaigns, NOT_FOUND for unknown ones and other accounts', async () => {
     const connector = new SandboxPlatforms(temp.db, { now }).connector(9, 'MICROSOFT_ADVERTISING');
-    const [account, other] = (await connector.listAccountsUnderMaster(MASTER.MICROSOFT_ADVERTISING)).map((a) => a.adPlatformId);
+    const [account, other] = (await connector.listAccountsUnderMaster(MASTER.MICROSOFT_ADVERTISING)).map(
+      (a) => a.adPlatformId,
+    );
     const catalog = (await connector.listCampaigns(account!))[0]!;
-    await refused(connector.updateCampaign(account!, catalog.adPlatformId, draft()), /^only campaigns created through the API can be replaced in the sandbox$/);
+    await refused(
+      connector.updateCampaign(account!, catalog.adPlatformId, draft()),
+      /^only campaigns created through the API can be replaced in the sandbox$/,
+    );
     expect((await caught(connector.updateCampaign(account!, '1234567890', draft()))).code).toBe('NOT_FOUND');
     const created = await connector.createCampaign(account!, draft(), token());
-    expect((await caught(connector.updateCampaign(other!, created.campaign.adPlatformId, draft()))).code).toBe('NOT_FOUND');
+    expect((await caught(connector.updateCampaign(other!, created.campaign.adPlatformId, draft()))).code).toBe(
+      'NOT_FOUND',
+    );
     expect((await caught(connector.updateCampaign(other!, catalog.adPlatformId, draft()))).code).toBe('NOT_FOUND');
   });
 });
@@ -418,16 +549,44 @@ describe('pushChange on created campaigns', () => {
     const account = await firstAccount(connector, 'GOOGLE_ADS');
     const tree = await connector.createCampaign(account, draft(), token());
     const group = tree.adGroups[0]!;
-    await connector.pushChange(account, { kind: 'SET_STATUS', entity: 'CAMPAIGN', adPlatformId: tree.campaign.adPlatformId, status: 'PAUSED' });
-    await connector.pushChange(account, { kind: 'RENAME', entity: 'AD_GROUP', adPlatformId: group.adPlatformId, name: 'Renamed' });
-    await connector.pushChange(account, { kind: 'SET_STATUS', entity: 'KEYWORD', adPlatformId: group.keywords[0]!.adPlatformId, status: 'REMOVED' });
+    await connector.pushChange(account, {
+      kind: 'SET_STATUS',
+      entity: 'CAMPAIGN',
+      adPlatformId: tree.campaign.adPlatformId,
+      status: 'PAUSED',
+    });
+    await connector.pushChange(account, {
+      kind: 'RENAME',
+      entity: 'AD_GROUP',
+      adPlatformId: group.adPlatformId,
+      name: 'Renamed',
+    });
+    await connector.pushChange(account, {
+      kind: 'SET_STATUS',
+      entity: 'KEYWORD',
+      adPlatformId: group.keywords[0]!.adPlatformId,
+      status: 'REMOVED',
+    });
     const changed = await connector.fetchCampaignTree(account, tree.campaign.adPlatformId);
     expect(changed.campaign.status).toBe('PAUSED');
     expect(changed.adGroups[0]!.name).toBe('Renamed');
     expect(changed.adGroups[0]!.keywords[0]!.status).toBe('REMOVED');
-    expect((await connector.listCampaigns(account)).find((c) => c.adPlatformId === tree.campaign.adPlatformId)?.status).toBe('PAUSED');
+    expect(
+      (await connector.listCampaigns(account)).find((c) => c.adPlatformId === tree.campaign.adPlatformId)?.status,
+    ).toBe('PAUSED');
     // An id of the wrong kind is unknown.
-    expect((await caught(connector.pushChange(account, { kind: 'SET_STATUS', entity: 'AD', adPlatformId: group.adPlatformId, status: 'PAUSED' }))).code).toBe('NOT_FOUND');
+    expect(
+      (
+        await caught(
+          connector.pushChange(account, {
+            kind: 'SET_STATUS',
+            entity: 'AD',
+            adPlatformId: group.adPlatformId,
+            status: 'PAUSED',
+          }),
+        )
+      ).code,
+    ).toBe('NOT_FOUND');
     const replaced = await connector.updateCampaign(account, tree.campaign.adPlatformId, draft());
     expect(contentOf(replaced)).toEqual(draft());
   });

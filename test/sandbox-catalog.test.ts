@@ -2,7 +2,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AD_PLATFORM_TYPES, PlatformError, type AdPlatformType, type PlatformAccount, type PlatformConnector } from '../src/platforms/connector.js';
+import {
+  AD_PLATFORM_TYPES,
+  PlatformError,
+  type AdPlatformType,
+  type PlatformAccount,
+  type PlatformConnector,
+} from '../src/platforms/connector.js';
 import { SandboxPlatforms } from '../src/platforms/sandbox/index.js';
 import { Database } from '../src/store/database.js';
 import { migrate } from '../src/store/migrate.js';
@@ -32,7 +38,10 @@ async function closeDb(db: Database): Promise<void> {
   await db.close();
 }
 
-const MASTER: Record<Exclude<AdPlatformType, 'FACEBOOK'>, string> = { GOOGLE_ADS: '123-456-7890', MICROSOFT_ADVERTISING: '4711815' };
+const MASTER: Record<Exclude<AdPlatformType, 'FACEBOOK'>, string> = {
+  GOOGLE_ADS: '123-456-7890',
+  MICROSOFT_ADVERTISING: '4711815',
+};
 const SEARCH_PLATFORMS = ['GOOGLE_ADS', 'MICROSOFT_ADVERTISING'] as const;
 const DAY = 86_400_000;
 
@@ -52,14 +61,20 @@ async function expectPlatformError(promise: Promise<unknown>, code: PlatformErro
 }
 
 /** Everything one organization sees on one platform, as plain data. */
-async function snapshot(platforms: SandboxPlatforms, organizationId: number, platform: AdPlatformType): Promise<unknown> {
+async function snapshot(
+  platforms: SandboxPlatforms,
+  organizationId: number,
+  platform: AdPlatformType,
+): Promise<unknown> {
   const connector = platforms.connector(organizationId, platform);
   const accounts = await accountsOf(connector);
   const master = platform === 'FACEBOOK' ? null : await connector.getMasterAccount(MASTER[platform]);
   const perAccount = [];
   for (const account of accounts.slice(0, 2)) {
     const campaigns = await connector.listCampaigns(account.adPlatformId);
-    const trees = await Promise.all(campaigns.slice(0, 3).map((c) => connector.fetchCampaignTree(account.adPlatformId, c.adPlatformId)));
+    const trees = await Promise.all(
+      campaigns.slice(0, 3).map((c) => connector.fetchCampaignTree(account.adPlatformId, c.adPlatformId)),
+    );
     perAccount.push({ campaigns, trees });
   }
   return { master, accounts, perAccount };
@@ -77,8 +92,12 @@ describe('determinism', () => {
     // A fresh instance that never listed a master still resolves the accounts directly.
     const fresh = new SandboxPlatforms(reopened.db, { now });
     const [google] = first as Array<{ accounts: PlatformAccount[]; perAccount: Array<{ campaigns: unknown }> }>;
-    expect(await fresh.connector(7, 'GOOGLE_ADS').listCampaigns(google!.accounts[1]!.adPlatformId)).toEqual(google!.perAccount[1]!.campaigns);
-    const third = await Promise.all(AD_PLATFORM_TYPES.map((p) => snapshot(new SandboxPlatforms(reopened.db, { now }), 7, p)));
+    expect(await fresh.connector(7, 'GOOGLE_ADS').listCampaigns(google!.accounts[1]!.adPlatformId)).toEqual(
+      google!.perAccount[1]!.campaigns,
+    );
+    const third = await Promise.all(
+      AD_PLATFORM_TYPES.map((p) => snapshot(new SandboxPlatforms(reopened.db, { now }), 7, p)),
+    );
     expect(third).toEqual(first);
   });
 
@@ -135,17 +154,41 @@ describe('catalog', () => {
   });
 
   it('writes every id in its platform format, unique across one organization', async () => {
-    const formats: Record<AdPlatformType, { account: RegExp; campaign: RegExp; adGroup: RegExp; ad: RegExp; keyword: RegExp }> = {
-      GOOGLE_ADS: { account: /^\d{3}-\d{3}-\d{4}$/, campaign: /^\d{11}$/, adGroup: /^\d{11}$/, ad: /^\d{12}$/, keyword: /^\d{12}$/ },
-      MICROSOFT_ADVERTISING: { account: /^\d{9}$/, campaign: /^\d{10}$/, adGroup: /^\d{10}$/, ad: /^\d{11}$/, keyword: /^\d{11}$/ },
-      FACEBOOK: { account: /^act_\d{15,16}$/, campaign: /^\d{17,18}$/, adGroup: /^\d{17,18}$/, ad: /^\d{17,18}$/, keyword: /^$/ },
+    const formats: Record<
+      AdPlatformType,
+      { account: RegExp; campaign: RegExp; adGroup: RegExp; ad: RegExp; keyword: RegExp }
+    > = {
+      GOOGLE_ADS: {
+        account: /^\d{3}-\d{3}-\d{4}$/,
+        campaign: /^\d{11}$/,
+        adGroup: /^\d{11}$/,
+        ad: /^\d{12}$/,
+        keyword: /^\d{12}$/,
+      },
+      MICROSOFT_ADVERTISING: {
+        account: /^\d{9}$/,
+        campaign: /^\d{10}$/,
+        adGroup: /^\d{10}$/,
+        ad: /^\d{11}$/,
+        keyword: /^\d{11}$/,
+      },
+      FACEBOOK: {
+        account: /^act_\d{15,16}$/,
+        campaign: /^\d{17,18}$/,
+        adGroup: /^\d{17,18}$/,
+        ad: /^\d{17,18}$/,
+        keyword: /^$/,
+      },
     };
     for (const platform of AD_PLATFORM_TYPES) {
       const connector = platforms.connector(3, platform);
       const format = formats[platform];
       const seen: string[] = [];
       const accounts = [...(await accountsOf(connector))];
-      if (platform !== 'FACEBOOK') accounts.push(...(await connector.listAccountsUnderMaster(platform === 'GOOGLE_ADS' ? '555-000-1234' : '987654321')));
+      if (platform !== 'FACEBOOK')
+        accounts.push(
+          ...(await connector.listAccountsUnderMaster(platform === 'GOOGLE_ADS' ? '555-000-1234' : '987654321')),
+        );
       for (const account of accounts) {
         expect(account.adPlatformId).toMatch(format.account);
         expect(connector.isWellFormedAccountId(account.adPlatformId)).toBe(true);
@@ -156,7 +199,11 @@ describe('catalog', () => {
           const tree = await connector.fetchCampaignTree(account.adPlatformId, campaign.adPlatformId);
           for (const group of tree.adGroups) {
             expect(group.adPlatformId).toMatch(format.adGroup);
-            seen.push(group.adPlatformId, ...group.ads.map((ad) => ad.adPlatformId), ...group.keywords.map((k) => k.adPlatformId));
+            seen.push(
+              group.adPlatformId,
+              ...group.ads.map((ad) => ad.adPlatformId),
+              ...group.keywords.map((k) => k.adPlatformId),
+            );
             for (const ad of group.ads) expect(ad.adPlatformId).toMatch(format.ad);
             for (const keyword of group.keywords) expect(keyword.adPlatformId).toMatch(format.keyword);
           }
@@ -193,7 +240,15 @@ describe('catalog', () => {
         await expectPlatformError(mine.listCampaigns(accountId), 'NOT_FOUND');
         await expectPlatformError(mine.fetchCampaignTree(accountId, foreignCampaign), 'NOT_FOUND');
         await expectPlatformError(mine.fetchDailyReport(accountId, '2026-10-01', '2026-10-02'), 'NOT_FOUND');
-        await expectPlatformError(mine.pushChange(accountId, { kind: 'SET_STATUS', entity: 'CAMPAIGN', adPlatformId: foreignCampaign, status: 'PAUSED' }), 'NOT_FOUND');
+        await expectPlatformError(
+          mine.pushChange(accountId, {
+            kind: 'SET_STATUS',
+            entity: 'CAMPAIGN',
+            adPlatformId: foreignCampaign,
+            status: 'PAUSED',
+          }),
+          'NOT_FOUND',
+        );
       }
       // A campaign of another account of the same organization is not in this account.
       const [first, second] = await accountsOf(mine);
@@ -305,7 +360,9 @@ describe('campaigns over time', () => {
       }
       // Not reachable before it exists, reachable after.
       const late = appeared[0]!;
-      expect((await connector.fetchCampaignTree(account.adPlatformId, late.adPlatformId)).campaign.adPlatformId).toBe(late.adPlatformId);
+      expect((await connector.fetchCampaignTree(account.adPlatformId, late.adPlatformId)).campaign.adPlatformId).toBe(
+        late.adPlatformId,
+      );
       now = new Date('2026-03-01T12:00:00Z');
       await expectPlatformError(connector.fetchCampaignTree(account.adPlatformId, late.adPlatformId), 'NOT_FOUND');
     }
@@ -326,7 +383,11 @@ describe('campaign lifecycle', () => {
     }
     expect(removed).toBeDefined();
     const since = removed!.since.toISOString().slice(0, 10);
-    const { statistics: stats } = await connector.fetchDailyReport(account, since, new Date(removed!.since.getTime() + 20 * DAY).toISOString().slice(0, 10));
+    const { statistics: stats } = await connector.fetchDailyReport(
+      account,
+      since,
+      new Date(removed!.since.getTime() + 20 * DAY).toISOString().slice(0, 10),
+    );
     now = new Date(removed!.since.getTime() + 45 * DAY);
     expect(stats.filter((r) => r.campaignId === removed!.id)).toEqual([]);
     expect((await connector.listCampaigns(account)).map((c) => c.adPlatformId)).not.toContain(removed!.id);
@@ -337,14 +398,23 @@ describe('campaign lifecycle', () => {
 describe('createAccount', () => {
   it('refuses unknown currencies, time zones, empty names and FACEBOOK', async () => {
     const { db } = await openDb();
-    const connector = new SandboxPlatforms(db, { now: () => new Date('2026-06-01T00:00:00Z') }).connector(1, 'GOOGLE_ADS');
+    const connector = new SandboxPlatforms(db, { now: () => new Date('2026-06-01T00:00:00Z') }).connector(
+      1,
+      'GOOGLE_ADS',
+    );
     const master = MASTER.GOOGLE_ADS;
     const good = { name: 'Contoso Bikes NL', currency: 'EUR', timeZone: 'Europe/Amsterdam' };
     for (const currency of ['EURO', 'eur', 'ABC', 'XXX', '']) {
-      await expectPlatformError(connector.createAccount(master, { ...good, currency }, `c-${currency}`), 'INVALID_REQUEST');
+      await expectPlatformError(
+        connector.createAccount(master, { ...good, currency }, `c-${currency}`),
+        'INVALID_REQUEST',
+      );
     }
     for (const timeZone of ['Mars/Olympus_Mons', 'europe/berlin', '+01:00', '']) {
-      await expectPlatformError(connector.createAccount(master, { ...good, timeZone }, `t-${timeZone}`), 'INVALID_REQUEST');
+      await expectPlatformError(
+        connector.createAccount(master, { ...good, timeZone }, `t-${timeZone}`),
+        'INVALID_REQUEST',
+      );
     }
     await expectPlatformError(connector.createAccount(master, { ...good, name: '  ' }, 'n'), 'INVALID_REQUEST');
     await expectPlatformError(connector.createAccount('bad', good, 'm'), 'NOT_FOUND');
@@ -366,15 +436,24 @@ describe('createAccount', () => {
       expect(created).toMatchObject(input);
       expect(connector.isWellFormedAccountId(created.adPlatformId)).toBe(true);
       // The same token returns the same account, even when asked concurrently.
-      const again = await Promise.all([connector.createAccount(master, input, 'job-17'), connector.createAccount(master, input, 'job-17')]);
+      const again = await Promise.all([
+        connector.createAccount(master, input, 'job-17'),
+        connector.createAccount(master, input, 'job-17'),
+      ]);
       expect(again).toEqual([created, created]);
-      const other = await connector.createAccount(master, { ...input, name: 'Fabrikam Garden AT', currency: 'EUR', timeZone: 'Europe/Vienna' }, 'job-18');
+      const other = await connector.createAccount(
+        master,
+        { ...input, name: 'Fabrikam Garden AT', currency: 'EUR', timeZone: 'Europe/Vienna' },
+        'job-18',
+      );
       expect(other.adPlatformId).not.toBe(created.adPlatformId);
       const listed = await connector.listAccountsUnderMaster(master);
       expect(listed.filter((a) => a.adPlatformId === created.adPlatformId)).toEqual([created]);
       expect(listed.map((a) => a.adPlatformId)).toContain(other.adPlatformId);
       // Not under another master, not visible to another organization.
-      const elsewhere = await connector.listAccountsUnderMaster(platform === 'GOOGLE_ADS' ? '999-999-9999' : '99999999');
+      const elsewhere = await connector.listAccountsUnderMaster(
+        platform === 'GOOGLE_ADS' ? '999-999-9999' : '99999999',
+      );
       expect(elsewhere.map((a) => a.adPlatformId)).not.toContain(created.adPlatformId);
       await expectPlatformError(platforms.connector(6, platform).listCampaigns(created.adPlatformId), 'NOT_FOUND');
       // A new account starts empty; its campaigns appear over the following weeks.
@@ -385,7 +464,9 @@ describe('createAccount', () => {
       for (const campaign of campaigns) expect(campaign.createdOn > '2026-06-01').toBe(true);
       now = new Date('2026-06-01T08:00:00Z');
     }
-    const count = await db.read((r) => r.one<{ n: number }>('SELECT count(*)::INTEGER AS n FROM sandbox_created_accounts'));
+    const count = await db.read((r) =>
+      r.one<{ n: number }>('SELECT count(*)::INTEGER AS n FROM sandbox_created_accounts'),
+    );
     expect(count?.n).toBe(4);
 
     const before = await platforms.connector(5, 'GOOGLE_ADS').listAccountsUnderMaster(MASTER.GOOGLE_ADS);
@@ -394,7 +475,9 @@ describe('createAccount', () => {
     const fresh = new SandboxPlatforms(reopened.db, { now: () => now }).connector(5, 'GOOGLE_ADS');
     expect(await fresh.listAccountsUnderMaster(MASTER.GOOGLE_ADS)).toEqual(before);
     const input = { name: 'Fabrikam Garden CH', currency: 'CHF', timeZone: 'Europe/Zurich' };
-    expect(await fresh.createAccount(MASTER.GOOGLE_ADS, input, 'job-17')).toEqual(before.find((a) => a.name === input.name));
+    expect(await fresh.createAccount(MASTER.GOOGLE_ADS, input, 'job-17')).toEqual(
+      before.find((a) => a.name === input.name),
+    );
   });
 });
 
@@ -411,12 +494,42 @@ describe('pushChange', () => {
     const ad = group.ads[0]!;
     const keyword = group.keywords[0]!;
 
-    await connector.pushChange(account, { kind: 'SET_STATUS', entity: 'CAMPAIGN', adPlatformId: campaign!.adPlatformId, status: 'PAUSED' });
-    await connector.pushChange(account, { kind: 'RENAME', entity: 'CAMPAIGN', adPlatformId: campaign!.adPlatformId, name: 'Renamed once' });
-    await connector.pushChange(account, { kind: 'RENAME', entity: 'CAMPAIGN', adPlatformId: campaign!.adPlatformId, name: 'Renamed twice' });
-    await connector.pushChange(account, { kind: 'RENAME', entity: 'AD_GROUP', adPlatformId: group.adPlatformId, name: 'Group renamed' });
-    await connector.pushChange(account, { kind: 'SET_STATUS', entity: 'AD', adPlatformId: ad.adPlatformId, status: 'REMOVED' });
-    await connector.pushChange(account, { kind: 'SET_STATUS', entity: 'KEYWORD', adPlatformId: keyword.adPlatformId, status: 'PAUSED' });
+    await connector.pushChange(account, {
+      kind: 'SET_STATUS',
+      entity: 'CAMPAIGN',
+      adPlatformId: campaign!.adPlatformId,
+      status: 'PAUSED',
+    });
+    await connector.pushChange(account, {
+      kind: 'RENAME',
+      entity: 'CAMPAIGN',
+      adPlatformId: campaign!.adPlatformId,
+      name: 'Renamed once',
+    });
+    await connector.pushChange(account, {
+      kind: 'RENAME',
+      entity: 'CAMPAIGN',
+      adPlatformId: campaign!.adPlatformId,
+      name: 'Renamed twice',
+    });
+    await connector.pushChange(account, {
+      kind: 'RENAME',
+      entity: 'AD_GROUP',
+      adPlatformId: group.adPlatformId,
+      name: 'Group renamed',
+    });
+    await connector.pushChange(account, {
+      kind: 'SET_STATUS',
+      entity: 'AD',
+      adPlatformId: ad.adPlatformId,
+      status: 'REMOVED',
+    });
+    await connector.pushChange(account, {
+      kind: 'SET_STATUS',
+      entity: 'KEYWORD',
+      adPlatformId: keyword.adPlatformId,
+      status: 'PAUSED',
+    });
 
     const fresh = new SandboxPlatforms(db, { now }).connector(8, 'GOOGLE_ADS');
     const listed = (await fresh.listCampaigns(account)).find((c) => c.adPlatformId === campaign!.adPlatformId);
@@ -430,7 +543,9 @@ describe('pushChange', () => {
     expect(changed.adGroups.slice(1)).toEqual(tree.adGroups.slice(1));
     expect(changed.adGroups[0]!.ads.slice(1)).toEqual(group.ads.slice(1));
     // Another organization's view of its own catalog is untouched by these changes.
-    const rows = await db.read((r) => r.all<{ n: number }>('SELECT count(*)::INTEGER AS n FROM sandbox_changes WHERE organization_id = 8'));
+    const rows = await db.read((r) =>
+      r.all<{ n: number }>('SELECT count(*)::INTEGER AS n FROM sandbox_changes WHERE organization_id = 8'),
+    );
     expect(rows[0]?.n).toBe(6);
   });
 
@@ -442,14 +557,49 @@ describe('pushChange', () => {
     const campaign = (await connector.listCampaigns(second!.adPlatformId))[0]!;
     const tree = await connector.fetchCampaignTree(second!.adPlatformId, campaign.adPlatformId);
     const foreignAd = tree.adGroups[0]!.ads[0]!.adPlatformId;
-    await expectPlatformError(connector.pushChange(first!.adPlatformId, { kind: 'SET_STATUS', entity: 'CAMPAIGN', adPlatformId: campaign.adPlatformId, status: 'PAUSED' }), 'NOT_FOUND');
-    await expectPlatformError(connector.pushChange(first!.adPlatformId, { kind: 'RENAME', entity: 'AD', adPlatformId: foreignAd, name: 'x' }), 'NOT_FOUND');
+    await expectPlatformError(
+      connector.pushChange(first!.adPlatformId, {
+        kind: 'SET_STATUS',
+        entity: 'CAMPAIGN',
+        adPlatformId: campaign.adPlatformId,
+        status: 'PAUSED',
+      }),
+      'NOT_FOUND',
+    );
+    await expectPlatformError(
+      connector.pushChange(first!.adPlatformId, { kind: 'RENAME', entity: 'AD', adPlatformId: foreignAd, name: 'x' }),
+      'NOT_FOUND',
+    );
     // An ad id passed as a keyword is not a keyword.
-    await expectPlatformError(connector.pushChange(second!.adPlatformId, { kind: 'SET_STATUS', entity: 'KEYWORD', adPlatformId: foreignAd, status: 'PAUSED' }), 'NOT_FOUND');
-    await expectPlatformError(connector.pushChange(second!.adPlatformId, { kind: 'RENAME', entity: 'CAMPAIGN', adPlatformId: campaign.adPlatformId, name: ' ' }), 'INVALID_REQUEST');
+    await expectPlatformError(
+      connector.pushChange(second!.adPlatformId, {
+        kind: 'SET_STATUS',
+        entity: 'KEYWORD',
+        adPlatformId: foreignAd,
+        status: 'PAUSED',
+      }),
+      'NOT_FOUND',
+    );
+    await expectPlatformError(
+      connector.pushChange(second!.adPlatformId, {
+        kind: 'RENAME',
+        entity: 'CAMPAIGN',
+        adPlatformId: campaign.adPlatformId,
+        name: ' ',
+      }),
+      'INVALID_REQUEST',
+    );
     const facebook = platforms.connector(9, 'FACEBOOK');
     const act = (await facebook.listDirectAccounts())[0]!.adPlatformId;
-    await expectPlatformError(facebook.pushChange(act, { kind: 'SET_STATUS', entity: 'KEYWORD', adPlatformId: '123456789012345678', status: 'PAUSED' }), 'INVALID_REQUEST');
+    await expectPlatformError(
+      facebook.pushChange(act, {
+        kind: 'SET_STATUS',
+        entity: 'KEYWORD',
+        adPlatformId: '123456789012345678',
+        status: 'PAUSED',
+      }),
+      'INVALID_REQUEST',
+    );
     const rows = await db.read((r) => r.all('SELECT * FROM sandbox_changes'));
     expect(rows).toEqual([]);
   });

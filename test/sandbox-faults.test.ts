@@ -24,7 +24,6 @@ async function outcome(call: Promise<unknown>): Promise<string> {
   }
 }
 
-
 /** One account id, found with faults off. */
 async function firstAccount(connector: PlatformConnector): Promise<string> {
   return (await connector.listAccountsUnderMaster(MASTER))[0]!.adPlatformId;
@@ -69,7 +68,12 @@ describe('fault injection', () => {
       google.createAccount(MASTER, { name: 'New', currency: 'EUR', timeZone: 'Europe/Berlin' }, 'tok'),
       google.listCampaigns(one!.adPlatformId),
       google.fetchCampaignTree(one!.adPlatformId, campaign),
-      google.pushChange(one!.adPlatformId, { kind: 'SET_STATUS', entity: 'CAMPAIGN', adPlatformId: campaign, status: 'PAUSED' }),
+      google.pushChange(one!.adPlatformId, {
+        kind: 'SET_STATUS',
+        entity: 'CAMPAIGN',
+        adPlatformId: campaign,
+        status: 'PAUSED',
+      }),
       google.fetchDailyReport(one!.adPlatformId, '2026-05-01', '2026-05-02'),
     ];
     for (const call of calls) {
@@ -128,8 +132,12 @@ describe('fault injection', () => {
   it('scopes faults: one organization, every organization, other platforms untouched; clearFaults ends all', async () => {
     const platforms = sandbox({ MICROSOFT_ADVERTISING: { revoked: true } });
     // The start configuration applies to every organization.
-    expect(await outcome(platforms.connector(1, 'MICROSOFT_ADVERTISING').getMasterAccount('1234567'))).toBe('ACCESS_DENIED');
-    expect(await outcome(platforms.connector(99, 'MICROSOFT_ADVERTISING').getMasterAccount('1234567'))).toBe('ACCESS_DENIED');
+    expect(await outcome(platforms.connector(1, 'MICROSOFT_ADVERTISING').getMasterAccount('1234567'))).toBe(
+      'ACCESS_DENIED',
+    );
+    expect(await outcome(platforms.connector(99, 'MICROSOFT_ADVERTISING').getMasterAccount('1234567'))).toBe(
+      'ACCESS_DENIED',
+    );
     expect(await outcome(platforms.connector(1, 'GOOGLE_ADS').getMasterAccount(MASTER))).toBe('ok');
 
     platforms.setFaults(1, 'GOOGLE_ADS', { failNext: 5 });
@@ -163,13 +171,19 @@ describe('fault injection', () => {
 
 describe('parseSandboxFaults', () => {
   it('reads faults per platform, aliases included', () => {
-    expect(parseSandboxFaults('{"GOOGLE_ADS":{"latencyMs":200,"failureRate":0.1},"BING_ADS":{"revoked":["1234567"]},"FACEBOOK":{"failNext":2,"throttleNext":1,"revoked":false}}')).toEqual({
+    expect(
+      parseSandboxFaults(
+        '{"GOOGLE_ADS":{"latencyMs":200,"failureRate":0.1},"BING_ADS":{"revoked":["1234567"]},"FACEBOOK":{"failNext":2,"throttleNext":1,"revoked":false}}',
+      ),
+    ).toEqual({
       GOOGLE_ADS: { latencyMs: 200, failureRate: 0.1 },
       MICROSOFT_ADVERTISING: { revoked: ['1234567'] },
       FACEBOOK: { failNext: 2, throttleNext: 1, revoked: false },
     });
     expect(parseSandboxFaults('{}')).toEqual({});
-    expect(parseSandboxFaults('{"GOOGLE_ADS":{"crashAfterCreate":true}}')).toEqual({ GOOGLE_ADS: { crashAfterCreate: true } });
+    expect(parseSandboxFaults('{"GOOGLE_ADS":{"crashAfterCreate":true}}')).toEqual({
+      GOOGLE_ADS: { crashAfterCreate: true },
+    });
   });
 
   it('refuses bad input with a message naming it', () => {

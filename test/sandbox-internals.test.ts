@@ -12,7 +12,9 @@ describe('allocate', () => {
     for (let run = 0; run < 3000; run++) {
       const n = rng.int(1, 25);
       const weights = Array.from({ length: n }, () => (rng.chance(0.15) ? 0 : rng.logNormal(1, 1.5)));
-      const caps = rng.chance(0.3) ? undefined : Array.from({ length: n }, () => (rng.chance(0.2) ? 0 : rng.int(0, 1000)));
+      const caps = rng.chance(0.3)
+        ? undefined
+        : Array.from({ length: n }, () => (rng.chance(0.2) ? 0 : rng.int(0, 1000)));
       const room = caps ? caps.reduce((a, b) => a + b, 0) : Infinity;
       const total = rng.chance(0.1) ? rng.int(0, 1e12) : rng.int(0, Math.min(room, 5000));
       const out = allocate(total, weights, caps);
@@ -50,7 +52,8 @@ describe('id permutation', () => {
     }
     expect(images.size).toBe(1000);
     const large = new FeistelPermutation(990_000_000_000_000_000n, 7);
-    for (const x of [0n, 1n, 123_456_789_012_345n, 989_999_999_999_999_999n]) expect(large.inverse(large.forward(x))).toBe(x);
+    for (const x of [0n, 1n, 123_456_789_012_345n, 989_999_999_999_999_999n])
+      expect(large.inverse(large.forward(x))).toBe(x);
   });
 
   it('decodes the entity ids it encodes, and nothing of another kind or organization', () => {
@@ -76,7 +79,14 @@ describe('call ids', () => {
     for (const platform of ['GOOGLE_ADS', 'MICROSOFT_ADVERTISING'] as const) {
       const ids = new IdScheme(1, platform);
       const seen = new Set<string>();
-      const base = { payload: 2 * ids.issuedPayloads - 1, campaign: 511, adGroup: 15, day: dayOf('2026-10-01'), device: 0, index: 0 };
+      const base = {
+        payload: 2 * ids.issuedPayloads - 1,
+        campaign: 511,
+        adGroup: 15,
+        day: dayOf('2026-10-01'),
+        device: 0,
+        index: 0,
+      };
       const variants = [
         base,
         { ...base, payload: 0 },
@@ -98,7 +108,14 @@ describe('call ids', () => {
 
 describe('local times', () => {
   it('land on the asked day at the asked wall time, on the days the clocks change too', () => {
-    const wall = (date: Date, timeZone: string) => new Intl.DateTimeFormat('en-GB', { timeZone, hourCycle: 'h23', hour: '2-digit', minute: '2-digit', second: '2-digit' }).format(date);
+    const wall = (date: Date, timeZone: string) =>
+      new Intl.DateTimeFormat('en-GB', {
+        timeZone,
+        hourCycle: 'h23',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+      }).format(date);
     const cases: Array<[string, string]> = [
       ['Europe/Berlin', '2026-03-29'], // 02:00 -> 03:00
       ['Europe/Berlin', '2026-10-25'], // 03:00 -> 02:00

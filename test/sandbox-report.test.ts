@@ -1,8 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import type { CallRecord, DailyAudienceRun, DailyImpressionShare, DailyReport, PlatformAccount } from '../src/platforms/connector.js';
+import type {
+  CallRecord,
+  DailyAudienceRun,
+  DailyImpressionShare,
+  DailyReport,
+  PlatformAccount,
+} from '../src/platforms/connector.js';
 import { SandboxPlatforms } from '../src/platforms/sandbox/index.js';
 import { caught } from './helpers/platform-errors.js';
-import { accountsOf, adRows, expectSame, groupBy, localDate, localHour, sortedEntries, sumBy, unionLength } from './helpers/sandbox-report.js';
+import {
+  accountsOf,
+  adRows,
+  expectSame,
+  groupBy,
+  localDate,
+  localHour,
+  sortedEntries,
+  sumBy,
+  unionLength,
+} from './helpers/sandbox-report.js';
 import { useTempDatabase } from './helpers/temp-database.js';
 
 const temp = useTempDatabase('adreport-sandbox-report-');
@@ -23,15 +39,25 @@ describe('GOOGLE_ADS impression share', () => {
     const google = platforms.connector(1, 'GOOGLE_ADS');
     for (const account of (await accountsOf(google)).slice(0, 2)) {
       const report = await google.fetchDailyReport(account.adPlatformId, '2026-10-01', '2026-10-10');
-      const key = (r: { campaignId: string; date: string; device: string; network: string }) => [r.campaignId, r.date, r.device, r.network].join('|');
+      const key = (r: { campaignId: string; date: string; device: string; network: string }) =>
+        [r.campaignId, r.date, r.device, r.network].join('|');
       const search = adRows(report.statistics).filter((row) => row.network === 'SEARCH');
       expect(report.impressionShare.length).toBeGreaterThan(20);
       expect(new Set(report.impressionShare.map(key)).size).toBe(report.impressionShare.length);
-      expect(sortedEntries(sumBy(report.impressionShare, key, (r) => r.impressions))).toEqual(sortedEntries(sumBy(search, key, (r) => r.impressions)));
+      expect(sortedEntries(sumBy(report.impressionShare, key, (r) => r.impressions))).toEqual(
+        sortedEntries(sumBy(search, key, (r) => r.impressions)),
+      );
       const broken = report.impressionShare.filter(
         (r) =>
           r.network !== 'SEARCH' ||
-          ![r.impressions, r.eligibleImpressions, r.budgetLostImpressions, r.rankLostImpressions, r.topImpressions, r.absoluteTopImpressions].every(isCount) ||
+          ![
+            r.impressions,
+            r.eligibleImpressions,
+            r.budgetLostImpressions,
+            r.rankLostImpressions,
+            r.topImpressions,
+            r.absoluteTopImpressions,
+          ].every(isCount) ||
           r.impressions === 0 ||
           r.impressions > r.eligibleImpressions ||
           r.budgetLostImpressions + r.rankLostImpressions !== r.eligibleImpressions - r.impressions ||
@@ -71,7 +97,11 @@ describe('GOOGLE_ADS impression share', () => {
     expect(rankMostly).toBeGreaterThan(budgetMostly / 2);
     for (const platform of ['MICROSOFT_ADVERTISING', 'FACEBOOK'] as const) {
       const connector = platforms.connector(1, platform);
-      const report = await connector.fetchDailyReport((await accountsOf(connector))[0]!.adPlatformId, '2026-10-05', '2026-10-07');
+      const report = await connector.fetchDailyReport(
+        (await accountsOf(connector))[0]!.adPlatformId,
+        '2026-10-05',
+        '2026-10-07',
+      );
       expect(report.statistics.length).toBeGreaterThan(0);
       expect(report.impressionShare).toEqual([]);
     }
@@ -89,12 +119,21 @@ describe('FACEBOOK audience runs', () => {
       // An ISO week, Monday to Sunday.
       const report = await facebook.fetchDailyReport(account.adPlatformId, '2026-11-02', '2026-11-08');
       expect(report.audienceRuns.length).toBeGreaterThan(0);
-      expect(report.audienceRuns.filter((r) => !Number.isInteger(r.from) || !Number.isInteger(r.to) || r.from < 0 || r.from >= r.to || r.to > size)).toEqual([]);
+      expect(
+        report.audienceRuns.filter(
+          (r) => !Number.isInteger(r.from) || !Number.isInteger(r.to) || r.from < 0 || r.from >= r.to || r.to > size,
+        ),
+      ).toEqual([]);
       // Per ad and day: one run, or two where it wraps, not overlapping, at most the ad's impressions.
       const adDay = (r: { date: string; adId: string | null }) => `${r.date}|${r.adId}`;
       const impressions = sumBy(report.statistics, adDay, (r) => r.impressions);
       const runs = groupBy(report.audienceRuns, adDay);
-      expect([...runs.keys()].sort()).toEqual([...impressions].filter(([, n]) => n > 0).map(([k]) => k).sort());
+      expect([...runs.keys()].sort()).toEqual(
+        [...impressions]
+          .filter(([, n]) => n > 0)
+          .map(([k]) => k)
+          .sort(),
+      );
       const broken = [...runs].filter(([k, rs]) => {
         const length = rs.reduce((s, r) => s + r.to - r.from, 0);
         return rs.length > 2 || unionLength(rs) !== length || length < 1 || length > (impressions.get(k) ?? 0);
@@ -109,7 +148,10 @@ describe('FACEBOOK audience runs', () => {
     }
     for (const platform of ['GOOGLE_ADS', 'MICROSOFT_ADVERTISING'] as const) {
       const connector = platforms.connector(1, platform);
-      expect((await connector.fetchDailyReport((await accountsOf(connector))[0]!.adPlatformId, '2026-11-02', '2026-11-03')).audienceRuns).toEqual([]);
+      expect(
+        (await connector.fetchDailyReport((await accountsOf(connector))[0]!.adPlatformId, '2026-11-02', '2026-11-03'))
+          .audienceRuns,
+      ).toEqual([]);
     }
   });
 
@@ -132,8 +174,14 @@ describe('FACEBOOK audience runs', () => {
     const platforms = sandbox();
     const facebook = platforms.connector(3, 'FACEBOOK');
     const account = (await accountsOf(facebook))[0]!.adPlatformId;
-    const runsOf = async (from: string, to: string) => (await facebook.fetchDailyReport(account, from, to)).audienceRuns;
-    for (const [from, to] of [['2026-11-10', '2026-11-10'], ['2026-11-02', '2026-11-08'], ['2026-10-01', '2026-10-31'], ['2026-09-17', '2026-10-05']] as const) {
+    const runsOf = async (from: string, to: string) =>
+      (await facebook.fetchDailyReport(account, from, to)).audienceRuns;
+    for (const [from, to] of [
+      ['2026-11-10', '2026-11-10'],
+      ['2026-11-02', '2026-11-08'],
+      ['2026-10-01', '2026-10-31'],
+      ['2026-09-17', '2026-10-05'],
+    ] as const) {
       const runs = await runsOf(from, to);
       expect(unionLength(runs)).toBeGreaterThan(0);
       expect(await platforms.trueReach(3, account, {}, from, to)).toBe(unionLength(runs));
@@ -150,12 +198,16 @@ describe('FACEBOOK audience runs', () => {
       [{ campaignIds: [], adIds: [] }, () => true],
     ];
     for (const [selection, selected] of selections) {
-      expect(await platforms.trueReach(3, account, selection, '2026-10-01', '2026-10-31')).toBe(unionLength(month.filter(selected)));
+      expect(await platforms.trueReach(3, account, selection, '2026-10-01', '2026-10-31')).toBe(
+        unionLength(month.filter(selected)),
+      );
     }
     // Longer than one fetch may be: the oracle loops on; and only complete days count.
     const summer = [...(await runsOf('2026-06-01', '2026-08-31')), ...(await runsOf('2026-09-01', '2026-10-31'))];
     expect(await platforms.trueReach(3, account, {}, '2026-06-01', '2026-10-31')).toBe(unionLength(summer));
-    expect(await platforms.trueReach(3, account, {}, '2026-11-20', '2027-01-31')).toBe(unionLength(await runsOf('2026-11-20', '2026-11-24')));
+    expect(await platforms.trueReach(3, account, {}, '2026-11-20', '2027-01-31')).toBe(
+      unionLength(await runsOf('2026-11-20', '2026-11-24')),
+    );
     // Another organization's account is not there; a search account has no audience.
     expect((await caught(platforms.trueReach(4, account, {}, '2026-10-01', '2026-10-31'))).code).toBe('NOT_FOUND');
     const google = (await accountsOf(platforms.connector(3, 'GOOGLE_ADS')))[0]!.adPlatformId;
@@ -175,9 +227,21 @@ describe('call records', () => {
         const report = await connector.fetchDailyReport(account.adPlatformId, '2026-10-01', '2026-10-14');
         const campaignDay = (r: { campaignId: string; date: string }) => `${r.campaignId}|${r.date}`;
         const ads = adRows(report.statistics);
-        expect(sortedEntries(sumBy(report.calls, campaignDay, () => 1))).toEqual(sortedEntries(sumBy(ads.filter((r) => r.calls > 0), campaignDay, (r) => r.calls)));
-        const converting = sortedEntries(sumBy(report.calls, campaignDay, (c) => (c.isConversion ? 1 : 0))).filter(([, n]) => n > 0);
-        expect(converting).toEqual(sortedEntries(sumBy(ads, campaignDay, (r) => r.callConversions)).filter(([, n]) => n > 0));
+        expect(sortedEntries(sumBy(report.calls, campaignDay, () => 1))).toEqual(
+          sortedEntries(
+            sumBy(
+              ads.filter((r) => r.calls > 0),
+              campaignDay,
+              (r) => r.calls,
+            ),
+          ),
+        );
+        const converting = sortedEntries(sumBy(report.calls, campaignDay, (c) => (c.isConversion ? 1 : 0))).filter(
+          ([, n]) => n > 0,
+        );
+        expect(converting).toEqual(
+          sortedEntries(sumBy(ads, campaignDay, (r) => r.callConversions)).filter(([, n]) => n > 0),
+        );
         const broken = report.calls.filter(
           (c) =>
             !/^\d+$/.test(c.callId) ||
@@ -208,10 +272,16 @@ describe('call records', () => {
     // Business hours on the account's clocks.
     expect(hours.filter((hour) => hour >= 8 && hour < 19).length / hours.length).toBeGreaterThan(0.7);
     // Long tail: a few long conversations, most calls short.
-    const durations = all.filter((c) => c.status === 'RECEIVED').map((c) => c.durationSeconds).sort((a, b) => a - b);
+    const durations = all
+      .filter((c) => c.status === 'RECEIVED')
+      .map((c) => c.durationSeconds)
+      .sort((a, b) => a - b);
     expect(durations.at(-1)!).toBeGreaterThan(5 * durations[Math.floor(durations.length / 2)]!);
     const facebook = platforms.connector(1, 'FACEBOOK');
-    expect((await facebook.fetchDailyReport((await accountsOf(facebook))[0]!.adPlatformId, '2026-10-01', '2026-10-14')).calls).toEqual([]);
+    expect(
+      (await facebook.fetchDailyReport((await accountsOf(facebook))[0]!.adPlatformId, '2026-10-01', '2026-10-14'))
+        .calls,
+    ).toEqual([]);
   });
 
   it('ring from GB for a UK account', async () => {
@@ -233,7 +303,12 @@ describe('the daily report', () => {
   const ranges = { wide: ['2026-10-01', '2026-10-07'], narrow: ['2026-10-03', '2026-10-04'] } as const;
   const within = (report: DailyReport, from: string, to: string): DailyReport => {
     const inside = (r: { date: string }) => r.date >= from && r.date <= to;
-    return { statistics: report.statistics.filter(inside), impressionShare: report.impressionShare.filter(inside), audienceRuns: report.audienceRuns.filter(inside), calls: report.calls.filter(inside) };
+    return {
+      statistics: report.statistics.filter(inside),
+      impressionShare: report.impressionShare.filter(inside),
+      audienceRuns: report.audienceRuns.filter(inside),
+      calls: report.calls.filter(inside),
+    };
   };
 
   it('is the same from a second instance and, day for day, from a narrower range: all four arrays', async () => {
@@ -244,7 +319,11 @@ describe('the daily report', () => {
       const wide = await a.fetchDailyReport(account, ...ranges.wide);
       expectSame(await b.fetchDailyReport(account, ...ranges.wide), wide);
       expectSame(await b.fetchDailyReport(account, ...ranges.narrow), within(wide, ...ranges.narrow));
-      const filled = { GOOGLE_ADS: ['impressionShare', 'calls'], MICROSOFT_ADVERTISING: ['calls'], FACEBOOK: ['audienceRuns'] } as const;
+      const filled = {
+        GOOGLE_ADS: ['impressionShare', 'calls'],
+        MICROSOFT_ADVERTISING: ['calls'],
+        FACEBOOK: ['audienceRuns'],
+      } as const;
       for (const part of filled[platform]) expect(wide[part].length).toBeGreaterThan(0);
     }
   });
@@ -258,19 +337,31 @@ describe('the daily report', () => {
     const social = (await accountsOf(facebook))[0]!.adPlatformId;
     const at = async (iso: string) => {
       now = new Date(iso);
-      return { google: await google.fetchDailyReport(account, '2026-09-10', '2026-09-30'), facebook: await facebook.fetchDailyReport(social, '2026-09-10', '2026-09-30') };
+      return {
+        google: await google.fetchDailyReport(account, '2026-09-10', '2026-09-30'),
+        facebook: await facebook.fetchDailyReport(social, '2026-09-10', '2026-09-30'),
+      };
     };
     const early = await at('2026-10-02T12:00:00Z');
     const middle = await at('2026-10-08T12:00:00Z');
     const late = await at('2026-10-30T12:00:00Z');
-    const byDate = (report: DailyReport, value: (r: { conversions: number }) => number) => sumBy(adRows(report.statistics), (r) => r.date, (r) => Math.round(100 * value(r)));
+    const byDate = (report: DailyReport, value: (r: { conversions: number }) => number) =>
+      sumBy(
+        adRows(report.statistics),
+        (r) => r.date,
+        (r) => Math.round(100 * value(r)),
+      );
     const flagged = (report: DailyReport) => new Set(report.calls.filter((c) => c.isConversion).map((c) => c.callId));
     const snapshots = [early, middle, late];
     for (let i = 1; i < snapshots.length; i++) {
       const [before, after] = [snapshots[i - 1]!.google, snapshots[i]!.google];
-      for (const [date, conversions] of byDate(before, (r) => r.conversions)) expect(conversions).toBeLessThanOrEqual(byDate(after, (r) => r.conversions).get(date)!);
+      for (const [date, conversions] of byDate(before, (r) => r.conversions))
+        expect(conversions).toBeLessThanOrEqual(byDate(after, (r) => r.conversions).get(date)!);
       // The same calls; a converting call stays converting.
-      expectSame(after.calls.map((c) => c.callId), before.calls.map((c) => c.callId));
+      expectSame(
+        after.calls.map((c) => c.callId),
+        before.calls.map((c) => c.callId),
+      );
       const later = flagged(after);
       expect([...flagged(before)].filter((id) => !later.has(id))).toEqual([]);
       // Traffic never changes: impressions, impression share, audience runs.
@@ -279,7 +370,9 @@ describe('the daily report', () => {
     }
     // The last days were still incomplete at the first clock.
     const lastDays = (report: DailyReport) => within(report, '2026-09-25', '2026-09-30');
-    expect(byDate(lastDays(early.google), (r) => r.conversions)).not.toEqual(byDate(lastDays(late.google), (r) => r.conversions));
+    expect(byDate(lastDays(early.google), (r) => r.conversions)).not.toEqual(
+      byDate(lastDays(late.google), (r) => r.conversions),
+    );
     expect(flagged(early.google).size).toBeLessThan(flagged(late.google).size);
     // More than 14 days old at the first clock: the whole report is final.
     expectSame(within(early.google, '2026-09-10', '2026-09-16'), within(late.google, '2026-09-10', '2026-09-16'));
@@ -293,14 +386,17 @@ describe('the daily report', () => {
     const devices = new Map<string, number>();
     // Ten weeks of one account.
     for (const account of (await accountsOf(google)).slice(0, 1)) {
-      const rows = adRows((await google.fetchDailyReport(account.adPlatformId, '2026-06-01', '2026-08-09')).statistics).filter((r) => r.network === 'SEARCH');
+      const rows = adRows(
+        (await google.fetchDailyReport(account.adPlatformId, '2026-06-01', '2026-08-09')).statistics,
+      ).filter((r) => r.network === 'SEARCH');
       for (const row of rows) {
         byWeekday[new Date(row.date).getUTCDay()]! += row.impressions;
         devices.set(row.device, (devices.get(row.device) ?? 0) + row.impressions);
       }
       for (const date of new Set(rows.map((r) => r.date))) days[new Date(date).getUTCDay()]! += 1;
     }
-    const perDay = (weekdays: number[]) => weekdays.reduce((s, d) => s + byWeekday[d]!, 0) / weekdays.reduce((s, d) => s + days[d]!, 0);
+    const perDay = (weekdays: number[]) =>
+      weekdays.reduce((s, d) => s + byWeekday[d]!, 0) / weekdays.reduce((s, d) => s + days[d]!, 0);
     expect(perDay([2, 3, 4])).toBeGreaterThan(1.1 * perDay([0, 6]));
     const [first] = [...devices].sort(([, a], [, b]) => b - a);
     expect(first![0]).toBe('MOBILE');
@@ -311,9 +407,15 @@ describe('the daily report', () => {
     const shares: number[] = [];
     for (const account of await accountsOf(google)) {
       if ((await google.listCampaigns(account.adPlatformId)).length < 11) continue;
-      const costs = sumBy(adRows((await google.fetchDailyReport(account.adPlatformId, '2026-10-05', '2026-10-11')).statistics), (r) => r.campaignId, (r) => r.cost);
+      const costs = sumBy(
+        adRows((await google.fetchDailyReport(account.adPlatformId, '2026-10-05', '2026-10-11')).statistics),
+        (r) => r.campaignId,
+        (r) => r.cost,
+      );
       const sorted = [...costs.values()].sort((a, b) => b - a);
-      shares.push(sorted.slice(0, Math.ceil(sorted.length / 5)).reduce((a, b) => a + b, 0) / sorted.reduce((a, b) => a + b, 0));
+      shares.push(
+        sorted.slice(0, Math.ceil(sorted.length / 5)).reduce((a, b) => a + b, 0) / sorted.reduce((a, b) => a + b, 0),
+      );
     }
     expect(shares.length).toBeGreaterThanOrEqual(3);
     shares.sort((a, b) => a - b);

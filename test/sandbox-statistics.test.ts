@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { AD_PLATFORM_TYPES, type AdPlatformType, type DailyStatistic, type PlatformConnector } from '../src/platforms/connector.js';
+import {
+  AD_PLATFORM_TYPES,
+  type AdPlatformType,
+  type DailyStatistic,
+  type PlatformConnector,
+} from '../src/platforms/connector.js';
 import { SandboxPlatforms } from '../src/platforms/sandbox/index.js';
 import { caught } from './helpers/platform-errors.js';
 import { useTempDatabase } from './helpers/temp-database.js';
@@ -8,10 +13,26 @@ const temp = useTempDatabase('adreport-sandbox-stats-');
 
 const DAY = 86_400_000;
 const NOW = new Date('2026-11-25T12:00:00Z');
-const FIGURES = ['impressions', 'clicks', 'cost', 'conversions', 'conversionValue', 'calls', 'callConversions', 'callConversionsFractional'] as const;
+const FIGURES = [
+  'impressions',
+  'clicks',
+  'cost',
+  'conversions',
+  'conversionValue',
+  'calls',
+  'callConversions',
+  'callConversionsFractional',
+] as const;
 /** Money in micros, conversions in hundredths: compare sums as integers. */
 const SCALE: Record<(typeof FIGURES)[number], number> = {
-  impressions: 1, clicks: 1, cost: 1e6, conversions: 100, conversionValue: 100, calls: 1, callConversions: 1, callConversionsFractional: 100,
+  impressions: 1,
+  clicks: 1,
+  cost: 1e6,
+  conversions: 100,
+  conversionValue: 100,
+  calls: 1,
+  callConversions: 1,
+  callConversionsFractional: 100,
 };
 const DEVICES: Record<AdPlatformType, readonly string[]> = {
   GOOGLE_ADS: ['MOBILE', 'DESKTOP', 'TABLET', 'CONNECTED_TV', 'OTHER'],
@@ -24,12 +45,20 @@ const NETWORKS: Record<AdPlatformType, readonly string[]> = {
   FACEBOOK: ['SOCIAL'],
 };
 
-async function statisticsOf(connector: PlatformConnector, account: string, from: string, to: string): Promise<DailyStatistic[]> {
+async function statisticsOf(
+  connector: PlatformConnector,
+  account: string,
+  from: string,
+  to: string,
+): Promise<DailyStatistic[]> {
   return (await connector.fetchDailyReport(account, from, to)).statistics;
 }
 
 async function accountIds(connector: PlatformConnector): Promise<string[]> {
-  const accounts = connector.platform === 'FACEBOOK' ? await connector.listDirectAccounts() : await connector.listAccountsUnderMaster(connector.platform === 'GOOGLE_ADS' ? '123-456-7890' : '7654321');
+  const accounts =
+    connector.platform === 'FACEBOOK'
+      ? await connector.listDirectAccounts()
+      : await connector.listAccountsUnderMaster(connector.platform === 'GOOGLE_ADS' ? '123-456-7890' : '7654321');
   return accounts.map((a) => a.adPlatformId);
 }
 
@@ -45,7 +74,10 @@ function rowProblems(platform: AdPlatformType, row: DailyStatistic, trees: Reado
     if (!ok) problems.push(rule);
   };
   const counts = [row.impressions, row.clicks, row.calls, row.callConversions];
-  check(counts.every((n) => Number.isInteger(n) && n >= 0), 'counts are whole and not negative');
+  check(
+    counts.every((n) => Number.isInteger(n) && n >= 0),
+    'counts are whole and not negative',
+  );
   check(row.date >= '2026-11-01' && row.date < '2026-11-25', 'complete days inside the range');
   check(row.impressions > 0, 'rows without impressions are left out');
   check(row.clicks <= row.impressions, 'clicks <= impressions');
@@ -58,8 +90,14 @@ function rowProblems(platform: AdPlatformType, row: DailyStatistic, trees: Reado
   check(row.calls <= row.clicks, 'calls <= clicks');
   check(row.network === 'SEARCH' || row.calls === 0, 'calls on search only');
   check(row.callConversions <= row.calls, 'call conversions <= calls');
-  check(row.callConversionsFractional >= 0 && row.callConversionsFractional <= row.callConversions, 'fractional <= call conversions');
-  check(DEVICES[platform].includes(row.device) && NETWORKS[platform].includes(row.network), 'device and network of the platform');
+  check(
+    row.callConversionsFractional >= 0 && row.callConversionsFractional <= row.callConversions,
+    'fractional <= call conversions',
+  );
+  check(
+    DEVICES[platform].includes(row.device) && NETWORKS[platform].includes(row.network),
+    'device and network of the platform',
+  );
   if (platform === 'FACEBOOK') check(row.keywordId === null, 'no keywords on FACEBOOK');
   // Campaigns only report from the day they exist; every id is in the campaign's tree.
   const tree = trees.get(row.campaignId);
@@ -68,7 +106,8 @@ function rowProblems(platform: AdPlatformType, row: DailyStatistic, trees: Reado
     const group = tree.groups.get(row.adGroupId);
     check(group !== undefined, 'ad group in the campaign');
     if (row.keywordId === null) check(row.adId !== null && (group?.ads.has(row.adId) ?? false), 'ad in the ad group');
-    else check((group?.keywords.has(row.keywordId) ?? false) && row.adId === null, 'keyword in the ad group, adId null');
+    else
+      check((group?.keywords.has(row.keywordId) ?? false) && row.adId === null, 'keyword in the ad group, adId null');
   }
   return problems;
 }
@@ -91,7 +130,9 @@ describe('daily statistics', () => {
     const wide = await statisticsOf(a, account, '2026-10-01', '2026-10-10');
     expect(wide.length).toBeGreaterThan(0);
     expect(await statisticsOf(b, account, '2026-10-01', '2026-10-10')).toEqual(wide);
-    expect(await statisticsOf(b, account, '2026-10-04', '2026-10-04')).toEqual(wide.filter((r) => r.date === '2026-10-04'));
+    expect(await statisticsOf(b, account, '2026-10-04', '2026-10-04')).toEqual(
+      wide.filter((r) => r.date === '2026-10-04'),
+    );
     const other = new SandboxPlatforms(temp.db, { now: () => NOW }).connector(2, 'GOOGLE_ADS');
     const theirs = await statisticsOf(other, (await accountIds(other))[0]!, '2026-10-01', '2026-10-10');
     expect(theirs).not.toEqual(wide);
@@ -108,10 +149,20 @@ describe('daily statistics', () => {
         const tree = new Map<string, Tree>();
         for (const campaign of await connector.listCampaigns(account)) {
           const t = await connector.fetchCampaignTree(account, campaign.adPlatformId);
-          const groups = new Map(t.adGroups.map((g) => [g.adPlatformId, { ads: new Set(g.ads.map((ad) => ad.adPlatformId)), keywords: new Set(g.keywords.map((k) => k.adPlatformId)) }]));
+          const groups = new Map(
+            t.adGroups.map((g) => [
+              g.adPlatformId,
+              {
+                ads: new Set(g.ads.map((ad) => ad.adPlatformId)),
+                keywords: new Set(g.keywords.map((k) => k.adPlatformId)),
+              },
+            ]),
+          );
           tree.set(campaign.adPlatformId, { createdOn: campaign.createdOn, groups });
         }
-        const broken = rows.flatMap((row) => rowProblems(platform, row, tree).map((problem) => `${problem}: ${JSON.stringify(row)}`));
+        const broken = rows.flatMap((row) =>
+          rowProblems(platform, row, tree).map((problem) => `${problem}: ${JSON.stringify(row)}`),
+        );
         expect(broken.slice(0, 5)).toEqual([]);
         // Campaigns removed since (promotions) are not listed any more; most rows are of listed campaigns.
         expect(rows.filter((r) => tree.has(r.campaignId)).length / rows.length).toBeGreaterThan(0.5);
@@ -139,7 +190,9 @@ describe('daily statistics', () => {
         }
         expect(keywordRowsWithAd).toEqual([]);
         expect(cells.size).toBeGreaterThan(50);
-        const mismatches = [...cells].filter(([, { ads, keywords }]) => ads[0] === 0 || keywords[0] === 0 || ads.some((sum, i) => sum !== keywords[i]));
+        const mismatches = [...cells].filter(
+          ([, { ads, keywords }]) => ads[0] === 0 || keywords[0] === 0 || ads.some((sum, i) => sum !== keywords[i]),
+        );
         expect(mismatches.slice(0, 5)).toEqual([]);
         // Calls, call conversions and conversions occur at all, so the equalities above are not all 0 = 0.
         for (const figure of FIGURES) expect(total(rows, figure)).toBeGreaterThan(0);
@@ -162,7 +215,19 @@ describe('daily statistics', () => {
       await fetchAt('2026-09-22T12:00:00Z'),
       await fetchAt('2026-10-30T12:00:00Z'),
     ];
-    const traffic = (rows: DailyStatistic[]) => rows.map((r) => [r.date, r.adGroupId, r.adId, r.keywordId, r.device, r.network, r.impressions, r.clicks, r.cost, r.calls]);
+    const traffic = (rows: DailyStatistic[]) =>
+      rows.map((r) => [
+        r.date,
+        r.adGroupId,
+        r.adId,
+        r.keywordId,
+        r.device,
+        r.network,
+        r.impressions,
+        r.clicks,
+        r.cost,
+        r.calls,
+      ]);
     for (const rows of snapshots) expect(traffic(rows)).toEqual(traffic(snapshots[0]!));
     for (const figure of ['conversions', 'conversionValue', 'callConversions', 'callConversionsFractional'] as const) {
       const totals = snapshots.map((rows) => total(rows, figure));
@@ -176,7 +241,13 @@ describe('daily statistics', () => {
     // Per cell, too, reported conversions only grow.
     const byCell = (rows: DailyStatistic[]) => {
       const sums = new Map<string, number>();
-      for (const row of rows) if (row.keywordId === null) sums.set([row.adGroupId, row.date, row.device, row.network].join('|'), (sums.get([row.adGroupId, row.date, row.device, row.network].join('|')) ?? 0) + Math.round(row.conversions * 100));
+      for (const row of rows)
+        if (row.keywordId === null)
+          sums.set(
+            [row.adGroupId, row.date, row.device, row.network].join('|'),
+            (sums.get([row.adGroupId, row.date, row.device, row.network].join('|')) ?? 0) +
+              Math.round(row.conversions * 100),
+          );
       return sums;
     };
     const early = byCell(snapshots[0]!);
@@ -211,10 +282,14 @@ describe('daily statistics', () => {
       const aug = await statisticsOf(connector, account, '2025-08-18', '2025-08-24');
       const inAugust = new Set(aug.map((r) => r.campaignId));
       const campaigns = new Set(nov.map((r) => r.campaignId).filter((id) => inAugust.has(id)));
-      const sum = (rows: DailyStatistic[]) => rows.filter((r) => r.keywordId === null && campaigns.has(r.campaignId)).reduce((s, r) => s + r.impressions, 0);
+      const sum = (rows: DailyStatistic[]) =>
+        rows.filter((r) => r.keywordId === null && campaigns.has(r.campaignId)).reduce((s, r) => s + r.impressions, 0);
       november += sum(nov);
       august += sum(aug);
-      for (const id of campaigns) perCampaign.push(nov.filter((r) => r.campaignId === id && r.keywordId === null).reduce((s, r) => s + r.impressions, 0));
+      for (const id of campaigns)
+        perCampaign.push(
+          nov.filter((r) => r.campaignId === id && r.keywordId === null).reduce((s, r) => s + r.impressions, 0),
+        );
     }
     expect(november / august).toBeGreaterThan(1.15);
     // Long tail: the biggest campaign dwarfs the median one.
@@ -225,12 +300,22 @@ describe('daily statistics', () => {
   it('report nothing for today or the future, and refuse bad ranges', async () => {
     const connector = new SandboxPlatforms(temp.db, { now: () => NOW }).connector(1, 'FACEBOOK');
     const account = (await accountIds(connector))[0]!;
-    expect(await connector.fetchDailyReport(account, '2026-11-25', '2026-12-31')).toEqual({ statistics: [], impressionShare: [], audienceRuns: [], calls: [] });
+    expect(await connector.fetchDailyReport(account, '2026-11-25', '2026-12-31')).toEqual({
+      statistics: [],
+      impressionShare: [],
+      audienceRuns: [],
+      calls: [],
+    });
     const yesterday = await statisticsOf(connector, account, '2026-11-24', '2026-11-24');
     expect(yesterday.length).toBeGreaterThan(0);
     // A quarter is the most one call returns (92 days); longer ranges are asked for in pieces.
     expect((await statisticsOf(connector, account, '2026-08-25', '2026-11-24')).length).toBeGreaterThan(0);
-    for (const [from, to] of [['2026-11-02', '2026-11-01'], ['2026-02-30', '2026-03-01'], ['20261101', '2026-11-02'], ['2026-01-01', '2026-04-03']] as const) {
+    for (const [from, to] of [
+      ['2026-11-02', '2026-11-01'],
+      ['2026-02-30', '2026-03-01'],
+      ['20261101', '2026-11-02'],
+      ['2026-01-01', '2026-04-03'],
+    ] as const) {
       expect((await caught(connector.fetchDailyReport(account, from, to))).code).toBe('INVALID_REQUEST');
     }
   });
@@ -246,7 +331,6 @@ describe('daily statistics', () => {
     const rows = await statisticsOf(connector, largest, '2026-10-01', '2026-10-30');
     expect(rows.length).toBeGreaterThan(1000);
     expect(new Set(rows.map((row) => row.date)).size).toBe(30);
-
   });
 
   it('let a clock that moves on add days without changing earlier traffic', async () => {
@@ -259,7 +343,8 @@ describe('daily statistics', () => {
     const dates = (rows: DailyStatistic[]) => [...new Set(rows.map((r) => r.date))].sort();
     expect(dates(before).at(-1)).toBe('2026-07-31');
     expect(dates(after).at(-1)).toBe('2026-08-10');
-    const key = (r: DailyStatistic) => [r.date, r.adGroupId, r.adId, r.keywordId, r.device, r.network, r.impressions, r.clicks, r.cost].join('|');
+    const key = (r: DailyStatistic) =>
+      [r.date, r.adGroupId, r.adId, r.keywordId, r.device, r.network, r.impressions, r.clicks, r.cost].join('|');
     expect(after.filter((r) => r.date <= '2026-07-31').map(key)).toEqual(before.map(key));
   });
 });

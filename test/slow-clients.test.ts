@@ -13,14 +13,24 @@ const SLACK_MS = 1_500;
 let server: TestServer;
 let ca: string;
 beforeAll(async () => {
-  server = await startTestServer({ http: { headersTimeoutMs: HEADERS_TIMEOUT_MS, requestTimeoutMs: REQUEST_TIMEOUT_MS } });
+  server = await startTestServer({
+    http: { headersTimeoutMs: HEADERS_TIMEOUT_MS, requestTimeoutMs: REQUEST_TIMEOUT_MS },
+  });
   ca = server.service.tls!.cert;
 });
 afterAll(() => server.close());
 
 function expectTimeoutEnvelope(res: { status: number; json: any; headers: Record<string, string> }) {
   expect(res.status).toBe(408);
-  expect(res.json).toEqual({ error: { status: 408, code: 'request_timeout', message: expect.any(String), details: [], requestId: res.headers['x-request-id'] } });
+  expect(res.json).toEqual({
+    error: {
+      status: 408,
+      code: 'request_timeout',
+      message: expect.any(String),
+      details: [],
+      requestId: res.headers['x-request-id'],
+    },
+  });
   expect(res.headers.connection).toBe('close');
 }
 

@@ -20,7 +20,11 @@ const now = () => new Date(Date.now() + clockOffset);
 
 beforeAll(async () => {
   server = await startTestServer(
-    { rateLimit: { ratePerSecond: 10_000, burst: 10_000 }, jobs: { backoffBaseMs: 10, maxBackoffMs: 50, pollMs: 100 }, statistics: { backfillDays: 40, trailingDays: 20 } },
+    {
+      rateLimit: { ratePerSecond: 10_000, burst: 10_000 },
+      jobs: { backoffBaseMs: 10, maxBackoffMs: 50, pollMs: 100 },
+      statistics: { backfillDays: 40, trailingDays: 20 },
+    },
     { nowMs: () => now().getTime() },
   );
   token = await server.token();
@@ -29,9 +33,16 @@ beforeAll(async () => {
   // The campaign with the most traffic over the backfill window, so every kind of row occurs.
   const report = await platformReport(addDays(isoDate(now()), -40), isoDate(now()));
   const byCampaign = new Map<string, number>();
-  for (const row of report.statistics) byCampaign.set(row.campaignId, (byCampaign.get(row.campaignId) ?? 0) + row.impressions);
+  for (const row of report.statistics)
+    byCampaign.set(row.campaignId, (byCampaign.get(row.campaignId) ?? 0) + row.impressions);
   const busiest = [...byCampaign.entries()].sort((a, b) => b[1] - a[1])[0]![0];
-  const imported = await jsonRequest(server, token, 'POST', `${P}/adplatform-accounts/id/${platformAccountId}/campaigns`, { campaign: { adPlatformId: busiest, campaignGroup: 'Sync' } });
+  const imported = await jsonRequest(
+    server,
+    token,
+    'POST',
+    `${P}/adplatform-accounts/id/${platformAccountId}/campaigns`,
+    { campaign: { adPlatformId: busiest, campaignGroup: 'Sync' } },
+  );
   const job = await waitForJob(server, token, imported.json.job.id);
   campaign = { id: job.result.campaign.id, adPlatformId: busiest };
 });
@@ -79,7 +90,9 @@ async function storedTotals(from: string, to: string): Promise<Totals> {
 
 /** The same totals computed from the platform's rows in JS, money summed in integer micros. */
 function expectedTotals(report: DailyReport, from: string, to: string): Totals {
-  const rows = report.statistics.filter((r) => r.campaignId === campaign.adPlatformId && r.keywordId === null && r.date >= from && r.date <= to);
+  const rows = report.statistics.filter(
+    (r) => r.campaignId === campaign.adPlatformId && r.keywordId === null && r.date >= from && r.date <= to,
+  );
   const micros = (values: number[]) => values.reduce((sum, v) => sum + BigInt(Math.round(v * 1e6)), 0n);
   const decimal = (total: bigint) => `${total / 1_000_000n}.${(total % 1_000_000n).toString().padStart(6, '0')}`;
   return {
@@ -103,7 +116,10 @@ async function syncNow(): Promise<Record<string, any>> {
 }
 
 async function backfillJob(): Promise<Record<string, any>> {
-  const list = (await server.http.get(`${P}/jobs?type=SYNC_STATISTICS`, auth)).json.jobs as Array<{ id: number; input: { campaignIds?: number[] } }>;
+  const list = (await server.http.get(`${P}/jobs?type=SYNC_STATISTICS`, auth)).json.jobs as Array<{
+    id: number;
+    input: { campaignIds?: number[] };
+  }>;
   const backfill = list.find((job) => job.input.campaignIds?.includes(campaign.id));
   expect(backfill).toBeDefined();
   return waitForJob(server, token, backfill!.id, undefined, 60_000);
@@ -113,7 +129,12 @@ describe('SYNC_STATISTICS', () => {
   it('an import queues a backfill of its campaign that stores exactly what the platform reports', async () => {
     const job = await backfillJob();
     expect(job.status).toBe('SUCCEEDED');
-    expect(job.result).toMatchObject({ status: 'SYNCED', campaigns: 1, adPlatformAccountId: platformAccountId, campaignIds: [campaign.id] });
+    expect(job.result).toMatchObject({
+      status: 'SYNCED',
+      campaigns: 1,
+      adPlatformAccountId: platformAccountId,
+      campaignIds: [campaign.id],
+    });
     const to = isoDate(now());
     const from = addDays(to, -40);
     expect(job.input).toMatchObject({ from, to });
@@ -124,7 +145,16 @@ describe('SYNC_STATISTICS', () => {
 
   it('keyword rows, impression share and calls land too, consistent with the ad rows', async () => {
     const counts = await server.service.db.read((r) =>
-      r.one<{ keywordImpressions: number; adImpressions: number; shareImpressions: number; searchImpressions: number; calls: number; callRecords: number; conversions: number; convertingRecords: number }>(
+      r.one<{
+        keywordImpressions: number;
+        adImpressions: number;
+        shareImpressions: number;
+        searchImpressions: number;
+        calls: number;
+        callRecords: number;
+        conversions: number;
+        convertingRecords: number;
+      }>(
         `SELECT (SELECT sum(impressions) FROM fact_keyword_daily WHERE campaign_id = $1)::BIGINT AS "keywordImpressions",
                 (SELECT sum(impressions) FROM fact_ad_daily WHERE campaign_id = $1)::BIGINT AS "adImpressions",
                 (SELECT sum(impressions) FROM fact_impression_share_daily WHERE campaign_id = $1)::BIGINT AS "shareImpressions",
@@ -149,14 +179,23 @@ describe('SYNC_STATISTICS', () => {
     const to = isoDate(now());
     const from = addDays(to, -40);
     const before = await storedTotals(from, to);
-    const callIds = await server.service.db.read((r) => r.all<{ id: number; ad_platform_id: string }>('SELECT id, ad_platform_id FROM call_details WHERE campaign_id = $1 ORDER BY id', [campaign.id]));
+    const callIds = await server.service.db.read((r) =>
+      r.all<{ id: number; ad_platform_id: string }>(
+        'SELECT id, ad_platform_id FROM call_details WHERE campaign_id = $1 ORDER BY id',
+        [campaign.id],
+      ),
+    );
     const first = await syncNow();
     expect(first.result.rows.adRows).toBeGreaterThan(0);
     const second = await syncNow();
     expect(second.result.rows).toEqual(first.result.rows);
     expect(await storedTotals(from, to)).toEqual(before);
     // Calls keep their ids across syncs.
-    expect(await server.service.db.read((r) => r.all('SELECT id, ad_platform_id FROM call_details WHERE campaign_id = $1 ORDER BY id', [campaign.id]))).toEqual(callIds);
+    expect(
+      await server.service.db.read((r) =>
+        r.all('SELECT id, ad_platform_id FROM call_details WHERE campaign_id = $1 ORDER BY id', [campaign.id]),
+      ),
+    ).toEqual(callIds);
   });
 
   it('a platform outage in the middle is retried and still stores everything once', async () => {
@@ -174,10 +213,24 @@ describe('SYNC_STATISTICS', () => {
   });
 
   it('renames at the platform reach the stored tree and keep our ids', async () => {
-    const group = await server.service.db.read((r) => r.one<{ id: number; adPlatformId: string }>('SELECT id, ad_platform_id AS "adPlatformId" FROM ad_groups WHERE campaign_id = $1 ORDER BY id LIMIT 1', [campaign.id]));
-    await server.service.platforms.connector(1, 'GOOGLE_ADS').pushChange(adPlatformId, { kind: 'RENAME', entity: 'AD_GROUP', adPlatformId: group!.adPlatformId, name: 'Renamed at the platform' });
+    const group = await server.service.db.read((r) =>
+      r.one<{ id: number; adPlatformId: string }>(
+        'SELECT id, ad_platform_id AS "adPlatformId" FROM ad_groups WHERE campaign_id = $1 ORDER BY id LIMIT 1',
+        [campaign.id],
+      ),
+    );
+    await server.service.platforms.connector(1, 'GOOGLE_ADS').pushChange(adPlatformId, {
+      kind: 'RENAME',
+      entity: 'AD_GROUP',
+      adPlatformId: group!.adPlatformId,
+      name: 'Renamed at the platform',
+    });
     await syncNow();
-    const after = await server.service.db.read((r) => r.one<{ id: number; name: string }>('SELECT id, name FROM ad_groups WHERE ad_platform_id = $1', [group!.adPlatformId]));
+    const after = await server.service.db.read((r) =>
+      r.one<{ id: number; name: string }>('SELECT id, name FROM ad_groups WHERE ad_platform_id = $1', [
+        group!.adPlatformId,
+      ]),
+    );
     expect(after).toEqual({ id: group!.id, name: 'Renamed at the platform' });
   });
 
@@ -211,7 +264,13 @@ describe('SYNC_STATISTICS', () => {
   });
 
   it('skips platform accounts whose figures were generated, and accounts whose access was revoked', async () => {
-    const setSource = (source: string) => server.service.db.write((tx) => tx.run('UPDATE statistics_sources SET source = $2 WHERE adplatform_account_id = $1', [platformAccountId, source]));
+    const setSource = (source: string) =>
+      server.service.db.write((tx) =>
+        tx.run('UPDATE statistics_sources SET source = $2 WHERE adplatform_account_id = $1', [
+          platformAccountId,
+          source,
+        ]),
+      );
     await setSource('GENERATED');
     try {
       expect(await queueTrailingSyncs(server.service.db, server.service.jobs, now(), 20, 1)).toEqual([]);
@@ -232,16 +291,30 @@ describe('SYNC_STATISTICS', () => {
 
 describe('the scheduled statistics sync', () => {
   it('queues a trailing-window SYNC_STATISTICS for each platform account with imported campaigns, every statistics.syncMs', async () => {
-    const scheduled = await startTestServer({ jobs: { pollMs: 100 }, statistics: { backfillDays: 5, trailingDays: 7, syncMs: 300 } });
+    const scheduled = await startTestServer({
+      jobs: { pollMs: 100 },
+      statistics: { backfillDays: 5, trailingDays: 7, syncMs: 300 },
+    });
     try {
       const own = await scheduled.token();
       const linked = await linkedGoogleAccount(scheduled, own, 'Scheduled');
-      const campaign = (await scheduled.http.get(`${P}/adplatform-accounts/id/${linked.platformAccountId}/available-campaigns`, { authorization: `Bearer ${own}` })).json.campaigns[0];
-      const imported = await jsonRequest(scheduled, own, 'POST', `${P}/adplatform-accounts/id/${linked.platformAccountId}/campaigns`, { campaign: { adPlatformId: campaign.adPlatformId, campaignGroup: 'Timer' } });
+      const campaign = (
+        await scheduled.http.get(`${P}/adplatform-accounts/id/${linked.platformAccountId}/available-campaigns`, {
+          authorization: `Bearer ${own}`,
+        })
+      ).json.campaigns[0];
+      const imported = await jsonRequest(
+        scheduled,
+        own,
+        'POST',
+        `${P}/adplatform-accounts/id/${linked.platformAccountId}/campaigns`,
+        { campaign: { adPlatformId: campaign.adPlatformId, campaignGroup: 'Timer' } },
+      );
       await waitForJob(scheduled, own, imported.json.job.id);
       let trailing: Record<string, any> | undefined;
       for (let i = 0; i < 100 && !trailing; i++) {
-        const jobs = (await scheduled.http.get(`${P}/jobs?type=SYNC_STATISTICS`, { authorization: `Bearer ${own}` })).json.jobs as Array<Record<string, any>>;
+        const jobs = (await scheduled.http.get(`${P}/jobs?type=SYNC_STATISTICS`, { authorization: `Bearer ${own}` }))
+          .json.jobs as Array<Record<string, any>>;
         trailing = jobs.find((job) => job.input.campaignIds === undefined);
         if (!trailing) await new Promise((resolve) => setTimeout(resolve, 100));
       }

@@ -23,7 +23,9 @@ describe('migrations', () => {
     await db.close();
     const reopened = await Database.open(file, { readConnections: 1, maxQueued: 8 });
     expect(await migrate(reopened)).toEqual([]);
-    const versions = await reopened.read((r) => r.all<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version'));
+    const versions = await reopened.read((r) =>
+      r.all<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version'),
+    );
     expect(versions.map((v) => v.version)).toEqual(MIGRATIONS.map((m) => m.version));
     await reopened.close();
   });
@@ -38,9 +40,13 @@ describe('migrations', () => {
 
   it('roll a failing migration back whole', async () => {
     const { db } = await openFresh();
-    const broken = [{ version: 1, name: 'half', statements: ['CREATE TABLE half_done (x INTEGER)', 'SELECT * FROM no_such_table'] }];
+    const broken = [
+      { version: 1, name: 'half', statements: ['CREATE TABLE half_done (x INTEGER)', 'SELECT * FROM no_such_table'] },
+    ];
     await expect(migrate(db, broken)).rejects.toThrow();
-    const tables = await db.read((r) => r.all("SELECT table_name FROM information_schema.tables WHERE table_name = 'half_done'"));
+    const tables = await db.read((r) =>
+      r.all("SELECT table_name FROM information_schema.tables WHERE table_name = 'half_done'"),
+    );
     expect(tables).toEqual([]);
     await db.close();
   });
@@ -68,7 +74,9 @@ describe('transactions', () => {
     const { db } = await openFresh();
     await migrate(db);
     await db.write((tx) => tx.run("INSERT INTO organizations (name) VALUES ('seen')"));
-    const counts = await Promise.all([1, 2, 3].map(() => db.read((r) => r.one<{ n: number }>('SELECT count(*) AS n FROM organizations'))));
+    const counts = await Promise.all(
+      [1, 2, 3].map(() => db.read((r) => r.one<{ n: number }>('SELECT count(*) AS n FROM organizations'))),
+    );
     expect(counts.map((c) => c!.n)).toEqual([1, 1, 1]);
     await db.close();
   });
@@ -80,7 +88,8 @@ describe('query plans', () => {
     await migrate(db);
     await db.write((tx) => tx.run("INSERT INTO organizations (name) VALUES ('a')"));
     // Same SQL text before and after: a statement (or plan) cache keyed by text would answer 0 again.
-    const named = () => db.read((r) => r.one<{ n: number }>("SELECT count(*)::INT AS n FROM organizations WHERE name = 'renamed'"));
+    const named = () =>
+      db.read((r) => r.one<{ n: number }>("SELECT count(*)::INT AS n FROM organizations WHERE name = 'renamed'"));
     for (let i = 0; i < 8; i++) expect((await named())!.n).toBe(0);
     await db.write((tx) => tx.run("UPDATE organizations SET name = 'renamed'"));
     for (let i = 0; i < 8; i++) expect((await named())!.n).toBe(1);
@@ -93,9 +102,13 @@ describe('hardened settings', () => {
     const { db } = await openFresh();
     const tz = await db.read((r) => r.one<{ tz: string }>("SELECT current_setting('TimeZone') AS tz"));
     expect(tz!.tz).toBe('UTC');
-    await expect(db.read((r) => r.all("SELECT * FROM read_csv('/etc/passwd')"))).rejects.toThrow(/disabled by configuration|Permission/);
-    await expect(db.read((r) => r.run('SET enable_external_access = true'))).rejects.toThrow(/Cannot change configuration option/);
-    await expect(db.read((r) => r.run("INSTALL httpfs"))).rejects.toThrow();
+    await expect(db.read((r) => r.all("SELECT * FROM read_csv('/etc/passwd')"))).rejects.toThrow(
+      /disabled by configuration|Permission/,
+    );
+    await expect(db.read((r) => r.run('SET enable_external_access = true'))).rejects.toThrow(
+      /Cannot change configuration option/,
+    );
+    await expect(db.read((r) => r.run('INSTALL httpfs'))).rejects.toThrow();
     await db.close();
   });
 });
@@ -107,7 +120,9 @@ describe('the WAL (issue 19 item 23)', () => {
     let largest = 0;
     // 12 commits of ~1 MB each: DuckDB's default threshold (16 MiB) would keep all of them in the WAL.
     for (let i = 0; i < 12; i++) {
-      await db.write((tx) => tx.run(`INSERT INTO filler SELECT repeat(chr(65 + ${i}), 1000) || r FROM range(1000) t(r)`));
+      await db.write((tx) =>
+        tx.run(`INSERT INTO filler SELECT repeat(chr(65 + ${i}), 1000) || r FROM range(1000) t(r)`),
+      );
       largest = Math.max(largest, fs.statSync(`${file}.wal`, { throwIfNoEntry: false })?.size ?? 0);
     }
     expect(largest).toBeGreaterThan(0);
@@ -134,9 +149,13 @@ describe('the data directory', () => {
       if (saved === undefined) delete process.env.TMPDIR;
       else process.env.TMPDIR = saved;
     }
-    await expect(db.read((r) => r.all(`SELECT content FROM read_text('${keyFile}')`))).rejects.toThrow(/disabled by configuration|Permission/);
+    await expect(db.read((r) => r.all(`SELECT content FROM read_text('${keyFile}')`))).rejects.toThrow(
+      /disabled by configuration|Permission/,
+    );
     fs.writeFileSync(path.join(otherTemp, 'ok.txt'), 'readable');
-    expect(await db.read((r) => r.all(`SELECT content FROM read_text('${path.join(otherTemp, 'ok.txt')}')`))).toEqual([{ content: 'readable' }]);
+    expect(await db.read((r) => r.all(`SELECT content FROM read_text('${path.join(otherTemp, 'ok.txt')}')`))).toEqual([
+      { content: 'readable' },
+    ]);
     await db.close();
   });
 });
@@ -147,12 +166,20 @@ describe('opening a file held by another process', () => {
     const { db, file } = await openFresh();
     await db.close();
     const { spawn } = await import('node:child_process');
-    const holder = spawn(process.execPath, ['--input-type=module', '-e', `
+    const holder = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `
       import { DuckDBInstance } from '@duckdb/node-api';
       await DuckDBInstance.create(${JSON.stringify(file)});
       console.log('open');
       setTimeout(() => {}, 20000);
-    `], { stdio: ['ignore', 'pipe', 'inherit'] });
+    `,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     try {
       await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()));
       await expect(Database.open(file, { readConnections: 1, maxQueued: 1 })).rejects.toThrow(
@@ -166,7 +193,7 @@ describe('opening a file held by another process', () => {
 
 describe('lazy rows', () => {
   // Three ~200 KB BLOBs, each of one repeated letter, so every byte can be checked.
-  const BLOBS = "SELECT i, encode(repeat(chr(64 + i::INTEGER), 200000)) AS b FROM range(1, 4) t(i) ORDER BY i";
+  const BLOBS = 'SELECT i, encode(repeat(chr(64 + i::INTEGER), 200000)) AS b FROM range(1, 4) t(i) ORDER BY i';
 
   it('give each cell as all() does, a BLOB as its bytes, read after the connection went back to the pool', async () => {
     const { db } = await openFresh();

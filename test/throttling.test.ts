@@ -29,7 +29,9 @@ describe('per-client rate limit (token bucket)', () => {
 
   it('keeps each client in its own bucket', async () => {
     const credentials = await newClientCredentials();
-    await server.service.db.write((tx) => insertClient(tx, credentials, { organizationId: 1, scopes: ['provisioning'] }));
+    await server.service.db.write((tx) =>
+      insertClient(tx, credentials, { organizationId: 1, scopes: ['provisioning'] }),
+    );
     const token = await server.http.request('POST', '/token', {
       headers: { authorization: basic(credentials.clientId, credentials.clientSecret), 'content-type': FORM },
       body: 'grant_type=client_credentials',
@@ -71,7 +73,13 @@ describe('overload: queued database work beyond the bound', () => {
     let holding: Promise<void> | undefined;
     for (let i = 0; i < 200 && !holding; i++) {
       const attempt = server.service.db.read(() => gate);
-      const refused = await Promise.race([attempt.then(() => false, () => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 20))]);
+      const refused = await Promise.race([
+        attempt.then(
+          () => false,
+          () => true,
+        ),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 20)),
+      ]);
       if (refused) await new Promise((resolve) => setTimeout(resolve, 10));
       else holding = attempt;
     }

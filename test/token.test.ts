@@ -50,7 +50,9 @@ describe('POST /token, successful grant (spec 4.1, RFC 6749 4.4 and 5.1)', () =>
   it('form-decodes the Basic credentials before comparing them (RFC 6749 2.3.1)', async () => {
     // Percent-encoding unreserved characters changes the bytes but not the decoded value.
     const encodedId = server.clientId.replace('_', '%5F');
-    const encodedSecret = [...server.clientSecret].map((ch) => `%${ch.charCodeAt(0).toString(16).padStart(2, '0')}`).join('');
+    const encodedSecret = [...server.clientSecret]
+      .map((ch) => `%${ch.charCodeAt(0).toString(16).padStart(2, '0')}`)
+      .join('');
     const res = await postToken('grant_type=client_credentials', { authorization: basic(encodedId, encodedSecret) });
     expect(res.status).toBe(200);
   });
@@ -67,7 +69,10 @@ describe('POST /token, client authentication failures (invalid_client, 401)', ()
     ['an unknown client id', undefined],
   ];
   it.each(cases)('refuses %s with WWW-Authenticate: Basic', async (_name, secret) => {
-    const authorization = secret === undefined ? basic('adr_000000000000000000000000', server.clientSecret) : basic(server.clientId, secret);
+    const authorization =
+      secret === undefined
+        ? basic('adr_000000000000000000000000', server.clientSecret)
+        : basic(server.clientId, secret);
     const res = await postToken('grant_type=client_credentials', { authorization });
     expect(res.status).toBe(401);
     expect(res.json).toEqual({ error: 'invalid_client', error_description: expect.any(String) });
@@ -76,7 +81,10 @@ describe('POST /token, client authentication failures (invalid_client, 401)', ()
   });
 
   it('refuses a request without client authentication', async () => {
-    const res = await server.http.request('POST', '/token', { headers: { 'content-type': FORM }, body: 'grant_type=client_credentials' });
+    const res = await server.http.request('POST', '/token', {
+      headers: { 'content-type': FORM },
+      body: 'grant_type=client_credentials',
+    });
     expect(res.status).toBe(401);
     expect(res.json.error).toBe('invalid_client');
     expect(res.headers['www-authenticate']).toMatch(/^Basic /);
@@ -97,8 +105,16 @@ describe('POST /token, malformed requests (invalid_request, 400)', () => {
     ['a repeated grant_type', 'grant_type=client_credentials&grant_type=client_credentials', {}],
     ['a repeated scope', 'grant_type=client_credentials&scope=reporting&scope=reporting', {}],
     ['a Basic header that is not Base64', 'grant_type=client_credentials', { authorization: 'Basic !!!not-base64' }],
-    ['Basic credentials without a colon', 'grant_type=client_credentials', { authorization: `Basic ${Buffer.from('nocolon').toString('base64')}` }],
-    ['Basic credentials with broken percent-encoding', 'grant_type=client_credentials', { authorization: `Basic ${Buffer.from('abc%zz:secret').toString('base64')}` }],
+    [
+      'Basic credentials without a colon',
+      'grant_type=client_credentials',
+      { authorization: `Basic ${Buffer.from('nocolon').toString('base64')}` },
+    ],
+    [
+      'Basic credentials with broken percent-encoding',
+      'grant_type=client_credentials',
+      { authorization: `Basic ${Buffer.from('abc%zz:secret').toString('base64')}` },
+    ],
     ['a client secret in the body', 'grant_type=client_credentials&client_secret=abc', {}],
     ['a body client_id of another client', 'grant_type=client_credentials&client_id=adr_other', {}],
   ];
@@ -124,7 +140,10 @@ describe('POST /token, failures raised before the endpoint runs (RFC 6749 shape)
     try {
       const answers = await Promise.all(
         Array.from({ length: 40 }, () =>
-          busy.http.request('POST', '/token', { headers: { authorization: basic(busy.clientId, busy.clientSecret), 'content-type': FORM }, body: 'grant_type=client_credentials' }),
+          busy.http.request('POST', '/token', {
+            headers: { authorization: basic(busy.clientId, busy.clientSecret), 'content-type': FORM },
+            body: 'grant_type=client_credentials',
+          }),
         ),
       );
       const refused = answers.filter((res) => res.status === 503);
@@ -147,23 +166,28 @@ describe('POST /token, grant type and scope', () => {
     expect(res.json.error).toBe('unsupported_grant_type');
   });
 
-  it.each([['an unknown scope', 'admin'], ['an empty scope', ''], ['a double space', 'provisioning  reporting']])(
-    'refuses %s with invalid_scope',
-    async (_name, scope) => {
-      const res = await postToken(`grant_type=client_credentials&scope=${encodeURIComponent(scope)}`);
-      expect(res.status).toBe(400);
-      expect(res.json.error).toBe('invalid_scope');
-    },
-  );
+  it.each([
+    ['an unknown scope', 'admin'],
+    ['an empty scope', ''],
+    ['a double space', 'provisioning  reporting'],
+  ])('refuses %s with invalid_scope', async (_name, scope) => {
+    const res = await postToken(`grant_type=client_credentials&scope=${encodeURIComponent(scope)}`);
+    expect(res.status).toBe(400);
+    expect(res.json.error).toBe('invalid_scope');
+  });
 
   it('refuses a scope the client was not given', async () => {
     const { insertClient, newClientCredentials } = await import('../src/auth/clients.js');
     const credentials = await newClientCredentials();
     await server.service.db.write((tx) => insertClient(tx, credentials, { organizationId: 1, scopes: ['reporting'] }));
-    const res = await postToken('grant_type=client_credentials&scope=provisioning', { authorization: basic(credentials.clientId, credentials.clientSecret) });
+    const res = await postToken('grant_type=client_credentials&scope=provisioning', {
+      authorization: basic(credentials.clientId, credentials.clientSecret),
+    });
     expect(res.status).toBe(400);
     expect(res.json.error).toBe('invalid_scope');
-    const allowed = await postToken('grant_type=client_credentials', { authorization: basic(credentials.clientId, credentials.clientSecret) });
+    const allowed = await postToken('grant_type=client_credentials', {
+      authorization: basic(credentials.clientId, credentials.clientSecret),
+    });
     expect(allowed.json.scope).toBe('reporting');
   });
 });
@@ -186,7 +210,8 @@ describe('POST /token, secrets', () => {
 
 describe('POST /token, repeated failures', () => {
   it('slows down failures for one client id while the real client still gets tokens at once', async () => {
-    const wrong = () => postToken('grant_type=client_credentials', { authorization: basic(server.clientId, 'wrong-secret') });
+    const wrong = () =>
+      postToken('grant_type=client_credentials', { authorization: basic(server.clientId, 'wrong-secret') });
     for (let i = 0; i < 7; i++) expect((await wrong()).status).toBe(401);
     const started = performance.now();
     expect((await wrong()).status).toBe(401);

@@ -21,7 +21,12 @@ async function track(server: TestServer): Promise<TestServer> {
 }
 
 async function start(dir: string, overrides: Record<string, unknown>): Promise<RunningService> {
-  const config = serviceConfigSchema.parse({ dbPath: path.join(dir, 'a.duckdb'), host: '127.0.0.1', port: 0, ...overrides });
+  const config = serviceConfigSchema.parse({
+    dbPath: path.join(dir, 'a.duckdb'),
+    host: '127.0.0.1',
+    port: 0,
+    ...overrides,
+  });
   const service = await startService(config, { logError: () => undefined });
   cleanups.push(() => service.close());
   return service;
@@ -67,7 +72,10 @@ describe('HTTPS (DESIGN D7, spec 5.7)', () => {
     const pems = await generate([{ name: 'commonName', value: 'localhost' }], { keyType: 'ec', algorithm: 'sha256' });
     fs.writeFileSync(path.join(dir, 'given-cert.pem'), pems.cert);
     fs.writeFileSync(path.join(dir, 'given-key.pem'), pems.private);
-    const service = await start(dir, { tlsCert: path.join(dir, 'given-cert.pem'), tlsKey: path.join(dir, 'given-key.pem') });
+    const service = await start(dir, {
+      tlsCert: path.join(dir, 'given-cert.pem'),
+      tlsKey: path.join(dir, 'given-key.pem'),
+    });
     expect(service.tls?.source).toBe('given');
     expect(await peerFingerprint(service.port)).toBe(new crypto.X509Certificate(pems.cert).fingerprint256);
     expect(fs.existsSync(path.join(dir, 'tls'))).toBe(false);
@@ -76,15 +84,24 @@ describe('HTTPS (DESIGN D7, spec 5.7)', () => {
   it('refuses a certificate without its key', async () => {
     const dir = tempDir();
     cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-    await expect(start(dir, { tlsCert: path.join(dir, 'cert.pem') })).rejects.toThrow(/--tls-cert and --tls-key go together/);
+    await expect(start(dir, { tlsCert: path.join(dir, 'cert.pem') })).rejects.toThrow(
+      /--tls-cert and --tls-key go together/,
+    );
   });
 
   it('answers every request on the plain HTTP port with 404 and the JSON error body', async () => {
     const server = await track(await startTestServer({ httpPort: 0 }));
     const plain = new HttpClient(`http://127.0.0.1:${server.service.httpPort}`);
     cleanups.push(() => plain.close());
-    for (const [method, path] of [['GET', '/health'], ['POST', '/token'], ['GET', '/provisioning/v0/organization']] as const) {
-      const res = await plain.request(method, path, { headers: { 'x-request-id': 'plain-1' }, body: method === 'POST' ? 'grant_type=client_credentials' : undefined });
+    for (const [method, path] of [
+      ['GET', '/health'],
+      ['POST', '/token'],
+      ['GET', '/provisioning/v0/organization'],
+    ] as const) {
+      const res = await plain.request(method, path, {
+        headers: { 'x-request-id': 'plain-1' },
+        body: method === 'POST' ? 'grant_type=client_credentials' : undefined,
+      });
       expect(res.status).toBe(404);
       expect(res.json.error).toMatchObject({ status: 404, code: 'https_required', requestId: 'plain-1' });
     }
@@ -96,8 +113,15 @@ describe('plain HTTP sent to the HTTPS port', () => {
     const server = await track(await startTestServer());
     const plain = new HttpClient(`http://127.0.0.1:${server.service.port}`);
     cleanups.push(() => plain.close());
-    for (const [method, path] of [['GET', '/health'], ['POST', '/token'], ['DELETE', '/provisioning/v0/accounts/id/1']] as const) {
-      const res = await plain.request(method, path, { headers: { 'x-request-id': 'plain-on-tls' }, body: method === 'POST' ? 'grant_type=client_credentials' : undefined });
+    for (const [method, path] of [
+      ['GET', '/health'],
+      ['POST', '/token'],
+      ['DELETE', '/provisioning/v0/accounts/id/1'],
+    ] as const) {
+      const res = await plain.request(method, path, {
+        headers: { 'x-request-id': 'plain-on-tls' },
+        body: method === 'POST' ? 'grant_type=client_credentials' : undefined,
+      });
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(res.headers.connection).toBe('close');
       if (method === 'DELETE') expect(res.text).toBe('');
@@ -118,7 +142,8 @@ describe('behind a TLS-terminating proxy (--trust-proxy)', () => {
   it('accepts plain connections and serves only X-Forwarded-Proto: https', async () => {
     const server = await track(await startTestServer({ trustProxy: true }));
     expect(server.service.url).toMatch(/^http:/);
-    const viaProxy = (proto?: string) => server.http.get('/health', proto === undefined ? {} : { 'x-forwarded-proto': proto });
+    const viaProxy = (proto?: string) =>
+      server.http.get('/health', proto === undefined ? {} : { 'x-forwarded-proto': proto });
     expect((await viaProxy('https')).status).toBe(200);
     expect((await viaProxy('https, http')).status).toBe(200);
     const plain = await viaProxy('http');

@@ -27,7 +27,13 @@ describe('TokenBuckets', () => {
 
 describe('FailureSlowdown', () => {
   it('is free for the first failures, then doubles up to the cap, and forgets after the window', () => {
-    const slowdown = new FailureSlowdown({ freeFailures: 2, baseDelayMs: 100, maxDelayMs: 350, windowMs: 1000, maxTracked: 10 });
+    const slowdown = new FailureSlowdown({
+      freeFailures: 2,
+      baseDelayMs: 100,
+      maxDelayMs: 350,
+      windowMs: 1000,
+      maxTracked: 10,
+    });
     expect([0, 0, 0, 0, 0].map(() => slowdown.recordFailure('c', 0))).toEqual([0, 0, 100, 200, 350]);
     expect(slowdown.recordFailure('other', 0)).toBe(0);
     expect(slowdown.recordFailure('c', 5000)).toBe(0);
@@ -37,7 +43,13 @@ describe('FailureSlowdown', () => {
 describe('tokens', () => {
   const key = { kid: 'AbCd-_12', secret: crypto.randomBytes(32) };
   const only = (kid: string | undefined) => (kid === key.kid ? { secret: key.secret } : undefined);
-  const claims = { clientId: 'adr_x', organizationId: 7, scopes: ['reporting' as const], issuedAt: 100, expiresAt: 200 };
+  const claims = {
+    clientId: 'adr_x',
+    organizationId: 7,
+    scopes: ['reporting' as const],
+    issuedAt: 100,
+    expiresAt: 200,
+  };
 
   it('round-trip their claims until they expire, and name their key', () => {
     const token = signToken(claims, key);
@@ -51,24 +63,40 @@ describe('tokens', () => {
     const [v, kid, , sig] = token.split('.');
     const forged = `${v}.${kid}.${Buffer.from(JSON.stringify({ cid: 'adr_x', org: 8, scp: ['reporting'], iat: 100, exp: 200 })).toString('base64url')}.${sig}`;
     expect(verifyToken(forged, only, 150)).toEqual({ ok: false, reason: 'bad_signature' });
-    expect(verifyToken(token, () => ({ secret: crypto.randomBytes(32) }), 150)).toEqual({ ok: false, reason: 'bad_signature' });
-    expect(verifyToken(signToken(claims, { kid: 'Other123', secret: key.secret }), only, 150)).toEqual({ ok: false, reason: 'unknown_key' });
+    expect(verifyToken(token, () => ({ secret: crypto.randomBytes(32) }), 150)).toEqual({
+      ok: false,
+      reason: 'bad_signature',
+    });
+    expect(verifyToken(signToken(claims, { kid: 'Other123', secret: key.secret }), only, 150)).toEqual({
+      ok: false,
+      reason: 'unknown_key',
+    });
     expect(verifyToken('v2.abc', only, 150)).toEqual({ ok: false, reason: 'malformed' });
     expect(verifyToken('v2.toolongkid.abc.def', only, 150)).toEqual({ ok: false, reason: 'malformed' });
   });
 
   it('verify with a retired key only what it signed before it retired, and only until its limit', () => {
-    const retired = (kid: string | undefined) => (kid === key.kid ? { secret: key.secret, issuedUntil: 120, verifiesUntil: 180 } : undefined);
+    const retired = (kid: string | undefined) =>
+      kid === key.kid ? { secret: key.secret, issuedUntil: 120, verifiesUntil: 180 } : undefined;
     expect(verifyToken(signToken(claims, key), retired, 150)).toEqual({ ok: true, claims });
     // Signed with the old key after it retired: only someone holding a leaked key does that.
-    expect(verifyToken(signToken({ ...claims, issuedAt: 121 }, key), retired, 150)).toEqual({ ok: false, reason: 'unknown_key' });
-    expect(verifyToken(signToken({ ...claims, expiresAt: 10_000 }, key), retired, 180)).toEqual({ ok: false, reason: 'expired' });
+    expect(verifyToken(signToken({ ...claims, issuedAt: 121 }, key), retired, 150)).toEqual({
+      ok: false,
+      reason: 'unknown_key',
+    });
+    expect(verifyToken(signToken({ ...claims, expiresAt: 10_000 }, key), retired, 180)).toEqual({
+      ok: false,
+      reason: 'expired',
+    });
   });
 
   it('verify a v1 token (no key id) only with the key that verifies v1', () => {
     const body = `v1.${Buffer.from(JSON.stringify({ cid: 'adr_x', org: 7, scp: ['reporting'], iat: 100, exp: 200 })).toString('base64url')}`;
     const v1 = `${body}.${crypto.createHmac('sha256', key.secret).update(body).digest('base64url')}`;
-    expect(verifyToken(v1, (kid) => (kid === undefined ? { secret: key.secret } : undefined), 150)).toEqual({ ok: true, claims });
+    expect(verifyToken(v1, (kid) => (kid === undefined ? { secret: key.secret } : undefined), 150)).toEqual({
+      ok: true,
+      claims,
+    });
     expect(verifyToken(v1, only, 150)).toEqual({ ok: false, reason: 'unknown_key' });
   });
 });

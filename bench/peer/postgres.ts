@@ -64,10 +64,19 @@ interface RunOptions {
 }
 
 /** Runs a command to completion; rejects with its stderr when it fails. */
-function run(command: string, args: readonly string[], options: RunOptions = {}): Promise<{ stdout: string; stderr: string }> {
-  const [cmd, argv] = options.asPostgres && isRoot() ? ['runuser', ['-u', SUPERUSER, '--', command, ...args]] : [command, [...args]];
+function run(
+  command: string,
+  args: readonly string[],
+  options: RunOptions = {},
+): Promise<{ stdout: string; stderr: string }> {
+  const [cmd, argv] =
+    options.asPostgres && isRoot() ? ['runuser', ['-u', SUPERUSER, '--', command, ...args]] : [command, [...args]];
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, argv, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, argv, {
+      cwd: options.cwd,
+      env: { ...process.env, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -75,7 +84,12 @@ function run(command: string, args: readonly string[], options: RunOptions = {})
     child.once('error', reject);
     child.once('close', (code) => {
       if (code === 0) resolve({ stdout, stderr });
-      else reject(new Error(`${command} ${args.join(' ').slice(0, 300)} exited with ${code}: ${(stderr || stdout).trim().slice(-2000)}`));
+      else
+        reject(
+          new Error(
+            `${command} ${args.join(' ').slice(0, 300)} exited with ${code}: ${(stderr || stdout).trim().slice(-2000)}`,
+          ),
+        );
     });
   });
 }
@@ -99,7 +113,12 @@ function findBinDir(): string | undefined {
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return undefined;
   const majors = readdirSync(root)
-    .filter((v) => /^\d+$/.test(v) && existsSync(path.join(root, v, 'bin', 'postgres')) && existsSync(path.join(root, v, 'bin', 'pgbench')))
+    .filter(
+      (v) =>
+        /^\d+$/.test(v) &&
+        existsSync(path.join(root, v, 'bin', 'postgres')) &&
+        existsSync(path.join(root, v, 'bin', 'pgbench')),
+    )
     .map(Number)
     .sort((a, b) => b - a);
   return majors.length > 0 ? path.join(root, String(majors[0]), 'bin') : undefined;
@@ -109,13 +128,15 @@ function findBinDir(): string | undefined {
 async function ensureInstalled(log: Log): Promise<string> {
   const found = findBinDir();
   if (found) return found;
-  if (!isRoot()) throw new Error('PostgreSQL is not installed and we are not root: run `apt-get install -y postgresql` first');
+  if (!isRoot())
+    throw new Error('PostgreSQL is not installed and we are not root: run `apt-get install -y postgresql` first');
   log('installing PostgreSQL from Debian packages (apt-get) ...');
   const env = { DEBIAN_FRONTEND: 'noninteractive' };
   await run('apt-get', ['update'], { env });
   await run('apt-get', ['install', '-y', 'postgresql'], { env });
   const binDir = findBinDir();
-  if (!binDir) throw new Error('apt-get installed postgresql but no /usr/lib/postgresql/<major>/bin/postgres was found');
+  if (!binDir)
+    throw new Error('apt-get installed postgresql but no /usr/lib/postgresql/<major>/bin/postgres was found');
   await stopDebianCluster(path.basename(path.dirname(binDir)), log);
   return binDir;
 }
@@ -185,7 +206,9 @@ async function prepareDir(dir: string): Promise<void> {
   try {
     await run('test', ['-w', dir, '-a', '-x', dir], { asPostgres: true });
   } catch {
-    throw new Error(`the postgres user cannot use ${dir}: every directory above it must be searchable by others (chmod o+x)`);
+    throw new Error(
+      `the postgres user cannot use ${dir}: every directory above it must be searchable by others (chmod o+x)`,
+    );
   }
 }
 
@@ -198,8 +221,15 @@ async function ensureCluster(dir: string, binDir: string, log: Log): Promise<voi
   rmSync(markerPath(dir), { force: true });
   log(`initdb ${dataDir(dir)} (PostgreSQL ${major}) ...`);
   // C collation: text sorts by code point as in DuckDB; trust auth: the server listens on loopback only.
-  await run(path.join(binDir, 'initdb'), ['-D', dataDir(dir), '-U', SUPERUSER, '--auth=trust', '--encoding=UTF8', '--locale=C'], { asPostgres: true, cwd: dir });
-  writeFileSync(path.join(dataDir(dir), 'postgresql.conf'), `${readFileSync(path.join(dataDir(dir), 'postgresql.conf'), 'utf8')}\ninclude 'bench.conf'\n`);
+  await run(
+    path.join(binDir, 'initdb'),
+    ['-D', dataDir(dir), '-U', SUPERUSER, '--auth=trust', '--encoding=UTF8', '--locale=C'],
+    { asPostgres: true, cwd: dir },
+  );
+  writeFileSync(
+    path.join(dataDir(dir), 'postgresql.conf'),
+    `${readFileSync(path.join(dataDir(dir), 'postgresql.conf'), 'utf8')}\ninclude 'bench.conf'\n`,
+  );
 }
 
 /** A server left running by an interrupted run holds the data directory: stop it. */
@@ -211,7 +241,10 @@ async function stopStale(dir: string, binDir: string, log: Log): Promise<void> {
     return; // not running: pg_ctl start removes a stale pid file itself
   }
   log('stopping a server left running in the data directory ...');
-  await run(path.join(binDir, 'pg_ctl'), ['stop', '-D', dataDir(dir), '-m', 'fast', '-w'], { asPostgres: true, cwd: dir });
+  await run(path.join(binDir, 'pg_ctl'), ['stop', '-D', dataDir(dir), '-m', 'fast', '-w'], {
+    asPostgres: true,
+    cwd: dir,
+  });
 }
 
 export async function startPostgres(options: { dir: string; log?: Log }): Promise<PostgresPeer> {
@@ -223,11 +256,17 @@ export async function startPostgres(options: { dir: string; log?: Log }): Promis
   await stopStale(dir, binDir, log);
   const port = await freePort();
   const conf = Object.entries(settings(port)).map(([k, v]) => `${k} = ${v}`);
-  writeFileSync(path.join(dataDir(dir), 'bench.conf'), `# written by bench/peer/postgres.ts on every start\n${conf.join('\n')}\n`);
+  writeFileSync(
+    path.join(dataDir(dir), 'bench.conf'),
+    `# written by bench/peer/postgres.ts on every start\n${conf.join('\n')}\n`,
+  );
   const logFile = path.join(dir, 'server.log');
   if (isRoot()) await run('chown', ['-R', `${SUPERUSER}:`, dataDir(dir)]);
   log(`starting PostgreSQL on 127.0.0.1:${port} (log: ${logFile}) ...`);
-  await run(path.join(binDir, 'pg_ctl'), ['start', '-D', dataDir(dir), '-l', logFile, '-w', '-t', '300'], { asPostgres: true, cwd: dir });
+  await run(path.join(binDir, 'pg_ctl'), ['start', '-D', dataDir(dir), '-l', logFile, '-w', '-t', '300'], {
+    asPostgres: true,
+    cwd: dir,
+  });
   const peer = makePeer(dir, binDir, port, '');
   const [row] = await peer.query('SHOW server_version');
   const version = `PostgreSQL ${(row?.server_version ?? '?').split(' ')[0]}`;
@@ -243,7 +282,10 @@ function makePeer(dir: string, binDir: string, port: number, version: string): P
     dir,
     query: (sql) => psqlQuery(binDir, port, sql),
     stop: async () => {
-      await run(path.join(binDir, 'pg_ctl'), ['stop', '-D', dataDir(dir), '-m', 'fast', '-w'], { asPostgres: true, cwd: dir });
+      await run(path.join(binDir, 'pg_ctl'), ['stop', '-D', dataDir(dir), '-m', 'fast', '-w'], {
+        asPostgres: true,
+        cwd: dir,
+      });
     },
   };
 }
@@ -325,14 +367,17 @@ function factTable(name: string, key: string, include: string): TableSpec {
       ad_group_id bigint NOT NULL, ${key} bigint NOT NULL, device device_type NOT NULL, network network_type NOT NULL, ${MEASURES}`,
     export: `organization_id, day, adplatform_account_id, campaign_id, ad_group_id, ${key}, device::VARCHAR, network::VARCHAR, ${MEASURE_EXPORT}`,
     orderBy: `organization_id, day, ${key}`,
-    indexes: [`CREATE INDEX ${name}_org_day ON ${name} (organization_id, day) INCLUDE (${include}, impressions, clicks, cost_micros, conversions_micros, conversion_value_micros)`],
+    indexes: [
+      `CREATE INDEX ${name}_org_day ON ${name} (organization_id, day) INCLUDE (${include}, impressions, clicks, cost_micros, conversions_micros, conversion_value_micros)`,
+    ],
   };
 }
 
 export const TABLES: readonly TableSpec[] = [
   {
     name: 'adplatform_accounts',
-    columns: 'id bigint PRIMARY KEY, organization_id bigint NOT NULL, ad_platform_type text NOT NULL, ad_platform_id text NOT NULL, name text NOT NULL, currency text NOT NULL',
+    columns:
+      'id bigint PRIMARY KEY, organization_id bigint NOT NULL, ad_platform_type text NOT NULL, ad_platform_id text NOT NULL, name text NOT NULL, currency text NOT NULL',
     export: 'id, organization_id, ad_platform_type, ad_platform_id, name, currency',
     indexes: [],
   },
@@ -345,7 +390,8 @@ export const TABLES: readonly TableSpec[] = [
   },
   {
     name: 'ad_groups',
-    columns: 'id bigint PRIMARY KEY, organization_id bigint NOT NULL, campaign_id bigint NOT NULL, ad_platform_id text NOT NULL, name text NOT NULL, status text NOT NULL',
+    columns:
+      'id bigint PRIMARY KEY, organization_id bigint NOT NULL, campaign_id bigint NOT NULL, ad_platform_id text NOT NULL, name text NOT NULL, status text NOT NULL',
     export: 'id, organization_id, campaign_id, ad_platform_id, name, status',
     indexes: ['CREATE INDEX ad_groups_organization_idx ON ad_groups (organization_id)'],
   },
@@ -371,7 +417,11 @@ interface Marker {
 }
 
 const markerPath = (dir: string) => path.join(dir, 'loaded.json');
-const schemaHash = () => createHash('sha256').update(JSON.stringify([TYPES, TABLES])).digest('hex').slice(0, 16);
+const schemaHash = () =>
+  createHash('sha256')
+    .update(JSON.stringify([TYPES, TABLES]))
+    .digest('hex')
+    .slice(0, 16);
 
 function sourceIdentity(duckdbPath: string): Pick<Marker, 'source' | 'size' | 'mtimeMs' | 'schema'> {
   const stat = statSync(duckdbPath);
@@ -395,7 +445,9 @@ async function exportFromDuckDB(duckdbPath: string, outDir: string, log: Log): P
     for (const table of TABLES) {
       const file = path.join(outDir, `${table.name}.csv`);
       const started = performance.now();
-      await connection.run(`COPY (SELECT ${table.export} FROM ${table.name}${table.orderBy ? ` ORDER BY ${table.orderBy}` : ''}) TO '${file}' (FORMAT csv, HEADER false)`);
+      await connection.run(
+        `COPY (SELECT ${table.export} FROM ${table.name}${table.orderBy ? ` ORDER BY ${table.orderBy}` : ''}) TO '${file}' (FORMAT csv, HEADER false)`,
+      );
       log(`  exported ${table.name} from DuckDB in ${((performance.now() - started) / 1000).toFixed(1)} s`);
       files.set(table.name, file);
     }
@@ -408,7 +460,10 @@ async function exportFromDuckDB(duckdbPath: string, outDir: string, log: Log): P
 
 /** CREATE and \copy in one transaction: with wal_level minimal the copy writes no WAL. */
 async function loadTable(peer: PostgresPeer, table: TableSpec, file: string): Promise<void> {
-  await psqlScript(peer, `DROP TABLE IF EXISTS ${table.name};\nCREATE TABLE ${table.name} (${table.columns});\n\\copy ${table.name} FROM '${file}' WITH (FORMAT csv)\n`);
+  await psqlScript(
+    peer,
+    `DROP TABLE IF EXISTS ${table.name};\nCREATE TABLE ${table.name} (${table.columns});\n\\copy ${table.name} FROM '${file}' WITH (FORMAT csv)\n`,
+  );
 }
 
 /** Runs tasks with at most `limit` at a time (two cores: two COPYs or index builds). */
@@ -434,7 +489,9 @@ export async function loadFacts(peer: PostgresPeer, duckdbPath: string, log: Log
   try {
     log(`exporting ${identity.source} to CSV ...`);
     const files = await exportFromDuckDB(duckdbPath, tmp, log);
-    await peer.query(`DROP TABLE IF EXISTS ${TABLES.map((t) => t.name).join(', ')}; DROP TYPE IF EXISTS device_type, network_type; ${TYPES}`);
+    await peer.query(
+      `DROP TABLE IF EXISTS ${TABLES.map((t) => t.name).join(', ')}; DROP TYPE IF EXISTS device_type, network_type; ${TYPES}`,
+    );
     log('copying into PostgreSQL ...');
     await inParallel(TABLES, 2, async (table) => {
       const t = performance.now();
@@ -476,7 +533,13 @@ async function countRows(peer: PostgresPeer): Promise<number> {
  * of every transaction from its per-transaction log. Prepared mode: the statement is parsed and
  * planned once per connection, as the service caches its prepared statements too.
  */
-export async function pgbench(peer: PostgresPeer, sql: string, clients: number, seconds: number, options: { mode?: 'prepared' | 'simple' } = {}): Promise<PgbenchResult> {
+export async function pgbench(
+  peer: PostgresPeer,
+  sql: string,
+  clients: number,
+  seconds: number,
+  options: { mode?: 'prepared' | 'simple' } = {},
+): Promise<PgbenchResult> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'peer-pgbench-'));
   try {
     const script = path.join(dir, 'query.sql');
@@ -509,8 +572,15 @@ export async function pgbench(peer: PostgresPeer, sql: string, clients: number, 
     const tps = Number(/tps = ([\d.]+)/.exec(stdout)?.[1] ?? NaN);
     const transactions = Number(/number of transactions actually processed: (\d+)/.exec(stdout)?.[1] ?? NaN);
     const latencies = await readLatencies(dir);
-    if (latencies.length === 0 || !Number.isFinite(tps)) throw new Error(`pgbench: no transactions measured:\n${stdout}`);
-    return { tps, p50Ms: percentile(latencies, 0.5), p99Ms: percentile(latencies, 0.99), transactions, serverCpuMsPerTx: (cpu * 1000) / transactions };
+    if (latencies.length === 0 || !Number.isFinite(tps))
+      throw new Error(`pgbench: no transactions measured:\n${stdout}`);
+    return {
+      tps,
+      p50Ms: percentile(latencies, 0.5),
+      p99Ms: percentile(latencies, 0.99),
+      transactions,
+      serverCpuMsPerTx: (cpu * 1000) / transactions,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -535,7 +605,9 @@ function processCpuSeconds(pid: string, children: boolean): number {
  * workers) and its live ones. Differences over a run are the run's server CPU.
  */
 function serverCpuSeconds(dir: string): number {
-  const postmaster = readFileSync(path.join(dataDir(dir), 'postmaster.pid'), 'utf8').split('\n')[0]!.trim();
+  const postmaster = readFileSync(path.join(dataDir(dir), 'postmaster.pid'), 'utf8')
+    .split('\n')[0]!
+    .trim();
   let total = processCpuSeconds(postmaster, true);
   for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
     try {

@@ -31,8 +31,16 @@ export interface MixRequest {
 
 export const MIX: Readonly<Record<MixName, MixRequest>> = {
   campaigns30d: { endpoint: 'campaigns', days: 30, query: { limit: '100' } },
-  adgroupsDayDevice: { endpoint: 'adgroups', days: 7, query: { segments: 'Day,DeviceType', statistics: 'impressions,clicks,cost,ctr', limit: '100' } },
-  keywordsFiltered: { endpoint: 'keywords', days: 30, query: { filter: 'statistics.clicks > 10', sort: '-statistics.cost', limit: '100' } },
+  adgroupsDayDevice: {
+    endpoint: 'adgroups',
+    days: 7,
+    query: { segments: 'Day,DeviceType', statistics: 'impressions,clicks,cost,ctr', limit: '100' },
+  },
+  keywordsFiltered: {
+    endpoint: 'keywords',
+    days: 30,
+    query: { filter: 'statistics.clicks > 10', sort: '-statistics.cost', limit: '100' },
+  },
   keywordsPull: { endpoint: 'keywords', days: 30, query: { limit: '10000' } },
 };
 
@@ -72,7 +80,8 @@ export function serviceRequest(name: MixName, p: MixParams): ReportRequest {
 // PostgreSQL SQL, literals inlined (organization and dates are the bench's own inputs, checked)
 
 function literals(p: MixParams): { org: string; days: string } {
-  if (!Number.isSafeInteger(p.organizationId) || p.organizationId <= 0) throw new Error(`bad organization id ${p.organizationId}`);
+  if (!Number.isSafeInteger(p.organizationId) || p.organizationId <= 0)
+    throw new Error(`bad organization id ${p.organizationId}`);
   if (!isCalendarDay(p.from) || !isCalendarDay(p.to)) throw new Error(`bad date range ${p.from}..${p.to}`);
   return { org: String(p.organizationId), days: `day BETWEEN DATE '${p.from}' AND DATE '${p.to}'` };
 }
@@ -179,7 +188,7 @@ export async function factsLastDay(duckdbPath: string): Promise<string> {
   const instance = await DuckDBInstance.create(duckdbPath, { access_mode: 'READ_ONLY' });
   const connection = await instance.connect();
   try {
-    const reader = await connection.runAndReadAll('SELECT strftime(max(day), \'%Y-%m-%d\') AS d FROM fact_ad_daily');
+    const reader = await connection.runAndReadAll("SELECT strftime(max(day), '%Y-%m-%d') AS d FROM fact_ad_daily");
     const day = reader.getRowObjectsJS()[0]?.d;
     if (typeof day !== 'string') throw new Error(`${duckdbPath} has no facts`);
     return day;
@@ -193,7 +202,11 @@ export async function factsLastDay(duckdbPath: string): Promise<string> {
 // Verification against the service's SQL on DuckDB
 
 /** The service's SQL for a report, run on the DuckDB file; values as @duckdb/node-api gives them (BIGINT as bigint). */
-async function serviceRows(connection: DuckDBConnection, name: MixName, p: MixParams): Promise<Array<Record<string, unknown>>> {
+async function serviceRows(
+  connection: DuckDBConnection,
+  name: MixName,
+  p: MixParams,
+): Promise<Array<Record<string, unknown>>> {
   const endpoint = ENDPOINT_BY_PATH.get(MIX[name].endpoint);
   if (!endpoint) throw new Error(`no endpoint ${MIX[name].endpoint}`);
   const { sql, params } = compileReport(buildPlan(endpoint, serviceRequest(name, p), new Date())).page();
@@ -219,16 +232,24 @@ function difference(expected: unknown, actual: string | null | undefined): strin
   return String(expected) === actual ? undefined : 'values differ';
 }
 
-function compareRows(name: MixName, expected: ReadonlyArray<Record<string, unknown>>, actual: ReadonlyArray<Record<string, string | null>>): void {
-  if (expected.length !== actual.length) throw new Error(`peer query ${name}: the service returns ${expected.length} rows, PostgreSQL ${actual.length}`);
+function compareRows(
+  name: MixName,
+  expected: ReadonlyArray<Record<string, unknown>>,
+  actual: ReadonlyArray<Record<string, string | null>>,
+): void {
+  if (expected.length !== actual.length)
+    throw new Error(`peer query ${name}: the service returns ${expected.length} rows, PostgreSQL ${actual.length}`);
   expected.forEach((want, i) => {
     const got = actual[i]!;
     const extra = Object.keys(got).filter((k) => !(k in want));
-    if (extra.length > 0) throw new Error(`peer query ${name}: PostgreSQL returns columns the service does not: ${extra.join(', ')}`);
+    if (extra.length > 0)
+      throw new Error(`peer query ${name}: PostgreSQL returns columns the service does not: ${extra.join(', ')}`);
     for (const [column, value] of Object.entries(want)) {
       const why = difference(value, got[column]);
       if (why) {
-        throw new Error(`peer query ${name}, row ${i + 1} (service id ${String(want.id)}, PostgreSQL id ${got.id}), column ${column}: ${why}: service ${String(value)}, PostgreSQL ${got[column]}`);
+        throw new Error(
+          `peer query ${name}, row ${i + 1} (service id ${String(want.id)}, PostgreSQL id ${got.id}), column ${column}: ${why}: service ${String(value)}, PostgreSQL ${got[column]}`,
+        );
       }
     }
   });
@@ -239,7 +260,11 @@ function compareRows(name: MixName, expected: ReadonlyArray<Record<string, unkno
  * as PEER_QUERIES has it (on PostgreSQL) and compares them row by row: columns, order, integers
  * exactly, doubles within 1e-9 relative. Throws on the first difference; returns rows per report.
  */
-export async function verifyPeerQueries(peer: PostgresPeer, duckdbPath: string, dates: { organizationId: number; lastDay: string }): Promise<Record<MixName, number>> {
+export async function verifyPeerQueries(
+  peer: PostgresPeer,
+  duckdbPath: string,
+  dates: { organizationId: number; lastDay: string },
+): Promise<Record<MixName, number>> {
   const instance = await DuckDBInstance.create(duckdbPath, { access_mode: 'READ_ONLY' });
   const connection = await instance.connect();
   try {
@@ -248,7 +273,8 @@ export async function verifyPeerQueries(peer: PostgresPeer, duckdbPath: string, 
       const p = mixParams(name, dates.organizationId, dates.lastDay);
       const expected = await serviceRows(connection, name, p);
       const actual = await peer.query(PEER_QUERIES[name](p));
-      if (expected.length === 0) throw new Error(`peer query ${name}: the service returns no rows for ${JSON.stringify(p)}; nothing to compare`);
+      if (expected.length === 0)
+        throw new Error(`peer query ${name}: the service returns no rows for ${JSON.stringify(p)}; nothing to compare`);
       compareRows(name, expected, actual);
       rows[name] = expected.length;
     }

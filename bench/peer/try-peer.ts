@@ -46,7 +46,9 @@ async function main(): Promise<void> {
       for (const clients of CLIENTS) {
         const r = await pgbench(peer, sql, clients, seconds);
         log(`${name} x${clients}: ${r.tps.toFixed(1)} tps`);
-        lines.push(`| ${name} | ${clients} | ${r.tps.toFixed(1)} | ${r.p50Ms.toFixed(1)} | ${r.p99Ms.toFixed(1)} | ${r.transactions} | ${r.serverCpuMsPerTx.toFixed(1)} |`);
+        lines.push(
+          `| ${name} | ${clients} | ${r.tps.toFixed(1)} | ${r.p50Ms.toFixed(1)} | ${r.p99Ms.toFixed(1)} | ${r.transactions} | ${r.serverCpuMsPerTx.toFixed(1)} |`,
+        );
       }
     }
     console.log(lines.join('\n'));

@@ -26,22 +26,42 @@ export class Authenticator {
     const header = parseAuthorizationHeader(authorization);
     if (header.kind === 'absent' || header.kind === 'other_scheme') {
       // RFC 6750 3.1: a request without bearer credentials, including one that tried another scheme, gets the bare challenge.
-      const got = header.kind === 'other_scheme' ? ` The ${header.scheme.slice(0, 32)} scheme is not accepted here.` : '';
-      throw new ApiError(401, 'unauthorized', `This endpoint needs an access token: send Authorization: Bearer <token> (get one from POST /token).${got}`, [], {
-        'WWW-Authenticate': `Bearer ${REALM}`,
-      });
+      const got =
+        header.kind === 'other_scheme' ? ` The ${header.scheme.slice(0, 32)} scheme is not accepted here.` : '';
+      throw new ApiError(
+        401,
+        'unauthorized',
+        `This endpoint needs an access token: send Authorization: Bearer <token> (get one from POST /token).${got}`,
+        [],
+        {
+          'WWW-Authenticate': `Bearer ${REALM}`,
+        },
+      );
     }
-    if (header.kind === 'malformed') throw new ApiError(400, 'invalid_request', header.problem, [], { 'WWW-Authenticate': challenge('invalid_request', header.problem) });
+    if (header.kind === 'malformed')
+      throw new ApiError(400, 'invalid_request', header.problem, [], {
+        'WWW-Authenticate': challenge('invalid_request', header.problem),
+      });
     const check = verifyToken(header.token, this.keys.verificationKey, Math.floor(this.nowMs() / 1000));
     if (!check.ok) {
-      throw invalidToken(check.reason === 'expired' ? 'The access token has expired; request a new one from POST /token.' : 'The access token is invalid.');
+      throw invalidToken(
+        check.reason === 'expired'
+          ? 'The access token has expired; request a new one from POST /token.'
+          : 'The access token is invalid.',
+      );
     }
     const { claims } = check;
     if (this.disabled.has(claims.clientId)) throw invalidToken('The client of this access token is disabled.');
     if (!claims.scopes.includes(requiredScope)) {
-      throw new ApiError(403, 'insufficient_scope', `This access token lacks the scope "${requiredScope}" that this API requires.`, [], {
-        'WWW-Authenticate': `Bearer ${REALM}, error="insufficient_scope", scope="${requiredScope}"`,
-      });
+      throw new ApiError(
+        403,
+        'insufficient_scope',
+        `This access token lacks the scope "${requiredScope}" that this API requires.`,
+        [],
+        {
+          'WWW-Authenticate': `Bearer ${REALM}, error="insufficient_scope", scope="${requiredScope}"`,
+        },
+      );
     }
     return { clientId: claims.clientId, organizationId: claims.organizationId, scopes: claims.scopes };
   }

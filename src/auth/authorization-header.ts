@@ -15,13 +15,34 @@ const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 /** Splits the header by RFC 9110 11.4 and RFC 6750 2.1; Node has already trimmed the surrounding spaces. */
 export function parseAuthorizationHeader(header: string | undefined): AuthorizationHeader {
   if (header === undefined) return { kind: 'absent' };
-  if (header === '') return { kind: 'malformed', problem: 'The Authorization header is empty; send Authorization: Bearer <token>.' };
+  if (header === '')
+    return { kind: 'malformed', problem: 'The Authorization header is empty; send Authorization: Bearer <token>.' };
   const credentials = CREDENTIALS.exec(header);
-  if (!credentials) return { kind: 'malformed', problem: 'The Authorization header does not start with an authentication scheme; send Authorization: Bearer <token>.' };
-  const [, scheme, separator, rest] = credentials as unknown as [string, string, string | undefined, string | undefined];
+  if (!credentials)
+    return {
+      kind: 'malformed',
+      problem:
+        'The Authorization header does not start with an authentication scheme; send Authorization: Bearer <token>.',
+    };
+  const [, scheme, separator, rest] = credentials as unknown as [
+    string,
+    string,
+    string | undefined,
+    string | undefined,
+  ];
   if (scheme.toLowerCase() !== 'bearer') return { kind: 'other_scheme', scheme };
-  if (separator === undefined || rest === undefined || rest === '') return { kind: 'malformed', problem: 'The Bearer scheme needs a token after it: Authorization: Bearer <token>.' };
-  if (/\s/.test(rest)) return { kind: 'malformed', problem: 'The Authorization header holds more than one value after Bearer; send exactly one token.' };
-  if (!B64TOKEN.test(rest)) return { kind: 'malformed', problem: 'The bearer token has characters outside RFC 6750 b64token (letters, digits, - . _ ~ + / and trailing =).' };
+  if (separator === undefined || rest === undefined || rest === '')
+    return { kind: 'malformed', problem: 'The Bearer scheme needs a token after it: Authorization: Bearer <token>.' };
+  if (/\s/.test(rest))
+    return {
+      kind: 'malformed',
+      problem: 'The Authorization header holds more than one value after Bearer; send exactly one token.',
+    };
+  if (!B64TOKEN.test(rest))
+    return {
+      kind: 'malformed',
+      problem:
+        'The bearer token has characters outside RFC 6750 b64token (letters, digits, - . _ ~ + / and trailing =).',
+    };
   return { kind: 'bearer', token: rest };
 }

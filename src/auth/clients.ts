@@ -49,7 +49,13 @@ export async function insertClient(
     'INSERT INTO api_clients (client_id, organization_id, name, secret_hash, scopes) VALUES ($1, $2, $3, $4, $5)',
     [clientId, input.organizationId, input.name ?? null, secretHash, input.scopes],
   );
-  return { clientId, clientSecret, organizationId: input.organizationId, scopes: input.scopes, name: input.name ?? null };
+  return {
+    clientId,
+    clientSecret,
+    organizationId: input.organizationId,
+    scopes: input.scopes,
+    name: input.name ?? null,
+  };
 }
 
 const SUMMARY_COLUMNS = `client_id AS "clientId", name, organization_id AS "organizationId", scopes,
@@ -66,11 +72,23 @@ export async function listClients(db: Executor, organizationId: number): Promise
 /** Idempotent: disabling a disabled client keeps its first disabledAt. */
 export async function disableClient(tx: Executor, clientId: string): Promise<ClientSummary | undefined> {
   await tx.run('UPDATE api_clients SET disabled_at = now() WHERE client_id = $1 AND disabled_at IS NULL', [clientId]);
-  return tx.one<ClientSummary & Record<string, unknown>>(`SELECT ${SUMMARY_COLUMNS} FROM api_clients WHERE client_id = $1`, [clientId]);
+  return tx.one<ClientSummary & Record<string, unknown>>(
+    `SELECT ${SUMMARY_COLUMNS} FROM api_clients WHERE client_id = $1`,
+    [clientId],
+  );
 }
 
-export async function findClientCredentials(db: Executor, clientId: string): Promise<ClientCredentialRecord | undefined> {
-  const row = await db.one<{ clientId: string; organizationId: number; secretHash: string; scopes: Scope[]; disabled: boolean }>(
+export async function findClientCredentials(
+  db: Executor,
+  clientId: string,
+): Promise<ClientCredentialRecord | undefined> {
+  const row = await db.one<{
+    clientId: string;
+    organizationId: number;
+    secretHash: string;
+    scopes: Scope[];
+    disabled: boolean;
+  }>(
     `SELECT client_id AS "clientId", organization_id AS "organizationId", secret_hash AS "secretHash", scopes,
             disabled_at IS NOT NULL AS disabled
        FROM api_clients WHERE client_id = $1`,
@@ -80,6 +98,8 @@ export async function findClientCredentials(db: Executor, clientId: string): Pro
 }
 
 export async function listDisabledClientIds(db: Executor): Promise<string[]> {
-  const rows = await db.all<{ clientId: string }>('SELECT client_id AS "clientId" FROM api_clients WHERE disabled_at IS NOT NULL');
+  const rows = await db.all<{ clientId: string }>(
+    'SELECT client_id AS "clientId" FROM api_clients WHERE disabled_at IS NOT NULL',
+  );
   return rows.map((row) => row.clientId);
 }

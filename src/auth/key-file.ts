@@ -16,7 +16,12 @@ export function keyFilePathFor(dbPath: string): string {
 const storedKeySchema = z.strictObject({
   kid: z.string().regex(KEY_ID),
   /** 32 random bytes, base64url. */
-  secret: z.string().refine((text) => (decodeCanonicalBase64url(text)?.length ?? 0) >= 32, 'must be at least 32 bytes of canonical base64url'),
+  secret: z
+    .string()
+    .refine(
+      (text) => (decodeCanonicalBase64url(text)?.length ?? 0) >= 32,
+      'must be at least 32 bytes of canonical base64url',
+    ),
   createdAt: z.iso.datetime(),
   /** When the key stopped signing; null for the one key that signs. */
   retiredAt: z.iso.datetime().nullable(),
@@ -29,7 +34,10 @@ export const keyFileSchema = z
     format: z.literal('adreport-token-keys/1'),
     keys: z.array(storedKeySchema).min(1),
   })
-  .refine((file) => file.keys.filter((k) => k.retiredAt === null).length === 1, 'exactly one key must have retiredAt null (the signing key)')
+  .refine(
+    (file) => file.keys.filter((k) => k.retiredAt === null).length === 1,
+    'exactly one key must have retiredAt null (the signing key)',
+  )
   .refine((file) => new Set(file.keys.map((k) => k.kid)).size === file.keys.length, 'key ids must be unique');
 
 export type StoredKey = z.infer<typeof storedKeySchema>;
@@ -48,7 +56,9 @@ export function readKeyFile(file: string): KeyFile | undefined {
   try {
     json = JSON.parse(text);
   } catch {
-    throw new Error(`${file} is not valid JSON; restore it from a backup, or move it away to start over with a new key (every token issued so far then stops working)`);
+    throw new Error(
+      `${file} is not valid JSON; restore it from a backup, or move it away to start over with a new key (every token issued so far then stops working)`,
+    );
   }
   const parsed = keyFileSchema.safeParse(json);
   if (!parsed.success) {
@@ -95,7 +105,8 @@ export function withKeyFileLock<T>(file: string, work: () => T): T {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const age = Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
       if (age > 30_000) fs.rmSync(lock, { force: true });
-      else if (attempt >= 50) throw new Error(`${lock} is held by another key rotation; wait for it (or remove the lock if none is running)`);
+      else if (attempt >= 50)
+        throw new Error(`${lock} is held by another key rotation; wait for it (or remove the lock if none is running)`);
       else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
     }
   }

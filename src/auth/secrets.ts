@@ -32,7 +32,14 @@ export async function verifySecret(secret: string, stored: string): Promise<bool
   if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
   const [, n, r, p, saltText, hashText] = parts as [string, string, string, string, string, string];
   const expected = Buffer.from(hashText, 'base64url');
-  const actual = await derive(secret, Buffer.from(saltText, 'base64url'), Number(n), Number(r), Number(p), expected.length);
+  const actual = await derive(
+    secret,
+    Buffer.from(saltText, 'base64url'),
+    Number(n),
+    Number(r),
+    Number(p),
+    expected.length,
+  );
   return crypto.timingSafeEqual(actual, expected);
 }
 

@@ -34,7 +34,12 @@ export interface RotationResult {
  * once a token lifetime has passed since it retired (every token it signed has expired by then),
  * or at once with `dropPrevious` (a leaked key: its tokens stop working now).
  */
-export function rotated(keys: KeyFile | undefined, now: Date, ttlSeconds: number, dropPrevious = false): { keys: KeyFile; dropped: string[] } {
+export function rotated(
+  keys: KeyFile | undefined,
+  now: Date,
+  ttlSeconds: number,
+  dropPrevious = false,
+): { keys: KeyFile; dropped: string[] } {
   const nowIso = now.toISOString();
   const retired = (keys?.keys ?? []).map((k) => (k.retiredAt === null ? { ...k, retiredAt: nowIso } : k));
   const kept = retired.filter((k) => !dropPrevious && Date.parse(k.retiredAt!) + ttlSeconds * 1000 > now.getTime());
@@ -46,7 +51,10 @@ export function rotated(keys: KeyFile | undefined, now: Date, ttlSeconds: number
  * `adreport keys rotate`, and what a running server calls for it: rotates the key file under its
  * lock. A server re-reads the file within its refresh interval (keyFileRefreshMs, 1 s).
  */
-export function rotateSigningKeys(keyFile: string, options: { now: Date; ttlSeconds: number; dropPrevious?: boolean }): RotationResult {
+export function rotateSigningKeys(
+  keyFile: string,
+  options: { now: Date; ttlSeconds: number; dropPrevious?: boolean },
+): RotationResult {
   return withKeyFileLock(keyFile, () => {
     const { keys, dropped } = rotated(readKeyFile(keyFile), options.now, options.ttlSeconds, options.dropPrevious);
     writeKeyFile(keyFile, keys);
@@ -55,7 +63,11 @@ export function rotateSigningKeys(keyFile: string, options: { now: Date; ttlSeco
       signingKeyId: keys.keys[0]!.kid,
       verifying: keys.keys
         .filter((k) => k.retiredAt !== null)
-        .map((k) => ({ keyId: k.kid, retiredAt: k.retiredAt!, verifiesUntil: new Date(Date.parse(k.retiredAt!) + options.ttlSeconds * 1000).toISOString() })),
+        .map((k) => ({
+          keyId: k.kid,
+          retiredAt: k.retiredAt!,
+          verifiesUntil: new Date(Date.parse(k.retiredAt!) + options.ttlSeconds * 1000).toISOString(),
+        })),
       dropped,
     };
   });
@@ -69,12 +81,19 @@ export function rotateSigningKeys(keyFile: string, options: { now: Date; ttlSeco
  */
 export function importLegacyKey(keyFile: string, secretHex: string, now: Date): void {
   const secret = Buffer.from(secretHex, 'hex');
-  if (secret.length < 32 || secret.toString('hex') !== secretHex.toLowerCase()) throw new Error('server_keys holds a token-signing key that is not 32+ bytes of hex');
+  if (secret.length < 32 || secret.toString('hex') !== secretHex.toLowerCase())
+    throw new Error('server_keys holds a token-signing key that is not 32+ bytes of hex');
   withKeyFileLock(keyFile, () => {
     const existing = readKeyFile(keyFile);
     const kid = keyIdOf(secret);
     if (existing?.keys.some((k) => k.kid === kid)) return;
-    const legacy: StoredKey = { kid, secret: secret.toString('base64url'), createdAt: now.toISOString(), retiredAt: now.toISOString(), acceptsV1: true };
+    const legacy: StoredKey = {
+      kid,
+      secret: secret.toString('base64url'),
+      createdAt: now.toISOString(),
+      retiredAt: now.toISOString(),
+      acceptsV1: true,
+    };
     const keys = existing ? [...existing.keys, legacy] : [newStoredKey(now), legacy];
     writeKeyFile(keyFile, { format: 'adreport-token-keys/1', keys });
   });
@@ -119,7 +138,8 @@ export class SigningKeys implements TokenKeys {
 
   /** Opens the key file, making it with a new key on the first start. */
   static openFile(options: KeyFileOptions): SigningKeys {
-    if (!fs.existsSync(options.keyFile)) createKeyFile(options.keyFile, { format: 'adreport-token-keys/1', keys: [newStoredKey(options.now())] });
+    if (!fs.existsSync(options.keyFile))
+      createKeyFile(options.keyFile, { format: 'adreport-token-keys/1', keys: [newStoredKey(options.now())] });
     tighten(options.keyFile, 0o600);
     const keys = new SigningKeys(fromFile(readKeyFile(options.keyFile)!, options.ttlSeconds), options);
     keys.version = fileVersion(options.keyFile);
@@ -133,17 +153,28 @@ export class SigningKeys implements TokenKeys {
    */
   static fromEnvironment(signing: string, previous: string | undefined): SigningKeys {
     const signingSecret = parseKeyMaterial(signing, 'ADREPORT_TOKEN_SIGNING_KEY');
-    const keys = [signingSecret, ...(previous ?? '').split(',').filter((t) => t.trim() !== '').map((t) => parseKeyMaterial(t.trim(), 'ADREPORT_TOKEN_PREVIOUS_KEYS'))];
+    const keys = [
+      signingSecret,
+      ...(previous ?? '')
+        .split(',')
+        .filter((t) => t.trim() !== '')
+        .map((t) => parseKeyMaterial(t.trim(), 'ADREPORT_TOKEN_PREVIOUS_KEYS')),
+    ];
     const byKid = new Map<string, LoadedKey>();
-    for (const secret of keys) byKid.set(keyIdOf(secret), { kid: keyIdOf(secret), secret, verification: { secret }, acceptsV1: false });
-    return new SigningKeys({ signing: { kid: keyIdOf(signingSecret), secret: signingSecret }, byKid, v1: undefined }, undefined);
+    for (const secret of keys)
+      byKid.set(keyIdOf(secret), { kid: keyIdOf(secret), secret, verification: { secret }, acceptsV1: false });
+    return new SigningKeys(
+      { signing: { kid: keyIdOf(signingSecret), secret: signingSecret }, byKid, v1: undefined },
+      undefined,
+    );
   }
 
   signingKey(): TokenSigningKey {
     return this.loaded.signing;
   }
 
-  readonly verificationKey: TokenKeyLookup = (kid) => (kid === undefined ? this.loaded.v1 : this.loaded.byKid.get(kid)?.verification);
+  readonly verificationKey: TokenKeyLookup = (kid) =>
+    kid === undefined ? this.loaded.v1 : this.loaded.byKid.get(kid)?.verification;
 
   /** Starts watching the file (no-op for keys from the environment). */
   start(): void {
@@ -180,7 +211,8 @@ function fromFile(file: KeyFile, ttlSeconds: number): Loaded {
   for (const stored of file.keys) {
     const secret = Buffer.from(stored.secret, 'base64url');
     const retiredAt = stored.retiredAt === null ? undefined : Math.floor(Date.parse(stored.retiredAt) / 1000);
-    const verification: TokenVerificationKey = retiredAt === undefined ? { secret } : { secret, issuedUntil: retiredAt, verifiesUntil: retiredAt + ttlSeconds };
+    const verification: TokenVerificationKey =
+      retiredAt === undefined ? { secret } : { secret, issuedUntil: retiredAt, verifiesUntil: retiredAt + ttlSeconds };
     byKid.set(stored.kid, { kid: stored.kid, secret, verification, acceptsV1: stored.acceptsV1 === true });
     if (stored.retiredAt === null) signing = { kid: stored.kid, secret };
     if (stored.acceptsV1) v1 = verification;
@@ -198,7 +230,9 @@ function fileVersion(file: string): string {
 export function parseKeyMaterial(text: string, variable: string): Buffer {
   let secret: Buffer | undefined;
   if (/^[0-9a-fA-F]+$/.test(text) && text.length % 2 === 0) secret = Buffer.from(text, 'hex');
-  else if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(text)) secret = Buffer.from(text.replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, ''), 'base64url');
-  if (!secret || secret.length < 32) throw new Error(`${variable} must be at least 32 random bytes as hex or base64 (e.g. openssl rand -base64 32)`);
+  else if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(text))
+    secret = Buffer.from(text.replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, ''), 'base64url');
+  if (!secret || secret.length < 32)
+    throw new Error(`${variable} must be at least 32 random bytes as hex or base64 (e.g. openssl rand -base64 32)`);
   return secret;
 }

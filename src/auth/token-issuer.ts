@@ -49,7 +49,9 @@ export class TokenIssuer {
     }
     if (!client || !authentic || client.disabled) {
       await this.deps.sleep(this.deps.slowdown.recordFailure(clientId, this.deps.nowMs()));
-      throw new OAuthError(401, 'invalid_client', 'Client authentication failed.', { 'WWW-Authenticate': 'Basic realm="adreport", charset="UTF-8"' });
+      throw new OAuthError(401, 'invalid_client', 'Client authentication failed.', {
+        'WWW-Authenticate': 'Basic realm="adreport", charset="UTF-8"',
+      });
     }
     return client;
   }
@@ -58,16 +60,32 @@ export class TokenIssuer {
     const scopes = grantedScopes(client.scopes, requestedScope);
     const decision = this.deps.issueRate.take(client.clientId, this.deps.nowMs());
     if (!decision.allowed) {
-      throw new OAuthError(429, 'slow_down', 'Too many token requests for this client; reuse the token until it expires.', {
-        'Retry-After': String(decision.retryAfterSeconds),
-      });
+      throw new OAuthError(
+        429,
+        'slow_down',
+        'Too many token requests for this client; reuse the token until it expires.',
+        {
+          'Retry-After': String(decision.retryAfterSeconds),
+        },
+      );
     }
     const issuedAt = Math.floor(this.deps.nowMs() / 1000);
     const accessToken = signToken(
-      { clientId: client.clientId, organizationId: client.organizationId, scopes, issuedAt, expiresAt: issuedAt + this.deps.ttlSeconds },
+      {
+        clientId: client.clientId,
+        organizationId: client.organizationId,
+        scopes,
+        issuedAt,
+        expiresAt: issuedAt + this.deps.ttlSeconds,
+      },
       this.deps.keys.signingKey(),
     );
-    return { access_token: accessToken, token_type: 'Bearer', expires_in: this.deps.ttlSeconds, scope: scopes.join(' ') };
+    return {
+      access_token: accessToken,
+      token_type: 'Bearer',
+      expires_in: this.deps.ttlSeconds,
+      scope: scopes.join(' '),
+    };
   }
 }
 
@@ -80,8 +98,10 @@ function grantedScopes(clientScopes: readonly Scope[], requested: string | undef
   }
   const out: Scope[] = [];
   for (const token of tokens) {
-    if (!isScope(token)) throw new OAuthError(400, 'invalid_scope', `Unknown scope "${token}"; known scopes: provisioning, reporting.`);
-    if (!clientScopes.includes(token)) throw new OAuthError(400, 'invalid_scope', `This client is not allowed the scope "${token}".`);
+    if (!isScope(token))
+      throw new OAuthError(400, 'invalid_scope', `Unknown scope "${token}"; known scopes: provisioning, reporting.`);
+    if (!clientScopes.includes(token))
+      throw new OAuthError(400, 'invalid_scope', `This client is not allowed the scope "${token}".`);
     if (!out.includes(token)) out.push(token);
   }
   return out;

@@ -59,7 +59,8 @@ export function signToken(claims: TokenClaims, key: TokenSigningKey): string {
   return `${body}.${mac(body, key.secret).toString('base64url')}`;
 }
 
-export type TokenCheck = { ok: true; claims: TokenClaims } | { ok: false; reason: 'malformed' | 'unknown_key' | 'bad_signature' | 'expired' };
+export type TokenCheck =
+  { ok: true; claims: TokenClaims } | { ok: false; reason: 'malformed' | 'unknown_key' | 'bad_signature' | 'expired' };
 
 export function verifyToken(token: string, keys: TokenKeyLookup, nowSeconds: number): TokenCheck {
   const parts = token.split('.');
@@ -75,7 +76,8 @@ export function verifyToken(token: string, keys: TokenKeyLookup, nowSeconds: num
   const key = keys(kid);
   if (!key) return { ok: false, reason: 'unknown_key' };
   const expected = mac(parts.slice(0, -1).join('.'), key.secret);
-  if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) return { ok: false, reason: 'bad_signature' };
+  if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected))
+    return { ok: false, reason: 'bad_signature' };
   let wire: WireClaims;
   try {
     wire = JSON.parse(payload.toString('utf8')) as WireClaims;

@@ -53,10 +53,22 @@ function endpoint(
 
 export const ENDPOINTS: readonly ReportEndpoint[] = [
   ...LEVELS.map((level) => endpoint(level.path, undefined, undefined, [], `Statistics of ${level.plural}`)),
-  endpoint('adplatform-accounts', 'FACEBOOK', 'reach', REACH_DEFAULTS, 'Reach and frequency statistics of FACEBOOK ad platform accounts'),
+  endpoint(
+    'adplatform-accounts',
+    'FACEBOOK',
+    'reach',
+    REACH_DEFAULTS,
+    'Reach and frequency statistics of FACEBOOK ad platform accounts',
+  ),
   endpoint('campaigns', 'FACEBOOK', 'reach', REACH_DEFAULTS, 'Reach and frequency statistics of FACEBOOK campaigns'),
   endpoint('ads', 'FACEBOOK', 'reach', REACH_DEFAULTS, 'Reach and frequency statistics of FACEBOOK ads'),
-  endpoint('adplatform-accounts', 'GOOGLE_ADS', 'impressionShare', SHARE_DEFAULTS, 'Impression-share statistics of GOOGLE_ADS ad platform accounts, as Google reports them'),
+  endpoint(
+    'adplatform-accounts',
+    'GOOGLE_ADS',
+    'impressionShare',
+    SHARE_DEFAULTS,
+    'Impression-share statistics of GOOGLE_ADS ad platform accounts, as Google reports them',
+  ),
 ];
 
 export const ENDPOINT_BY_PATH: ReadonlyMap<string, ReportEndpoint> = new Map(ENDPOINTS.map((e) => [e.path, e]));

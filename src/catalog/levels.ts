@@ -44,7 +44,11 @@ export interface LevelDefinition {
 export const EMBED_NAMES = ['labels', 'customFields', 'images', 'specificFields'] as const;
 export type EmbedName = (typeof EMBED_NAMES)[number];
 
-const field = (name: string, type: 'string' | 'number', aliases?: Readonly<Record<string, string>>): DimensionField => ({
+const field = (
+  name: string,
+  type: 'string' | 'number',
+  aliases?: Readonly<Record<string, string>>,
+): DimensionField => ({
   name,
   type,
   column: name,
@@ -71,7 +75,13 @@ export const LEVELS: readonly LevelDefinition[] = [
     factTable: 'fact_ad_daily',
     factKey: 'adplatform_account_id',
     rowKeys: ['id', 'name', 'adPlatformType', 'adPlatformId', 'currency'],
-    fields: [field('id', 'number'), field('name', 'string'), field('adPlatformType', 'string', PLATFORM_ALIASES), field('adPlatformId', 'string'), field('currency', 'string')],
+    fields: [
+      field('id', 'number'),
+      field('name', 'string'),
+      field('adPlatformType', 'string', PLATFORM_ALIASES),
+      field('adPlatformId', 'string'),
+      field('currency', 'string'),
+    ],
     nameParameter: 'name',
     customFields: false,
     platformAccountColumn: 'id',
@@ -103,7 +113,16 @@ export const LEVELS: readonly LevelDefinition[] = [
     plural: 'adGroups',
     factTable: 'fact_ad_daily',
     factKey: 'ad_group_id',
-    rowKeys: ['id', 'name', 'adPlatformAccountId', 'campaignId', 'adPlatformAccountType', 'adPlatformId', 'status', 'currency'],
+    rowKeys: [
+      'id',
+      'name',
+      'adPlatformAccountId',
+      'campaignId',
+      'adPlatformAccountType',
+      'adPlatformId',
+      'status',
+      'currency',
+    ],
     fields: [
       field('id', 'number'),
       field('name', 'string'),
@@ -125,7 +144,18 @@ export const LEVELS: readonly LevelDefinition[] = [
     plural: 'keywords',
     factTable: 'fact_keyword_daily',
     factKey: 'keyword_id',
-    rowKeys: ['id', 'text', 'adPlatformAccountId', 'campaignId', 'adGroupId', 'adPlatformAccountType', 'adPlatformId', 'matchType', 'status', 'currency'],
+    rowKeys: [
+      'id',
+      'text',
+      'adPlatformAccountId',
+      'campaignId',
+      'adGroupId',
+      'adPlatformAccountType',
+      'adPlatformId',
+      'matchType',
+      'status',
+      'currency',
+    ],
     fields: [
       field('id', 'number'),
       field('text', 'string'),
@@ -149,7 +179,17 @@ export const LEVELS: readonly LevelDefinition[] = [
     plural: 'ads',
     factTable: 'fact_ad_daily',
     factKey: 'ad_id',
-    rowKeys: ['id', 'name', 'adPlatformAccountId', 'campaignId', 'adGroupId', 'adPlatformAccountType', 'adType', 'status', 'currency'],
+    rowKeys: [
+      'id',
+      'name',
+      'adPlatformAccountId',
+      'campaignId',
+      'adGroupId',
+      'adPlatformAccountType',
+      'adType',
+      'status',
+      'currency',
+    ],
     fields: [
       field('id', 'number'),
       field('name', 'string'),

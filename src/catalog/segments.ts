@@ -25,7 +25,13 @@ export const SEGMENTS: readonly SegmentDefinition[] = [
   { name: 'Month', key: 'month', type: 'string', order: 'value', description: 'YYYY-MM' },
   { name: 'Year', key: 'year', type: 'number', order: 'value', description: 'YYYY as a number' },
   { name: 'DayOfWeek', key: 'dayOfWeek', type: 'string', order: WEEKDAYS, description: 'MONDAY .. SUNDAY' },
-  { name: 'DeviceType', key: 'deviceType', type: 'string', order: 'value', description: 'DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN' },
+  {
+    name: 'DeviceType',
+    key: 'deviceType',
+    type: 'string',
+    order: 'value',
+    description: 'DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN',
+  },
 ];
 
 export const SEGMENT_BY_NAME: ReadonlyMap<string, SegmentDefinition> = new Map(SEGMENTS.map((s) => [s.name, s]));

@@ -52,8 +52,18 @@ export function sourceOf(measure: BaseMeasure): MeasureSource {
 export type StatisticFormula =
   | { readonly kind: 'measure'; readonly measure: BaseMeasure }
   | { readonly kind: 'sum'; readonly measures: readonly BaseMeasure[] }
-  | { readonly kind: 'ratio'; readonly numerator: BaseMeasure; readonly denominator: BaseMeasure; readonly scale?: number }
-  | { readonly kind: 'share'; readonly numerator: BaseMeasure; readonly denominator: BaseMeasure; readonly clamp: 'floor' | 'ceiling' };
+  | {
+      readonly kind: 'ratio';
+      readonly numerator: BaseMeasure;
+      readonly denominator: BaseMeasure;
+      readonly scale?: number;
+    }
+  | {
+      readonly kind: 'share';
+      readonly numerator: BaseMeasure;
+      readonly denominator: BaseMeasure;
+      readonly clamp: 'floor' | 'ceiling';
+    };
 
 export interface StatisticDefinition {
   readonly name: string;
@@ -72,7 +82,13 @@ const additive = (name: FactMeasure | ShareMeasure, type: StatisticType, descrip
   description,
 });
 
-const ratioOf = (name: string, description: string, numerator: BaseMeasure, denominator: BaseMeasure, scale?: number): StatisticDefinition => ({
+const ratioOf = (
+  name: string,
+  description: string,
+  numerator: BaseMeasure,
+  denominator: BaseMeasure,
+  scale?: number,
+): StatisticDefinition => ({
   name,
   type: 'Ratio',
   additive: false,
@@ -80,7 +96,12 @@ const ratioOf = (name: string, description: string, numerator: BaseMeasure, deno
   description,
 });
 
-const shareOf = (name: string, description: string, numerator: ShareMeasure, clamp: 'floor' | 'ceiling'): StatisticDefinition => ({
+const shareOf = (
+  name: string,
+  description: string,
+  numerator: ShareMeasure,
+  clamp: 'floor' | 'ceiling',
+): StatisticDefinition => ({
   name,
   type: 'Ratio',
   additive: false,
@@ -117,20 +138,54 @@ export const STATISTICS: readonly StatisticDefinition[] = [
     type: 'Integer',
     additive: false,
     formula: { kind: 'measure', measure: 'reach' },
-    description: 'distinct people reached, deduplicated over the row: its period, segments and entities (FACEBOOK); never a sum over days or ads',
+    description:
+      'distinct people reached, deduplicated over the row: its period, segments and entities (FACEBOOK); never a sum over days or ads',
   },
   ratioOf('frequency', 'impressions / reach: how often each person reached saw an ad', 'impressions', 'reach'),
   additive('searchImpressions', 'Integer', 'impressions on Google Search, the numerator of searchImpressionShare'),
-  additive('searchEligibleImpressions', 'Integer', 'impressions the campaigns were eligible for on Google Search (the platform\'s estimate), the denominator of the shares'),
-  shareOf('searchImpressionShare', 'searchImpressions / searchEligibleImpressions; under 0.1 reported as 0.0999', 'searchImpressions', 'floor'),
-  shareOf('searchBudgetLostImpressionShare', 'eligible impressions lost to budget / searchEligibleImpressions; over 0.9 reported as 0.9001', 'searchBudgetLostImpressions', 'ceiling'),
-  shareOf('searchRankLostImpressionShare', 'eligible impressions lost to ad rank / searchEligibleImpressions; over 0.9 reported as 0.9001', 'searchRankLostImpressions', 'ceiling'),
-  shareOf('searchTopImpressionShare', 'impressions above the organic results / searchEligibleImpressions; under 0.1 reported as 0.0999', 'searchTopImpressions', 'floor'),
-  shareOf('searchAbsoluteTopImpressionShare', 'impressions in the very first position / searchEligibleImpressions; under 0.1 reported as 0.0999', 'searchAbsoluteTopImpressions', 'floor'),
+  additive(
+    'searchEligibleImpressions',
+    'Integer',
+    "impressions the campaigns were eligible for on Google Search (the platform's estimate), the denominator of the shares",
+  ),
+  shareOf(
+    'searchImpressionShare',
+    'searchImpressions / searchEligibleImpressions; under 0.1 reported as 0.0999',
+    'searchImpressions',
+    'floor',
+  ),
+  shareOf(
+    'searchBudgetLostImpressionShare',
+    'eligible impressions lost to budget / searchEligibleImpressions; over 0.9 reported as 0.9001',
+    'searchBudgetLostImpressions',
+    'ceiling',
+  ),
+  shareOf(
+    'searchRankLostImpressionShare',
+    'eligible impressions lost to ad rank / searchEligibleImpressions; over 0.9 reported as 0.9001',
+    'searchRankLostImpressions',
+    'ceiling',
+  ),
+  shareOf(
+    'searchTopImpressionShare',
+    'impressions above the organic results / searchEligibleImpressions; under 0.1 reported as 0.0999',
+    'searchTopImpressions',
+    'floor',
+  ),
+  shareOf(
+    'searchAbsoluteTopImpressionShare',
+    'impressions in the very first position / searchEligibleImpressions; under 0.1 reported as 0.0999',
+    'searchAbsoluteTopImpressions',
+    'floor',
+  ),
 ];
 
 /** Measures in a currency: converted per day with the FX rates, never summed across currencies. */
-export const MONEY_MEASURES: ReadonlySet<BaseMeasure> = new Set<BaseMeasure>(['cost', 'costWithMarkup', 'conversionValue']);
+export const MONEY_MEASURES: ReadonlySet<BaseMeasure> = new Set<BaseMeasure>([
+  'cost',
+  'costWithMarkup',
+  'conversionValue',
+]);
 
 /** Money statistics and the ratios over money (averageCpc, roas, ...): meaningless over rows in several currencies. */
 export function readsMoney(statistic: StatisticDefinition): boolean {
@@ -163,7 +218,17 @@ export function statisticOf(name: string): StatisticDefinition {
 }
 
 /** Returned when a request names no statistics (supplement 5: "the nine"); special endpoints add their own. */
-export const DEFAULT_STATISTICS = ['impressions', 'clicks', 'cost', 'conversions', 'conversionValue', 'ctr', 'averageCpc', 'conversionRate', 'costPerConversion'] as const;
+export const DEFAULT_STATISTICS = [
+  'impressions',
+  'clicks',
+  'cost',
+  'conversions',
+  'conversionValue',
+  'ctr',
+  'averageCpc',
+  'conversionRate',
+  'costPerConversion',
+] as const;
 export const REACH_DEFAULTS = ['reach', 'frequency'] as const;
 export const SHARE_DEFAULTS = [
   'searchImpressionShare',
@@ -174,4 +239,9 @@ export const SHARE_DEFAULTS = [
 ] as const;
 
 /** Money and decimals are rounded once, at the edge (DESIGN D6); ratios keep full precision. */
-export const OUTPUT_DECIMALS: Readonly<Record<StatisticType, number | undefined>> = { Integer: 0, Decimal: 6, Money: 6, Ratio: undefined };
+export const OUTPUT_DECIMALS: Readonly<Record<StatisticType, number | undefined>> = {
+  Integer: 0,
+  Decimal: 6,
+  Money: 6,
+  Ratio: undefined,
+};

@@ -41,16 +41,34 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   try {
     const { values, positionals } = parseArgs({
       args: [...argv],
-      options: { ...command.options, db: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        ...command.options,
+        db: { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
       allowPositionals: true,
       strict: true,
     });
-    if (positionals.length > command.path.length + (command.arguments?.length ?? 0)) throw new CliError(`unexpected argument "${positionals[command.path.length]}"; see adreport ${command.path.join(' ')} --help`, 2);
-    const dbPath = typeof values.db === 'string' && values.db !== '' ? values.db : io.env.ADREPORT_DB || DEFAULT_DB_PATH;
-    return await command.run({ values: values as Record<string, string | boolean | undefined>, dbPath, json: values.json === true, io, arguments: positionals.slice(command.path.length) });
+    if (positionals.length > command.path.length + (command.arguments?.length ?? 0))
+      throw new CliError(
+        `unexpected argument "${positionals[command.path.length]}"; see adreport ${command.path.join(' ')} --help`,
+        2,
+      );
+    const dbPath =
+      typeof values.db === 'string' && values.db !== '' ? values.db : io.env.ADREPORT_DB || DEFAULT_DB_PATH;
+    return await command.run({
+      values: values as Record<string, string | boolean | undefined>,
+      dbPath,
+      json: values.json === true,
+      io,
+      arguments: positionals.slice(command.path.length),
+    });
   } catch (error) {
     if (isUsageError(error)) {
-      io.stderr.write(`adreport: ${(error as Error).message.split('\n')[0]}; see adreport ${command.path.join(' ')} --help\n`);
+      io.stderr.write(
+        `adreport: ${(error as Error).message.split('\n')[0]}; see adreport ${command.path.join(' ')} --help\n`,
+      );
       return 2;
     }
     const failure = failureOf(error);
@@ -66,10 +84,27 @@ function isUsageError(error: unknown): boolean {
 
 function overview(): string {
   const rows = COMMANDS.map((c) => `  ${c.path.join(' ').padEnd(18)} ${c.summary}`);
-  return ['Usage: adreport <command> [options]', '', 'Commands:', ...rows, '', 'Every command takes --db FILE, --json and --help.', ''].join('\n');
+  return [
+    'Usage: adreport <command> [options]',
+    '',
+    'Commands:',
+    ...rows,
+    '',
+    'Every command takes --db FILE, --json and --help.',
+    '',
+  ].join('\n');
 }
 
 function commandHelp(command: Command): string {
   const notes = command.notes && command.notes.length > 0 ? ['', ...command.notes] : [];
-  return [`Usage: ${command.usage}`, '', command.summary, '', 'Options:', ...[...command.optionHelp, ...COMMON_HELP].map((l) => `  ${l}`), ...notes, ''].join('\n');
+  return [
+    `Usage: ${command.usage}`,
+    '',
+    command.summary,
+    '',
+    'Options:',
+    ...[...command.optionHelp, ...COMMON_HELP].map((l) => `  ${l}`),
+    ...notes,
+    '',
+  ].join('\n');
 }

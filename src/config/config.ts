@@ -53,7 +53,10 @@ export const serviceConfigSchema = z.object({
       readConnections: positiveInt.max(32).default(4),
       /** Queries waiting for a connection beyond this get 503 instead of unbounded latency. */
       maxQueued: z.coerce.number().int().min(0).default(256),
-      memoryLimit: z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i).optional(),
+      memoryLimit: z
+        .string()
+        .regex(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i)
+        .optional(),
       threads: positiveInt.optional(),
       /**
        * Nice value of the threads that run queries (libuv's pool, DuckDB's workers) under `serve`,
@@ -74,11 +77,17 @@ export const serviceConfigSchema = z.object({
       /** An export whose client took no bytes for this long is aborted: connection closed, query stopped, slot freed. */
       idleTimeoutMs: positiveInt.max(3_600_000).default(30_000),
     })
-    .refine((exports) => exports.maxPerOrganization === undefined || exports.maxPerOrganization <= exports.maxConcurrent, {
-      message: 'exports.maxPerOrganization must be at most exports.maxConcurrent',
-      path: ['maxPerOrganization'],
-    })
-    .transform((exports) => ({ ...exports, maxPerOrganization: exports.maxPerOrganization ?? Math.max(1, exports.maxConcurrent - 1) }))
+    .refine(
+      (exports) => exports.maxPerOrganization === undefined || exports.maxPerOrganization <= exports.maxConcurrent,
+      {
+        message: 'exports.maxPerOrganization must be at most exports.maxConcurrent',
+        path: ['maxPerOrganization'],
+      },
+    )
+    .transform((exports) => ({
+      ...exports,
+      maxPerOrganization: exports.maxPerOrganization ?? Math.max(1, exports.maxConcurrent - 1),
+    }))
     .prefault({}),
   shutdownTimeoutMs: positiveInt.default(10_000),
   /** Connection and request limits of the listeners (README: HTTPS, connection limits). */

@@ -9,7 +9,11 @@ export interface DemoDataServices {
   readonly accounts: AccountService;
   readonly platformAccounts: PlatformAccountService;
   /** Adds a markup period to an account (the demo shows costWithMarkup). */
-  readonly addMarkup: (organizationId: number, accountId: number, markup: { rate: number; startDate: string; endDate: string | null }) => Promise<unknown>;
+  readonly addMarkup: (
+    organizationId: number,
+    accountId: number,
+    markup: { rate: number; startDate: string; endDate: string | null },
+  ) => Promise<unknown>;
 }
 
 interface DemoAccount {
@@ -72,24 +76,49 @@ const DEMO_ACCOUNTS: readonly DemoAccount[] = [
  * linked to sandbox platform accounts, with autoImport on, so the first start imports their
  * campaigns and the imports fetch their history (400 days by default) in the background.
  */
-export async function seedDemoData(services: DemoDataServices, organization: Organization, masters: readonly MasterAccount[], today: string): Promise<number[]> {
+export async function seedDemoData(
+  services: DemoDataServices,
+  organization: Organization,
+  masters: readonly MasterAccount[],
+  today: string,
+): Promise<number[]> {
   const candidates = new Map<AdPlatformType, string[]>();
   for (const master of masters) {
     const listed = await services.platformAccounts.accountsUnderMaster(organization.id, master.id);
-    candidates.set(master.adPlatformType, listed.map((a) => a.adPlatformId));
+    candidates.set(
+      master.adPlatformType,
+      listed.map((a) => a.adPlatformId),
+    );
   }
-  candidates.set('FACEBOOK', (await services.platformAccounts.availableDirectAccounts(organization.id, 'FACEBOOK')).map((a) => a.adPlatformId));
+  candidates.set(
+    'FACEBOOK',
+    (await services.platformAccounts.availableDirectAccounts(organization.id, 'FACEBOOK')).map((a) => a.adPlatformId),
+  );
 
   const accountIds: number[] = [];
   for (const demo of DEMO_ACCOUNTS) {
-    const account = await services.accounts.create(organization.id, accountWriteSchema.parse({ ...demo.account, autoImport: false }));
+    const account = await services.accounts.create(
+      organization.id,
+      accountWriteSchema.parse({ ...demo.account, autoImport: false }),
+    );
     for (const link of demo.links) {
       const adPlatformId = candidates.get(link.platform)?.[link.index];
-      if (adPlatformId) await services.platformAccounts.link(organization.id, account.id, { adPlatformType: link.platform, adPlatformId, status: 'READ_WRITE' });
+      if (adPlatformId)
+        await services.platformAccounts.link(organization.id, account.id, {
+          adPlatformType: link.platform,
+          adPlatformId,
+          status: 'READ_WRITE',
+        });
     }
     if (demo.markup) {
-      const start = new Date(Date.parse(`${today}T00:00:00Z`) - demo.markup.startDaysAgo * 86_400_000).toISOString().slice(0, 10);
-      await services.addMarkup(organization.id, account.id, { rate: demo.markup.rate, startDate: start, endDate: null });
+      const start = new Date(Date.parse(`${today}T00:00:00Z`) - demo.markup.startDaysAgo * 86_400_000)
+        .toISOString()
+        .slice(0, 10);
+      await services.addMarkup(organization.id, account.id, {
+        rate: demo.markup.rate,
+        startDate: start,
+        endDate: null,
+      });
     }
     // Switching autoImport on after linking queues the AUTO_IMPORT that finds the linked accounts.
     await services.accounts.patch(organization.id, account.id, { autoImport: true });

@@ -6,7 +6,9 @@ import { linkMasterAccount } from '../provisioning/platform-accounts/master-acco
 import type { MasterAccount } from '../provisioning/platform-accounts/master-account-store.js';
 import type { Database } from '../store/database.js';
 
-export type DemoSeed = { created: true; organization: Organization; client: NewClient; masterAccounts: MasterAccount[] } | { created: false };
+export type DemoSeed =
+  | { created: true; organization: Organization; client: NewClient; masterAccounts: MasterAccount[] }
+  | { created: false };
 
 /** Sandbox master ids of the demo organization: any well-formed id works in the sandbox. */
 export const DEMO_MASTERS = [
@@ -24,13 +26,23 @@ export async function seedDemo(db: Database, platforms: PlatformDirectory): Prom
   const seeded = await db.write(async (tx) => {
     if ((await countOrganizations(tx)) > 0) return undefined;
     const organization = await createOrganization(tx, 'Demo organization');
-    const client = await insertClient(tx, credentials, { organizationId: organization.id, scopes: SCOPES, name: 'demo' });
+    const client = await insertClient(tx, credentials, {
+      organizationId: organization.id,
+      scopes: SCOPES,
+      name: 'demo',
+    });
     return { organization, client };
   });
   if (!seeded) return { created: false };
   const masterAccounts: MasterAccount[] = [];
   for (const master of DEMO_MASTERS) {
-    masterAccounts.push(await linkMasterAccount(db, platforms, { organizationId: seeded.organization.id, platform: master.platform, adPlatformId: master.adPlatformId }));
+    masterAccounts.push(
+      await linkMasterAccount(db, platforms, {
+        organizationId: seeded.organization.id,
+        platform: master.platform,
+        adPlatformId: master.adPlatformId,
+      }),
+    );
   }
   return { created: true, ...seeded, masterAccounts };
 }

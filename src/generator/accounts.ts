@@ -13,7 +13,12 @@ import { GOOGLE, MICROSOFT } from './traffic.js';
  * account, linked READ_WRITE and marked GENERATED in statistics_sources. Leaves TEMP tables
  * gen_orgs, gen_masters, gen_accounts and gen_pas for the campaign trees and the facts.
  */
-export async function createAccounts(tx: Executor, d: Draws, options: GenerateOptions, firstDay: string): Promise<{ accounts: number; platformAccounts: number }> {
+export async function createAccounts(
+  tx: Executor,
+  d: Draws,
+  options: GenerateOptions,
+  firstDay: string,
+): Promise<{ accounts: number; platformAccounts: number }> {
   // Organizations: K of them, accounts split as evenly as possible (the first ones get one more).
   const orgFirst = await reserveIds(tx, 'organization_id_seq', options.orgs);
   await tx.run(`CREATE OR REPLACE TEMP TABLE gen_orgs AS
@@ -38,13 +43,21 @@ export async function createAccounts(tx: Executor, d: Draws, options: GenerateOp
   const r = n % options.orgs;
   const orgOf = `CASE WHEN i < ${r * (q + 1)} THEN i // ${q + 1} ELSE ${r} + (i - ${r * (q + 1)}) // ${q} END`;
   const languageOf = `CASE market ${GENERATOR_MARKETS.map(
-    (m, i) => `WHEN ${i} THEN ${sqlStringList(m.languages.map(([l]) => l))}[1 + ${weightedCase(d.u(TAG.accountLanguage, 'a.local'), m.languages.map(([, w]) => w))}]`,
+    (m, i) =>
+      `WHEN ${i} THEN ${sqlStringList(m.languages.map(([l]) => l))}[1 + ${weightedCase(
+        d.u(TAG.accountLanguage, 'a.local'),
+        m.languages.map(([, w]) => w),
+      )}]`,
   ).join(' ')} END`;
   const accountFirst = await reserveIds(tx, 'account_id_seq', n);
   await tx.run(`CREATE OR REPLACE TEMP TABLE gen_accounts AS
     WITH a AS (
       SELECT i AS local, ${orgOf} AS org_k,
-             ${d.weightedIndex(GENERATOR_MARKETS.map((m) => m.weight), TAG.accountMarket, 'i')} AS market,
+             ${d.weightedIndex(
+               GENERATOR_MARKETS.map((m) => m.weight),
+               TAG.accountMarket,
+               'i',
+             )} AS market,
              (${d.hash(TAG.accountTheme, 'i')} % ${THEMES.length})::INTEGER AS theme,
              ${d.pick(BRANDS, TAG.accountBrand, 'i')} AS brand,
              ${d.lognormal(1.0, TAG.accountVolume, 'i')} AS volume,

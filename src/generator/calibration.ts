@@ -48,7 +48,8 @@ interface Bucket {
 export async function calibrate(tx: Executor, days: readonly GeneratedDay[], targetRows: number): Promise<Calibration> {
   const last = days.length - 1;
   // Growth (or decline) of the account over the range, at the middle of the cell's active days.
-  const growth = (alias: string) => `exp(g.growth * ((greatest(${alias}.start_idx, 0) + ${alias}.end_idx) / 2 - ${last}) / 365.0)`;
+  const growth = (alias: string) =>
+    `exp(g.growth * ((greatest(${alias}.start_idx, 0) + ${alias}.end_idx) / 2 - ${last}) / 365.0)`;
   const rows = await tx.all<{ social: boolean; bucket: number; weight: number }>(`
     WITH cells AS (
       SELECT g.platform = 2 AS social, g.volume * a.share * c.share * ${growth('a')} AS x, greatest(0, a.end_idx - a.start_idx + 1)::BIGINT AS days
@@ -61,7 +62,11 @@ export async function calibrate(tx: Executor, days: readonly GeneratedDay[], tar
     )
     SELECT social, floor(log2(x) * ${BUCKETS_PER_OCTAVE})::INTEGER AS bucket, sum(days)::BIGINT AS weight
       FROM cells WHERE x > 0 GROUP BY ALL ORDER BY social, bucket`);
-  const buckets: Bucket[] = rows.map((r) => ({ social: r.social, x: 2 ** ((Number(r.bucket) + 0.5) / BUCKETS_PER_OCTAVE), weight: Number(r.weight) }));
+  const buckets: Bucket[] = rows.map((r) => ({
+    social: r.social,
+    x: 2 ** ((Number(r.bucket) + 0.5) / BUCKETS_PER_OCTAVE),
+    weight: Number(r.weight),
+  }));
   const byOrg = await tx.all<{ org_k: number; candidates: number }>(`
     WITH cells AS (
       SELECT g.org_k, greatest(0, a.end_idx - a.start_idx + 1)::BIGINT AS days

@@ -25,7 +25,8 @@ const OBJECTIVES = ['sales', 'leads', 'awareness', 'app-installs'];
 const AGES = ['18-24', '25-34', '25-44', '35-54', '45-65+', '18-65+'];
 const PLACEMENTS = ['Feed', 'Stories', 'Reels', 'Advantage+ placements'];
 /** Keyword texts per ad group stem: the stem, prefix+stem, stem+suffix, prefix+stem+suffix. */
-const KEYWORD_VARIANTS = 1 + KEYWORD_PREFIXES.length + KEYWORD_SUFFIXES.length + KEYWORD_PREFIXES.length * KEYWORD_SUFFIXES.length;
+const KEYWORD_VARIANTS =
+  1 + KEYWORD_PREFIXES.length + KEYWORD_SUFFIXES.length + KEYWORD_PREFIXES.length * KEYWORD_SUFFIXES.length;
 
 export interface TreeCounts {
   readonly campaigns: number;
@@ -36,7 +37,12 @@ export interface TreeCounts {
   readonly firstIds: { readonly ad: number; readonly keyword: number };
 }
 
-export async function createCampaignTrees(tx: Executor, d: Draws, options: GenerateOptions, firstDay: string): Promise<TreeCounts> {
+export async function createCampaignTrees(
+  tx: Executor,
+  d: Draws,
+  options: GenerateOptions,
+  firstDay: string,
+): Promise<TreeCounts> {
   const lastIdx = options.days - 1;
   // Campaigns: 3-40 per platform account, most platform accounts near the low end. About as many
   // start during the range (30 %) as stop during it (30 %), so the season is not drowned by drift.
@@ -257,7 +263,13 @@ export async function createCampaignTrees(tx: Executor, d: Draws, options: Gener
   await tx.run(`INSERT INTO keywords (id, organization_id, ad_group_id, ad_platform_id, text, match_type, status)
     SELECT id, org_id, ad_group_id, ad_platform_id, text, match_type, status FROM gen_keywords ORDER BY id`);
 
-  return { campaigns: campaignCount, adGroups: adGroupCount, ads: adCount, keywords: keywordCount, firstIds: { ad: adFirst, keyword: keywordFirst } };
+  return {
+    campaigns: campaignCount,
+    adGroups: adGroupCount,
+    ads: adCount,
+    keywords: keywordCount,
+    firstIds: { ad: adFirst, keyword: keywordFirst },
+  };
 }
 
 /** ENABLED / PAUSED / REMOVED with the given first two probabilities. */

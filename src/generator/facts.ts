@@ -96,12 +96,19 @@ export async function prepareOrganization(tx: Executor, run: FactRun, orgK: numb
  * a cell whose expected volume is 0.05 has a row one day in twenty. Zero-impression rows are
  * dropped before anything else is computed for them.
  */
-export async function insertItemFacts(tx: Executor, run: FactRun, chunk: Chunk, kind: 'ad' | 'keyword'): Promise<number> {
+export async function insertItemFacts(
+  tx: Executor,
+  run: FactRun,
+  chunk: Chunk,
+  kind: 'ad' | 'keyword',
+): Promise<number> {
   const ad = kind === 'ad';
   const table = ad ? 'fact_ad_daily' : 'fact_keyword_daily';
   const cells = ad ? 'gen_ad_cells' : 'gen_keyword_cells';
   const itemColumn = ad ? 'ad_id' : 'keyword_id';
-  const tags = ad ? [TAG.adRow, TAG.adRowClicks, TAG.adRowConversions] : [TAG.keywordRow, TAG.keywordRowClicks, TAG.keywordRowConversions];
+  const tags = ad
+    ? [TAG.adRow, TAG.adRowClicks, TAG.adRowConversions]
+    : [TAG.keywordRow, TAG.keywordRowClicks, TAG.keywordRowConversions];
   const s = run.seed;
   const key = 'item_local, day_idx, cell';
   const last = run.days - 1;
@@ -241,7 +248,9 @@ const CALL_TYPES = ['CALL_ASSET', 'CALL_ONLY_AD', 'WEBSITE_CALL'];
  */
 async function insertCallDetails(tx: Executor, run: FactRun, chunk: Chunk): Promise<number> {
   const where = `organization_id = ${chunk.orgId} AND day BETWEEN ${dayRange(run, chunk)} AND calls > 0`;
-  const total = await tx.one<{ n: number }>(`SELECT coalesce(sum(calls), 0)::BIGINT AS n FROM fact_ad_daily WHERE ${where}`);
+  const total = await tx.one<{ n: number }>(
+    `SELECT coalesce(sum(calls), 0)::BIGINT AS n FROM fact_ad_daily WHERE ${where}`,
+  );
   const count = Number(total?.n ?? 0);
   if (count === 0) return 0;
   const first = await reserveIds(tx, 'call_detail_id_seq', count);

@@ -55,7 +55,11 @@ export interface GenerateHooks {
  * transaction each, so memory stays bounded and progress can be shown. A run that is stopped
  * keeps its entities and the chunks it finished.
  */
-export async function generateData(db: Database, options: GenerateOptions, hooks: GenerateHooks = {}): Promise<GenerateResult> {
+export async function generateData(
+  db: Database,
+  options: GenerateOptions,
+  hooks: GenerateHooks = {},
+): Promise<GenerateResult> {
   const days = generatedDays(options.lastDay, options.days);
   const firstDay = days[0]!.date;
   // scrypt takes ~80 ms per secret: before the transaction, in parallel on the libuv pool.
@@ -66,7 +70,9 @@ export async function generateData(db: Database, options: GenerateOptions, hooks
     const entities = await createEntities(tx, options, firstDay);
     const clients = [];
     for (const [i, organization] of entities.organizations.entries()) {
-      clients.push(await insertClient(tx, credentials[i]!, { organizationId: organization.id, scopes: SCOPES, name: 'generated' }));
+      clients.push(
+        await insertClient(tx, credentials[i]!, { organizationId: organization.id, scopes: SCOPES, name: 'generated' }),
+      );
     }
     const calibration = await calibrate(tx, days, options.targetRows);
     return { entities, calibration, clients };
@@ -77,8 +83,19 @@ export async function generateData(db: Database, options: GenerateOptions, hooks
     social: sqlNumberList(days.map((d) => round6(d.season * d.weekSocial))),
     reported: sqlNumberList(days.map((d) => round6(d.reported))),
   };
-  const run: FactRun = { seed: options.seed, factor: calibration.factor, firstDay, days: options.days, dayLists, firstIds: entities.firstIds };
-  const chunks = planChunks(entities.organizations.map((o) => o.id), calibration.candidatesByOrg, options.days);
+  const run: FactRun = {
+    seed: options.seed,
+    factor: calibration.factor,
+    firstDay,
+    days: options.days,
+    dayLists,
+    firstIds: entities.firstIds,
+  };
+  const chunks = planChunks(
+    entities.organizations.map((o) => o.id),
+    calibration.candidatesByOrg,
+    options.days,
+  );
   const totalWork = chunks.reduce((sum, c) => sum + c.work, 0);
   const bar = hooks.progress?.(totalWork);
   const totals = { adRows: 0, keywordRows: 0, impressionShareRows: 0, audienceRuns: 0, callDetails: 0 };
@@ -105,7 +122,13 @@ export async function generateData(db: Database, options: GenerateOptions, hooks
   });
 
   return {
-    organizations: entities.organizations.map((o, i) => ({ id: o.id, name: o.name, clientId: clients[i]!.clientId, clientSecret: clients[i]!.clientSecret, accounts: o.accounts })),
+    organizations: entities.organizations.map((o, i) => ({
+      id: o.id,
+      name: o.name,
+      clientId: clients[i]!.clientId,
+      clientSecret: clients[i]!.clientSecret,
+      accounts: o.accounts,
+    })),
     counts: { ...entities.counts, ...totals },
     factRows: totals.adRows + totals.keywordRows,
     expectedRows: calibration.expectedRows,
@@ -116,8 +139,22 @@ export async function generateData(db: Database, options: GenerateOptions, hooks
 }
 
 const TEMP_TABLES = [
-  'gen_markets', 'gen_themes', 'gen_cells', 'gen_days', 'gen_orgs', 'gen_masters', 'gen_accounts', 'gen_pas_pre', 'gen_pas',
-  'gen_campaigns', 'gen_ad_groups', 'gen_ads', 'gen_keywords', 'gen_markups', 'gen_ad_cells', 'gen_keyword_cells',
+  'gen_markets',
+  'gen_themes',
+  'gen_cells',
+  'gen_days',
+  'gen_orgs',
+  'gen_masters',
+  'gen_accounts',
+  'gen_pas_pre',
+  'gen_pas',
+  'gen_campaigns',
+  'gen_ad_groups',
+  'gen_ads',
+  'gen_keywords',
+  'gen_markups',
+  'gen_ad_cells',
+  'gen_keyword_cells',
 ];
 
 /** Day factors go into SQL as literals: six decimals are plenty and keep the text short. */
@@ -131,7 +168,11 @@ interface PlannedChunk extends Chunk {
 }
 
 /** Organizations in id order, each in blocks of days small enough for one transaction. */
-function planChunks(orgIds: readonly number[], candidatesByOrg: ReadonlyMap<number, number>, days: number): PlannedChunk[] {
+function planChunks(
+  orgIds: readonly number[],
+  candidatesByOrg: ReadonlyMap<number, number>,
+  days: number,
+): PlannedChunk[] {
   const chunks: PlannedChunk[] = [];
   orgIds.forEach((orgId, orgK) => {
     const candidates = candidatesByOrg.get(orgK) ?? 0;

@@ -18,19 +18,31 @@ export interface GeneratorMarket {
 const LANGUAGES: Readonly<Record<string, ReadonlyArray<readonly [string, number]>>> = {
   DE: [['de', 1]],
   AT: [['de', 1]],
-  CH: [['de', 0.65], ['fr', 0.35]],
-  US: [['en', 0.85], ['es', 0.15]],
+  CH: [
+    ['de', 0.65],
+    ['fr', 0.35],
+  ],
+  US: [
+    ['en', 0.85],
+    ['es', 0.15],
+  ],
   GB: [['en', 1]],
   FR: [['fr', 1]],
   NL: [['nl', 1]],
   ES: [['es', 1]],
   IT: [['it', 1]],
   SE: [['sv', 1]],
-  DK: [['da', 0.85], ['en', 0.15]],
+  DK: [
+    ['da', 0.85],
+    ['en', 0.15],
+  ],
   NO: [['nb', 1]],
   JP: [['ja', 1]],
   AU: [['en', 1]],
-  CA: [['en', 0.78], ['fr', 0.22]],
+  CA: [
+    ['en', 0.78],
+    ['fr', 0.22],
+  ],
   BR: [['pt', 1]],
   MX: [['es', 1]],
 };
@@ -43,7 +55,17 @@ export const GENERATOR_MARKETS: readonly GeneratorMarket[] = MARKETS.flatMap((ma
   const languages = LANGUAGES[country];
   if (!languages) return [];
   const region = AMERICAS.has(country) ? 'AMER' : ASIA_PACIFIC.has(country) ? 'APAC' : 'EMEA';
-  return [{ code: market.code, country, currency: market.currency, timeZone: market.timeZone, weight: market.weight, languages, region }];
+  return [
+    {
+      code: market.code,
+      country,
+      currency: market.currency,
+      timeZone: market.timeZone,
+      weight: market.weight,
+      languages,
+      region,
+    },
+  ];
 });
 
 /** Currencies with no minor unit: money is rounded to whole units there. */

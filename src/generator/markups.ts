@@ -8,7 +8,12 @@ import { TAG } from './tags.js';
  * ~30 % of accounts get 1-3 markup periods, each inside its own slice of the range (so they
  * never overlap), rate 0.05-0.25 with 2-4 decimals; the last one is open-ended half the time.
  */
-export async function createMarkups(tx: Executor, d: Draws, firstDay: string, options: GenerateOptions): Promise<number> {
+export async function createMarkups(
+  tx: Executor,
+  d: Draws,
+  firstDay: string,
+  options: GenerateOptions,
+): Promise<number> {
   const span = options.days + 60;
   await tx.run(`CREATE OR REPLACE TEMP TABLE gen_markups AS
     WITH x AS (

@@ -52,10 +52,20 @@ export function parseGenerateOptions(flags: GenerateFlags, now: Date = new Date(
   const accounts = accountsFor(scale);
   const orgs = flags.orgs === undefined ? defaultOrgs(scale, accounts) : parsePositive(flags.orgs, 'orgs');
   if (orgs > accounts) {
-    throw new GenerateOptionError(`--orgs must be at most the number of accounts, ${accounts} at --scale ${scale}, not ${orgs}`);
+    throw new GenerateOptionError(
+      `--orgs must be at most the number of accounts, ${accounts} at --scale ${scale}, not ${orgs}`,
+    );
   }
   const yesterday = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - 1));
-  return { scale, days, seed, orgs, accounts, targetRows: Math.round((ROWS_PER_SCALE * scale * days) / DEFAULT_DAYS), lastDay: yesterday.toISOString().slice(0, 10) };
+  return {
+    scale,
+    days,
+    seed,
+    orgs,
+    accounts,
+    targetRows: Math.round((ROWS_PER_SCALE * scale * days) / DEFAULT_DAYS),
+    lastDay: yesterday.toISOString().slice(0, 10),
+  };
 }
 
 /** round(scale x 1.5), at least one. */
@@ -73,12 +83,14 @@ function parseScale(text: string): number {
     throw new GenerateOptionError(`--scale must be a positive number with at most 3 decimals, not "${text}"`);
   }
   const scale = Number(text);
-  if (scale <= 0 || scale > MAX_SCALE) throw new GenerateOptionError(`--scale must be more than 0 and at most ${MAX_SCALE}, not ${text}`);
+  if (scale <= 0 || scale > MAX_SCALE)
+    throw new GenerateOptionError(`--scale must be more than 0 and at most ${MAX_SCALE}, not ${text}`);
   return scale;
 }
 
 function parsePositive(text: string, flag: string): number {
-  if (!/^[1-9][0-9]{0,8}$/.test(text)) throw new GenerateOptionError(`--${flag} must be a positive integer, not "${text}"`);
+  if (!/^[1-9][0-9]{0,8}$/.test(text))
+    throw new GenerateOptionError(`--${flag} must be a positive integer, not "${text}"`);
   return Number(text);
 }
 

@@ -14,8 +14,17 @@ export const GENERATOR_MEMORY_LIMIT = '512MB';
  * Like the admin commands' store (src/cli/admin-store.ts), with a memory limit of its own: the
  * one instance of this process on the file (DESIGN D1), migrated, closed (and checkpointed) after.
  */
-export async function withGeneratorStore<T>(dbPath: string, settings: GeneratorStoreSettings, work: (db: Database) => Promise<T>): Promise<T> {
-  const db = await Database.open(dbPath, { readConnections: 1, maxQueued: 16, memoryLimit: settings.memoryLimit, threads: settings.threads });
+export async function withGeneratorStore<T>(
+  dbPath: string,
+  settings: GeneratorStoreSettings,
+  work: (db: Database) => Promise<T>,
+): Promise<T> {
+  const db = await Database.open(dbPath, {
+    readConnections: 1,
+    maxQueued: 16,
+    memoryLimit: settings.memoryLimit,
+    threads: settings.threads,
+  });
   try {
     await migrate(db);
     return await work(db);

@@ -5,7 +5,12 @@
  * generator turns them into SQL tables.
  */
 import type { NetworkType } from '../platforms/connector.js';
-import { cellsFor, RESTATEMENT_DAYS, weekdayFactor, type Cell as TrafficCell } from '../platforms/sandbox/traffic-model.js';
+import {
+  cellsFor,
+  RESTATEMENT_DAYS,
+  weekdayFactor,
+  type Cell as TrafficCell,
+} from '../platforms/sandbox/traffic-model.js';
 
 export const PLATFORMS = ['GOOGLE_ADS', 'MICROSOFT_ADVERTISING', 'FACEBOOK'] as const;
 export type GeneratedPlatform = (typeof PLATFORMS)[number];
@@ -26,14 +31,23 @@ export interface Cell extends TrafficCell {
   readonly netBit: number;
 }
 
-const NET_BITS: Readonly<Record<NetworkType, number>> = { SEARCH: NET_SEARCH, SEARCH_PARTNERS: NET_PARTNERS, DISPLAY: NET_DISPLAY, SOCIAL: NET_SOCIAL };
+const NET_BITS: Readonly<Record<NetworkType, number>> = {
+  SEARCH: NET_SEARCH,
+  SEARCH_PARTNERS: NET_PARTNERS,
+  DISPLAY: NET_DISPLAY,
+  SOCIAL: NET_SOCIAL,
+};
 
 /**
  * Every device x network cell of every platform, as the sandbox's traffic model defines them
  * (each platform with all its networks); a campaign uses those its net_mask allows.
  */
 export const CELLS: readonly Cell[] = PLATFORMS.flatMap((name, platform) =>
-  cellsFor(name, { partners: true, display: true }).map((cell) => ({ ...cell, platform, netBit: NET_BITS[cell.network] })),
+  cellsFor(name, { partners: true, display: true }).map((cell) => ({
+    ...cell,
+    platform,
+    netBit: NET_BITS[cell.network],
+  })),
 ).map((cell, index) => ({ ...cell, index }));
 
 /** Days until a day's conversions are final at the platform. */

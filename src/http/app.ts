@@ -68,7 +68,11 @@ const healthRoute = createRoute({
   security: [],
   responses: {
     200: { description: 'Alive.', content: { 'application/json': { schema: z.object({ status: z.literal('ok') }) } } },
-    ...errorResponses('get', { 400: 'The raw query string holds a character that must be percent-encoded (unencoded_characters).' }, [500]),
+    ...errorResponses(
+      'get',
+      { 400: 'The raw query string holds a character that must be percent-encoded (unencoded_characters).' },
+      [500],
+    ),
   },
 });
 
@@ -85,7 +89,8 @@ export function servedRoutes(app: OpenAPIHono<AppEnv>): Array<{ method: string; 
 /** A known path asked with a method it does not serve gets 405 and Allow, not a bare 404. */
 function refuseOtherMethods(app: OpenAPIHono<AppEnv>): void {
   const allowed = new Map<string, Set<string>>();
-  for (const route of servedRoutes(app)) allowed.set(route.path, (allowed.get(route.path) ?? new Set()).add(route.method));
+  for (const route of servedRoutes(app))
+    allowed.set(route.path, (allowed.get(route.path) ?? new Set()).add(route.method));
   for (const [path, methods] of allowed) {
     const allow = [...methods].sort().join(', ');
     app.all(path, () => {

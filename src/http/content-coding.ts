@@ -37,7 +37,8 @@ export function chooseEncoding(header: string | undefined, preference: readonly 
     if (q > 0 && (best === undefined || q > best.q)) best = { coding, q };
   }
   const identityRefused = identityQ === 0;
-  if (best === undefined || (identityQ !== undefined && identityQ > best.q)) return { coding: undefined, identityRefused };
+  if (best === undefined || (identityQ !== undefined && identityQ > best.q))
+    return { coding: undefined, identityRefused };
   return { coding: best.coding, identityRefused };
 }
 

@@ -6,7 +6,13 @@ import type { AppEnv } from './context.js';
 export type ErrorLogger = (entry: { requestId: string; method: string; path: string; error: unknown }) => void;
 
 /** The API's error envelope (supplement section 1). */
-export function errorBody(status: number, code: string, message: string, details: readonly ErrorDetail[], requestId: string) {
+export function errorBody(
+  status: number,
+  code: string,
+  message: string,
+  details: readonly ErrorDetail[],
+  requestId: string,
+) {
   return { error: { status, code, message, details, requestId } };
 }
 
@@ -29,12 +35,25 @@ export function makeErrorHandler(log: ErrorLogger) {
     if (!apiError) log({ requestId, method: c.req.method, path: c.req.path, error });
     // The token endpoint speaks RFC 6749 for the failures it documents, those raised before it runs
     // included (413 of the body limit, 400 of the query check, 503 of a full queue).
-    if (c.req.method === 'POST' && c.req.path === '/token' && (apiError === undefined || apiError.status === 400 || apiError.status === 413 || apiError.status >= 500)) {
+    if (
+      c.req.method === 'POST' &&
+      c.req.path === '/token' &&
+      (apiError === undefined || apiError.status === 400 || apiError.status === 413 || apiError.status >= 500)
+    ) {
       return oauthResponse(c, apiError);
     }
     if (!apiError) {
       if (c.req.method === 'DELETE') return c.body(null, 500);
-      return c.json(errorBody(500, 'internal_error', 'The request failed unexpectedly; quote the request id when reporting it.', [], requestId), 500);
+      return c.json(
+        errorBody(
+          500,
+          'internal_error',
+          'The request failed unexpectedly; quote the request id when reporting it.',
+          [],
+          requestId,
+        ),
+        500,
+      );
     }
     // Spec 7: every method but DELETE carries the error in the body; a DELETE error is its status alone.
     if (c.req.method === 'DELETE') return c.body(null, apiError.status as 400, apiError.headers);
@@ -50,8 +69,13 @@ export function makeErrorHandler(log: ErrorLogger) {
 function oauthResponse(c: Context<AppEnv>, error: ApiError | undefined): Response {
   const status = error?.status ?? 500;
   const code = status === 503 ? 'temporarily_unavailable' : status >= 500 ? 'server_error' : 'invalid_request';
-  const description = status >= 500 && status !== 503 ? 'The request failed unexpectedly; retry later.' : (error?.message ?? '');
-  return c.json({ error: code, error_description: description }, status as 400, { ...(error?.headers ?? {}), 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+  const description =
+    status >= 500 && status !== 503 ? 'The request failed unexpectedly; retry later.' : (error?.message ?? '');
+  return c.json({ error: code, error_description: description }, status as 400, {
+    ...(error?.headers ?? {}),
+    'Cache-Control': 'no-store',
+    Pragma: 'no-cache',
+  });
 }
 
 /**
@@ -76,5 +100,8 @@ function toApiError(error: unknown): ApiError | undefined {
 
 export function notFoundHandler(c: Context<AppEnv>): Response {
   if (c.req.method === 'DELETE') return c.body(null, 404);
-  return c.json(errorBody(404, 'not_found', `No endpoint matches ${c.req.method} ${c.req.path}.`, [], c.get('requestId') ?? ''), 404);
+  return c.json(
+    errorBody(404, 'not_found', `No endpoint matches ${c.req.method} ${c.req.path}.`, [], c.get('requestId') ?? ''),
+    404,
+  );
 }

@@ -27,7 +27,8 @@ export const CONTENT_TYPES: Readonly<Record<ExportFormat, string>> = {
  */
 export function responseFormat(formatParameter: string | undefined, accept: string | undefined): ResponseFormat {
   if (formatParameter !== undefined) {
-    if (!(formatParameter in MEDIA_TYPES)) invalidParameter('format', `"${formatParameter}" is not one of json, csv, ndjson, parquet`);
+    if (!(formatParameter in MEDIA_TYPES))
+      invalidParameter('format', `"${formatParameter}" is not one of json, csv, ndjson, parquet`);
     return formatParameter as ResponseFormat;
   }
   if (accept === undefined || accept.trim() === '') return 'json';
@@ -44,7 +45,11 @@ export function responseFormat(formatParameter: string | undefined, accept: stri
     const format = (Object.keys(MEDIA_TYPES) as ResponseFormat[]).find((f) => MEDIA_TYPES[f].includes(range.type));
     if (format) return format;
   }
-  throw new ApiError(406, 'not_acceptable', `None of the types in Accept can be produced; reports are application/json, text/csv, application/x-ndjson or application/vnd.apache.parquet (or ask with format=).`);
+  throw new ApiError(
+    406,
+    'not_acceptable',
+    `None of the types in Accept can be produced; reports are application/json, text/csv, application/x-ndjson or application/vnd.apache.parquet (or ask with format=).`,
+  );
 }
 
 /** gzip when the client accepts it (and did not refuse it with q=0). */

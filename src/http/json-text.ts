@@ -7,7 +7,9 @@
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
-export type TextProblem = { readonly kind: 'invalid_utf8'; readonly offset: number } | { readonly kind: 'lone_surrogate'; readonly offset: number; readonly escape: string };
+export type TextProblem =
+  | { readonly kind: 'invalid_utf8'; readonly offset: number }
+  | { readonly kind: 'lone_surrogate'; readonly offset: number; readonly escape: string };
 
 /** The body as text (a leading byte order mark dropped), or where its bytes stop being UTF-8. */
 export function decodeUtf8(bytes: Uint8Array): { text: string } | TextProblem {

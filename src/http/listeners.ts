@@ -41,25 +41,47 @@ function httpServerOptions(limits: TransportLimits): http.ServerOptions {
   };
 }
 
-const HTTPS_REQUIRED: TransportError = { status: 404, code: 'https_required', message: 'This service is served over HTTPS only.' };
+const HTTPS_REQUIRED: TransportError = {
+  status: 404,
+  code: 'https_required',
+  message: 'This service is served over HTTPS only.',
+};
 
 /**
  * The API listener: HTTPS (plain HTTP arriving on its port is answered 404), or plain HTTP
  * behind a trusted TLS-terminating proxy.
  */
-export function listenApi(fetch: FetchHandler, options: { host: string; port: number; tls: TlsMaterial | undefined; limits: TransportLimits }): Promise<Listener> {
+export function listenApi(
+  fetch: FetchHandler,
+  options: { host: string; port: number; tls: TlsMaterial | undefined; limits: TransportLimits },
+): Promise<Listener> {
   const { limits } = options;
   const secure = options.tls !== undefined;
   let gate: TlsPortGate | undefined;
   let server: http.Server;
   if (options.tls) {
-    server = https.createServer({ ...httpServerOptions(limits), cert: options.tls.cert, key: options.tls.key, minVersion: 'TLSv1.2', handshakeTimeout: limits.tlsHandshakeTimeoutMs });
-    const counter = new ConnectionCounter({ maxConnections: limits.maxConnections, maxConnectionsPerIp: limits.maxConnectionsPerIp });
-    gate = gateTlsPort(server as https.Server, counter, { handshakeTimeoutMs: limits.tlsHandshakeTimeoutMs, plain: plainHttpRefusal(limits) });
+    server = https.createServer({
+      ...httpServerOptions(limits),
+      cert: options.tls.cert,
+      key: options.tls.key,
+      minVersion: 'TLSv1.2',
+      handshakeTimeout: limits.tlsHandshakeTimeoutMs,
+    });
+    const counter = new ConnectionCounter({
+      maxConnections: limits.maxConnections,
+      maxConnectionsPerIp: limits.maxConnectionsPerIp,
+    });
+    gate = gateTlsPort(server as https.Server, counter, {
+      handshakeTimeoutMs: limits.tlsHandshakeTimeoutMs,
+      plain: plainHttpRefusal(limits),
+    });
   } else {
     server = http.createServer(httpServerOptions(limits));
     // Behind a proxy every connection comes from the proxy's address: only the total is capped.
-    gateConnections(server, new ConnectionCounter({ maxConnections: limits.maxConnections, maxConnectionsPerIp: undefined }));
+    gateConnections(
+      server,
+      new ConnectionCounter({ maxConnections: limits.maxConnections, maxConnectionsPerIp: undefined }),
+    );
   }
   const noteResponse = answerParserErrors(server, secure);
   const handlers = new InFlight();
@@ -79,7 +101,11 @@ export function listenApi(fetch: FetchHandler, options: { host: string; port: nu
 
 /** `OPTIONS *` asks what the server implements (RFC 9110 9.3.7); the app's routes know only paths. */
 function answerServerOptions(req: http.IncomingMessage, res: http.ServerResponse): void {
-  res.writeHead(204, { Allow: IMPLEMENTED_METHODS.join(', '), 'Cache-Control': 'no-store', 'X-Request-Id': requestIdFor(req.headers['x-request-id']) });
+  res.writeHead(204, {
+    Allow: IMPLEMENTED_METHODS.join(', '),
+    'Cache-Control': 'no-store',
+    'X-Request-Id': requestIdFor(req.headers['x-request-id']),
+  });
   res.end();
 }
 
@@ -100,9 +126,19 @@ function plainHttpRefusal(limits: TransportLimits): http.Server {
 }
 
 /** The optional plain-HTTP port (--http-port): answers every request with the 404 of spec 5.7. */
-export function listenPlainHttpRefusal(options: { host: string; port: number; limits: TransportLimits }): Promise<Listener> {
+export function listenPlainHttpRefusal(options: {
+  host: string;
+  port: number;
+  limits: TransportLimits;
+}): Promise<Listener> {
   const server = plainHttpRefusal(options.limits);
-  gateConnections(server, new ConnectionCounter({ maxConnections: options.limits.maxConnections, maxConnectionsPerIp: options.limits.maxConnectionsPerIp }));
+  gateConnections(
+    server,
+    new ConnectionCounter({
+      maxConnections: options.limits.maxConnections,
+      maxConnectionsPerIp: options.limits.maxConnectionsPerIp,
+    }),
+  );
   return listen(server, options.host, options.port);
 }
 
@@ -127,7 +163,13 @@ class InFlight {
   }
 }
 
-function listen(server: http.Server, host: string, port: number, handlers?: InFlight, gate?: TlsPortGate): Promise<Listener> {
+function listen(
+  server: http.Server,
+  host: string,
+  port: number,
+  handlers?: InFlight,
+  gate?: TlsPortGate,
+): Promise<Listener> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -141,7 +183,12 @@ function listen(server: http.Server, host: string, port: number, handlers?: InFl
   });
 }
 
-async function closeServer(server: http.Server, timeoutMs: number, handlers: InFlight | undefined, gate: TlsPortGate | undefined): Promise<void> {
+async function closeServer(
+  server: http.Server,
+  timeoutMs: number,
+  handlers: InFlight | undefined,
+  gate: TlsPortGate | undefined,
+): Promise<void> {
   const timer = setTimeout(() => server.closeAllConnections(), timeoutMs);
   timer.unref();
   // close() stops accepting and, since Node 19, drops idle keep-alive connections too.

@@ -11,7 +11,8 @@ export const TAGS = {
   Accounts: 'Advertiser accounts (spec 2.1, 2.2).',
   Links: 'Ad platform accounts linked to an account, and the access level of each link.',
   Labels: 'Name/value labels of accounts and campaigns.',
-  'Platform accounts': 'Master accounts an operator linked, and the ad platform accounts the organization knows or may link.',
+  'Platform accounts':
+    'Master accounts an operator linked, and the ad platform accounts the organization knows or may link.',
   Campaigns: 'Imported campaigns and the copy tool between the two search platforms.',
   Jobs: 'Asynchronous jobs of the last seven days.',
   Markups: 'Markup periods of an account (costWithMarkup).',

@@ -11,7 +11,10 @@ export const ErrorSchema = z
   .object({
     error: z.object({
       status: z.number().int().min(400).max(599).openapi({ description: 'The HTTP status, repeated.' }),
-      code: z.string().openapi({ description: 'A stable machine word: invalid_parameter, validation_failed, not_found, ...', example: 'validation_failed' }),
+      code: z.string().openapi({
+        description: 'A stable machine word: invalid_parameter, validation_failed, not_found, ...',
+        example: 'validation_failed',
+      }),
       message: z.string().openapi({ description: 'A sentence for humans naming the offending input.' }),
       details: z
         .array(
@@ -22,13 +25,23 @@ export const ErrorSchema = z
           }),
         )
         .openapi({ description: 'One entry per broken rule; empty when the error concerns no field.' }),
-      requestId: z.string().openapi({ description: 'The X-Request-Id of the request; quote it when reporting a problem.' }),
+      requestId: z
+        .string()
+        .openapi({ description: 'The X-Request-Id of the request; quote it when reporting a problem.' }),
     }),
   })
   .openapi('Error', { description: 'The error envelope of every API error except those of POST /token.' });
 
 /** RFC 6749 5.2; `server_error` and `temporarily_unavailable` are its codes for 500 and 503 (4.1.2.1). */
-export const OAUTH_ERROR_CODES = ['invalid_request', 'invalid_client', 'unsupported_grant_type', 'invalid_scope', 'slow_down', 'server_error', 'temporarily_unavailable'] as const;
+export const OAUTH_ERROR_CODES = [
+  'invalid_request',
+  'invalid_client',
+  'unsupported_grant_type',
+  'invalid_scope',
+  'slow_down',
+  'server_error',
+  'temporarily_unavailable',
+] as const;
 
 export const OAuthErrorSchema = z
   .object({
@@ -42,12 +55,25 @@ export type ErrorStatus = 400 | 401 | 403 | 404 | 406 | 409 | 413 | 415 | 422 | 
 /** Response headers as the document writes them. */
 export type Headers = Record<string, { description: string; schema: { type: 'integer' | 'string'; minimum?: number } }>;
 
-const retryAfter: Headers = { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } } };
-const rateHeaders: Headers = {
-  RateLimit: { description: 'IETF RateLimit header fields draft: `"per-client";r=<left>;t=<seconds>`.', schema: { type: 'string' } },
-  'RateLimit-Policy': { description: 'IETF RateLimit header fields draft: `"per-client";q=<burst>;w=<seconds>`.', schema: { type: 'string' } },
+const retryAfter: Headers = {
+  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } },
 };
-const wwwAuthenticate: Headers = { 'WWW-Authenticate': { description: 'RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent.', schema: { type: 'string' } } };
+const rateHeaders: Headers = {
+  RateLimit: {
+    description: 'IETF RateLimit header fields draft: `"per-client";r=<left>;t=<seconds>`.',
+    schema: { type: 'string' },
+  },
+  'RateLimit-Policy': {
+    description: 'IETF RateLimit header fields draft: `"per-client";q=<burst>;w=<seconds>`.',
+    schema: { type: 'string' },
+  },
+};
+const wwwAuthenticate: Headers = {
+  'WWW-Authenticate': {
+    description: 'RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent.',
+    schema: { type: 'string' },
+  },
+};
 
 /** Shared statuses: same meaning on every operation, kept once under components.responses. */
 const SHARED: Partial<Record<ErrorStatus, { name: string; description: string; headers?: Headers }>> = {
@@ -57,18 +83,44 @@ const SHARED: Partial<Record<ErrorStatus, { name: string; description: string; h
       'The request cannot be read: the raw query string holds a character that must be percent-encoded (unencoded_characters), or the Authorization header is not `Bearer <token>` (invalid_request, RFC 6750 3.1, with WWW-Authenticate).',
     headers: wwwAuthenticate,
   },
-  401: { name: 'Unauthorized', description: 'No token (code unauthorized), or an invalid, expired or disabled one (invalid_token).', headers: wwwAuthenticate },
-  403: { name: 'Forbidden', description: 'The token lacks the scope this API requires (insufficient_scope): provisioning for /provisioning/v0, reporting for /reporting/v0.', headers: wwwAuthenticate },
+  401: {
+    name: 'Unauthorized',
+    description: 'No token (code unauthorized), or an invalid, expired or disabled one (invalid_token).',
+    headers: wwwAuthenticate,
+  },
+  403: {
+    name: 'Forbidden',
+    description:
+      'The token lacks the scope this API requires (insufficient_scope): provisioning for /provisioning/v0, reporting for /reporting/v0.',
+    headers: wwwAuthenticate,
+  },
   406: { name: 'NotAcceptable', description: 'Accept names no type the endpoint produces (not_acceptable).' },
   413: { name: 'PayloadTooLarge', description: 'The request body is larger than 1 MiB (payload_too_large).' },
   415: {
     name: 'UnsupportedMediaType',
-    description: 'The body is not application/json (PATCH also takes application/merge-patch+json): unsupported_media_type.',
-    headers: { 'Accept-Patch': { description: 'On PATCH operations (RFC 5789): the media types the operation accepts.', schema: { type: 'string' } } },
+    description:
+      'The body is not application/json (PATCH also takes application/merge-patch+json): unsupported_media_type.',
+    headers: {
+      'Accept-Patch': {
+        description: 'On PATCH operations (RFC 5789): the media types the operation accepts.',
+        schema: { type: 'string' },
+      },
+    },
   },
-  429: { name: 'TooManyRequests', description: "The client's token bucket is empty (rate_limited).", headers: { ...retryAfter, ...rateHeaders } },
-  500: { name: 'InternalError', description: 'An unexpected failure (internal_error); the body never carries a stack, SQL or a path.' },
-  503: { name: 'ServiceUnavailable', description: 'The service is at capacity or a platform is not answering (overloaded, platform_unavailable, ...).', headers: retryAfter },
+  429: {
+    name: 'TooManyRequests',
+    description: "The client's token bucket is empty (rate_limited).",
+    headers: { ...retryAfter, ...rateHeaders },
+  },
+  500: {
+    name: 'InternalError',
+    description: 'An unexpected failure (internal_error); the body never carries a stack, SQL or a path.',
+  },
+  503: {
+    name: 'ServiceUnavailable',
+    description: 'The service is at capacity or a platform is not answering (overloaded, platform_unavailable, ...).',
+    headers: retryAfter,
+  },
 };
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
@@ -97,20 +149,33 @@ export const ALWAYS: readonly ErrorStatus[] = [400, 401, 403, 429, 500, 503];
  * with their operation-specific wording (a status listed in SHARED may omit its wording).
  * DELETE errors have no body (spec 7), so they are documented without content.
  */
-export function errorResponses(method: string, specific: Partial<Record<ErrorStatus, string | true>>, always: readonly ErrorStatus[] = ALWAYS): Responses {
+export function errorResponses(
+  method: string,
+  specific: Partial<Record<ErrorStatus, string | true>>,
+  always: readonly ErrorStatus[] = ALWAYS,
+): Responses {
   const out: Responses = {};
-  const statuses = [...new Set<ErrorStatus>([...(Object.keys(specific).map(Number) as ErrorStatus[]), ...always])].sort((a, b) => a - b);
+  const statuses = [...new Set<ErrorStatus>([...(Object.keys(specific).map(Number) as ErrorStatus[]), ...always])].sort(
+    (a, b) => a - b,
+  );
   for (const status of statuses) {
     const given = specific[status];
     const shared = SHARED[status];
     const description = typeof given === 'string' ? given : shared?.description;
     if (description === undefined) throw new Error(`status ${status} needs a description`);
     if (method === 'delete') {
-      out[status] = { description: `${description} No body: DELETE errors are the status alone.`, ...(shared?.headers ? { headers: shared.headers } : {}) };
+      out[status] = {
+        description: `${description} No body: DELETE errors are the status alone.`,
+        ...(shared?.headers ? { headers: shared.headers } : {}),
+      };
     } else if (shared && typeof given !== 'string') {
       out[status] = { $ref: `#/components/responses/${shared.name}` };
     } else {
-      out[status] = { description, ...(shared?.headers ? { headers: shared.headers } : {}), content: { 'application/json': { schema: ERROR_REF } } };
+      out[status] = {
+        description,
+        ...(shared?.headers ? { headers: shared.headers } : {}),
+        content: { 'application/json': { schema: ERROR_REF } },
+      };
     }
   }
   return out;

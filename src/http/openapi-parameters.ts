@@ -17,19 +17,31 @@ export function pagingQuery(maxLimit: number, notes: { limit?: string; offset?: 
     limit: z
       .string()
       .optional()
-      .openapi({ type: 'integer', minimum: 1, maximum: maxLimit, default: 100, description: `Page size, 1-${maxLimit} (default 100).${notes.limit ?? ''}` }),
-    offset: z.string().optional().openapi({
-      type: 'integer',
-      minimum: 0,
-      maximum: MAX_OFFSET,
-      default: 0,
-      description: `Zero-based index of the first result; 0 or a multiple of \`limit\` (otherwise 400).${notes.offset ?? ''}`,
-    }),
+      .openapi({
+        type: 'integer',
+        minimum: 1,
+        maximum: maxLimit,
+        default: 100,
+        description: `Page size, 1-${maxLimit} (default 100).${notes.limit ?? ''}`,
+      }),
+    offset: z
+      .string()
+      .optional()
+      .openapi({
+        type: 'integer',
+        minimum: 0,
+        maximum: MAX_OFFSET,
+        default: 0,
+        description: `Zero-based index of the first result; 0 or a multiple of \`limit\` (otherwise 400).${notes.offset ?? ''}`,
+      }),
   };
 }
 
 /** A comma list: `name=a,b,c` (OpenAPI `style: form, explode: false`); never empty, no empty entries. */
-export function commaListParameter(items: Record<string, unknown>, options: { maxItems?: number; description: string; uniqueItems?: boolean }) {
+export function commaListParameter(
+  items: Record<string, unknown>,
+  options: { maxItems?: number; description: string; uniqueItems?: boolean },
+) {
   return z
     .string()
     .optional()
@@ -61,11 +73,16 @@ export function labelFilterQuery(maxFilters: number) {
 
 /** A platform name, the pre-rebranding aliases included (supplement 2). */
 export function platformTypeQuery(required: boolean, description: string) {
-  const schema = z.string().openapi({ type: 'string', enum: [...ACCEPTED_PLATFORM_NAMES], description, example: 'FACEBOOK' });
+  const schema = z
+    .string()
+    .openapi({ type: 'string', enum: [...ACCEPTED_PLATFORM_NAMES], description, example: 'FACEBOOK' });
   return required ? schema : schema.optional();
 }
 
 /** A calendar day, `YYYY-MM-DD` (supplement 1). */
 export function dateQuery(description: string) {
-  return z.string().optional().openapi({ type: 'string', format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$', description, example: '2026-01-31' });
+  return z
+    .string()
+    .optional()
+    .openapi({ type: 'string', format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$', description, example: '2026-01-31' });
 }

@@ -15,9 +15,15 @@ export interface TlsMaterial {
  * DESIGN D7: a given pair wins; otherwise a self-signed pair for localhost lives under
  * <data dir>/tls, made on the first start and again once it nears expiry.
  */
-export async function loadTls(options: { tlsCert?: string | undefined; tlsKey?: string | undefined; dataDir: string; nowMs: number }): Promise<TlsMaterial> {
+export async function loadTls(options: {
+  tlsCert?: string | undefined;
+  tlsKey?: string | undefined;
+  dataDir: string;
+  nowMs: number;
+}): Promise<TlsMaterial> {
   if (options.tlsCert || options.tlsKey) {
-    if (!options.tlsCert || !options.tlsKey) throw new Error('--tls-cert and --tls-key go together: give both or neither');
+    if (!options.tlsCert || !options.tlsKey)
+      throw new Error('--tls-cert and --tls-key go together: give both or neither');
     return { cert: readPem(options.tlsCert), key: readPem(options.tlsKey), source: 'given', certPath: options.tlsCert };
   }
   const dir = path.join(options.dataDir, 'tls');
@@ -26,7 +32,8 @@ export async function loadTls(options: { tlsCert?: string | undefined; tlsKey?: 
   if (fs.existsSync(certPath) && fs.existsSync(keyPath)) {
     const cert = fs.readFileSync(certPath, 'utf8');
     const validTo = Date.parse(new crypto.X509Certificate(cert).validTo);
-    if (validTo - options.nowMs > 7 * 24 * 3600_000) return { cert, key: fs.readFileSync(keyPath, 'utf8'), source: 'existing', certPath };
+    if (validTo - options.nowMs > 7 * 24 * 3600_000)
+      return { cert, key: fs.readFileSync(keyPath, 'utf8'), source: 'existing', certPath };
   }
   const notBefore = new Date(options.nowMs - 60_000);
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
@@ -39,7 +46,14 @@ export async function loadTls(options: { tlsCert?: string | undefined; tlsKey?: 
       { name: 'basicConstraints', cA: false },
       { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
       { name: 'extKeyUsage', serverAuth: true },
-      { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' }] },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+          { type: 7, ip: '::1' },
+        ],
+      },
     ],
   });
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });

@@ -1,6 +1,14 @@
 import { PlatformError } from '../platforms/connector.js';
 import type { Database } from '../store/database.js';
-import { claimDueJob, finishJob, nextDueAt, purgeJobsBefore, requeueInterrupted, scheduleRetry, type StoredJob } from './job-store.js';
+import {
+  claimDueJob,
+  finishJob,
+  nextDueAt,
+  purgeJobsBefore,
+  requeueInterrupted,
+  scheduleRetry,
+  type StoredJob,
+} from './job-store.js';
 import { MAX_ATTEMPTS, RETENTION_DAYS, type JobError, type JobType, type JsonObject } from './job-types.js';
 
 export interface JobOutcome {
@@ -126,12 +134,19 @@ export class JobRunner {
   private async execute(job: StoredJob): Promise<void> {
     const handler = this.handlers[job.type];
     try {
-      if (!handler) throw new PermanentJobFailure('unsupported_job_type', `No handler for ${job.type} in this release.`);
-      if (job.attempts > MAX_ATTEMPTS) throw new PermanentJobFailure('too_many_attempts', `Gave up after ${MAX_ATTEMPTS} attempts.`);
+      if (!handler)
+        throw new PermanentJobFailure('unsupported_job_type', `No handler for ${job.type} in this release.`);
+      if (job.attempts > MAX_ATTEMPTS)
+        throw new PermanentJobFailure('too_many_attempts', `Gave up after ${MAX_ATTEMPTS} attempts.`);
       const outcome = await handler(job);
       const errors = (outcome.errors ?? []).map((e) => this.jobError(e.code, e.message, job.attempts));
       await this.db.write((tx) =>
-        finishJob(tx, job.id, { status: outcome.status ?? 'SUCCEEDED', result: outcome.result, errors: [...job.errors, ...errors], now: this.options.now() }),
+        finishJob(tx, job.id, {
+          status: outcome.status ?? 'SUCCEEDED',
+          result: outcome.result,
+          errors: [...job.errors, ...errors],
+          now: this.options.now(),
+        }),
       );
     } catch (error) {
       await this.fail(job, error);
@@ -141,7 +156,10 @@ export class JobRunner {
   private async fail(job: StoredJob, error: unknown): Promise<void> {
     const now = this.options.now();
     if (error instanceof PlatformError) {
-      const errors = [...job.errors, this.jobError(`platform_${error.code.toLowerCase()}`, `${error.platform}: ${error.message}`, job.attempts)];
+      const errors = [
+        ...job.errors,
+        this.jobError(`platform_${error.code.toLowerCase()}`, `${error.platform}: ${error.message}`, job.attempts),
+      ];
       if (error.retryable && job.attempts < MAX_ATTEMPTS) {
         const backoff = Math.min(this.options.backoffBaseMs * 2 ** (job.attempts - 1), this.options.maxBackoffMs);
         const next = new Date(now.getTime() + Math.max(backoff, error.retryAfterMs ?? 0));
@@ -153,8 +171,12 @@ export class JobRunner {
     }
     if (!(error instanceof PermanentJobFailure)) this.options.log({ jobId: job.id, error });
     const failure =
-      error instanceof PermanentJobFailure ? this.jobError(error.code, error.message, job.attempts) : this.jobError('internal_error', 'The job failed unexpectedly.', job.attempts);
-    await this.db.write((tx) => finishJob(tx, job.id, { status: 'FAILED', result: null, errors: [...job.errors, failure], now }));
+      error instanceof PermanentJobFailure
+        ? this.jobError(error.code, error.message, job.attempts)
+        : this.jobError('internal_error', 'The job failed unexpectedly.', job.attempts);
+    await this.db.write((tx) =>
+      finishJob(tx, job.id, { status: 'FAILED', result: null, errors: [...job.errors, failure], now }),
+    );
   }
 
   private jobError(code: string, message: string, attempt: number): JobError {

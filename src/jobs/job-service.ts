@@ -13,21 +13,37 @@ export class JobService implements JobQueue, JobLookup {
     private readonly now: () => Date,
   ) {}
 
-  async enqueueIn(tx: Executor, organizationId: number, type: JobType, input: JsonObject, idempotency?: IdempotentRequest): Promise<StoredJob> {
+  async enqueueIn(
+    tx: Executor,
+    organizationId: number,
+    type: JobType,
+    input: JsonObject,
+    idempotency?: IdempotentRequest,
+  ): Promise<StoredJob> {
     const now = this.now();
     if (idempotency) {
       const since = new Date(now.getTime() - IDEMPOTENCY_HOURS * 3600_000);
       const earlier = await findJobByIdempotencyKey(tx, organizationId, idempotency.key, since);
       if (earlier) {
         if (earlier.requestFingerprint !== idempotency.fingerprint) {
-          throw new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was used in the last 24 hours for a different request.', [
-            { field: 'Idempotency-Key', code: 'reused', message: 'belongs to another request' },
-          ]);
+          throw new ApiError(
+            422,
+            'idempotency_key_reused',
+            'This Idempotency-Key was used in the last 24 hours for a different request.',
+            [{ field: 'Idempotency-Key', code: 'reused', message: 'belongs to another request' }],
+          );
         }
         return earlier;
       }
     }
-    return insertJob(tx, { organizationId, type, input, idempotencyKey: idempotency?.key, requestFingerprint: idempotency?.fingerprint, now });
+    return insertJob(tx, {
+      organizationId,
+      type,
+      input,
+      idempotencyKey: idempotency?.key,
+      requestFingerprint: idempotency?.fingerprint,
+      now,
+    });
   }
 
   started(): void {
@@ -40,7 +56,11 @@ export class JobService implements JobQueue, JobLookup {
     return job;
   }
 
-  list(organizationId: number, filter: { status?: JobStatus | undefined; type?: JobType | undefined }, page: { limit: number; offset: number }) {
+  list(
+    organizationId: number,
+    filter: { status?: JobStatus | undefined; type?: JobType | undefined },
+    page: { limit: number; offset: number },
+  ) {
     return this.db.read((r) => listJobs(r, organizationId, { ...filter, visibleSince: this.visibleSince() }, page));
   }
 

@@ -37,27 +37,50 @@ function fromRow(row: JobRow): StoredJob {
 
 export async function insertJob(
   tx: Executor,
-  job: { organizationId: number; type: JobType; input: JsonObject; idempotencyKey?: string | undefined; requestFingerprint?: string | undefined; now: Date },
+  job: {
+    organizationId: number;
+    type: JobType;
+    input: JsonObject;
+    idempotencyKey?: string | undefined;
+    requestFingerprint?: string | undefined;
+    now: Date;
+  },
 ): Promise<StoredJob> {
   const row = await tx.one<JobRow>(
     `INSERT INTO jobs (organization_id, type, status, input, created_at, next_attempt_at, idempotency_key, request_fingerprint)
      VALUES ($1, $2, 'QUEUED', $3, $4::TIMESTAMPTZ, $4::TIMESTAMPTZ, $5, $6) RETURNING ${JOB_COLUMNS}`,
-    [job.organizationId, job.type, JSON.stringify(job.input), job.now.toISOString(), job.idempotencyKey ?? null, job.requestFingerprint ?? null],
+    [
+      job.organizationId,
+      job.type,
+      JSON.stringify(job.input),
+      job.now.toISOString(),
+      job.idempotencyKey ?? null,
+      job.requestFingerprint ?? null,
+    ],
   );
   return fromRow(row!);
 }
 
 /** Jobs started before `visibleSince` are gone for the API (supplement 3: seven days). */
-export async function getJob(db: Executor, organizationId: number, id: number, visibleSince: Date): Promise<StoredJob | undefined> {
-  const row = await db.one<JobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE organization_id = $1 AND id = $2 AND created_at >= $3::TIMESTAMPTZ`, [
-    organizationId,
-    id,
-    visibleSince.toISOString(),
-  ]);
+export async function getJob(
+  db: Executor,
+  organizationId: number,
+  id: number,
+  visibleSince: Date,
+): Promise<StoredJob | undefined> {
+  const row = await db.one<JobRow>(
+    `SELECT ${JOB_COLUMNS} FROM jobs WHERE organization_id = $1 AND id = $2 AND created_at >= $3::TIMESTAMPTZ`,
+    [organizationId, id, visibleSince.toISOString()],
+  );
   return row ? fromRow(row) : undefined;
 }
 
-export async function findJobByIdempotencyKey(db: Executor, organizationId: number, key: string, since: Date): Promise<StoredJob | undefined> {
+export async function findJobByIdempotencyKey(
+  db: Executor,
+  organizationId: number,
+  key: string,
+  since: Date,
+): Promise<StoredJob | undefined> {
   const row = await db.one<JobRow>(
     `SELECT ${JOB_COLUMNS} FROM jobs WHERE organization_id = $1 AND idempotency_key = $2 AND created_at >= $3::TIMESTAMPTZ ORDER BY id DESC LIMIT 1`,
     [organizationId, key, since.toISOString()],
@@ -82,19 +105,19 @@ export async function listJobs(
     where += ` AND type = $${params.length}`;
   }
   const total = await db.one<{ n: number }>(`SELECT count(*) AS n FROM jobs WHERE ${where}`, params);
-  const rows = await db.all<JobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE ${where} ORDER BY id LIMIT $${params.length + 1} OFFSET $${params.length + 2}`, [
-    ...params,
-    page.limit,
-    page.offset,
-  ]);
+  const rows = await db.all<JobRow>(
+    `SELECT ${JOB_COLUMNS} FROM jobs WHERE ${where} ORDER BY id LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+    [...params, page.limit, page.offset],
+  );
   return { total: total?.n ?? 0, jobs: rows.map(fromRow) };
 }
 
 /** Takes the next due job: QUEUED and its time has come. Counts the attempt. */
 export async function claimDueJob(tx: Executor, now: Date): Promise<StoredJob | undefined> {
-  const due = await tx.one<{ id: number }>(`SELECT id FROM jobs WHERE status = 'QUEUED' AND next_attempt_at <= $1::TIMESTAMPTZ ORDER BY next_attempt_at, id LIMIT 1`, [
-    now.toISOString(),
-  ]);
+  const due = await tx.one<{ id: number }>(
+    `SELECT id FROM jobs WHERE status = 'QUEUED' AND next_attempt_at <= $1::TIMESTAMPTZ ORDER BY next_attempt_at, id LIMIT 1`,
+    [now.toISOString()],
+  );
   if (!due) return undefined;
   const row = await tx.one<JobRow>(
     `UPDATE jobs SET status = 'RUNNING', attempts = attempts + 1, started_at = coalesce(started_at, $2::TIMESTAMPTZ) WHERE id = $1 RETURNING ${JOB_COLUMNS}`,
@@ -105,11 +128,17 @@ export async function claimDueJob(tx: Executor, now: Date): Promise<StoredJob | 
 
 /** When the next QUEUED job is due, so the runner can sleep until then. */
 export async function nextDueAt(db: Executor): Promise<Date | undefined> {
-  const row = await db.one<{ dueAt: string | null }>(`SELECT ${ISO('min(next_attempt_at)')} AS "dueAt" FROM jobs WHERE status = 'QUEUED'`);
+  const row = await db.one<{ dueAt: string | null }>(
+    `SELECT ${ISO('min(next_attempt_at)')} AS "dueAt" FROM jobs WHERE status = 'QUEUED'`,
+  );
   return row?.dueAt ? new Date(row.dueAt) : undefined;
 }
 
-export async function finishJob(tx: Executor, id: number, outcome: { status: JobStatus; result: JsonObject | null; errors: JobError[]; now: Date }): Promise<void> {
+export async function finishJob(
+  tx: Executor,
+  id: number,
+  outcome: { status: JobStatus; result: JsonObject | null; errors: JobError[]; now: Date },
+): Promise<void> {
   await tx.run('UPDATE jobs SET status = $2, result = $3, errors = $4, finished_at = $5::TIMESTAMPTZ WHERE id = $1', [
     id,
     outcome.status,
@@ -120,12 +149,19 @@ export async function finishJob(tx: Executor, id: number, outcome: { status: Job
 }
 
 export async function scheduleRetry(tx: Executor, id: number, errors: JobError[], nextAttemptAt: Date): Promise<void> {
-  await tx.run(`UPDATE jobs SET status = 'QUEUED', errors = $2, next_attempt_at = $3::TIMESTAMPTZ WHERE id = $1`, [id, JSON.stringify(errors), nextAttemptAt.toISOString()]);
+  await tx.run(`UPDATE jobs SET status = 'QUEUED', errors = $2, next_attempt_at = $3::TIMESTAMPTZ WHERE id = $1`, [
+    id,
+    JSON.stringify(errors),
+    nextAttemptAt.toISOString(),
+  ]);
 }
 
 /** At start: a job left RUNNING by a process that died is queued again (supplement 3). */
 export async function requeueInterrupted(tx: Executor, now: Date): Promise<number> {
-  const rows = await tx.all(`UPDATE jobs SET status = 'QUEUED', next_attempt_at = $1::TIMESTAMPTZ WHERE status = 'RUNNING' RETURNING id`, [now.toISOString()]);
+  const rows = await tx.all(
+    `UPDATE jobs SET status = 'QUEUED', next_attempt_at = $1::TIMESTAMPTZ WHERE status = 'RUNNING' RETURNING id`,
+    [now.toISOString()],
+  );
   return rows.length;
 }
 
@@ -136,12 +172,18 @@ export async function purgeJobsBefore(tx: Executor, cutoff: Date): Promise<numbe
 
 /** Queued jobs of one type in an organization, oldest first (to merge work into one not yet started). */
 export async function queuedJobsOfType(tx: Executor, organizationId: number, type: JobType): Promise<StoredJob[]> {
-  const rows = await tx.all<JobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE organization_id = $1 AND type = $2 AND status = 'QUEUED' ORDER BY id`, [organizationId, type]);
+  const rows = await tx.all<JobRow>(
+    `SELECT ${JOB_COLUMNS} FROM jobs WHERE organization_id = $1 AND type = $2 AND status = 'QUEUED' ORDER BY id`,
+    [organizationId, type],
+  );
   return rows.map(fromRow);
 }
 
 /** Changes the input of a job nobody has claimed yet; false when it was claimed meanwhile. */
 export async function updateQueuedJobInput(tx: Executor, id: number, input: JsonObject): Promise<boolean> {
-  const row = await tx.one<{ id: number }>(`UPDATE jobs SET input = $2 WHERE id = $1 AND status = 'QUEUED' RETURNING id`, [id, JSON.stringify(input)]);
+  const row = await tx.one<{ id: number }>(
+    `UPDATE jobs SET input = $2 WHERE id = $1 AND status = 'QUEUED' RETURNING id`,
+    [id, JSON.stringify(input)],
+  );
   return row !== undefined;
 }

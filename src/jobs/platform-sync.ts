@@ -18,7 +18,9 @@ export async function queueAutoImports(db: Database, jobs: JobService, organizat
     const pending = await tx.all<{ organizationId: number; input: string }>(
       `SELECT organization_id AS "organizationId", input FROM jobs WHERE type = 'AUTO_IMPORT' AND status IN ('QUEUED', 'RUNNING')`,
     );
-    const busy = new Set(pending.map((job) => `${job.organizationId}:${(JSON.parse(job.input) as { accountId: number }).accountId}`));
+    const busy = new Set(
+      pending.map((job) => `${job.organizationId}:${(JSON.parse(job.input) as { accountId: number }).accountId}`),
+    );
     const out: StoredJob[] = [];
     for (const account of accounts) {
       if (busy.has(`${account.organizationId}:${account.id}`)) continue;

@@ -31,11 +31,21 @@ export async function queueBackfillIn(
 ): Promise<StoredJob> {
   for (const queued of await queuedJobsOfType(tx, organizationId, 'SYNC_STATISTICS')) {
     const input = queued.input as { adPlatformAccountId?: number; campaignIds?: number[]; from?: string; to?: string };
-    if (input.adPlatformAccountId !== adPlatformAccountId || !Array.isArray(input.campaignIds) || input.from !== window.from || input.to !== window.to) continue;
+    if (
+      input.adPlatformAccountId !== adPlatformAccountId ||
+      !Array.isArray(input.campaignIds) ||
+      input.from !== window.from ||
+      input.to !== window.to
+    )
+      continue;
     const merged = { ...input, campaignIds: [...new Set([...input.campaignIds, campaignId])] };
     if (await updateQueuedJobInput(tx, queued.id, merged)) return { ...queued, input: merged };
   }
-  return jobs.enqueueIn(tx, organizationId, 'SYNC_STATISTICS', { adPlatformAccountId, ...window, campaignIds: [campaignId] });
+  return jobs.enqueueIn(tx, organizationId, 'SYNC_STATISTICS', {
+    adPlatformAccountId,
+    ...window,
+    campaignIds: [campaignId],
+  });
 }
 
 /**
@@ -43,7 +53,13 @@ export async function queueBackfillIn(
  * with imported campaigns whose figures come from a platform (not the generator) and whose
  * access is not revoked. An account with a trailing sync already queued or running gets no second.
  */
-export async function queueTrailingSyncs(db: Database, jobs: JobService, now: Date, trailingDays: number, organizationId?: number): Promise<StoredJob[]> {
+export async function queueTrailingSyncs(
+  db: Database,
+  jobs: JobService,
+  now: Date,
+  trailingDays: number,
+  organizationId?: number,
+): Promise<StoredJob[]> {
   const window = windowEndingToday(now, trailingDays);
   const queued = await db.write(async (tx) => {
     const accounts = await tx.all<{ organizationId: number; id: number }>(
@@ -55,14 +71,24 @@ export async function queueTrailingSyncs(db: Database, jobs: JobService, now: Da
         ORDER BY p.id`,
       [organizationId ?? null],
     );
-    const pending = await tx.all<{ input: string }>(`SELECT input FROM jobs WHERE type = 'SYNC_STATISTICS' AND status IN ('QUEUED', 'RUNNING')`);
+    const pending = await tx.all<{ input: string }>(
+      `SELECT input FROM jobs WHERE type = 'SYNC_STATISTICS' AND status IN ('QUEUED', 'RUNNING')`,
+    );
     const busy = new Set(
-      pending.map((job) => JSON.parse(job.input) as { adPlatformAccountId: number; campaignIds?: number[] }).filter((input) => !input.campaignIds).map((input) => input.adPlatformAccountId),
+      pending
+        .map((job) => JSON.parse(job.input) as { adPlatformAccountId: number; campaignIds?: number[] })
+        .filter((input) => !input.campaignIds)
+        .map((input) => input.adPlatformAccountId),
     );
     const out: StoredJob[] = [];
     for (const account of accounts) {
       if (busy.has(account.id)) continue;
-      out.push(await jobs.enqueueIn(tx, account.organizationId, 'SYNC_STATISTICS', { adPlatformAccountId: account.id, ...window }));
+      out.push(
+        await jobs.enqueueIn(tx, account.organizationId, 'SYNC_STATISTICS', {
+          adPlatformAccountId: account.id,
+          ...window,
+        }),
+      );
     }
     return out;
   });

@@ -8,7 +8,10 @@ export interface Organization {
 export const ORGANIZATION_NAME_MAX = 200;
 
 export async function createOrganization(tx: Executor, name: string): Promise<Organization> {
-  const row = await tx.one<{ id: number; name: string }>('INSERT INTO organizations (name) VALUES ($1) RETURNING id, name', [name]);
+  const row = await tx.one<{ id: number; name: string }>(
+    'INSERT INTO organizations (name) VALUES ($1) RETURNING id, name',
+    [name],
+  );
   return { id: row!.id, name: row!.name };
 }
 
@@ -17,7 +20,10 @@ export async function getOrganization(db: Executor, id: number): Promise<Organiz
 }
 
 export async function renameOrganization(tx: Executor, id: number, name: string): Promise<Organization | undefined> {
-  return tx.one<{ id: number; name: string }>('UPDATE organizations SET name = $2 WHERE id = $1 RETURNING id, name', [id, name]);
+  return tx.one<{ id: number; name: string }>('UPDATE organizations SET name = $2 WHERE id = $1 RETURNING id, name', [
+    id,
+    name,
+  ]);
 }
 
 export async function countOrganizations(db: Executor): Promise<number> {

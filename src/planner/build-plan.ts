@@ -6,7 +6,21 @@ import { assertNever } from '../shared/assert-never.js';
 import { reportDateRange } from './date-range.js';
 import { ExpressionError, parseExpression, splitFormulas, type Expr } from './expression/index.js';
 import { expressionFailure, invalidParameter as invalid } from './parameter-errors.js';
-import { arithmetic, call, compare, ifThen, inList, isNull, linkedAccount, literal, logical, negate, not, ref, textMatch } from './plan-nodes.js';
+import {
+  arithmetic,
+  call,
+  compare,
+  ifThen,
+  inList,
+  isNull,
+  linkedAccount,
+  literal,
+  logical,
+  negate,
+  not,
+  ref,
+  textMatch,
+} from './plan-nodes.js';
 import type { ConditionNode, PlannedFormula, ReportPlan, ReportRequest, SortKey, ValueNode } from './report-plan.js';
 
 const MAX_FORMULAS = 20;
@@ -22,7 +36,13 @@ export function buildPlan(endpoint: ReportEndpoint, request: ReportRequest, now:
   const { from, to } = reportDateRange(request.startDate, request.endDate, now);
   const statistics = pickStatistics(endpoint, request.statistics);
   const segments = pickSegments(request.segments);
-  const context: Context = { endpoint, level, segments, formulas: [], campaignLabel: level.path === 'accounts' && request.campaignLabel !== undefined };
+  const context: Context = {
+    endpoint,
+    level,
+    segments,
+    formulas: [],
+    campaignLabel: level.path === 'accounts' && request.campaignLabel !== undefined,
+  };
   const formulas = planFormulas(context, request.formulas);
   context.formulas = formulas;
   const filters = request.filter === undefined ? {} : splitFilter(context, request.filter);
@@ -64,8 +84,14 @@ function pickStatistics(endpoint: ReportEndpoint, names: readonly string[] | und
   for (const raw of names) {
     const name = raw.startsWith('statistics.') ? raw.slice('statistics.'.length) : raw;
     const statistic = STATISTIC_BY_NAME.get(name);
-    if (!statistic) invalid('statistics', `unknown statistic "${raw}"; valid on /${endpoint.path}: ${endpoint.statistics.map((s) => s.name).join(', ')}`, 'unknown_statistic');
-    if (!endpoint.statistics.includes(statistic)) invalid('statistics', notOffered(endpoint, statistic), 'statistic_not_available');
+    if (!statistic)
+      invalid(
+        'statistics',
+        `unknown statistic "${raw}"; valid on /${endpoint.path}: ${endpoint.statistics.map((s) => s.name).join(', ')}`,
+        'unknown_statistic',
+      );
+    if (!endpoint.statistics.includes(statistic))
+      invalid('statistics', notOffered(endpoint, statistic), 'statistic_not_available');
     if (!out.includes(statistic.name)) out.push(statistic.name);
   }
   return out;
@@ -80,7 +106,12 @@ function pickSegments(names: readonly string[] | undefined): SegmentKey[] {
   const out: SegmentKey[] = [];
   for (const name of names ?? []) {
     const segment = SEGMENT_BY_NAME.get(name);
-    if (!segment) invalid('segments', `unknown segment "${name}"; valid: ${SEGMENTS.map((s) => s.name).join(', ')}`, 'unknown_segment');
+    if (!segment)
+      invalid(
+        'segments',
+        `unknown segment "${name}"; valid: ${SEGMENTS.map((s) => s.name).join(', ')}`,
+        'unknown_segment',
+      );
     if (!out.includes(segment.key)) out.push(segment.key);
   }
   return out;
@@ -90,7 +121,13 @@ function pickEmbeds(level: LevelDefinition, names: readonly string[] | undefined
   const asked = new Set<string>();
   for (const name of names ?? []) {
     if (!(level.embeds as readonly string[]).includes(name)) {
-      invalid('embed', level.embeds.length === 0 ? `/${level.path} embeds nothing` : `"${name}" cannot be embedded on /${level.path}; valid: ${level.embeds.join(', ')}`, 'unknown_embed');
+      invalid(
+        'embed',
+        level.embeds.length === 0
+          ? `/${level.path} embeds nothing`
+          : `"${name}" cannot be embedded on /${level.path}; valid: ${level.embeds.join(', ')}`,
+        'unknown_embed',
+      );
     }
     asked.add(name);
   }
@@ -114,7 +151,8 @@ function planFormulas(context: Context, values: readonly string[]): PlannedFormu
   const planned: PlannedFormula[] = [];
   for (const text of texts) {
     if (planned.some((f) => f.name === text.name)) invalid('formulas', `the formula name "${text.name}" is used twice`);
-    if (!(FORMULA_TYPES as readonly string[]).includes(text.type)) invalid('formulas', `formula ${text.name}: type "${text.type}" is not one of ${FORMULA_TYPES.join(', ')}`);
+    if (!(FORMULA_TYPES as readonly string[]).includes(text.type))
+      invalid('formulas', `formula ${text.name}: type "${text.type}" is not one of ${FORMULA_TYPES.join(', ')}`);
     let expr: Expr;
     try {
       expr = parseExpression(text.expression);
@@ -130,7 +168,10 @@ function planFormulas(context: Context, values: readonly string[]): PlannedFormu
   return planned;
 }
 
-function splitFilter(context: Context, text: string): { fact?: ConditionNode; entity?: ConditionNode; bucket?: ConditionNode } {
+function splitFilter(
+  context: Context,
+  text: string,
+): { fact?: ConditionNode; entity?: ConditionNode; bucket?: ConditionNode } {
   let expr: Expr;
   try {
     expr = parseExpression(text);
@@ -139,17 +180,26 @@ function splitFilter(context: Context, text: string): { fact?: ConditionNode; en
     throw error;
   }
   const condition = planCondition(context, 'filter', expr);
-  const parts: { fact: ConditionNode[]; entity: ConditionNode[]; bucket: ConditionNode[] } = { fact: [], entity: [], bucket: [] };
+  const parts: { fact: ConditionNode[]; entity: ConditionNode[]; bucket: ConditionNode[] } = {
+    fact: [],
+    entity: [],
+    bucket: [],
+  };
   for (const conjunct of conjuncts(condition)) {
     const stages = conjunct.stages;
     if (stages.includes('fact') && stages.length > 1) {
-      invalid('filter', 'segments.deviceType and segments.networkType filters cannot be combined with other fields in one OR or NOT (filter them with &&)', 'unsupported_combination');
+      invalid(
+        'filter',
+        'segments.deviceType and segments.networkType filters cannot be combined with other fields in one OR or NOT (filter them with &&)',
+        'unsupported_combination',
+      );
     }
     if (stages.includes('fact')) parts.fact.push(conjunct);
     else if (stages.includes('bucket')) parts.bucket.push(conjunct);
     else parts.entity.push(conjunct);
   }
-  const join = (list: ConditionNode[]) => list.reduce<ConditionNode | undefined>((acc, c) => (acc ? logical('and', acc, c) : c), undefined);
+  const join = (list: ConditionNode[]) =>
+    list.reduce<ConditionNode | undefined>((acc, c) => (acc ? logical('and', acc, c) : c), undefined);
   const out: { fact?: ConditionNode; entity?: ConditionNode; bucket?: ConditionNode } = {};
   const fact = join(parts.fact);
   const entity = join(parts.entity);
@@ -175,12 +225,17 @@ const VALUE_FUNCTIONS: Readonly<Record<string, { min: number; max: number }>> = 
 };
 
 function planCondition(context: Context, parameter: string, expr: Expr): ConditionNode {
-  const fail = (message: string, at: Expr, token: string): never => invalid(parameter, `${message} at position ${at.position} near "${token}"`, 'invalid_expression');
+  const fail = (message: string, at: Expr, token: string): never =>
+    invalid(parameter, `${message} at position ${at.position} near "${token}"`, 'invalid_expression');
   const linked = planLinkedAccount(context, expr, fail);
   if (linked) return linked;
   switch (expr.kind) {
     case 'logical':
-      return logical(expr.op, planCondition(context, parameter, expr.left), planCondition(context, parameter, expr.right));
+      return logical(
+        expr.op,
+        planCondition(context, parameter, expr.left),
+        planCondition(context, parameter, expr.right),
+      );
     case 'not':
       return not(planCondition(context, parameter, expr.operand));
     case 'compare': {
@@ -205,19 +260,24 @@ function planCondition(context: Context, parameter: string, expr: Expr): Conditi
       for (const item of expr.list) {
         if (item.kind === 'null') includesNull = true;
         else if (item.kind === 'number' || item.kind === 'string') {
-          if ((item.kind === 'number' ? 'number' : 'string') !== type) return fail(`the list mixes ${type} and ${item.kind} values`, item, String(item.value));
+          if ((item.kind === 'number' ? 'number' : 'string') !== type)
+            return fail(`the list mixes ${type} and ${item.kind} values`, item, String(item.value));
           list.push(item.kind === 'string' ? aliasOf(aliases, item.value) : item.value);
         } else return fail('a list holds literals only', item, item.kind === 'field' ? item.text : item.kind);
       }
       return inList(value, list, includesNull);
     }
     case 'call': {
-      if (!TEXT_FUNCTIONS.has(expr.name)) return fail(`unknown condition function ${expr.name}; use contains, startsWith or endsWith`, expr, expr.name);
+      if (!TEXT_FUNCTIONS.has(expr.name))
+        return fail(`unknown condition function ${expr.name}; use contains, startsWith or endsWith`, expr, expr.name);
       const [subject, pattern, ...rest] = expr.args;
-      if (!subject || !pattern || rest.length > 0) return fail(`${expr.name} takes a field and a string`, expr, expr.name);
+      if (!subject || !pattern || rest.length > 0)
+        return fail(`${expr.name} takes a field and a string`, expr, expr.name);
       const value = planValue(context, parameter, subject, 0, false);
-      if (value.type !== 'string') return fail(`${expr.name} needs a text field`, subject, subject.kind === 'field' ? subject.text : subject.kind);
-      if (pattern.kind !== 'string') return fail(`${expr.name} needs a string literal as its second argument`, pattern, pattern.kind);
+      if (value.type !== 'string')
+        return fail(`${expr.name} needs a text field`, subject, subject.kind === 'field' ? subject.text : subject.kind);
+      if (pattern.kind !== 'string')
+        return fail(`${expr.name} needs a string literal as its second argument`, pattern, pattern.kind);
       return textMatch(expr.name as 'contains' | 'startsWith' | 'endsWith', value, pattern.value);
     }
     case 'number':
@@ -226,7 +286,11 @@ function planCondition(context: Context, parameter: string, expr: Expr): Conditi
     case 'field':
     case 'arithmetic':
     case 'negate':
-      return fail('expected a condition (a comparison, in, contains/startsWith/endsWith, and/or/not)', expr, expr.kind === 'field' ? expr.text : expr.kind);
+      return fail(
+        'expected a condition (a comparison, in, contains/startsWith/endsWith, and/or/not)',
+        expr,
+        expr.kind === 'field' ? expr.text : expr.kind,
+      );
     default:
       return assertNever(expr, 'expression');
   }
@@ -236,23 +300,37 @@ const ACCOUNT_ID = 'accountId';
 const LINKED_ACCOUNT_USE = `${ACCOUNT_ID} is the set of accounts the platform account is linked to: compare it with == or != (a number or null) or test it with in [...]`;
 
 function isAccountIdField(context: Context, expr: Expr): boolean {
-  return context.level.platformAccountColumn !== undefined && expr.kind === 'field' && expr.path.length === 1 && expr.path[0] === ACCOUNT_ID;
+  return (
+    context.level.platformAccountColumn !== undefined &&
+    expr.kind === 'field' &&
+    expr.path.length === 1 &&
+    expr.path[0] === ACCOUNT_ID
+  );
 }
 
 /**
  * `accountId == 5`, `accountId != 5`, `accountId in [1, 2, null]`, `accountId == null`: "all
  * campaigns of client X" in one request. Undefined when the condition does not test accountId.
  */
-function planLinkedAccount(context: Context, expr: Expr, fail: (message: string, at: Expr, token: string) => never): ConditionNode | undefined {
+function planLinkedAccount(
+  context: Context,
+  expr: Expr,
+  fail: (message: string, at: Expr, token: string) => never,
+): ConditionNode | undefined {
   const literalOf = (item: Expr): number | null => {
     if (item.kind === 'null') return null;
     if (item.kind === 'number') return item.value;
-    return fail(LINKED_ACCOUNT_USE, item, item.kind === 'field' ? item.text : item.kind === 'string' ? item.value : item.kind);
+    return fail(
+      LINKED_ACCOUNT_USE,
+      item,
+      item.kind === 'field' ? item.text : item.kind === 'string' ? item.value : item.kind,
+    );
   };
   const test = (ids: ReadonlyArray<number | null>, negated: boolean): ConditionNode => {
     const accountIds = ids.filter((id): id is number => id !== null);
     const unlinked: ConditionNode | undefined = ids.includes(null) ? linkedAccount('any', true) : undefined;
-    const linked: ConditionNode | undefined = accountIds.length > 0 || !unlinked ? linkedAccount(accountIds, false) : undefined;
+    const linked: ConditionNode | undefined =
+      accountIds.length > 0 || !unlinked ? linkedAccount(accountIds, false) : undefined;
     const either: ConditionNode = linked && unlinked ? logical('or', linked, unlinked) : (linked ?? unlinked)!;
     return negated ? not(either) : either;
   };
@@ -262,7 +340,8 @@ function planLinkedAccount(context: Context, expr: Expr, fail: (message: string,
     return test([literalOf(other)], expr.op === '!=');
   }
   if (expr.kind === 'in' && isAccountIdField(context, expr.value)) return test(expr.list.map(literalOf), false);
-  if (expr.kind === 'call' && expr.args.some((arg) => isAccountIdField(context, arg))) return fail(LINKED_ACCOUNT_USE, expr, expr.name);
+  if (expr.kind === 'call' && expr.args.some((arg) => isAccountIdField(context, arg)))
+    return fail(LINKED_ACCOUNT_USE, expr, expr.name);
   return undefined;
 }
 
@@ -297,7 +376,12 @@ function planValue(
     case 'null':
       return fail('null is only allowed in == null and != null', expr, 'null');
     case 'field': {
-      if (isAccountIdField(context, expr)) return fail(statisticsOnly ? 'a formula computes with statistics and numbers only' : LINKED_ACCOUNT_USE, expr, expr.text);
+      if (isAccountIdField(context, expr))
+        return fail(
+          statisticsOnly ? 'a formula computes with statistics and numbers only' : LINKED_ACCOUNT_USE,
+          expr,
+          expr.text,
+        );
       const offered = unofferedStatistic(context, expr.path);
       if (offered) return fail(notOffered(context.endpoint, offered), expr, expr.text);
       const resolved = resolveField(context, expr.path, statisticsOnly);
@@ -317,18 +401,36 @@ function planValue(
     }
     case 'call': {
       const arity = VALUE_FUNCTIONS[expr.name];
-      if (!arity) return fail(`unknown function ${expr.name}; use ${Object.keys(VALUE_FUNCTIONS).join(', ')}`, expr, expr.name);
-      if (expr.args.length < arity.min || expr.args.length > arity.max) return fail(`${expr.name} takes ${arity.min === arity.max ? arity.min : `${arity.min} to ${arity.max}`} arguments`, expr, expr.name);
+      if (!arity)
+        return fail(`unknown function ${expr.name}; use ${Object.keys(VALUE_FUNCTIONS).join(', ')}`, expr, expr.name);
+      if (expr.args.length < arity.min || expr.args.length > arity.max)
+        return fail(
+          `${expr.name} takes ${arity.min === arity.max ? arity.min : `${arity.min} to ${arity.max}`} arguments`,
+          expr,
+          expr.name,
+        );
       // round's precision becomes an INTEGER in SQL: only a literal of a sensible size.
       const digits = expr.name === 'round' ? expr.args[1] : undefined;
       if (digits && (digits.kind !== 'number' || !Number.isInteger(digits.value) || Math.abs(digits.value) > 12)) {
-        return fail('round takes a whole number of decimals from -12 to 12 as its second argument', digits, digits.kind === 'number' ? String(digits.value) : digits.kind);
+        return fail(
+          'round takes a whole number of decimals from -12 to 12 as its second argument',
+          digits,
+          digits.kind === 'number' ? String(digits.value) : digits.kind,
+        );
       }
       if (expr.name === 'if') {
         const [test, then, otherwise] = expr.args as [Expr, Expr, Expr];
-        const condition = planCondition({ ...context, formulas: statisticsOnly ? [] : context.formulas }, parameter, test);
-        const arms = [planValue(context, parameter, then, offset, statisticsOnly), planValue(context, parameter, otherwise, offset, statisticsOnly)] as const;
-        if (arms.some((arm) => arm.type !== 'number')) return fail(`${expr.name} computes with numbers`, expr, expr.name);
+        const condition = planCondition(
+          { ...context, formulas: statisticsOnly ? [] : context.formulas },
+          parameter,
+          test,
+        );
+        const arms = [
+          planValue(context, parameter, then, offset, statisticsOnly),
+          planValue(context, parameter, otherwise, offset, statisticsOnly),
+        ] as const;
+        if (arms.some((arm) => arm.type !== 'number'))
+          return fail(`${expr.name} computes with numbers`, expr, expr.name);
         return ifThen(condition, arms[0], arms[1]);
       }
       const args = expr.args.map((arg) => planValue(context, parameter, arg, offset, statisticsOnly));
@@ -366,7 +468,9 @@ function resolveField(context: Context, path: readonly string[], statisticsOnly:
   if (rest.length > 0 || head === undefined) return undefined;
   if (head === 'statistics' && name !== undefined) {
     const statistic = STATISTIC_BY_NAME.get(name);
-    return statistic && context.endpoint.statistics.includes(statistic) ? ref({ kind: 'statistic', name: statistic.name }, 'number') : undefined;
+    return statistic && context.endpoint.statistics.includes(statistic)
+      ? ref({ kind: 'statistic', name: statistic.name }, 'number')
+      : undefined;
   }
   if (statisticsOnly) return undefined;
   if (head === 'formulas' && name !== undefined) {
@@ -374,7 +478,9 @@ function resolveField(context: Context, path: readonly string[], statisticsOnly:
     return index < 0 ? undefined : ref({ kind: 'formula', index }, 'number');
   }
   if (head === 'labels' && name !== undefined) {
-    return context.level.labels && /^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(name) ? ref({ kind: 'label', name }, 'string') : undefined;
+    return context.level.labels && /^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(name)
+      ? ref({ kind: 'label', name }, 'string')
+      : undefined;
   }
   if (head === 'customFields' && name !== undefined) {
     const type = context.level.customFields ? customFieldType(name) : undefined;
@@ -382,11 +488,13 @@ function resolveField(context: Context, path: readonly string[], statisticsOnly:
   }
   if (head === 'segments' && name !== undefined) {
     const segment = SEGMENT_BY_KEY.get(name);
-    if (segment && context.segments.includes(segment.key) && name !== 'deviceType') return ref({ kind: 'segment', key: segment.key }, segment.type);
+    if (segment && context.segments.includes(segment.key) && name !== 'deviceType')
+      return ref({ kind: 'segment', key: segment.key }, segment.type);
     const fact = Object.hasOwn(FACT_FILTER_FIELDS, name) ? FACT_FILTER_FIELDS[name] : undefined;
     return fact ? ref({ kind: 'fact', column: fact.column }, 'string') : undefined;
   }
-  if (head === 'campaignLabel' && name === 'value' && context.campaignLabel) return ref({ kind: 'dimension', column: 'label_value' }, 'string');
+  if (head === 'campaignLabel' && name === 'value' && context.campaignLabel)
+    return ref({ kind: 'dimension', column: 'label_value' }, 'string');
   if (name !== undefined) return undefined;
   const dimension = context.level.fields.find((f) => f.name === head);
   if (!dimension) return undefined;
@@ -400,12 +508,14 @@ function planSort(context: Context, text: string): SortKey[] {
   for (const raw of text.split(',')) {
     const descending = raw.startsWith('-');
     const name = descending ? raw.slice(1) : raw;
-    if (!/^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)?$/.test(name)) invalid('sort', `"${raw}" at position ${position} is not a sort key`, 'invalid_expression');
+    if (!/^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)?$/.test(name))
+      invalid('sort', `"${raw}" at position ${position} is not a sort key`, 'invalid_expression');
     const path = name.split('.');
     let value: ValueNode | undefined;
     if (path[0] === 'segments' && path[1] !== undefined) {
       const segment = SEGMENT_BY_KEY.get(path[1]);
-      if (segment && context.segments.includes(segment.key)) value = ref({ kind: 'segment', key: segment.key }, segment.type);
+      if (segment && context.segments.includes(segment.key))
+        value = ref({ kind: 'segment', key: segment.key }, segment.type);
     } else {
       const offered = unofferedStatistic(context, path);
       if (offered) invalid('sort', notOffered(context.endpoint, offered), 'statistic_not_available');
@@ -413,9 +523,18 @@ function planSort(context: Context, text: string): SortKey[] {
       if (value?.kind === 'ref' && value.operand.kind === 'fact') value = undefined;
     }
     if (!value && name === ACCOUNT_ID && context.level.platformAccountColumn !== undefined) {
-      invalid('sort', `${ACCOUNT_ID} at position ${position + (descending ? 1 : 0)} can be filtered on, not sorted by: a platform account may be linked to several accounts`, 'unknown_field');
+      invalid(
+        'sort',
+        `${ACCOUNT_ID} at position ${position + (descending ? 1 : 0)} can be filtered on, not sorted by: a platform account may be linked to several accounts`,
+        'unknown_field',
+      );
     }
-    if (!value) invalid('sort', `unknown sort key "${name}" at position ${position + (descending ? 1 : 0)}${fieldHint(context, false, true)}, or a segment of the request`, 'unknown_field');
+    if (!value)
+      invalid(
+        'sort',
+        `unknown sort key "${name}" at position ${position + (descending ? 1 : 0)}${fieldHint(context, false, true)}, or a segment of the request`,
+        'unknown_field',
+      );
     keys.push({ value, descending });
     position += raw.length + 1;
   }

@@ -52,7 +52,15 @@ export function buildCallDetailsPlan(request: CallDetailsRequest, now: Date): Ca
     filter = planCondition(normalizeBooleans(expr));
   }
   const sort = request.sort === undefined ? [] : planSort(request.sort);
-  return { organizationId: request.organizationId, from, to, filter, sort, limit: request.limit, offset: request.offset };
+  return {
+    organizationId: request.organizationId,
+    from,
+    to,
+    filter,
+    sort,
+    limit: request.limit,
+    offset: request.offset,
+  };
 }
 
 function fail(message: string, at: { position: number }, token: string, hint = ''): never {
@@ -93,7 +101,8 @@ function planCondition(expr: Expr): ConditionNode {
 const COMPARE_OPS = ['==', '!=', '<', '<=', '>', '>='] as const;
 
 function planCompare(expr: Extract<Expr, { kind: 'compare' }>): ConditionNode {
-  if (!(COMPARE_OPS as readonly string[]).includes(expr.op)) return fail(`unsupported operator ${expr.op}`, expr, expr.op);
+  if (!(COMPARE_OPS as readonly string[]).includes(expr.op))
+    return fail(`unsupported operator ${expr.op}`, expr, expr.op);
   if (expr.left.kind === 'null' || expr.right.kind === 'null') {
     if (expr.op !== '==' && expr.op !== '!=') return fail('null can only be compared with == or !=', expr, expr.op);
     const other = expr.right.kind === 'null' ? expr.left : expr.right;
@@ -105,7 +114,8 @@ function planCompare(expr: Extract<Expr, { kind: 'compare' }>): ConditionNode {
   const left = planOperand(expr.left);
   const right = planOperand(expr.right);
   if (left.type !== right.type) return fail(`cannot compare a ${left.type} with a ${right.type}`, expr, expr.op);
-  if (left.type === 'boolean' && expr.op !== '==' && expr.op !== '!=') return fail(`a boolean can only be compared with == or !=`, expr, expr.op);
+  if (left.type === 'boolean' && expr.op !== '==' && expr.op !== '!=')
+    return fail(`a boolean can only be compared with == or !=`, expr, expr.op);
   return compare(expr.op, aliased(left, right), aliased(right, left));
 }
 
@@ -119,21 +129,26 @@ function planIn(expr: Extract<Expr, { kind: 'in' }>): ConditionNode {
       continue;
     }
     const member = planOperand(item);
-    if (member.type !== subject.type) return fail(`the list mixes ${subject.type} and ${member.type} values`, item, tokenOf(item));
+    if (member.type !== subject.type)
+      return fail(`the list mixes ${subject.type} and ${member.type} values`, item, tokenOf(item));
     const value = aliased(member, subject);
-    if (value.kind !== 'literal' || value.value === null) return fail('a list holds literals only', item, tokenOf(item));
+    if (value.kind !== 'literal' || value.value === null)
+      return fail('a list holds literals only', item, tokenOf(item));
     members.push(value.value);
   }
   return inList(subject, members, includesNull);
 }
 
 function planText(expr: Extract<Expr, { kind: 'call' }>): ConditionNode {
-  if (!(TEXT_FUNCTIONS as readonly string[]).includes(expr.name)) return fail(`unknown condition function ${expr.name}; use contains, startsWith or endsWith`, expr, expr.name);
+  if (!(TEXT_FUNCTIONS as readonly string[]).includes(expr.name))
+    return fail(`unknown condition function ${expr.name}; use contains, startsWith or endsWith`, expr, expr.name);
   const [subject, pattern, ...rest] = expr.args;
   if (!subject || !pattern || rest.length > 0) return fail(`${expr.name} takes a field and a string`, expr, expr.name);
   const value = planOperand(subject);
-  if (value.type !== 'string' || value.kind !== 'ref') return fail(`${expr.name} needs a text field`, subject, tokenOf(subject));
-  if (pattern.kind !== 'string') return fail(`${expr.name} needs a string literal as its second argument`, pattern, tokenOf(pattern));
+  if (value.type !== 'string' || value.kind !== 'ref')
+    return fail(`${expr.name} needs a text field`, subject, tokenOf(subject));
+  if (pattern.kind !== 'string')
+    return fail(`${expr.name} needs a string literal as its second argument`, pattern, tokenOf(pattern));
   return textMatch(expr.name as TextFunction, value, pattern.value);
 }
 
@@ -151,7 +166,13 @@ function planOperand(expr: Expr): ValueNode {
       const [name, ...rest] = expr.path;
       if (rest.length === 0 && (name === 'true' || name === 'false')) return literal(name === 'true');
       const type = rest.length === 0 && name !== undefined ? callDetailFieldType(name) : undefined;
-      if (type === undefined || name === undefined) return fail(`unknown field ${expr.text}`, expr, expr.text, `; /call-details filters on ${CALL_DETAIL_FIELD_NAMES.join(', ')}`);
+      if (type === undefined || name === undefined)
+        return fail(
+          `unknown field ${expr.text}`,
+          expr,
+          expr.text,
+          `; /call-details filters on ${CALL_DETAIL_FIELD_NAMES.join(', ')}`,
+        );
       return ref({ kind: 'dimension', column: name }, type);
     }
     case 'null':
@@ -176,15 +197,19 @@ function numberLiteral(value: number, at: Expr): ValueNode {
 /** A string literal compared with adPlatformType takes its aliases (ADWORDS means GOOGLE_ADS). */
 function aliased(operand: ValueNode, other: ValueNode): ValueNode {
   if (operand.kind !== 'literal' || typeof operand.value !== 'string') return operand;
-  const isPlatform = other.kind === 'ref' && other.operand.kind === 'dimension' && other.operand.column === 'adPlatformType';
-  return isPlatform && Object.hasOwn(AD_PLATFORM_ALIASES, operand.value) ? literal(AD_PLATFORM_ALIASES[operand.value]!) : operand;
+  const isPlatform =
+    other.kind === 'ref' && other.operand.kind === 'dimension' && other.operand.column === 'adPlatformType';
+  return isPlatform && Object.hasOwn(AD_PLATFORM_ALIASES, operand.value)
+    ? literal(AD_PLATFORM_ALIASES[operand.value]!)
+    : operand;
 }
 
 /** Booleans compare with true/false and with 1/0: a number literal next to isConversion becomes a boolean. */
 function normalizeBooleans(expr: Expr): Expr {
   const isBooleanField = (e: Expr) => e.kind === 'field' && e.path.length === 1 && e.path[0] === 'isConversion';
   const asBoolean = (e: Expr): Expr => {
-    if (e.kind === 'number' && (e.value === 0 || e.value === 1)) return { kind: 'field', path: [e.value === 1 ? 'true' : 'false'], text: String(e.value), position: e.position };
+    if (e.kind === 'number' && (e.value === 0 || e.value === 1))
+      return { kind: 'field', path: [e.value === 1 ? 'true' : 'false'], text: String(e.value), position: e.position };
     return e;
   };
   switch (expr.kind) {
@@ -242,7 +267,11 @@ function planSort(text: string): SortKey[] {
     const name = descending ? raw.slice(1) : raw;
     const type = callDetailFieldType(name);
     if (type === undefined) {
-      invalid('sort', `unknown sort key "${name}" at position ${position + (descending ? 1 : 0)}; sort by ${CALL_DETAIL_FIELD_NAMES.join(', ')} (- for descending)`, 'unknown_field');
+      invalid(
+        'sort',
+        `unknown sort key "${name}" at position ${position + (descending ? 1 : 0)}; sort by ${CALL_DETAIL_FIELD_NAMES.join(', ')} (- for descending)`,
+        'unknown_field',
+      );
     }
     keys.push({ value: ref({ kind: 'dimension', column: name }, type), descending });
     position += raw.length + 1;

@@ -14,7 +14,11 @@ function addYears(date: string, years: number): string {
  * startDate/endDate of every reporting endpoint (supplement 1), inclusive: default the 30 days
  * ending yesterday (UTC); a start after yesterday alone is a one-day range; at most five years.
  */
-export function reportDateRange(startDate: string | undefined, endDate: string | undefined, now: Date): { from: string; to: string } {
+export function reportDateRange(
+  startDate: string | undefined,
+  endDate: string | undefined,
+  now: Date,
+): { from: string; to: string } {
   const fail: ParameterFailure = (name, message) => invalidParameter(name, message);
   checkDates(startDate, endDate, fail);
   const yesterday = addDays(isoDate(now), -1);

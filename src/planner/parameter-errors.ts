@@ -3,7 +3,9 @@ import type { ExpressionError } from './expression/index.js';
 
 /** A 400 that names the parameter (and, for expressions, the position and the token). */
 export function invalidParameter(parameter: string, message: string, code = 'invalid_parameter'): never {
-  throw badRequest('invalid_parameter', `Invalid query parameter ${parameter}: ${message}`, [{ field: parameter, code, message }]);
+  throw badRequest('invalid_parameter', `Invalid query parameter ${parameter}: ${message}`, [
+    { field: parameter, code, message },
+  ]);
 }
 
 /** A parse error of an expression parameter, its position counted from `offset` (a formula within the parameter). */

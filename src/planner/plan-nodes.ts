@@ -34,10 +34,16 @@ export function stageOf(operand: Operand): Stage {
 export const literal = (value: string | number | boolean | null): ValueNode => ({
   kind: 'literal',
   value,
-  type: value === null ? 'null' : typeof value === 'number' ? 'number' : typeof value === 'boolean' ? 'boolean' : 'string',
+  type:
+    value === null ? 'null' : typeof value === 'number' ? 'number' : typeof value === 'boolean' ? 'boolean' : 'string',
   stages: [],
 });
-export const ref = (operand: Operand, type: 'string' | 'number' | 'boolean'): ValueNode => ({ kind: 'ref', operand, type, stages: [stageOf(operand)] });
+export const ref = (operand: Operand, type: 'string' | 'number' | 'boolean'): ValueNode => ({
+  kind: 'ref',
+  operand,
+  type,
+  stages: [stageOf(operand)],
+});
 export const arithmetic = (op: '+' | '-' | '*' | '/', left: ValueNode, right: ValueNode): ValueNode => ({
   kind: 'arithmetic',
   op,
@@ -46,7 +52,12 @@ export const arithmetic = (op: '+' | '-' | '*' | '/', left: ValueNode, right: Va
   type: 'number',
   stages: union(left.stages, right.stages),
 });
-export const negate = (operand: ValueNode): ValueNode => ({ kind: 'negate', operand, type: 'number', stages: operand.stages });
+export const negate = (operand: ValueNode): ValueNode => ({
+  kind: 'negate',
+  operand,
+  type: 'number',
+  stages: operand.stages,
+});
 export const call = (name: 'min' | 'max' | 'abs' | 'round', args: readonly ValueNode[]): ValueNode => ({
   kind: 'function',
   name,
@@ -63,14 +74,23 @@ export const ifThen = (test: ConditionNode, then: ValueNode, otherwise: ValueNod
   stages: union(test.stages, then.stages, otherwise.stages),
 });
 
-export const compare = (op: '==' | '!=' | '<' | '<=' | '>' | '>=', left: ValueNode, right: ValueNode): ConditionNode => ({
+export const compare = (
+  op: '==' | '!=' | '<' | '<=' | '>' | '>=',
+  left: ValueNode,
+  right: ValueNode,
+): ConditionNode => ({
   kind: 'compare',
   op,
   left,
   right,
   stages: union(left.stages, right.stages),
 });
-export const isNull = (value: ValueNode, negated: boolean): ConditionNode => ({ kind: 'isNull', value, negated, stages: value.stages });
+export const isNull = (value: ValueNode, negated: boolean): ConditionNode => ({
+  kind: 'isNull',
+  value,
+  negated,
+  stages: value.stages,
+});
 export const logical = (op: 'and' | 'or', left: ConditionNode, right: ConditionNode): ConditionNode => ({
   kind: 'logical',
   op,
@@ -79,14 +99,22 @@ export const logical = (op: 'and' | 'or', left: ConditionNode, right: ConditionN
   stages: union(left.stages, right.stages),
 });
 export const not = (operand: ConditionNode): ConditionNode => ({ kind: 'not', operand, stages: operand.stages });
-export const inList = (value: ValueNode, list: readonly (string | number | boolean)[], includesNull: boolean): ConditionNode => ({
+export const inList = (
+  value: ValueNode,
+  list: readonly (string | number | boolean)[],
+  includesNull: boolean,
+): ConditionNode => ({
   kind: 'in',
   value,
   list,
   includesNull,
   stages: value.stages,
 });
-export const textMatch = (fn: 'contains' | 'startsWith' | 'endsWith', value: ValueNode, pattern: string): ConditionNode => ({
+export const textMatch = (
+  fn: 'contains' | 'startsWith' | 'endsWith',
+  value: ValueNode,
+  pattern: string,
+): ConditionNode => ({
   kind: 'text',
   fn,
   value,

@@ -67,20 +67,57 @@ export type ValueNode = Staged &
   (
     | { readonly kind: 'literal'; readonly value: string | number | boolean | null; readonly type: ValueType }
     | { readonly kind: 'ref'; readonly operand: Operand; readonly type: 'string' | 'number' | 'boolean' }
-    | { readonly kind: 'arithmetic'; readonly op: '+' | '-' | '*' | '/'; readonly left: ValueNode; readonly right: ValueNode; readonly type: 'number' }
+    | {
+        readonly kind: 'arithmetic';
+        readonly op: '+' | '-' | '*' | '/';
+        readonly left: ValueNode;
+        readonly right: ValueNode;
+        readonly type: 'number';
+      }
     | { readonly kind: 'negate'; readonly operand: ValueNode; readonly type: 'number' }
-    | { readonly kind: 'function'; readonly name: 'min' | 'max' | 'abs' | 'round'; readonly args: readonly ValueNode[]; readonly type: 'number' }
-    | { readonly kind: 'if'; readonly test: ConditionNode; readonly then: ValueNode; readonly otherwise: ValueNode; readonly type: 'number' }
+    | {
+        readonly kind: 'function';
+        readonly name: 'min' | 'max' | 'abs' | 'round';
+        readonly args: readonly ValueNode[];
+        readonly type: 'number';
+      }
+    | {
+        readonly kind: 'if';
+        readonly test: ConditionNode;
+        readonly then: ValueNode;
+        readonly otherwise: ValueNode;
+        readonly type: 'number';
+      }
   );
 
 export type ConditionNode = Staged &
   (
-    | { readonly kind: 'compare'; readonly op: '==' | '!=' | '<' | '<=' | '>' | '>='; readonly left: ValueNode; readonly right: ValueNode }
+    | {
+        readonly kind: 'compare';
+        readonly op: '==' | '!=' | '<' | '<=' | '>' | '>=';
+        readonly left: ValueNode;
+        readonly right: ValueNode;
+      }
     | { readonly kind: 'isNull'; readonly value: ValueNode; readonly negated: boolean }
-    | { readonly kind: 'logical'; readonly op: 'and' | 'or'; readonly left: ConditionNode; readonly right: ConditionNode }
+    | {
+        readonly kind: 'logical';
+        readonly op: 'and' | 'or';
+        readonly left: ConditionNode;
+        readonly right: ConditionNode;
+      }
     | { readonly kind: 'not'; readonly operand: ConditionNode }
-    | { readonly kind: 'in'; readonly value: ValueNode; readonly list: readonly (string | number | boolean)[]; readonly includesNull: boolean }
-    | { readonly kind: 'text'; readonly fn: 'contains' | 'startsWith' | 'endsWith'; readonly value: ValueNode; readonly pattern: string }
+    | {
+        readonly kind: 'in';
+        readonly value: ValueNode;
+        readonly list: readonly (string | number | boolean)[];
+        readonly includesNull: boolean;
+      }
+    | {
+        readonly kind: 'text';
+        readonly fn: 'contains' | 'startsWith' | 'endsWith';
+        readonly value: ValueNode;
+        readonly pattern: string;
+      }
     /** A boolean value as a condition of its own (`isConversion`). */
     | { readonly kind: 'truth'; readonly value: ValueNode }
     /** Known before any row is read (`null == null`). */

@@ -177,7 +177,9 @@ export interface CampaignDraft {
     readonly name: string;
     readonly status: EntityStatus;
     readonly keywords: ReadonlyArray<Pick<PlatformKeyword, 'text' | 'matchType' | 'status'>>;
-    readonly ads: ReadonlyArray<Pick<PlatformAd, 'name' | 'status' | 'adType' | 'headline' | 'description' | 'finalUrl'>>;
+    readonly ads: ReadonlyArray<
+      Pick<PlatformAd, 'name' | 'status' | 'adType' | 'headline' | 'description' | 'finalUrl'>
+    >;
   }>;
 }
 
@@ -189,8 +191,18 @@ export interface NewPlatformAccount {
 
 /** A change made in the service's user interface, pushed to the platform. */
 export type CampaignChange =
-  | { readonly kind: 'SET_STATUS'; readonly entity: 'CAMPAIGN' | 'AD_GROUP' | 'AD' | 'KEYWORD'; readonly adPlatformId: string; readonly status: EntityStatus }
-  | { readonly kind: 'RENAME'; readonly entity: 'CAMPAIGN' | 'AD_GROUP' | 'AD'; readonly adPlatformId: string; readonly name: string };
+  | {
+      readonly kind: 'SET_STATUS';
+      readonly entity: 'CAMPAIGN' | 'AD_GROUP' | 'AD' | 'KEYWORD';
+      readonly adPlatformId: string;
+      readonly status: EntityStatus;
+    }
+  | {
+      readonly kind: 'RENAME';
+      readonly entity: 'CAMPAIGN' | 'AD_GROUP' | 'AD';
+      readonly adPlatformId: string;
+      readonly name: string;
+    };
 
 export type PlatformErrorCode =
   /** The id is unknown to the platform (or invisible to us). */

@@ -7,7 +7,13 @@ import type { Executor } from '../store/database.js';
  */
 
 /** Job vocabulary of supplement 3. */
-export const JOB_TYPES = ['IMPORT_CAMPAIGN', 'AUTO_IMPORT', 'CREATE_ADPLATFORM_ACCOUNT', 'COPY_CAMPAIGNS', 'SYNC_STATISTICS'] as const;
+export const JOB_TYPES = [
+  'IMPORT_CAMPAIGN',
+  'AUTO_IMPORT',
+  'CREATE_ADPLATFORM_ACCOUNT',
+  'COPY_CAMPAIGNS',
+  'SYNC_STATISTICS',
+] as const;
 export type JobType = (typeof JOB_TYPES)[number];
 
 export const JOB_STATUSES = ['QUEUED', 'RUNNING', 'SUCCEEDED', 'PARTIALLY_SUCCEEDED', 'FAILED'] as const;
@@ -62,7 +68,13 @@ export interface JobQueue {
    * first job is returned instead (same request) or the request is refused (another request).
    * Call `started()` after the transaction commits.
    */
-  enqueueIn(tx: Executor, organizationId: number, type: JobType, input: JsonObject, idempotency?: IdempotentRequest): Promise<StoredJob>;
+  enqueueIn(
+    tx: Executor,
+    organizationId: number,
+    type: JobType,
+    input: JsonObject,
+    idempotency?: IdempotentRequest,
+  ): Promise<StoredJob>;
   /** Wakes the runner once queued jobs are committed. */
   started(): void;
 }

@@ -27,7 +27,11 @@ export interface FxImportOptions {
 
 /** The file's rates as importFxRates takes them; FxFileError names the first bad line. Pure apart from the supported list. */
 export function parseFxImport(text: string, options: FxImportOptions = {}): ParsedFxRates {
-  return parseFxRatesCsv(text, { supported: supportedCurrencies(), today: isoDate(options.now ?? new Date()), source: options.source });
+  return parseFxRatesCsv(text, {
+    supported: supportedCurrencies(),
+    today: isoDate(options.now ?? new Date()),
+    source: options.source,
+  });
 }
 
 /**
@@ -37,7 +41,11 @@ export function parseFxImport(text: string, options: FxImportOptions = {}): Pars
  * (FxFileError) changes nothing. The rates are kept in fx_imported_rates too, so a reload of the
  * reference file lays them over it again.
  */
-export async function importFxRates(db: Database, input: string | ParsedFxRates, options: FxImportOptions = {}): Promise<FxImportResult> {
+export async function importFxRates(
+  db: Database,
+  input: string | ParsedFxRates,
+  options: FxImportOptions = {},
+): Promise<FxImportResult> {
   const parsed = typeof input === 'string' ? parseFxImport(input, options) : input;
   const currencies = [...new Set(parsed.currencies)].sort();
   let from = parsed.days[0]!;
@@ -47,7 +55,9 @@ export async function importFxRates(db: Database, input: string | ParsedFxRates,
     if (day > to) to = day;
   }
   const applied = await db.write(async (tx) => {
-    await tx.run('CREATE OR REPLACE TEMP TABLE fx_import_staging (day VARCHAR, currency VARCHAR, units_per_eur VARCHAR)');
+    await tx.run(
+      'CREATE OR REPLACE TEMP TABLE fx_import_staging (day VARCHAR, currency VARCHAR, units_per_eur VARCHAR)',
+    );
     await tx.append('fx_import_staging', [
       { type: 'VARCHAR', values: parsed.days },
       { type: 'VARCHAR', values: parsed.currencies },
@@ -64,5 +74,12 @@ export async function importFxRates(db: Database, input: string | ParsedFxRates,
     await tx.run('DROP TABLE fx_import_staging');
     return applyImportedRates(tx, currencies, { from, to });
   });
-  return { rates: parsed.days.length, currencies, from, to, carriedForward: applied.carriedForward, skipped: parsed.skipped };
+  return {
+    rates: parsed.days.length,
+    currencies,
+    from,
+    to,
+    carriedForward: applied.carriedForward,
+    skipped: parsed.skipped,
+  };
 }

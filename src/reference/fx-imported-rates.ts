@@ -21,7 +21,11 @@ export interface AppliedImports {
  * reference file does not cover are added. `currencies` narrows the work to those an import
  * touched; the reference loader passes none and re-applies everything.
  */
-export async function applyImportedRates(tx: Executor, currencies?: readonly string[], window?: { from: string; to: string }): Promise<AppliedImports> {
+export async function applyImportedRates(
+  tx: Executor,
+  currencies?: readonly string[],
+  window?: { from: string; to: string },
+): Promise<AppliedImports> {
   const narrowed = currencies !== undefined;
   // Each calendar day of a currency's imported span, with the last imported rate on or before it
   // (a window over the days; an ASOF JOIN took 4-5 s for 49k days where this takes 20 ms).

@@ -41,7 +41,20 @@ export interface FxParseOptions {
 const CODE = /^[A-Z]{3}$/;
 /** A positive decimal that fits DECIMAL(18,8): up to 10 integer digits; more than 8 decimals are rounded. */
 const RATE = /^(?:0|[1-9][0-9]{0,9})(?:\.[0-9]{1,12})?$/;
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 const LONG_HEADER = ['date', 'currency', 'unitsPerEur'];
 
 export function parseFxRatesCsv(text: string, options: FxParseOptions): ParsedFxRates {
@@ -53,7 +66,10 @@ export function parseFxRatesCsv(text: string, options: FxParseOptions): ParsedFx
   const header = cellsOf(lines[0] ?? '');
   const layout = isLongHeader(header) ? 'long' : /^date$/i.test(header[0] ?? '') ? 'ecb' : undefined;
   if (!layout) {
-    fail(1, `the header must be ${LONG_HEADER.join(',')} (one rate per line) or the ECB layout Date,USD,JPY,... (one day per line), not "${(lines[0] ?? '').slice(0, 80)}"`);
+    fail(
+      1,
+      `the header must be ${LONG_HEADER.join(',')} (one rate per line) or the ECB layout Date,USD,JPY,... (one day per line), not "${(lines[0] ?? '').slice(0, 80)}"`,
+    );
   }
   // ECB files end every line with a comma: an empty last column is no currency, and then every line has it.
   const trailingComma = layout === 'ecb' && header.at(-1) === '';
@@ -75,7 +91,11 @@ export function parseFxRatesCsv(text: string, options: FxParseOptions): ParsedFx
   const lineOf = new Map<string, number>();
   const add = (line: number, day: string, code: string, rate: string) => {
     if (!CODE.test(code)) fail(line, `"${code}" is not a currency code (three capital letters)`);
-    if (!RATE.test(rate) || Number(rate) < 1e-8) fail(line, `the ${code} rate "${rate}" is not a positive decimal of at most 10 integer digits (units of ${code} per 1 EUR)`);
+    if (!RATE.test(rate) || Number(rate) < 1e-8)
+      fail(
+        line,
+        `the ${code} rate "${rate}" is not a positive decimal of at most 10 integer digits (units of ${code} per 1 EUR)`,
+      );
     if (code === 'EUR') {
       // The base: a line saying EUR is 1 says nothing; any other value is a mistake.
       if (Number(rate) !== 1) fail(line, `EUR is the base of the rates: its rate is 1, not ${rate}`);
@@ -96,8 +116,10 @@ export function parseFxRatesCsv(text: string, options: FxParseOptions): ParsedFx
   };
   const dayOf = (line: number, text: string): string => {
     const day = layout === 'ecb' ? ecbDay(text) : text;
-    if (!isCalendarDay(day)) fail(line, `"${text}" is not a date (YYYY-MM-DD${layout === 'ecb' ? ' or 20 November 2026' : ''})`);
-    if (day > options.today) fail(line, `${day} is in the future (today is ${options.today}): no rate is published for it yet`);
+    if (!isCalendarDay(day))
+      fail(line, `"${text}" is not a date (YYYY-MM-DD${layout === 'ecb' ? ' or 20 November 2026' : ''})`);
+    if (day > options.today)
+      fail(line, `${day} is in the future (today is ${options.today}): no rate is published for it yet`);
     return day;
   };
 
@@ -110,9 +132,11 @@ export function parseFxRatesCsv(text: string, options: FxParseOptions): ParsedFx
       add(line, dayOf(line, cells[0]!), cells[1]!, cells[2]!);
       continue;
     }
-    const endsWithComma = cells.length > 1 && cells.at(-1) === '' && (trailingComma || cells.length === columns.length + 2);
+    const endsWithComma =
+      cells.length > 1 && cells.at(-1) === '' && (trailingComma || cells.length === columns.length + 2);
     const values = endsWithComma ? cells.slice(1, -1) : cells.slice(1);
-    if (values.length !== columns.length || (trailingComma && !endsWithComma)) fail(line, `${values.length} values for ${columns.length} currencies`);
+    if (values.length !== columns.length || (trailingComma && !endsWithComma))
+      fail(line, `${values.length} values for ${columns.length} currencies`);
     const day = dayOf(line, cells[0]!);
     values.forEach((value, column) => {
       if (value === '' || value === 'N/A') return;
@@ -126,16 +150,30 @@ export function parseFxRatesCsv(text: string, options: FxParseOptions): ParsedFx
         : `${source}: no rates`,
     );
   }
-  return { layout: layout!, days, currencies, rates, skipped: { currencies: [...skippedCodes].sort(), rates: skippedRates } };
+  return {
+    layout: layout!,
+    days,
+    currencies,
+    rates,
+    skipped: { currencies: [...skippedCodes].sort(), rates: skippedRates },
+  };
 }
 
 /** Cells without surrounding spaces and quotes (rates and codes never hold a comma). */
 function cellsOf(line: string): string[] {
-  return line.split(',').map((cell) => cell.trim().replace(/^"(.*)"$/, '$1').trim());
+  return line.split(',').map((cell) =>
+    cell
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
+      .trim(),
+  );
 }
 
 function isLongHeader(header: readonly string[]): boolean {
-  return header.length === LONG_HEADER.length && header.every((cell, i) => cell.toLowerCase() === LONG_HEADER[i]!.toLowerCase());
+  return (
+    header.length === LONG_HEADER.length &&
+    header.every((cell, i) => cell.toLowerCase() === LONG_HEADER[i]!.toLowerCase())
+  );
 }
 
 /** `2026-11-20` as it is, `20 November 2026` (eurofxref.csv) as 2026-11-20. */

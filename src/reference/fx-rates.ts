@@ -44,15 +44,22 @@ export interface FxLoadResult {
  * from one bound parameter: the store's hardening only lets DuckDB read files under the database's
  * own directory and the temp dir, and a repository file is in neither.
  */
-export async function loadFxReference(db: Database, file: string = FX_REFERENCE_FILE, seriesFile: string = FX_SERIES_FILE): Promise<FxLoadResult> {
+export async function loadFxReference(
+  db: Database,
+  file: string = FX_REFERENCE_FILE,
+  seriesFile: string = FX_SERIES_FILE,
+): Promise<FxLoadResult> {
   const bytes = await fs.promises.readFile(file);
   const seriesText = await fs.promises.readFile(seriesFile, 'utf8');
   const checksum = `sha256:${crypto.createHash('sha256').update(LOAD_VERSION).update(bytes).update(seriesText).digest('hex')}`;
-  const stored = await db.read((r) => r.one<{ checksum: string }>('SELECT checksum FROM reference_data WHERE name = $1', [REFERENCE_NAME]));
+  const stored = await db.read((r) =>
+    r.one<{ checksum: string }>('SELECT checksum FROM reference_data WHERE name = $1', [REFERENCE_NAME]),
+  );
   // Unchanged: what is loaded says the coverage, without unpacking 3.4 MB on every start.
   if (stored?.checksum === checksum) {
     const loaded = await db.read(fxCoverage);
-    if (loaded.from !== null && loaded.to !== null) return { loaded: false, currencies: loaded.currencies, from: loaded.from, to: loaded.to };
+    if (loaded.from !== null && loaded.to !== null)
+      return { loaded: false, currencies: loaded.currencies, from: loaded.from, to: loaded.to };
   }
   const text = fxReferenceText(bytes);
   const coverage = coverageOfText(text, file);
@@ -129,12 +136,14 @@ function publishedThroughOf(text: string, file: string, codes: readonly string[]
     const cells = lines[i]!.split(',');
     const code = cells[codeAt] ?? '';
     const day = cells[throughAt] ?? '';
-    if (!CODE.test(code) || !DAY.test(day)) throw new Error(`${file} line ${i + 1}: expected a currency code and a published_through day`);
+    if (!CODE.test(code) || !DAY.test(day))
+      throw new Error(`${file} line ${i + 1}: expected a currency code and a published_through day`);
     through.set(code, day);
   }
   return codes.map((code) => {
     const day = through.get(code);
-    if (day === undefined) throw new Error(`${file}: no published_through for ${code}, a currency of the reference file`);
+    if (day === undefined)
+      throw new Error(`${file}: no published_through for ${code}, a currency of the reference file`);
     return day;
   });
 }
@@ -143,7 +152,12 @@ function headerCodes(text: string, file: string): string[] {
   const end = text.indexOf('\n');
   const header = (end < 0 ? text : text.slice(0, end)).replace(/\r$/, '').split(',');
   const codes = header.slice(1);
-  if (header[0] !== 'day' || codes.length === 0 || codes.some((c) => !CODE.test(c)) || new Set(codes).size !== codes.length) {
+  if (
+    header[0] !== 'day' ||
+    codes.length === 0 ||
+    codes.some((c) => !CODE.test(c)) ||
+    new Set(codes).size !== codes.length
+  ) {
     throw new Error(`${file}: the header must be day followed by distinct three-letter currency codes`);
   }
   return codes;
@@ -171,7 +185,8 @@ function checkRows(text: string, file: string, codes: readonly string[]): void {
     const cells = lines[i]!.split(',');
     const day = new Date(expected).toISOString().slice(0, 10);
     if (cells[0] !== day) throw new Error(`${file} line ${i + 1}: expected day ${day}, found ${cells[0]}`);
-    if (cells.length !== codes.length + 1) throw new Error(`${file} line ${i + 1}: ${cells.length - 1} rates for ${codes.length} currencies`);
+    if (cells.length !== codes.length + 1)
+      throw new Error(`${file} line ${i + 1}: ${cells.length - 1} rates for ${codes.length} currencies`);
     expected += 86_400_000;
   }
 }

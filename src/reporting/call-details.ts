@@ -24,7 +24,11 @@ export interface CallDetail {
 }
 
 /** The runner: request -> plan -> statements -> one page of calls and the total over all pages. */
-export async function listCallDetails(db: Database, request: CallDetailsRequest, now: Date): Promise<{ total: number; callDetails: CallDetail[] }> {
+export async function listCallDetails(
+  db: Database,
+  request: CallDetailsRequest,
+  now: Date,
+): Promise<{ total: number; callDetails: CallDetail[] }> {
   const queries = compileCallDetails(buildCallDetailsPlan(request, now));
   return db.read(async (r) => {
     const total = await r.one<{ n: number }>(queries.count.sql, queries.count.params);

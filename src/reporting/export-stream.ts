@@ -36,9 +36,15 @@ const RETRY_AFTER_SECONDS = 5;
 /** 503 for an organization that runs as many exports as it may: the others' slots stay theirs. */
 export class OrganizationExportsBusyError extends ApiError {
   constructor(limit: number) {
-    super(503, 'overloaded', `This organization already runs ${limit} export${limit === 1 ? '' : 's'}, its limit (exports.maxPerOrganization); retry when one has ended.`, [], {
-      'Retry-After': String(RETRY_AFTER_SECONDS),
-    });
+    super(
+      503,
+      'overloaded',
+      `This organization already runs ${limit} export${limit === 1 ? '' : 's'}, its limit (exports.maxPerOrganization); retry when one has ended.`,
+      [],
+      {
+        'Retry-After': String(RETRY_AFTER_SECONDS),
+      },
+    );
   }
 }
 
@@ -100,7 +106,13 @@ export class ExportService {
       const compiled = compileReport(plan).export(format);
       fifo = await this.newFifo();
       // The pipe's path is ours (a temp directory and a counter), never user text.
-      return await this.stream(fifo, duckdbDialect.copyToFile(compiled.sql, fifo, format), compiled.params, format, release);
+      return await this.stream(
+        fifo,
+        duckdbDialect.copyToFile(compiled.sql, fifo, format),
+        compiled.params,
+        format,
+        release,
+      );
     } catch (error) {
       release();
       if (fifo) fs.rmSync(fifo, { force: true });
@@ -122,7 +134,13 @@ export class ExportService {
     return fifo;
   }
 
-  private async stream(fifo: string, sql: string, params: CompiledQuery['params'], format: ExportFormat, release: () => void): Promise<ExportStream> {
+  private async stream(
+    fifo: string,
+    sql: string,
+    params: CompiledQuery['params'],
+    format: ExportFormat,
+    release: () => void,
+  ): Promise<ExportStream> {
     // Reader first and non-blocking, then a writer of our own: the pipe has a reader before DuckDB
     // opens it (its open never blocks), and no end-of-file shows before DuckDB's writer has closed.
     const readFd = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
@@ -147,7 +165,12 @@ export class ExportService {
         (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
       )
       .finally(() => fs.closeSync(keepOpenFd));
-    const cleanedUp = copied.then(() => new Promise<void>((resolve) => (pipe.readableEnded || pipe.destroyed ? resolve() : pipe.once('close', () => resolve()))));
+    const cleanedUp = copied.then(
+      () =>
+        new Promise<void>((resolve) =>
+          pipe.readableEnded || pipe.destroyed ? resolve() : pipe.once('close', () => resolve()),
+        ),
+    );
 
     let ended = false;
     let settle!: (failure: Error | undefined) => void;
@@ -188,7 +211,10 @@ export class ExportService {
       else if (format === 'parquet') output.destroy(failure);
       else {
         const newline = lastByte === undefined || lastByte === 0x0a ? '' : '\n';
-        const line = format === 'csv' ? `${CSV_ERROR_TRAILER} export_failed: ${oneLine(failure.message)}` : JSON.stringify({ error: { code: 'export_failed', message: oneLine(failure.message) } });
+        const line =
+          format === 'csv'
+            ? `${CSV_ERROR_TRAILER} export_failed: ${oneLine(failure.message)}`
+            : JSON.stringify({ error: { code: 'export_failed', message: oneLine(failure.message) } });
         output.push(`${newline}${line}\n`);
         output.push(null);
       }

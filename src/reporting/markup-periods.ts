@@ -16,7 +16,10 @@ export interface MarkupPeriod {
 }
 
 /** The organization's markup periods by account, start date and id; the total counts all pages. */
-export async function listMarkupPeriods(db: Database, request: MarkupPeriodsRequest): Promise<{ total: number; markups: MarkupPeriod[] }> {
+export async function listMarkupPeriods(
+  db: Database,
+  request: MarkupPeriodsRequest,
+): Promise<{ total: number; markups: MarkupPeriod[] }> {
   const queries = compileMarkupPeriods(request);
   return db.read(async (r) => {
     const total = await r.one<{ n: number }>(queries.count.sql, queries.count.params);

@@ -16,7 +16,21 @@ export const MAX_LIMIT = 10_000;
 const MAX_EXPORT_LIMIT = 1_000_000_000;
 
 /** Parameters of every statistics endpoint, besides its `name` or `text`. */
-export const REPORT_PARAMETERS = ['startDate', 'endDate', 'statistics', 'segments', 'filter', 'sort', 'formulas', 'embed', 'limit', 'offset', 'totals', 'currency', 'format'] as const;
+export const REPORT_PARAMETERS = [
+  'startDate',
+  'endDate',
+  'statistics',
+  'segments',
+  'filter',
+  'sort',
+  'formulas',
+  'embed',
+  'limit',
+  'offset',
+  'totals',
+  'currency',
+  'format',
+] as const;
 
 export function commaList(query: QueryParams, name: string): string[] | undefined {
   const value = query.get(name);
@@ -35,10 +49,17 @@ export function parseReportQuery(url: string, level: LevelDefinition): QueryPara
  * The query as the planner takes it, for the HTTP routes and `adreport export` alike. An export
  * is the whole result unless a page is asked for, and has no totals.
  */
-export function reportRequest(query: QueryParams, level: LevelDefinition, organizationId: number, format: 'json' | ExportFormat): ReportRequest {
+export function reportRequest(
+  query: QueryParams,
+  level: LevelDefinition,
+  organizationId: number,
+  format: 'json' | ExportFormat,
+): ReportRequest {
   const totals = query.get('totals');
-  if (totals !== undefined && totals !== 'true' && totals !== 'false') invalidParameter('totals', 'must be true or false');
-  if (format !== 'json' && totals === 'true') invalidParameter('totals', `is part of the JSON form only; a ${format} export has the rows alone`);
+  if (totals !== undefined && totals !== 'true' && totals !== 'false')
+    invalidParameter('totals', 'must be true or false');
+  if (format !== 'json' && totals === 'true')
+    invalidParameter('totals', `is part of the JSON form only; a ${format} export has the rows alone`);
   const paging =
     format === 'json'
       ? parsePaging(query, MAX_LIMIT, 100)
@@ -46,7 +67,8 @@ export function reportRequest(query: QueryParams, level: LevelDefinition, organi
         ? { limit: NO_LIMIT, offset: 0 }
         : parsePaging(query, MAX_EXPORT_LIMIT, MAX_EXPORT_LIMIT);
   const name = query.get(level.nameParameter);
-  if (name !== undefined && (name === '' || characterCount(name) > 255)) invalidParameter(level.nameParameter, 'must be 1 to 255 characters');
+  if (name !== undefined && (name === '' || characterCount(name) > 255))
+    invalidParameter(level.nameParameter, 'must be 1 to 255 characters');
   return {
     organizationId,
     currency: reportCurrency(query.get('currency')),
@@ -69,6 +91,8 @@ function reportCurrency(code: string | undefined): string | undefined {
   if (code === undefined) return undefined;
   const supported = supportedCurrencies();
   if (supported.has(code)) return code;
-  const why = isCurrencyCode(code) ? noRatesMessage(code) : `"${code.slice(0, 20)}" is not an ISO 4217 currency code in capitals`;
+  const why = isCurrencyCode(code)
+    ? noRatesMessage(code)
+    : `"${code.slice(0, 20)}" is not an ISO 4217 currency code in capitals`;
   invalidParameter('currency', `${why}; supported: ${[...supported].sort().join(', ')}`);
 }

@@ -5,7 +5,14 @@ import type { ReportPlan, ReportRequest } from '../planner/report-plan.js';
 import { listCallDetails, type CallDetail, type CallDetailsRequest } from './call-details.js';
 import { listMarkupPeriods, type MarkupPeriod, type MarkupPeriodQuery } from './markup-periods.js';
 import type { ExportService, ExportStream } from './export-stream.js';
-import { compileReport, CURRENCIES_COLUMN, ESTIMATE_COLUMNS, statisticColumn, TOTAL_COLUMN, type ExportFormat } from '../sql/compile-report.js';
+import {
+  compileReport,
+  CURRENCIES_COLUMN,
+  ESTIMATE_COLUMNS,
+  statisticColumn,
+  TOTAL_COLUMN,
+  type ExportFormat,
+} from '../sql/compile-report.js';
 import { estimatedFxRates, FxEstimateCollector, mixedCurrencies, type ReportWarning } from './report-warnings.js';
 import type { Database, Executor } from '../store/database.js';
 import type { LazyRows } from '../store/lazy-rows.js';
@@ -100,7 +107,11 @@ export class ReportService {
    * DuckDB. The warnings come first (a header goes out before the body): when the plan converts
    * money, one more query over the same rows finds the days converted at estimated rates.
    */
-  async export(endpoint: ReportEndpoint, request: ReportRequest, format: ExportFormat): Promise<{ plan: ReportPlan; stream: ExportStream; warnings: readonly ReportWarning[] }> {
+  async export(
+    endpoint: ReportEndpoint,
+    request: ReportRequest,
+    format: ExportFormat,
+  ): Promise<{ plan: ReportPlan; stream: ExportStream; warnings: readonly ReportWarning[] }> {
     const plan = buildPlan(endpoint, request, this.now());
     const estimatesQuery = compileReport(plan).estimates();
     const warnings: ReportWarning[] = [];
@@ -127,7 +138,12 @@ const ESTIMATE_OF_PART = [3, 4, 5] as const;
 function pageParts(rows: LazyRows): PageParts {
   let byteLength = 0;
   for (let i = 0; i < rows.rowCount; i++) byteLength += Number(rows.get(i, BYTES_OF_PART));
-  return { count: rows.rowCount, byteLength, part: (i) => rows.get(i, PART) as Uint8Array<ArrayBuffer>, release: () => rows.release() };
+  return {
+    count: rows.rowCount,
+    byteLength,
+    part: (i) => rows.get(i, PART) as Uint8Array<ArrayBuffer>,
+    release: () => rows.release(),
+  };
 }
 
 async function countAll(r: Executor, plan: ReportPlan): Promise<number> {
@@ -147,6 +163,12 @@ function totalsOf(plan: ReportPlan, row: Row, warnings: ReportWarning[]): Report
   const mixed = plan.currency === undefined && found.length > 1;
   if (mixed) warnings.push(mixedCurrencies(found));
   const currency = plan.currency ?? (found.length === 1 ? found[0]! : null);
-  const statistics = plan.statistics.map((name, i) => [name, mixed && readsMoney(statisticOf(name)) ? null : ((row[statisticColumn(i)] as number | null) ?? null)] as const);
+  const statistics = plan.statistics.map(
+    (name, i) =>
+      [
+        name,
+        mixed && readsMoney(statisticOf(name)) ? null : ((row[statisticColumn(i)] as number | null) ?? null),
+      ] as const,
+  );
   return { currency, ...Object.fromEntries(statistics) } as ReportTotals;
 }

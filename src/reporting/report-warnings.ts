@@ -4,7 +4,13 @@
  */
 export type ReportWarning =
   | { readonly code: 'mixed_currencies'; readonly message: string; readonly currencies: readonly string[] }
-  | { readonly code: 'estimated_fx_rates'; readonly message: string; readonly firstDay: string; readonly lastDay: string; readonly currencies: readonly string[] };
+  | {
+      readonly code: 'estimated_fx_rates';
+      readonly message: string;
+      readonly firstDay: string;
+      readonly lastDay: string;
+      readonly currencies: readonly string[];
+    };
 
 /** Where money was converted at rates that are not published ones: the days and the rates' currencies. */
 export interface FxEstimates {
@@ -25,7 +31,10 @@ export function mixedCurrencies(currencies: readonly string[]): ReportWarning {
 }
 
 export function estimatedFxRates(estimates: FxEstimates): ReportWarning {
-  const days = estimates.firstDay === estimates.lastDay ? `on ${estimates.firstDay}` : `on days from ${estimates.firstDay} to ${estimates.lastDay}`;
+  const days =
+    estimates.firstDay === estimates.lastDay
+      ? `on ${estimates.firstDay}`
+      : `on days from ${estimates.firstDay} to ${estimates.lastDay}`;
   return {
     code: 'estimated_fx_rates',
     message: `Money was converted at estimated exchange rates of ${estimates.currencies.join(', ')} ${days}: the reference rates after a currency's last published day are generated, not published. An operator loads published rates with adreport fx import.`,
@@ -48,7 +57,8 @@ export class FxEstimateCollector {
   add([first, last, currencies]: readonly unknown[]): void {
     if (typeof first === 'string' && (this.first === undefined || first < this.first)) this.first = first;
     if (typeof last === 'string' && (this.last === undefined || last > this.last)) this.last = last;
-    if (typeof currencies === 'string') for (const code of currencies.split(',')) if (code !== '') this.currencies.add(code);
+    if (typeof currencies === 'string')
+      for (const code of currencies.split(',')) if (code !== '') this.currencies.add(code);
   }
 
   result(): FxEstimates | undefined {

@@ -7,7 +7,10 @@ export const AD_PLATFORM_TYPES = ['GOOGLE_ADS', 'MICROSOFT_ADVERTISING', 'FACEBO
 export type AdPlatformType = (typeof AD_PLATFORM_TYPES)[number];
 
 /** Pre-rebranding names accepted as input, never emitted (supplement 2). */
-export const AD_PLATFORM_ALIASES: Readonly<Record<string, AdPlatformType>> = { ADWORDS: 'GOOGLE_ADS', BING_ADS: 'MICROSOFT_ADVERTISING' };
+export const AD_PLATFORM_ALIASES: Readonly<Record<string, AdPlatformType>> = {
+  ADWORDS: 'GOOGLE_ADS',
+  BING_ADS: 'MICROSOFT_ADVERTISING',
+};
 
 /** Reads a platform name, accepting the pre-rebranding aliases (supplement 2). */
 export function parsePlatformType(text: string): AdPlatformType | undefined {

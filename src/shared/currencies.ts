@@ -6,7 +6,9 @@ import { data, publishDate } from 'currency-codes';
  * out: precious metals, bond market units, the testing code XTS and XXX (no currency) are not
  * currencies an advertiser's figures can be shown in.
  */
-const CODES: ReadonlySet<string> = new Set(data.filter((c) => !c.countries.some((country) => /^zz\d/i.test(country))).map((c) => c.code));
+const CODES: ReadonlySet<string> = new Set(
+  data.filter((c) => !c.countries.some((country) => /^zz\d/i.test(country))).map((c) => c.code),
+);
 
 export const CURRENCY_LIST_PUBLISHED: string = publishDate;
 

@@ -44,6 +44,6 @@ export function checkDates(startDate: string | undefined, endDate: string | unde
   ] as const) {
     if (value !== undefined && !isCalendarDay(value)) fail(name, `"${value}" is not a date YYYY-MM-DD`);
   }
-  if (startDate !== undefined && endDate !== undefined && endDate < startDate) fail('endDate', `${endDate} is before startDate ${startDate}`);
+  if (startDate !== undefined && endDate !== undefined && endDate < startDate)
+    fail('endDate', `${endDate} is before startDate ${startDate}`);
 }
-

@@ -14,12 +14,16 @@ export class QueryParams {
     const params = new URLSearchParams(query);
     for (const name of new Set(params.keys())) {
       if (!allowed.includes(name)) {
-        throw badRequest('unknown_parameter', `Unknown query parameter ${name}; this endpoint takes ${allowed.join(', ')}.`, [
-          { field: name, code: 'unknown_parameter', message: `${name} is not a parameter of this endpoint` },
-        ]);
+        throw badRequest(
+          'unknown_parameter',
+          `Unknown query parameter ${name}; this endpoint takes ${allowed.join(', ')}.`,
+          [{ field: name, code: 'unknown_parameter', message: `${name} is not a parameter of this endpoint` }],
+        );
       }
       if (params.getAll(name).length > 1 && !repeatable.includes(name)) {
-        throw badRequest('invalid_parameter', `The query parameter ${name} is given more than once.`, [{ field: name, code: 'repeated', message: 'given more than once' }]);
+        throw badRequest('invalid_parameter', `The query parameter ${name} is given more than once.`, [
+          { field: name, code: 'repeated', message: 'given more than once' },
+        ]);
       }
     }
     return new QueryParams(params);
@@ -35,11 +39,17 @@ export class QueryParams {
 }
 
 export function invalidParameter(name: string, message: string): never {
-  throw badRequest('invalid_parameter', `Invalid query parameter ${name}: ${message}.`, [{ field: name, code: 'invalid', message }]);
+  throw badRequest('invalid_parameter', `Invalid query parameter ${name}: ${message}.`, [
+    { field: name, code: 'invalid', message },
+  ]);
 }
 
 /** limit (1..max, default) and offset (0 or a multiple of limit), as supplement 1 defines paging. */
-export function parsePaging(query: QueryParams, maxLimit: number, defaultLimit: number): { limit: number; offset: number } {
+export function parsePaging(
+  query: QueryParams,
+  maxLimit: number,
+  defaultLimit: number,
+): { limit: number; offset: number } {
   const limitText = query.get('limit');
   const offsetText = query.get('offset');
   const limit = limitText === undefined ? defaultLimit : Number(limitText);

@@ -17,7 +17,8 @@ export const SINGLE_LINE_MESSAGE = 'must not contain control characters (U+0000-
  */
 export const SINGLE_LINE_NOT_BLANK = /^[^\u0000-\u001f\u007f]*[^\s\u0000-\u001f\u007f][^\u0000-\u001f\u007f]*$/;
 /** The same for a name stored trimmed: white space (tabs and line breaks too) may surround it. */
-export const TRIMMED_SINGLE_LINE_NOT_BLANK = /^\s*[^\u0000-\u001f\u007f]*[^\s\u0000-\u001f\u007f][^\u0000-\u001f\u007f]*\s*$/;
+export const TRIMMED_SINGLE_LINE_NOT_BLANK =
+  /^\s*[^\u0000-\u001f\u007f]*[^\s\u0000-\u001f\u007f][^\u0000-\u001f\u007f]*\s*$/;
 /** Free text (notes, text custom fields) keeps tabs and line breaks, but NUL is no text. */
 export const NO_NUL = /^[^\u0000]*$/;
 /* eslint-enable no-control-regex */
@@ -45,8 +46,15 @@ export function ruleIssue(code: string, message: string, path: PropertyKey[] = [
 
 /** A 422 for rules a service checks itself (e.g. a merged PATCH), with fields under `prefix`. */
 export function ruleViolation(issues: readonly Issue[], prefix: string): ApiError {
-  const details = issues.flatMap((issue) => issueDetails(prefix === '' ? issue : ({ ...issue, path: [prefix, ...issue.path] } as Issue)));
-  return new ApiError(422, 'validation_failed', `The request breaks ${details.length === 1 ? 'a rule' : `${details.length} rules`}: ${details.map((d) => `${d.field}: ${d.message}`).join('; ')}.`, details);
+  const details = issues.flatMap((issue) =>
+    issueDetails(prefix === '' ? issue : ({ ...issue, path: [prefix, ...issue.path] } as Issue)),
+  );
+  return new ApiError(
+    422,
+    'validation_failed',
+    `The request breaks ${details.length === 1 ? 'a rule' : `${details.length} rules`}: ${details.map((d) => `${d.field}: ${d.message}`).join('; ')}.`,
+    details,
+  );
 }
 
 export function issueDetails(issue: Issue): ErrorDetail[] {
@@ -59,7 +67,13 @@ export function issueDetails(issue: Issue): ErrorDetail[] {
     }));
   }
   if (isOverflowedNumber(issue)) {
-    return [{ field: field === '' ? '(body)' : field, code: 'not_finite', message: `must be a finite number: the JSON number is beyond the double range (±${Number.MAX_VALUE})` }];
+    return [
+      {
+        field: field === '' ? '(body)' : field,
+        code: 'not_finite',
+        message: `must be a finite number: the JSON number is beyond the double range (±${Number.MAX_VALUE})`,
+      },
+    ];
   }
   return [{ field: field === '' ? '(body)' : field, code: detailCode(issue), message: issue.message }];
 }
@@ -86,7 +100,9 @@ function detailCode(issue: Issue): string {
     case 'too_small':
       return issue.origin === 'string' ? 'too_short' : 'too_small';
     case 'invalid_format':
-      return issue.format === 'regex' && CONTROL_PATTERNS.has(String(issue.pattern)) ? 'control_character' : 'invalid_format';
+      return issue.format === 'regex' && CONTROL_PATTERNS.has(String(issue.pattern))
+        ? 'control_character'
+        : 'invalid_format';
     case 'invalid_value':
       return 'not_allowed';
     case 'not_multiple_of':

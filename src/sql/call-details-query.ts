@@ -27,7 +27,9 @@ export function compileCallDetails(plan: CallDetailsPlan, d: SqlDialect = duckdb
   const q = d.quote;
   const where = plan.filter === undefined ? 'TRUE' : conditionSql(plan.filter, 'c', context);
   const order = [
-    ...(plan.sort.length === 0 ? [`c.${q('startTime')} ASC`] : plan.sort.map((key) => `${valueSql(key.value, 'c', context)} ${key.descending ? 'DESC' : 'ASC'} NULLS LAST`)),
+    ...(plan.sort.length === 0
+      ? [`c.${q('startTime')} ASC`]
+      : plan.sort.map((key) => `${valueSql(key.value, 'c', context)} ${key.descending ? 'DESC' : 'ASC'} NULLS LAST`)),
     `c.${q('id')} ASC`,
     `c.${q('accountId')} ASC NULLS LAST`,
   ];
@@ -44,7 +46,11 @@ export function compileCallDetails(plan: CallDetailsPlan, d: SqlDialect = duckdb
         ON l.adplatform_account_id = cd.adplatform_account_id
      WHERE cd.organization_id = ${org} AND cd.day BETWEEN ${from} AND ${to}
   ) c`;
-  const count: CompiledQuery = { sql: `SELECT ${d.cast('count(*)', 'bigint')} AS n FROM ${base} WHERE ${where}`, params: [...binder.params], columns: ['n'] };
+  const count: CompiledQuery = {
+    sql: `SELECT ${d.cast('count(*)', 'bigint')} AS n FROM ${base} WHERE ${where}`,
+    params: [...binder.params],
+    columns: ['n'],
+  };
   const rows = `SELECT c.* FROM ${base} WHERE ${where} ORDER BY ${order.join(', ')} LIMIT ${binder.bind(plan.limit, 'bigint')} OFFSET ${binder.bind(plan.offset, 'bigint')}`;
   return { count, rows: { sql: rows, params: binder.params, columns: [] } };
 }

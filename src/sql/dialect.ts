@@ -63,7 +63,11 @@ export interface SqlDialect {
   /** The distinct non-null values of `sql` joined by commas; null without any. */
   distinctJoined(sql: string): string;
   /** string_agg(sql, separator), optionally DISTINCT and ordered. */
-  stringAgg(sql: string, separator: string, options?: { readonly distinct?: boolean; readonly orderBy?: string }): string;
+  stringAgg(
+    sql: string,
+    separator: string,
+    options?: { readonly distinct?: boolean; readonly orderBy?: string },
+  ): string;
   boolOr(sql: string): string;
 
   // JSON.

@@ -26,14 +26,29 @@ export function rowColumns(query: ReportQuery, binder: Binder, nested: boolean):
     ...plan.segments.map((key, i): NamedColumn => [`segments.${key}`, `r.${segmentColumn(i)}`]),
     ...plan.statistics.map((name): NamedColumn => [`statistics.${name}`, statisticOutput(statisticOf(name), 'r', d)]),
     ...plan.formulas.map((f): NamedColumn => [`formulas.${f.name}`, formulaOutput(f, { plan, dialect: d, binder })]),
-    ...(has('customFields') ? Array.from({ length: 30 }, (_, i): NamedColumn => [`customFields.field${i + 1}`, `r.field${i + 1}`]) : []),
-    ...(has('images') ? [['images', json(`coalesce(${d.toJson(`r.${q('__images')}`)}, ${d.emptyJsonArray})`)] as NamedColumn] : []),
-    ...(has('specificFields') ? [['specificFields', json(`CASE WHEN r.${q('adPlatformAccountType')} = 'FACEBOOK' THEN ${d.asJson(`r.${q('__specificFields')}`)} END`)] as NamedColumn] : []),
+    ...(has('customFields')
+      ? Array.from({ length: 30 }, (_, i): NamedColumn => [`customFields.field${i + 1}`, `r.field${i + 1}`])
+      : []),
+    ...(has('images')
+      ? [['images', json(`coalesce(${d.toJson(`r.${q('__images')}`)}, ${d.emptyJsonArray})`)] as NamedColumn]
+      : []),
+    ...(has('specificFields')
+      ? [
+          [
+            'specificFields',
+            json(
+              `CASE WHEN r.${q('adPlatformAccountType')} = 'FACEBOOK' THEN ${d.asJson(`r.${q('__specificFields')}`)} END`,
+            ),
+          ] as NamedColumn,
+        ]
+      : []),
     ...(has('labels') && labels
       ? [
           [
             'labels',
-            json(`coalesce((SELECT ${d.jsonGroupObject('lb.name', 'lb.value')} FROM ${labels.table} lb WHERE lb.${labels.key} = r.id AND lb.name NOT LIKE 'sys.%'), ${d.emptyJsonObject})`),
+            json(
+              `coalesce((SELECT ${d.jsonGroupObject('lb.name', 'lb.value')} FROM ${labels.table} lb WHERE lb.${labels.key} = r.id AND lb.name NOT LIKE 'sys.%'), ${d.emptyJsonObject})`,
+            ),
           ] as NamedColumn,
         ]
       : []),

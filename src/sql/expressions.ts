@@ -1,7 +1,20 @@
 import { levelOf } from '../catalog/levels.js';
 import { segmentOf } from '../catalog/segments.js';
-import { measuresOf, statisticOf, type BaseMeasure, type StatisticDefinition, type StatisticFormula } from '../catalog/statistics.js';
-import { operandsOf, type ConditionNode, type Operand, type PlannedFormula, type ReportPlan, type ValueNode } from '../planner/report-plan.js';
+import {
+  measuresOf,
+  statisticOf,
+  type BaseMeasure,
+  type StatisticDefinition,
+  type StatisticFormula,
+} from '../catalog/statistics.js';
+import {
+  operandsOf,
+  type ConditionNode,
+  type Operand,
+  type PlannedFormula,
+  type ReportPlan,
+  type ValueNode,
+} from '../planner/report-plan.js';
 import { assertNever } from '../shared/assert-never.js';
 import type { Binder } from './binder.js';
 import type { SqlDialect } from './dialect.js';
@@ -44,11 +57,17 @@ function formulaSql(formula: StatisticFormula, d: SqlDialect, sum: (m: BaseMeasu
     case 'sum':
       return `(${formula.measures.map(sum).join(' + ')})`;
     case 'ratio':
-      return ratio(d, formula.scale === undefined ? sum(formula.numerator) : `${formula.scale} * ${sum(formula.numerator)}`, sum(formula.denominator));
+      return ratio(
+        d,
+        formula.scale === undefined ? sum(formula.numerator) : `${formula.scale} * ${sum(formula.numerator)}`,
+        sum(formula.denominator),
+      );
     case 'share': {
       // Google reports shares under 0.1 as 0.0999 and lost shares over 0.9 as 0.9001; so do we, on every bucket.
       const share = ratio(d, sum(formula.numerator), sum(formula.denominator));
-      return formula.clamp === 'floor' ? `(CASE WHEN (${share}) < 0.1 THEN 0.0999 ELSE (${share}) END)` : `(CASE WHEN (${share}) > 0.9 THEN 0.9001 ELSE (${share}) END)`;
+      return formula.clamp === 'floor'
+        ? `(CASE WHEN (${share}) < 0.1 THEN 0.0999 ELSE (${share}) END)`
+        : `(CASE WHEN (${share}) > 0.9 THEN 0.9001 ELSE (${share}) END)`;
     }
     default:
       return assertNever(formula, 'statistic formula');
@@ -95,7 +114,11 @@ export function formulaOutput(formula: PlannedFormula, c: ExpressionContext): st
 
 /** The base measures the statistics, formulas, bucket filter and sort of the plan read. */
 export function usedMeasures(plan: ReportPlan): Set<BaseMeasure> {
-  const nodes = [...plan.formulas.map((f) => f.value), ...(plan.bucketFilter ? [plan.bucketFilter] : []), ...plan.sort.map((k) => k.value)];
+  const nodes = [
+    ...plan.formulas.map((f) => f.value),
+    ...(plan.bucketFilter ? [plan.bucketFilter] : []),
+    ...plan.sort.map((k) => k.value),
+  ];
   const referenced = nodes.flatMap(operandsOf).flatMap((op) => (op.kind === 'statistic' ? [op.name] : []));
   return new Set([...plan.statistics, ...referenced].flatMap((name) => [...measuresOf(statisticOf(name))]));
 }
@@ -129,7 +152,9 @@ export function valueSql(node: ValueNode, alias: string, c: ExpressionContext): 
   const double = (n: ValueNode) => d.cast(`(${valueSql(n, alias, c)})`, 'double');
   switch (node.kind) {
     case 'literal':
-      return node.value === null ? 'NULL' : c.binder.bind(node.value, LITERAL_TYPES[typeof node.value as 'number' | 'string' | 'boolean']);
+      return node.value === null
+        ? 'NULL'
+        : c.binder.bind(node.value, LITERAL_TYPES[typeof node.value as 'number' | 'string' | 'boolean']);
     case 'ref':
       return operandSql(node.operand, alias, c);
     case 'arithmetic': {
@@ -177,14 +202,20 @@ export function conditionSql(node: ConditionNode, alias: string, c: ExpressionCo
     case 'in': {
       const subject = valueSql(node.value, alias, c);
       const members = node.list.map((v) => binder.bind(v, LITERAL_TYPES[typeof v as 'number' | 'string' | 'boolean']));
-      const parts = [...(members.length > 0 ? [`${subject} IN (${members.join(', ')})`] : []), ...(node.includesNull ? [`${subject} IS NULL`] : [])];
+      const parts = [
+        ...(members.length > 0 ? [`${subject} IN (${members.join(', ')})`] : []),
+        ...(node.includesNull ? [`${subject} IS NULL`] : []),
+      ];
       return parts.length === 0 ? 'FALSE' : `(${parts.join(' OR ')})`;
     }
     case 'text':
       return d.textMatch(node.fn, valueSql(node.value, alias, c), binder.bind(node.pattern, 'varchar'));
     case 'linkedAccount': {
       // Ids compare as doubles, so 1.5 matches nothing instead of being cast to 2; the account must be the organization's.
-      const ids = node.accountIds === 'any' ? '' : ` AND l.account_id IN (${node.accountIds.map((id) => binder.bind(id, 'double')).join(', ') || 'NULL'})`;
+      const ids =
+        node.accountIds === 'any'
+          ? ''
+          : ` AND l.account_id IN (${node.accountIds.map((id) => binder.bind(id, 'double')).join(', ') || 'NULL'})`;
       const linked = `EXISTS (SELECT 1 FROM account_adplatform_links l JOIN accounts la ON la.id = l.account_id AND la.organization_id = ${binder.placeholder(1, 'bigint')}
                        WHERE l.adplatform_account_id = ${alias}.${d.quote(levelOf(reportPlanOf(c, 'accountId').level).platformAccountColumn!)}${ids})`;
       return `(${node.negated ? 'NOT ' : ''}${linked})`;

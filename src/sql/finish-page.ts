@@ -1,7 +1,14 @@
 import { statisticOf } from '../catalog/statistics.js';
 import type { CompiledQuery } from './compiled-query.js';
 import { ESTIMATE_COLUMNS, estimateAggregates } from './finish-estimates.js';
-import { formulaColumn, formulaOutput, segmentColumn, statisticColumn, statisticOutput, sumColumn } from './expressions.js';
+import {
+  formulaColumn,
+  formulaOutput,
+  segmentColumn,
+  statisticColumn,
+  statisticOutput,
+  sumColumn,
+} from './expressions.js';
 import { unionLength, type ReportQuery } from './report-query.js';
 import { filteredRows, orderBy, orderKeys } from './report-rows.js';
 
@@ -35,7 +42,11 @@ export function finishPage(query: ReportQuery): CompiledQuery {
       FROM report_rows r${where}
      ORDER BY ${orderBy(order)}
      LIMIT ${binder.bind(plan.limit, 'bigint')} OFFSET ${binder.bind(plan.offset, 'bigint')}`;
-  return { sql, params: binder.params, columns: [...selected.map((c) => c.slice(2).replaceAll('"', '')), ...outputs.map(([, name]) => name), TOTAL_COLUMN] };
+  return {
+    sql,
+    params: binder.params,
+    columns: [...selected.map((c) => c.slice(2).replaceAll('"', '')), ...outputs.map(([, name]) => name), TOTAL_COLUMN],
+  };
 }
 
 /**
@@ -50,12 +61,22 @@ export function finishTotals(query: ReportQuery): CompiledQuery | undefined {
   const onBucket = ['fr.id = u.entity_id', ...query.segmentNames.map((c) => `fr.${c} = u.${c}`)].join(' AND ');
   const totalReach = unionLength(d.semiJoin('runs u', 'filtered fr', onBucket), '', d);
   const estimates = query.tracksEstimates ? ESTIMATE_COLUMNS : [];
-  const sums = query.rowMeasures.map((m) => (m === 'reach' ? `(${totalReach}) AS ${sumColumn(m)}` : `coalesce(sum(${sumColumn(m)}), 0) AS ${sumColumn(m)}`));
+  const sums = query.rowMeasures.map((m) =>
+    m === 'reach' ? `(${totalReach}) AS ${sumColumn(m)}` : `coalesce(sum(${sumColumn(m)}), 0) AS ${sumColumn(m)}`,
+  );
   const sql = `${query.ctes}, filtered AS (SELECT * FROM report_rows r${where})
        SELECT ${plan.statistics.map((name, i) => `${statisticOutput(statisticOf(name), 'r', d)} AS ${statisticColumn(i)}`).join(', ')}, r.${CURRENCIES_COLUMN}${estimates.map((c) => `, r.${c}`).join('')}
          FROM (SELECT ${sums.join(', ')},
                       ${d.stringAgg('currency', ',', { distinct: true, orderBy: 'currency' })} AS ${CURRENCIES_COLUMN}${
-                        query.tracksEstimates ? estimateAggregates(d, 'filtered', true).map((sql, i) => `, ${sql} AS ${ESTIMATE_COLUMNS[i]}`).join('') : ''
+                        query.tracksEstimates
+                          ? estimateAggregates(d, 'filtered', true)
+                              .map((sql, i) => `, ${sql} AS ${ESTIMATE_COLUMNS[i]}`)
+                              .join('')
+                          : ''
                       } FROM filtered) r`;
-  return { sql, params: binder.params, columns: [...plan.statistics.map((_, i) => statisticColumn(i)), CURRENCIES_COLUMN, ...estimates] };
+  return {
+    sql,
+    params: binder.params,
+    columns: [...plan.statistics.map((_, i) => statisticColumn(i)), CURRENCIES_COLUMN, ...estimates],
+  };
 }

@@ -41,13 +41,20 @@ export function finishJsonPage(query: ReportQuery): CompiledQuery {
   const pageOrder = (alias: string) => order.map(([, direction], i) => `${alias}.k${i} ${direction}`).join(', ');
   const line = d.jsonObject(sortedAs(columns));
   // A page that fits one part skips the numbering window (1-3 ms of a small report).
-  const partNo = plan.limit <= PAGE_PART_ROWS ? '0' : d.integerDivide(`(row_number() OVER (ORDER BY ${pageOrder('page')}) - 1)`, String(PAGE_PART_ROWS));
+  const partNo =
+    plan.limit <= PAGE_PART_ROWS
+      ? '0'
+      : d.integerDivide(`(row_number() OVER (ORDER BY ${pageOrder('page')}) - 1)`, String(PAGE_PART_ROWS));
   // As UTF-8 bytes (BLOB), not text: the service sends them as they are, where a string costs a
   // decode into JS, a byte count and an encode again on the event loop (~10 ms per 3.4 MB page).
   // Each part says which of its rows' money was converted at estimated rates (the service joins the parts' answers).
   const estimates = query.tracksEstimates ? ESTIMATE_COLUMNS : [];
   const parts = `SELECT sorted.part_no, ${d.utf8Bytes(`CASE WHEN sorted.part_no > 0 THEN ',' ELSE '' END || ${d.stringAgg(d.jsonText(line), ',', { orderBy: pageOrder('sorted') })}`)} AS part, max(sorted.total) AS total${
-    query.tracksEstimates ? estimateAggregates(d, 'sorted', false).map((sql, i) => `, ${sql} AS ${ESTIMATE_COLUMNS[i]}`).join('') : ''
+    query.tracksEstimates
+      ? estimateAggregates(d, 'sorted', false)
+          .map((sql, i) => `, ${sql} AS ${ESTIMATE_COLUMNS[i]}`)
+          .join('')
+      : ''
   }
       FROM (SELECT page.*, ${partNo} AS part_no FROM (${flat}) page) sorted GROUP BY sorted.part_no`;
   const sql = `${query.ctes} SELECT part, ${d.byteLength('part')} AS bytes, total${estimates.map((c) => `, ${c}`).join('')} FROM (${parts}) ORDER BY part_no`;
@@ -66,12 +73,17 @@ export function finishExport(query: ReportQuery, format: ExportFormat): Compiled
   const order = orderKeys(query, binder);
   const ndjson = format === 'ndjson';
   const columns = rowColumns(query, binder, ndjson);
-  const page = plan.limit === NO_LIMIT && plan.offset === 0 ? '' : ` LIMIT ${binder.bind(plan.limit, 'bigint')} OFFSET ${binder.bind(plan.offset, 'bigint')}`;
+  const page =
+    plan.limit === NO_LIMIT && plan.offset === 0
+      ? ''
+      : ` LIMIT ${binder.bind(plan.limit, 'bigint')} OFFSET ${binder.bind(plan.offset, 'bigint')}`;
   const flat = `SELECT ${columns.map(([name, sql], i) => `${sql} AS ${ndjson ? `c${i}` : d.quote(name)}`).join(', ')}
       FROM report_rows r${where}
       ORDER BY ${orderBy(order)}${page}`;
   // NDJSON text is built after the sort (a projection keeps the order): sorting 5 M rows with
   // their JSON text attached carried 2.3 GB of strings through the sort.
-  const sql = ndjson ? `${query.ctes} SELECT ${d.jsonObject(sortedAs(columns))} AS line FROM (${flat}) sorted` : `${query.ctes} ${flat}`;
+  const sql = ndjson
+    ? `${query.ctes} SELECT ${d.jsonObject(sortedAs(columns))} AS line FROM (${flat}) sorted`
+    : `${query.ctes} ${flat}`;
   return { sql, params: binder.params, columns: ndjson ? ['line'] : columns.map(([name]) => name) };
 }

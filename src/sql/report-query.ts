@@ -1,11 +1,26 @@
 import { levelOf, type LevelDefinition } from '../catalog/levels.js';
-import { FACT_MEASURES, MONEY_MEASURES, SHARE_MEASURES, sourceOf, type BaseMeasure, type FactMeasure, type ShareMeasure } from '../catalog/statistics.js';
+import {
+  FACT_MEASURES,
+  MONEY_MEASURES,
+  SHARE_MEASURES,
+  sourceOf,
+  type BaseMeasure,
+  type FactMeasure,
+  type ShareMeasure,
+} from '../catalog/statistics.js';
 import { ENDPOINT_BY_PATH } from '../catalog/endpoints.js';
 import type { ReportPlan } from '../planner/report-plan.js';
 import { assertNever } from '../shared/assert-never.js';
 import { Binder } from './binder.js';
 import type { SqlDialect } from './dialect.js';
-import { conditionSql, planSegment, segmentColumn, sumColumn, usedMeasures, type ExpressionContext } from './expressions.js';
+import {
+  conditionSql,
+  planSegment,
+  segmentColumn,
+  sumColumn,
+  usedMeasures,
+  type ExpressionContext,
+} from './expressions.js';
 import { levelEntities } from './level-sources.js';
 
 /**
@@ -102,8 +117,12 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect): ReportQuery {
   const double = (sql: string) => d.cast(sql, 'double');
 
   const entityWhere: string[] = [];
-  if (endpoint.platform !== undefined) entityWhere.push(`e.${d.quote(level.fields.find((f) => f.name === 'adPlatformType')!.column)} = ${binder.bind(endpoint.platform)}`);
-  if (plan.namePattern !== undefined) entityWhere.push(d.like(`e.${level.nameParameter === 'text' ? 'text' : 'name'}`, binder.bind(plan.namePattern)));
+  if (endpoint.platform !== undefined)
+    entityWhere.push(
+      `e.${d.quote(level.fields.find((f) => f.name === 'adPlatformType')!.column)} = ${binder.bind(endpoint.platform)}`,
+    );
+  if (plan.namePattern !== undefined)
+    entityWhere.push(d.like(`e.${level.nameParameter === 'text' ? 'text' : 'name'}`, binder.bind(plan.namePattern)));
   if (plan.entityFilter) entityWhere.push(conditionSql(plan.entityFilter, 'e', context));
   // /accounts/campaign-labels/name/{name}: an account once per value of the label on campaigns of its platform accounts.
   const label = plan.campaignLabel === undefined ? undefined : binder.bind(plan.campaignLabel.stored);
@@ -198,7 +217,8 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect): ReportQuery {
             LEFT JOIN fx_rates rt ON rt.currency = ${target} AND rt.day = rs.day
            WHERE p.organization_id = ${org})`;
 
-  const segmentKeys = (day: string, device: string) => plan.segments.map((_, i) => `, ${d.segment(planSegment(plan, i), day, device)} AS ${segmentColumn(i)}`).join('');
+  const segmentKeys = (day: string, device: string) =>
+    plan.segments.map((_, i) => `, ${d.segment(planSegment(plan, i), day, device)} AS ${segmentColumn(i)}`).join('');
   const sumSelect = FACT_MEASURES.map((m) => `sum(${bucketColumn(m)}) AS ${sumColumn(m)}`);
   // Per bucket: the first and last day converted at an estimated rate, and which rates (accounts:
   // the currencies; lower levels: whether the source's or the target's, the row knows both).
@@ -206,14 +226,20 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect): ReportQuery {
     !tracksEstimates
       ? ''
       : `, min(${day}) AS est_first, max(${day}) AS est_last, ${
-          level.factKey === null ? `${d.distinctJoined(`${source}.est_currencies`)} AS est_currencies` : `${d.boolOr(`${source}.src_est`)} AS src_est, ${d.boolOr(`${source}.tgt_est`)} AS tgt_est`
+          level.factKey === null
+            ? `${d.distinctJoined(`${source}.est_currencies`)} AS est_currencies`
+            : `${d.boolOr(`${source}.src_est`)} AS src_est, ${d.boolOr(`${source}.tgt_est`)} AS tgt_est`
         }`;
   // Without markups the buckets are summed straight from the facts: one aggregation instead of two
   // (a month of campaigns on scale 10: 19 -> 9 ms); converted money then takes the day's factor of
   // the platform account from pa_rates, a few hundred rows.
   const direct = level.factKey !== null && !withMarkup;
   const directSum = (m: FactMeasure) =>
-    m === 'costWithMarkup' ? double('NULL') : convertLower && MONEY_MEASURES.has(m) ? `sum(f.${FACT_SUM_COLUMNS[m]} * x.factor)` : `sum(f.${FACT_SUM_COLUMNS[m]})`;
+    m === 'costWithMarkup'
+      ? double('NULL')
+      : convertLower && MONEY_MEASURES.has(m)
+        ? `sum(f.${FACT_SUM_COLUMNS[m]} * x.factor)`
+        : `sum(f.${FACT_SUM_COLUMNS[m]})`;
   const sums = direct
     ? `SELECT f.${level.factKey} AS entity_id${segmentKeys('f.day', 'f.device')},
         ${FACT_MEASURES.map((m) => `${directSum(m)} AS ${sumColumn(m)}`).join(', ')}${bucketEstimates('x.est_day', 'x')}
@@ -231,13 +257,20 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect): ReportQuery {
   const segmentNames = plan.segments.map((_, i) => segmentColumn(i));
   const reach = unionLength('runs u', ['entity_id', ...segmentNames].join(', '), d);
 
-  const rowMeasures: BaseMeasure[] = [...FACT_MEASURES, ...(withShares ? SHARE_MEASURES : []), ...(withReach ? ['reach' as const] : [])];
+  const rowMeasures: BaseMeasure[] = [
+    ...FACT_MEASURES,
+    ...(withShares ? SHARE_MEASURES : []),
+    ...(withReach ? ['reach' as const] : []),
+  ];
   const joinKind = plan.segments.length === 0 ? 'LEFT JOIN' : 'JOIN';
-  const sameBucket = (alias: string) => [`${alias}.entity_id = e.id`, ...segmentNames.map((c) => `${alias}.${c} = s.${c}`)].join(' AND ');
+  const sameBucket = (alias: string) =>
+    [`${alias}.entity_id = e.id`, ...segmentNames.map((c) => `${alias}.${c} = s.${c}`)].join(' AND ');
   const rowEstimates = !tracksEstimates
     ? ''
     : `, s.est_first AS __est_first, s.est_last AS __est_last, ${
-        level.factKey === null ? 's.est_currencies' : `nullif(${d.concatWithSeparator(',', ['CASE WHEN s.src_est THEN e.currency END', `CASE WHEN s.tgt_est THEN ${target} END`])}, '')`
+        level.factKey === null
+          ? 's.est_currencies'
+          : `nullif(${d.concatWithSeparator(',', ['CASE WHEN s.src_est THEN e.currency END', `CASE WHEN s.tgt_est THEN ${target} END`])}, '')`
       } AS __est_currencies`;
   const sourceAlias = (m: BaseMeasure) => {
     const source = sourceOf(m);
@@ -256,5 +289,16 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect): ReportQuery {
     ${withShares ? `shares AS (${shares}),` : ''}
     ${withReach ? `runs AS (${runs}), reach AS (${reach}),` : ''}
     report_rows AS (${rows})`;
-  return { plan, dialect: d, level, ctes, binder, labelled: label !== undefined, tracksEstimates, target, segmentNames, rowMeasures };
+  return {
+    plan,
+    dialect: d,
+    level,
+    ctes,
+    binder,
+    labelled: label !== undefined,
+    tracksEstimates,
+    target,
+    segmentNames,
+    rowMeasures,
+  };
 }

@@ -17,7 +17,10 @@ export interface FilteredRows {
 export function filteredRows(query: ReportQuery): FilteredRows {
   const binder = query.binder.fork();
   const filter = query.plan.bucketFilter;
-  return { binder, where: filter ? ` WHERE ${conditionSql(filter, 'r', { plan: query.plan, dialect: query.dialect, binder })}` : '' };
+  return {
+    binder,
+    where: filter ? ` WHERE ${conditionSql(filter, 'r', { plan: query.plan, dialect: query.dialect, binder })}` : '',
+  };
 }
 
 /**
@@ -29,12 +32,12 @@ export function orderKeys(query: ReportQuery, binder: Binder): OrderKey[] {
   const { plan, dialect: d } = query;
   const segmentOrder = (i: number) => d.segmentOrder(segmentOf(plan.segments[i]!), `r.${segmentColumn(i)}`);
   return [
-    ...plan.sort.map(
-      (key): OrderKey => [
-        key.value.kind === 'ref' && key.value.operand.kind === 'segment' ? segmentOrder(plan.segments.indexOf(key.value.operand.key)) : valueSql(key.value, 'r', { plan, dialect: d, binder }),
-        `${key.descending ? 'DESC' : 'ASC'} NULLS LAST`,
-      ],
-    ),
+    ...plan.sort.map((key): OrderKey => [
+      key.value.kind === 'ref' && key.value.operand.kind === 'segment'
+        ? segmentOrder(plan.segments.indexOf(key.value.operand.key))
+        : valueSql(key.value, 'r', { plan, dialect: d, binder }),
+      `${key.descending ? 'DESC' : 'ASC'} NULLS LAST`,
+    ]),
     ['r.id', 'ASC'],
     ...(query.labelled ? [['r.label_value', 'ASC'] as const] : []),
     ...plan.segments.map((_, i): OrderKey => [segmentOrder(i), 'ASC']),

@@ -31,7 +31,11 @@ export interface ReplacementCounts {
  * numbers only: string columns made staging (on the event loop) about 3x slower and stalled
  * requests for up to half a second during a 400-day backfill.
  */
-export async function replaceDailyReport(tx: Executor, scope: ReplacementScope, report: DailyReport): Promise<ReplacementCounts> {
+export async function replaceDailyReport(
+  tx: Executor,
+  scope: ReplacementScope,
+  report: DailyReport,
+): Promise<ReplacementCounts> {
   const ids = await loadIdMaps(tx, scope);
   await stageReport(tx, scope, ids, report);
   const window = [scope.organizationId, scope.adPlatformAccountId, scope.from, scope.to] as const;
@@ -110,12 +114,18 @@ async function loadIdMaps(tx: Executor, scope: ReplacementScope): Promise<IdMaps
      UNION ALL SELECT 'G', campaign_id, ad_platform_id, id FROM g
      UNION ALL SELECT 'A', a.ad_group_id, a.ad_platform_id, a.id FROM ads a WHERE a.ad_group_id IN (SELECT id FROM g)
      UNION ALL SELECT 'K', k.ad_group_id, k.ad_platform_id, k.id FROM keywords k WHERE k.ad_group_id IN (SELECT id FROM g)`,
-    scope.campaignIds === undefined ? [scope.organizationId, scope.adPlatformAccountId] : [scope.organizationId, scope.adPlatformAccountId, scope.campaignIds.map(String)],
+    scope.campaignIds === undefined
+      ? [scope.organizationId, scope.adPlatformAccountId]
+      : [scope.organizationId, scope.adPlatformAccountId, scope.campaignIds.map(String)],
   );
   const maps: IdMaps = { campaigns: new Map(), adGroups: new Map(), ads: new Map(), keywords: new Map() };
   for (const row of rows) {
     if (row.kind === 'C') maps.campaigns.set(row.pid, row.id);
-    else (row.kind === 'G' ? maps.adGroups : row.kind === 'A' ? maps.ads : maps.keywords).set(`${row.parent}|${row.pid}`, row.id);
+    else
+      (row.kind === 'G' ? maps.adGroups : row.kind === 'A' ? maps.ads : maps.keywords).set(
+        `${row.parent}|${row.pid}`,
+        row.id,
+      );
   }
   return maps;
 }
@@ -123,8 +133,16 @@ async function loadIdMaps(tx: Executor, scope: ReplacementScope): Promise<IdMaps
  * Calls keep their ids across re-syncs (users page through them): a call the platform still
  * reports is updated in place, a new one inserted, one it no longer reports deleted.
  */
-async function replaceCalls(tx: Executor, scope: ReplacementScope, inScope: string, scoped: readonly SqlValue[]): Promise<void> {
-  await tx.run(`DELETE FROM call_details WHERE ${inScope} AND ad_platform_id NOT IN (SELECT call_id FROM stage_calls)`, scoped);
+async function replaceCalls(
+  tx: Executor,
+  scope: ReplacementScope,
+  inScope: string,
+  scoped: readonly SqlValue[],
+): Promise<void> {
+  await tx.run(
+    `DELETE FROM call_details WHERE ${inScope} AND ad_platform_id NOT IN (SELECT call_id FROM stage_calls)`,
+    scoped,
+  );
   const account = [scope.organizationId, scope.adPlatformAccountId];
   await tx.run(
     `UPDATE call_details d
@@ -222,7 +240,14 @@ async function stageReport(tx: Executor, scope: ReplacementScope, ids: IdMaps, r
     const parent = inWindow(r.date) ? adGroupOf(r.campaignId, r.adGroupId) : undefined;
     const ad = parent && ids.ads.get(`${parent.adGroup}|${r.adId}`);
     if (!parent || ad === undefined) return;
-    runs.push({ day: epochDay(r.date), campaign_id: parent.campaign, ad_group_id: parent.adGroup, ad_id: ad, user_from: r.from, user_to: r.to });
+    runs.push({
+      day: epochDay(r.date),
+      campaign_id: parent.campaign,
+      ad_group_id: parent.adGroup,
+      ad_id: ad,
+      user_from: r.from,
+      user_to: r.to,
+    });
   });
   await stage(tx, 'stage_audience_runs', RUN_TYPES, runs);
 
@@ -280,10 +305,14 @@ const SHARE_TYPES = {
 } as const satisfies Record<string, AppendColumn['type']>;
 const SHARE_COLUMNS = Object.keys(SHARE_TYPES) as Array<keyof typeof SHARE_TYPES>;
 
-const RUN_TYPES = { day: 'INTEGER', campaign_id: 'BIGINT', ad_group_id: 'BIGINT', ad_id: 'BIGINT', user_from: 'BIGINT', user_to: 'BIGINT' } as const satisfies Record<
-  string,
-  AppendColumn['type']
->;
+const RUN_TYPES = {
+  day: 'INTEGER',
+  campaign_id: 'BIGINT',
+  ad_group_id: 'BIGINT',
+  ad_id: 'BIGINT',
+  user_from: 'BIGINT',
+  user_to: 'BIGINT',
+} as const satisfies Record<string, AppendColumn['type']>;
 const RUN_COLUMNS = Object.keys(RUN_TYPES) as Array<keyof typeof RUN_TYPES>;
 
 const CALL_TYPES = {
@@ -302,7 +331,12 @@ const CALL_TYPES = {
 const CALL_COLUMNS = Object.keys(CALL_TYPES) as Array<keyof typeof CALL_TYPES>;
 
 /** Creates the TEMP staging table from the column types and appends the rows. */
-async function stage<K extends string>(tx: Executor, table: string, types: Record<K, AppendColumn['type']>, columns: Columns<K>): Promise<void> {
+async function stage<K extends string>(
+  tx: Executor,
+  table: string,
+  types: Record<K, AppendColumn['type']>,
+  columns: Columns<K>,
+): Promise<void> {
   const names = Object.keys(types) as K[];
   await tx.run(`CREATE OR REPLACE TEMP TABLE ${table} (${names.map((name) => `${name} ${types[name]}`).join(', ')})`);
   await tx.append(

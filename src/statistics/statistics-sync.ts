@@ -1,6 +1,9 @@
 import { PlatformError, type CampaignTree, type PlatformDirectory } from '../platforms/connector.js';
 import { withAccessWatch } from '../provisioning/campaigns/campaign-import.js';
-import { getKnownPlatformAccount, type KnownPlatformAccount } from '../provisioning/platform-accounts/platform-account-store.js';
+import {
+  getKnownPlatformAccount,
+  type KnownPlatformAccount,
+} from '../provisioning/platform-accounts/platform-account-store.js';
 import { dateChunks } from '../shared/dates.js';
 import type { Database, Executor } from '../store/database.js';
 import { replaceDailyReport, type ReplacementCounts } from './fact-replacement.js';
@@ -30,7 +33,13 @@ export const SYNC_CHUNK_DAYS = 31;
  * by chunk, each chunk in one transaction. Trees are refreshed first so new ads and keywords get
  * their rows. Idempotent: a retry or a second run stores the platform's current figures once.
  */
-export async function syncStatistics(db: Database, platforms: PlatformDirectory, organizationId: number, request: StatisticsSyncRequest, now: Date): Promise<StatisticsSyncOutcome> {
+export async function syncStatistics(
+  db: Database,
+  platforms: PlatformDirectory,
+  organizationId: number,
+  request: StatisticsSyncRequest,
+  now: Date,
+): Promise<StatisticsSyncOutcome> {
   const platformAccount = await db.read((r) => getKnownPlatformAccount(r, organizationId, request.adPlatformAccountId));
   if (!platformAccount) return { status: 'SKIPPED', reason: 'UNKNOWN_ACCOUNT' };
   const state = await db.read((r) => syncState(r, organizationId, platformAccount.id, request.campaignIds));
@@ -42,7 +51,9 @@ export async function syncStatistics(db: Database, platforms: PlatformDirectory,
   const call = <T>(work: () => Promise<T>) => withAccessWatch(db, organizationId, platformAccount.id, work);
   const trees: Array<{ campaignId: number; tree: CampaignTree }> = [];
   for (const campaign of state.campaigns) {
-    const tree = await call(() => connector.fetchCampaignTree(platformAccount.adPlatformId, campaign.adPlatformId)).catch(keepStoredTreeIfGone);
+    const tree = await call(() =>
+      connector.fetchCampaignTree(platformAccount.adPlatformId, campaign.adPlatformId),
+    ).catch(keepStoredTreeIfGone);
     if (tree) trees.push({ campaignId: campaign.id, tree });
   }
   await db.write((tx) => refreshCampaignTrees(tx, organizationId, trees));
@@ -52,7 +63,13 @@ export async function syncStatistics(db: Database, platforms: PlatformDirectory,
   const chunks = dateChunks(request.from, request.to, SYNC_CHUNK_DAYS);
   for (const chunk of chunks) {
     const report = await call(() => connector.fetchDailyReport(platformAccount.adPlatformId, chunk.from, chunk.to));
-    const counts = await db.write((tx) => replaceDailyReport(tx, { organizationId, adPlatformAccountId: platformAccount.id, ...chunk, campaignIds }, report));
+    const counts = await db.write((tx) =>
+      replaceDailyReport(
+        tx,
+        { organizationId, adPlatformAccountId: platformAccount.id, ...chunk, campaignIds },
+        report,
+      ),
+    );
     for (const key of Object.keys(totals) as Array<keyof ReplacementCounts>) totals[key] += counts[key];
   }
   await db.write((tx) => recordSync(tx, organizationId, platformAccount, request, now));
@@ -71,22 +88,38 @@ interface SyncState {
   readonly campaigns: ReadonlyArray<{ id: number; adPlatformId: string }>;
 }
 
-async function syncState(db: Executor, organizationId: number, platformAccountId: number, campaignIds: readonly number[] | undefined): Promise<SyncState> {
-  const source = await db.one<{ source: string }>('SELECT source FROM statistics_sources WHERE adplatform_account_id = $1 AND organization_id = $2', [
-    platformAccountId,
-    organizationId,
-  ]);
+async function syncState(
+  db: Executor,
+  organizationId: number,
+  platformAccountId: number,
+  campaignIds: readonly number[] | undefined,
+): Promise<SyncState> {
+  const source = await db.one<{ source: string }>(
+    'SELECT source FROM statistics_sources WHERE adplatform_account_id = $1 AND organization_id = $2',
+    [platformAccountId, organizationId],
+  );
   // Access is granted per platform account: one revoked link means the platform refuses us everywhere.
-  const revoked = await db.one<{ n: number }>(`SELECT count(*) AS n FROM account_adplatform_links WHERE adplatform_account_id = $1 AND status = 'NO_ACCESS'`, [platformAccountId]);
+  const revoked = await db.one<{ n: number }>(
+    `SELECT count(*) AS n FROM account_adplatform_links WHERE adplatform_account_id = $1 AND status = 'NO_ACCESS'`,
+    [platformAccountId],
+  );
   const byId = campaignIds === undefined ? '' : 'AND id IN (SELECT unnest($3::VARCHAR[])::BIGINT)';
   const campaigns = await db.all<{ id: number; adPlatformId: string }>(
     `SELECT id, ad_platform_id AS "adPlatformId" FROM campaigns WHERE organization_id = $1 AND adplatform_account_id = $2 ${byId} ORDER BY id`,
-    campaignIds === undefined ? [organizationId, platformAccountId] : [organizationId, platformAccountId, campaignIds.map(String)],
+    campaignIds === undefined
+      ? [organizationId, platformAccountId]
+      : [organizationId, platformAccountId, campaignIds.map(String)],
   );
   return { source: source?.source, noAccess: (revoked?.n ?? 0) > 0, campaigns };
 }
 
-async function recordSync(tx: Executor, organizationId: number, platformAccount: KnownPlatformAccount, request: StatisticsSyncRequest, now: Date): Promise<void> {
+async function recordSync(
+  tx: Executor,
+  organizationId: number,
+  platformAccount: KnownPlatformAccount,
+  request: StatisticsSyncRequest,
+  now: Date,
+): Promise<void> {
   await tx.run(
     `INSERT INTO statistics_sources (adplatform_account_id, organization_id, source, synced_from, synced_through, synced_at)
      VALUES ($1, $2, 'PLATFORM', $3::DATE, $4::DATE, $5::TIMESTAMPTZ)

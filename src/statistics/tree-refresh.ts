@@ -11,7 +11,11 @@ const UNIT_SEPARATOR = '\u001f';
  * platform no longer lists are kept with their history. Set-based over TEMP staging tables: one
  * statement per entity kind whatever the tree size.
  */
-export async function refreshCampaignTrees(tx: Executor, organizationId: number, trees: ReadonlyArray<{ campaignId: number; tree: CampaignTree }>): Promise<void> {
+export async function refreshCampaignTrees(
+  tx: Executor,
+  organizationId: number,
+  trees: ReadonlyArray<{ campaignId: number; tree: CampaignTree }>,
+): Promise<void> {
   if (trees.length === 0) return;
   await stageTrees(tx, trees);
   await tx.run(
@@ -67,10 +71,14 @@ export async function refreshCampaignTrees(tx: Executor, organizationId: number,
       ORDER BY x.position`,
     [organizationId],
   );
-  for (const table of ['stage_tree_campaigns', 'stage_tree_groups', 'stage_tree_keywords', 'stage_tree_ads']) await tx.run(`DROP TABLE IF EXISTS temp.${table}`);
+  for (const table of ['stage_tree_campaigns', 'stage_tree_groups', 'stage_tree_keywords', 'stage_tree_ads'])
+    await tx.run(`DROP TABLE IF EXISTS temp.${table}`);
 }
 
-async function stageTrees(tx: Executor, trees: ReadonlyArray<{ campaignId: number; tree: CampaignTree }>): Promise<void> {
+async function stageTrees(
+  tx: Executor,
+  trees: ReadonlyArray<{ campaignId: number; tree: CampaignTree }>,
+): Promise<void> {
   await tx.run('CREATE OR REPLACE TEMP TABLE stage_tree_campaigns (campaign_id BIGINT, name VARCHAR, status VARCHAR)');
   await tx.append('stage_tree_campaigns', [
     { type: 'BIGINT', values: trees.map((t) => t.campaignId) },
@@ -79,7 +87,9 @@ async function stageTrees(tx: Executor, trees: ReadonlyArray<{ campaignId: numbe
   ]);
 
   const groups = trees.flatMap(({ campaignId, tree }) => tree.adGroups.map((group) => ({ campaignId, group })));
-  await tx.run('CREATE OR REPLACE TEMP TABLE stage_tree_groups (position INTEGER, campaign_id BIGINT, ad_platform_id VARCHAR, name VARCHAR, status VARCHAR)');
+  await tx.run(
+    'CREATE OR REPLACE TEMP TABLE stage_tree_groups (position INTEGER, campaign_id BIGINT, ad_platform_id VARCHAR, name VARCHAR, status VARCHAR)',
+  );
   await tx.append('stage_tree_groups', [
     { type: 'INTEGER', values: groups.map((_, i) => i) },
     { type: 'BIGINT', values: groups.map((g) => g.campaignId) },
@@ -88,7 +98,9 @@ async function stageTrees(tx: Executor, trees: ReadonlyArray<{ campaignId: numbe
     { type: 'VARCHAR', values: groups.map((g) => g.group.status) },
   ]);
 
-  const keywords = groups.flatMap(({ campaignId, group }) => group.keywords.map((keyword) => ({ campaignId, adGroup: group.adPlatformId, keyword })));
+  const keywords = groups.flatMap(({ campaignId, group }) =>
+    group.keywords.map((keyword) => ({ campaignId, adGroup: group.adPlatformId, keyword })),
+  );
   await tx.run(
     'CREATE OR REPLACE TEMP TABLE stage_tree_keywords (position INTEGER, campaign_id BIGINT, ad_group VARCHAR, ad_platform_id VARCHAR, text VARCHAR, match_type VARCHAR, status VARCHAR)',
   );
@@ -102,7 +114,9 @@ async function stageTrees(tx: Executor, trees: ReadonlyArray<{ campaignId: numbe
     { type: 'VARCHAR', values: keywords.map((k) => k.keyword.status) },
   ]);
 
-  const ads = groups.flatMap(({ campaignId, group }) => group.ads.map((ad) => ({ campaignId, adGroup: group.adPlatformId, ad })));
+  const ads = groups.flatMap(({ campaignId, group }) =>
+    group.ads.map((ad) => ({ campaignId, adGroup: group.adPlatformId, ad })),
+  );
   await tx.run(
     `CREATE OR REPLACE TEMP TABLE stage_tree_ads (position INTEGER, campaign_id BIGINT, ad_group VARCHAR, ad_platform_id VARCHAR, name VARCHAR,
        status VARCHAR, ad_type VARCHAR, headline VARCHAR, description VARCHAR, final_url VARCHAR, image_urls VARCHAR, specific_fields VARCHAR)`,

@@ -2,7 +2,18 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setImmediate } from 'node:timers/promises';
-import { BIGINT, BOOLEAN, DOUBLE, DuckDBDataChunk, DuckDBInstance, INTEGER, VARCHAR, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBType } from '@duckdb/node-api';
+import {
+  BIGINT,
+  BOOLEAN,
+  DOUBLE,
+  DuckDBDataChunk,
+  DuckDBInstance,
+  INTEGER,
+  VARCHAR,
+  type DuckDBConnection,
+  type DuckDBPreparedStatement,
+  type DuckDBType,
+} from '@duckdb/node-api';
 import { secureDatabaseFiles } from './file-permissions.js';
 import { LazyRows } from './lazy-rows.js';
 import { fromDuckDBRow, toDuckDBTypes, toDuckDBValues, type Row, type SqlParams } from './sql-values.js';
@@ -62,7 +73,9 @@ export class DatabaseLockedError extends Error {
     readonly holderPid: number | undefined,
   ) {
     const holder = holderPid === undefined ? 'another process' : `a running process (pid ${holderPid})`;
-    super(`${dbPath} is held by ${holder}, usually the adreport server; stop it before running admin commands on this file`);
+    super(
+      `${dbPath} is held by ${holder}, usually the adreport server; stop it before running admin commands on this file`,
+    );
     this.name = 'DatabaseLockedError';
   }
 }
@@ -148,7 +161,9 @@ class ConnectionExecutor implements Executor {
           columns.map((c) => {
             const slice = c.values.slice(offset, end);
             // BIGINT vectors take bigint; ids and counts arrive as safe integers.
-            return c.type === 'BIGINT' ? slice.map((v) => (v === null ? null : BigInt(v as number))) : (slice as (string | number | boolean | null)[]);
+            return c.type === 'BIGINT'
+              ? slice.map((v) => (v === null ? null : BigInt(v as number)))
+              : (slice as (string | number | boolean | null)[]);
           }),
         );
         appender.appendDataChunk(chunk);

@@ -1,4 +1,9 @@
-import { DuckDBBlobVector, JSDuckDBValueConverter, type DuckDBDataChunk, type DuckDBMaterializedResult } from '@duckdb/node-api';
+import {
+  DuckDBBlobVector,
+  JSDuckDBValueConverter,
+  type DuckDBDataChunk,
+  type DuckDBMaterializedResult,
+} from '@duckdb/node-api';
 import { fromDuckDBValue } from './sql-values.js';
 
 /**
@@ -43,7 +48,9 @@ export class LazyRows {
     if (this.released || this.copied) return;
     const chunks = this.source!.chunks;
     this.copied = chunks.flatMap((chunk) =>
-      Array.from({ length: chunk.rowCount }, (_, row) => Array.from({ length: chunk.columnCount }, (__, column) => readCell(chunk, column, row))),
+      Array.from({ length: chunk.rowCount }, (_, row) =>
+        Array.from({ length: chunk.columnCount }, (__, column) => readCell(chunk, column, row)),
+      ),
     );
     this.source = undefined;
   }

@@ -18,7 +18,9 @@ export async function migrate(db: Database, migrations: readonly Migration[] = M
   const newest = Math.max(0, ...migrations.map((m) => m.version));
   const unknown = [...applied].filter((v) => v > newest);
   if (unknown.length > 0) {
-    throw new Error(`${db.dbPath} has schema version ${Math.max(...unknown)}, newer than this release knows (${newest}); upgrade adreport`);
+    throw new Error(
+      `${db.dbPath} has schema version ${Math.max(...unknown)}, newer than this release knows (${newest}); upgrade adreport`,
+    );
   }
   const ran: number[] = [];
   for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
@@ -26,7 +28,10 @@ export async function migrate(db: Database, migrations: readonly Migration[] = M
     await db.write(async (tx) => {
       await migration.before?.(tx, { dbPath: db.dbPath, now: new Date() });
       for (const statement of migration.statements) await tx.run(statement);
-      await tx.run('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+      await tx.run('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
+        migration.version,
+        migration.name,
+      ]);
     });
     ran.push(migration.version);
   }

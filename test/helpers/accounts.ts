@@ -5,7 +5,14 @@ import type { TestServer } from './server.js';
 
 export const VALID_ACCOUNT = { name: 'Acme GmbH', languageCode: 'de', countryCode: 'DE', currency: 'EUR' } as const;
 
-export function jsonRequest(server: TestServer, token: string, method: string, path: string, body: unknown, contentType = 'application/json') {
+export function jsonRequest(
+  server: TestServer,
+  token: string,
+  method: string,
+  path: string,
+  body: unknown,
+  contentType = 'application/json',
+) {
   return server.http.request(method, path, {
     headers: { authorization: `Bearer ${token}`, 'content-type': contentType },
     body: typeof body === 'string' ? body : JSON.stringify(body),
@@ -13,7 +20,9 @@ export function jsonRequest(server: TestServer, token: string, method: string, p
 }
 
 export async function createAccount(server: TestServer, token: string, account: Record<string, unknown> = {}) {
-  const res = await jsonRequest(server, token, 'POST', '/provisioning/v0/accounts', { account: { ...VALID_ACCOUNT, ...account } });
+  const res = await jsonRequest(server, token, 'POST', '/provisioning/v0/accounts', {
+    account: { ...VALID_ACCOUNT, ...account },
+  });
   if (res.status !== 201) throw new Error(`create failed: ${res.status} ${res.text}`);
   return res.json.account as Record<string, any>;
 }
@@ -22,7 +31,9 @@ export async function createAccount(server: TestServer, token: string, account: 
 export async function otherTenantToken(server: TestServer): Promise<string> {
   const organization = await server.service.db.write((tx) => createOrganization(tx, `Other ${Math.random()}`));
   const credentials = await newClientCredentials();
-  await server.service.db.write((tx) => insertClient(tx, credentials, { organizationId: organization.id, scopes: ['provisioning', 'reporting'] }));
+  await server.service.db.write((tx) =>
+    insertClient(tx, credentials, { organizationId: organization.id, scopes: ['provisioning', 'reporting'] }),
+  );
   const res = await server.http.request('POST', '/token', {
     headers: { authorization: basic(credentials.clientId, credentials.clientSecret), 'content-type': FORM },
     body: 'grant_type=client_credentials',
@@ -38,10 +49,23 @@ export async function accountCount(server: TestServer, token: string): Promise<n
 /** A new account linked to the first GOOGLE_ADS platform account under the demo manager account. */
 export async function linkedGoogleAccount(server: TestServer, token: string, name: string) {
   const auth = { authorization: `Bearer ${token}` };
-  const google = (await server.http.get('/provisioning/v0/adplatform-master-accounts', auth)).json.adPlatformMasterAccounts[0];
-  const under = (await server.http.get(`/provisioning/v0/adplatform-master-accounts/id/${google.id}/adplatform-accounts`, auth)).json.adPlatformAccounts;
+  const google = (await server.http.get('/provisioning/v0/adplatform-master-accounts', auth)).json
+    .adPlatformMasterAccounts[0];
+  const under = (
+    await server.http.get(`/provisioning/v0/adplatform-master-accounts/id/${google.id}/adplatform-accounts`, auth)
+  ).json.adPlatformAccounts;
   const account = await createAccount(server, token, { name });
   const adPlatformId = under[0].adPlatformId as string;
-  const linked = await jsonRequest(server, token, 'POST', `/provisioning/v0/accounts/id/${account.id}/adplatform-accounts`, { adPlatformAccount: { adPlatformType: 'GOOGLE_ADS', adPlatformId } });
-  return { accountId: account.id as number, platformAccountId: linked.json.adPlatformAccount.id as number, adPlatformId };
+  const linked = await jsonRequest(
+    server,
+    token,
+    'POST',
+    `/provisioning/v0/accounts/id/${account.id}/adplatform-accounts`,
+    { adPlatformAccount: { adPlatformType: 'GOOGLE_ADS', adPlatformId } },
+  );
+  return {
+    accountId: account.id as number,
+    platformAccountId: linked.json.adPlatformAccount.id as number,
+    adPlatformId,
+  };
 }

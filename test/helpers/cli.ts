@@ -11,9 +11,17 @@ export interface CliResult {
 }
 
 /** Runs the built bin the way an operator does, with a clean ADREPORT_* environment. */
-export function runCli(args: string[], env: Record<string, string> = {}, options: { cwd?: string } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+  options: { cwd?: string } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'], cwd: options.cwd });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: cleanEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: options.cwd,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -61,7 +69,8 @@ export async function stopServe(serve: ServeProcess): Promise<number | null> {
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   // The bin sizes libuv's pool itself unless told to; tests of that must not inherit a size.
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('ADREPORT_') && key !== 'UV_THREADPOOL_SIZE') env[key] = value;
+  for (const [key, value] of Object.entries(process.env))
+    if (!key.startsWith('ADREPORT_') && key !== 'UV_THREADPOOL_SIZE') env[key] = value;
   // `serve --demo` would also import demo accounts' 400 days of history in the background: the
   // demo data has its own test (demo-data.test.ts); elsewhere it would only load the machine.
   return { ...env, ADREPORT_DEMO_DATA: 'false', ...extra };

@@ -29,11 +29,27 @@ export function useGeneratedDatabase(prefix: string): GeneratedDatabase {
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
     const file = path.join(dir, 'generated.duckdb');
-    const generated = await runCli(['data', 'generate', '--scale', '1', '--days', '30', '--seed', '7', '--orgs', '2', '--db', file, '--json']);
+    const generated = await runCli([
+      'data',
+      'generate',
+      '--scale',
+      '1',
+      '--days',
+      '30',
+      '--seed',
+      '7',
+      '--orgs',
+      '2',
+      '--db',
+      file,
+      '--json',
+    ]);
     if (generated.code !== 0) throw new Error(`data generate failed (${generated.code}): ${generated.stderr}`);
     handle.db = await Database.open(file, { readConnections: 2, maxQueued: 10_000 });
     await loadFxReference(handle.db);
-    handle.lastDay = (await handle.sql<{ d: string }>("SELECT strftime(max(day), '%Y-%m-%d') AS d FROM fact_ad_daily"))[0]!.d;
+    handle.lastDay = (
+      await handle.sql<{ d: string }>("SELECT strftime(max(day), '%Y-%m-%d') AS d FROM fact_ad_daily")
+    )[0]!.d;
   });
   afterAll(async () => {
     await handle.db?.close();

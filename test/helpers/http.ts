@@ -35,7 +35,15 @@ export class HttpClient {
     const transport = url.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
       const req = transport.request(
-        { method, host: url.hostname, port: url.port, path, agent: this.agent, headers: options.headers, servername: 'localhost' },
+        {
+          method,
+          host: url.hostname,
+          port: url.port,
+          path,
+          agent: this.agent,
+          headers: options.headers,
+          servername: 'localhost',
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));

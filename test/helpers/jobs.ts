@@ -1,7 +1,13 @@
 import type { TestServer } from './server.js';
 
 /** Polls a job until it reaches one of the given statuses (or the deadline passes). */
-export async function waitForJob(server: TestServer, token: string, id: number, statuses: string[] = ['SUCCEEDED', 'PARTIALLY_SUCCEEDED', 'FAILED'], timeoutMs = 15_000) {
+export async function waitForJob(
+  server: TestServer,
+  token: string,
+  id: number,
+  statuses: string[] = ['SUCCEEDED', 'PARTIALLY_SUCCEEDED', 'FAILED'],
+  timeoutMs = 15_000,
+) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const res = await server.http.get(`/provisioning/v0/jobs/id/${id}`, { authorization: `Bearer ${token}` });
@@ -16,7 +22,10 @@ export async function waitForJob(server: TestServer, token: string, id: number, 
 export async function waitForIdleJobs(server: TestServer, token: string, timeoutMs = 120_000): Promise<void> {
   const auth = { authorization: `Bearer ${token}` };
   for (let round = 0; round < 600; round++) {
-    const jobs = (await server.http.get('/provisioning/v0/jobs?limit=100', auth)).json.jobs as Array<{ id: number; status: string }>;
+    const jobs = (await server.http.get('/provisioning/v0/jobs?limit=100', auth)).json.jobs as Array<{
+      id: number;
+      status: string;
+    }>;
     const pending = jobs.filter((job) => job.status === 'QUEUED' || job.status === 'RUNNING');
     if (jobs.length > 0 && pending.length === 0) return;
     if (pending[0]) await waitForJob(server, token, pending[0].id, undefined, timeoutMs);

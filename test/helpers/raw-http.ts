@@ -31,7 +31,11 @@ export interface RawExchange {
  * answer until the server closes or `waitMs` passes.
  */
 export function rawTls(port: number, ca: string, exchange: RawExchange): Promise<RawResponse> {
-  return rawExchange(() => tls.connect({ host: '127.0.0.1', port, ca, servername: 'localhost' }), 'secureConnect', exchange);
+  return rawExchange(
+    () => tls.connect({ host: '127.0.0.1', port, ca, servername: 'localhost' }),
+    'secureConnect',
+    exchange,
+  );
 }
 
 /** The same over plain TCP. */
@@ -71,7 +75,9 @@ function rawExchange(connect: () => net.Socket, readyEvent: string, exchange: Ra
       if (!exchange.untilClose && isComplete(Buffer.concat(chunks).toString('utf8'))) finish('complete');
     });
     socket.on('close', () => finish('closed'));
-    socket.on('error', (error: NodeJS.ErrnoException) => finish(chunks.length > 0 ? 'closed' : `error ${error.code ?? error.message}`));
+    socket.on('error', (error: NodeJS.ErrnoException) =>
+      finish(chunks.length > 0 ? 'closed' : `error ${error.code ?? error.message}`),
+    );
   });
 }
 

@@ -64,11 +64,33 @@ export function encodeQuery(query: QueryInput | string | undefined): string {
 export async function startReportingFixture(spec: GenerateSpec): Promise<ReportingFixture> {
   const dir = tempDir('adreport-reporting-');
   const dbPath = path.join(dir, 'adreport.duckdb');
-  const generated = await runCli(['data', 'generate', '--scale', spec.scale, '--days', String(spec.days), '--seed', String(spec.seed), '--orgs', String(spec.orgs), '--db', dbPath, '--json']);
+  const generated = await runCli([
+    'data',
+    'generate',
+    '--scale',
+    spec.scale,
+    '--days',
+    String(spec.days),
+    '--seed',
+    String(spec.seed),
+    '--orgs',
+    String(spec.orgs),
+    '--db',
+    dbPath,
+    '--json',
+  ]);
   if (generated.code !== 0) throw new Error(`data generate failed (${generated.code}): ${generated.stderr}`);
-  const output = JSON.parse(generated.stdout.trim().split('\n').pop()!) as { organizations: Array<{ id: number; clientId: string; clientSecret: string }> };
+  const output = JSON.parse(generated.stdout.trim().split('\n').pop()!) as {
+    organizations: Array<{ id: number; clientId: string; clientSecret: string }>;
+  };
   const errors: unknown[] = [];
-  const config = serviceConfigSchema.parse({ dbPath, host: '127.0.0.1', port: 0, rateLimit: { ratePerSecond: 100_000, burst: 100_000 }, ...spec.service });
+  const config = serviceConfigSchema.parse({
+    dbPath,
+    host: '127.0.0.1',
+    port: 0,
+    rateLimit: { ratePerSecond: 100_000, burst: 100_000 },
+    ...spec.service,
+  });
   const service = await startService(config, { logError: (entry) => errors.push(entry.error) });
   const http = new HttpClient(service.url, service.tls?.cert);
   const orgs: GeneratedOrg[] = [];
@@ -78,11 +100,20 @@ export async function startReportingFixture(spec: GenerateSpec): Promise<Reporti
       body: 'grant_type=client_credentials',
     });
     if (res.status !== 200) throw new Error(`token for organization ${org.id}: ${res.status} ${res.text}`);
-    orgs.push({ id: org.id, clientId: org.clientId, clientSecret: org.clientSecret, token: res.json.access_token as string });
+    orgs.push({
+      id: org.id,
+      clientId: org.clientId,
+      clientSecret: org.clientSecret,
+      token: res.json.access_token as string,
+    });
   }
-  const lastDay = await service.db.read((r) => r.one<{ d: string }>("SELECT strftime(max(day), '%Y-%m-%d') AS d FROM fact_ad_daily"));
+  const lastDay = await service.db.read((r) =>
+    r.one<{ d: string }>("SELECT strftime(max(day), '%Y-%m-%d') AS d FROM fact_ad_daily"),
+  );
   const now = new Date();
-  const yesterday = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - 1)).toISOString().slice(0, 10);
+  const yesterday = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - 1))
+    .toISOString()
+    .slice(0, 10);
   if (lastDay?.d !== yesterday) throw new Error(`generated data ends ${lastDay?.d}, not yesterday ${yesterday}`);
   const auth = (token: string) => ({ authorization: `Bearer ${token}` });
   return {
@@ -100,7 +131,10 @@ export async function startReportingFixture(spec: GenerateSpec): Promise<Reporti
       return http.get(pathAndQuery, auth(token));
     },
     json(method, pathAndQuery, token, body, contentType = 'application/json') {
-      return http.request(method, pathAndQuery, { headers: { ...auth(token), 'content-type': contentType }, body: JSON.stringify(body) });
+      return http.request(method, pathAndQuery, {
+        headers: { ...auth(token), 'content-type': contentType },
+        body: JSON.stringify(body),
+      });
     },
     sql(sql, params = []) {
       return service.db.read((r) => r.all(sql, params));
@@ -138,13 +172,20 @@ export function approx(a: number | null | undefined, b: number | null | undefine
 }
 
 /** All rows of a report, page after page (limit 10000), checking X-TotalCount on the way. */
-export async function fetchAll(fx: ReportingFixture, level: string, token: string, query: QueryInput, plural: string): Promise<{ rows: any[]; total: number; totals?: any }> {
+export async function fetchAll(
+  fx: ReportingFixture,
+  level: string,
+  token: string,
+  query: QueryInput,
+  plural: string,
+): Promise<{ rows: any[]; total: number; totals?: any }> {
   const rows: any[] = [];
   let total = -1;
   let totals: unknown;
   for (let offset = 0; ; offset += 10_000) {
     const res = await fx.report(level, token, { ...query, limit: 10_000, offset });
-    if (res.status !== 200) throw new Error(`${level} ${JSON.stringify(query)} offset ${offset}: ${res.status} ${res.text.slice(0, 500)}`);
+    if (res.status !== 200)
+      throw new Error(`${level} ${JSON.stringify(query)} offset ${offset}: ${res.status} ${res.text.slice(0, 500)}`);
     const page = res.json[plural] as any[];
     if (!Array.isArray(page)) throw new Error(`${level}: no "${plural}" list in ${res.text.slice(0, 300)}`);
     total = Number(res.headers['x-totalcount']);
@@ -158,7 +199,13 @@ export async function fetchAll(fx: ReportingFixture, level: string, token: strin
 /** The six report levels: path, plural key, fact table and id column, entity table. */
 export const LEVELS = [
   { path: 'accounts', plural: 'accounts', fact: 'fact_ad_daily', key: null, table: 'accounts' },
-  { path: 'adplatform-accounts', plural: 'adPlatformAccounts', fact: 'fact_ad_daily', key: 'adplatform_account_id', table: 'adplatform_accounts' },
+  {
+    path: 'adplatform-accounts',
+    plural: 'adPlatformAccounts',
+    fact: 'fact_ad_daily',
+    key: 'adplatform_account_id',
+    table: 'adplatform_accounts',
+  },
   { path: 'campaigns', plural: 'campaigns', fact: 'fact_ad_daily', key: 'campaign_id', table: 'campaigns' },
   { path: 'adgroups', plural: 'adGroups', fact: 'fact_ad_daily', key: 'ad_group_id', table: 'ad_groups' },
   { path: 'keywords', plural: 'keywords', fact: 'fact_keyword_daily', key: 'keyword_id', table: 'keywords' },
@@ -168,6 +215,8 @@ export type Level = (typeof LEVELS)[number];
 
 /** Ids of every entity of a level in an organization. */
 export async function entityIds(fx: ReportingFixture, level: Level, organizationId: number): Promise<Set<number>> {
-  const rows = await fx.sql<{ id: number }>(`SELECT id FROM ${level.table} WHERE organization_id = $1`, [organizationId]);
+  const rows = await fx.sql<{ id: number }>(`SELECT id FROM ${level.table} WHERE organization_id = $1`, [
+    organizationId,
+  ]);
   return new Set(rows.map((r) => Number(r.id)));
 }

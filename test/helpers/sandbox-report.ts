@@ -6,7 +6,9 @@ export const MASTERS = { GOOGLE_ADS: '123-456-7890', MICROSOFT_ADVERTISING: '765
 
 /** The accounts an organization sees on a platform: a master's on search platforms, the direct ones on FACEBOOK. */
 export async function accountsOf(connector: PlatformConnector): Promise<PlatformAccount[]> {
-  return connector.platform === 'FACEBOOK' ? connector.listDirectAccounts() : connector.listAccountsUnderMaster(MASTERS[connector.platform]);
+  return connector.platform === 'FACEBOOK'
+    ? connector.listDirectAccounts()
+    : connector.listAccountsUnderMaster(MASTERS[connector.platform]);
 }
 
 /** Length of the union of half-open runs [from, to), by sorting and merging (the reporting's way of deduplicating reach). */
@@ -33,7 +35,11 @@ export function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<s
   return groups;
 }
 
-export function sumBy<T>(items: readonly T[], key: (item: T) => string, value: (item: T) => number): Map<string, number> {
+export function sumBy<T>(
+  items: readonly T[],
+  key: (item: T) => string,
+  value: (item: T) => number,
+): Map<string, number> {
   const sums = new Map<string, number>();
   for (const item of items) sums.set(key(item), (sums.get(key(item)) ?? 0) + value(item));
   return sums;
@@ -55,14 +61,22 @@ const hourFormats = new Map<string, Intl.DateTimeFormat>();
 /** The calendar day of an instant in an IANA time zone, YYYY-MM-DD. */
 export function localDate(iso: string, timeZone: string): string {
   let format = dayFormats.get(timeZone);
-  if (!format) dayFormats.set(timeZone, (format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' })));
+  if (!format)
+    dayFormats.set(
+      timeZone,
+      (format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' })),
+    );
   return format.format(new Date(iso));
 }
 
 /** The hour (0-23) of an instant on the wall clocks of an IANA time zone. */
 export function localHour(iso: string, timeZone: string): number {
   let format = hourFormats.get(timeZone);
-  if (!format) hourFormats.set(timeZone, (format = new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', hourCycle: 'h23' })));
+  if (!format)
+    hourFormats.set(
+      timeZone,
+      (format = new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', hourCycle: 'h23' })),
+    );
   return Number(format.format(new Date(iso)));
 }
 

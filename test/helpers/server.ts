@@ -22,11 +22,21 @@ export function tempDir(prefix = 'adreport-test-'): string {
 }
 
 /** A real service on a free port over HTTPS, on a fresh DuckDB file with the demo client. */
-export async function startTestServer(overrides: ServiceConfigInput = {}, clock?: { nowMs: () => number }): Promise<TestServer> {
+export async function startTestServer(
+  overrides: ServiceConfigInput = {},
+  clock?: { nowMs: () => number },
+): Promise<TestServer> {
   const dir = tempDir();
   const errors: unknown[] = [];
   // Imports fetch a short history here: most tests import campaigns and need none of it.
-  const config = serviceConfigSchema.parse({ dbPath: path.join(dir, 'adreport.duckdb'), host: '127.0.0.1', port: 0, demo: true, statistics: { backfillDays: 10 }, ...overrides });
+  const config = serviceConfigSchema.parse({
+    dbPath: path.join(dir, 'adreport.duckdb'),
+    host: '127.0.0.1',
+    port: 0,
+    demo: true,
+    statistics: { backfillDays: 10 },
+    ...overrides,
+  });
   const service = await startService(config, { logError: (entry) => errors.push(entry.error), nowMs: clock?.nowMs });
   if (!service.demo?.created) throw new Error('demo client was not created');
   const { clientId, clientSecret } = service.demo.client;
@@ -40,11 +50,17 @@ export async function startTestServer(overrides: ServiceConfigInput = {}, clock?
     errors,
     async token(scope) {
       const body = new URLSearchParams({ grant_type: 'client_credentials', ...(scope ? { scope } : {}) }).toString();
-      let res = await http.request('POST', '/token', { headers: { authorization: basic(clientId, clientSecret), 'content-type': FORM }, body });
+      let res = await http.request('POST', '/token', {
+        headers: { authorization: basic(clientId, clientSecret), 'content-type': FORM },
+        body,
+      });
       // A server configured without a queue answers 503 while a background read holds its one connection; clients retry.
       for (let i = 0; i < 50 && res.status === 503; i++) {
         await new Promise((resolve) => setTimeout(resolve, 20));
-        res = await http.request('POST', '/token', { headers: { authorization: basic(clientId, clientSecret), 'content-type': FORM }, body });
+        res = await http.request('POST', '/token', {
+          headers: { authorization: basic(clientId, clientSecret), 'content-type': FORM },
+          body,
+        });
       }
       if (res.status !== 200) throw new Error(`token request failed: ${res.status} ${res.text}`);
       return res.json.access_token as string;

@@ -45,9 +45,14 @@ export function adminCommand<I, R>(spec: AdminCommandSpec<I, R>): AdminCommand {
     operation: channelOperation(operation),
     async run(context) {
       const input = await parse(context);
-      const presenter: Presenter<R> = present?.(context, input) ?? { done: (result) => (printResult(context, result), 0) };
+      const presenter: Presenter<R> = present?.(context, input) ?? {
+        done: (result) => (printResult(context, result), 0),
+      };
       try {
-        const result = await dispatch(context, { operation, createsFile }, input, { onEvent: (event) => presenter.onEvent?.(event), output: presenter.output });
+        const result = await dispatch(context, { operation, createsFile }, input, {
+          onEvent: (event) => presenter.onEvent?.(event),
+          output: presenter.output,
+        });
         return await presenter.done(result);
       } catch (error) {
         presenter.failed?.();

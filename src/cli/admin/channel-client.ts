@@ -18,14 +18,20 @@ export interface AnswerHandlers {
   readonly output: Writable | undefined;
 }
 
-const LOST = 'the server closed the admin connection without an answer (did it stop?); check its log, then run the command again';
+const LOST =
+  'the server closed the admin connection without an answer (did it stop?); check its log, then run the command again';
 
 /**
  * Sends one command to the server over its admin socket and resolves with the result. Progress
  * and bytes go to `handlers` as they arrive; a failure of the command becomes the same CliError
  * (message, exit code) it would have been in the CLI's own store.
  */
-export async function callServer(socketPath: string, command: string, input: unknown, handlers: AnswerHandlers): Promise<unknown> {
+export async function callServer(
+  socketPath: string,
+  command: string,
+  input: unknown,
+  handlers: AnswerHandlers,
+): Promise<unknown> {
   const socket = net.createConnection({ path: socketPath });
   try {
     await connected(socket, socketPath);
@@ -58,7 +64,8 @@ function connected(socket: net.Socket, socketPath: string): Promise<void> {
       resolve();
     });
     socket.once('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EACCES') reject(new CliError(`${socketPath}: permission denied; run admin commands as the user the server runs as`));
+      if (error.code === 'EACCES')
+        reject(new CliError(`${socketPath}: permission denied; run admin commands as the user the server runs as`));
       else reject(new ServerUnreachableError(socketPath, error));
     });
   });

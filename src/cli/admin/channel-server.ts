@@ -6,7 +6,15 @@ import { DatabaseClosedError, type Database } from '../../store/database.js';
 import { failureOf } from '../command.js';
 import type { AdminEvent, AdminServices, ChannelOperation } from './operation.js';
 import { adminSocketName, linkAdminSocket, removeAdminSocket, socketBindPath } from './socket-path.js';
-import { line, MAX_REQUEST_BYTES, PROTOCOL_VERSION, WireError, type AdminAnswer, type AdminRequest, type WireFailure } from './wire.js';
+import {
+  line,
+  MAX_REQUEST_BYTES,
+  PROTOCOL_VERSION,
+  WireError,
+  type AdminAnswer,
+  type AdminRequest,
+  type WireFailure,
+} from './wire.js';
 
 export interface AdminChannelOptions {
   readonly dbPath: string;
@@ -112,7 +120,10 @@ async function serveConnection(socket: net.Socket, context: ConnectionContext): 
   try {
     answer = await execute(await readRequest(socket), channel, context);
   } catch (error) {
-    answer = { ok: false, error: error instanceof WireError ? { message: error.message, exitCode: 1 } : failureOf(error) };
+    answer = {
+      ok: false,
+      error: error instanceof WireError ? { message: error.message, exitCode: 1 } : failureOf(error),
+    };
   }
   if (channel.destroyed) return;
   channel.end(answer);
@@ -121,12 +132,20 @@ async function serveConnection(socket: net.Socket, context: ConnectionContext): 
 
 async function execute(request: AdminRequest, channel: Writable, context: ConnectionContext): Promise<AdminAnswer> {
   if (request.version !== PROTOCOL_VERSION) {
-    return failure(`the server (adreport ${context.version}) speaks admin protocol ${PROTOCOL_VERSION}, this command ${request.version}; use the same version of adreport as the server`);
+    return failure(
+      `the server (adreport ${context.version}) speaks admin protocol ${PROTOCOL_VERSION}, this command ${request.version}; use the same version of adreport as the server`,
+    );
   }
   const operation = context.operations.get(request.command);
-  if (!operation) return failure(`the server (adreport ${context.version}) has no admin command "${request.command}"; use the same version of adreport as the server`);
+  if (!operation)
+    return failure(
+      `the server (adreport ${context.version}) has no admin command "${request.command}"; use the same version of adreport as the server`,
+    );
   // Bytes reach the channel only through this stream, so they keep their order with events and the answer.
-  const output = new Writable({ highWaterMark: 256 * 1024, write: (chunk: Buffer, _encoding, callback) => channel.write(chunk, callback) });
+  const output = new Writable({
+    highWaterMark: 256 * 1024,
+    write: (chunk: Buffer, _encoding, callback) => channel.write(chunk, callback),
+  });
   try {
     const result = await operation.run(
       {
@@ -144,7 +163,8 @@ async function execute(request: AdminRequest, channel: Writable, context: Connec
     return { ok: true, result };
   } catch (error) {
     output.destroy();
-    if (error instanceof DatabaseClosedError && context.isClosing()) return failure('the server stopped while running the command; run it again');
+    if (error instanceof DatabaseClosedError && context.isClosing())
+      return failure('the server stopped while running the command; run it again');
     return { ok: false, error: failureOf(error) };
   }
 }
@@ -174,7 +194,13 @@ function readRequest(socket: net.Socket): Promise<AdminRequest> {
       if (error) return reject(error);
       try {
         const value = JSON.parse(text!) as Partial<AdminRequest> | null;
-        if (typeof value !== 'object' || value === null || typeof value.command !== 'string' || typeof value.version !== 'number') throw new Error();
+        if (
+          typeof value !== 'object' ||
+          value === null ||
+          typeof value.command !== 'string' ||
+          typeof value.version !== 'number'
+        )
+          throw new Error();
         resolve({ version: value.version, command: value.command, input: value.input });
       } catch {
         reject(new WireError('the request is not a JSON line {version, command, input}'));

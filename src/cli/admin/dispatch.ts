@@ -20,10 +20,16 @@ export interface DispatchTarget<I, R> {
  * (the file was free, so it was opened here and the socket removed) or belongs to a process that
  * does not serve the channel (then the one-line "held by" error).
  */
-export async function dispatch<I, R>(context: CommandContext, target: DispatchTarget<I, R>, input: I, handlers: AnswerHandlers): Promise<R> {
+export async function dispatch<I, R>(
+  context: CommandContext,
+  target: DispatchTarget<I, R>,
+  input: I,
+  handlers: AnswerHandlers,
+): Promise<R> {
   const { dbPath } = context;
   // Before anything touches the disk: opening a file that is not there would create it.
-  if (!target.createsFile && !fs.existsSync(dbPath)) throw new CliError(`${dbPath} does not exist; check --db or ADREPORT_DB`);
+  if (!target.createsFile && !fs.existsSync(dbPath))
+    throw new CliError(`${dbPath} does not exist; check --db or ADREPORT_DB`);
   // Twice at most: a server that stops between the two steps frees the file for the second try.
   for (let attempt = 1; ; attempt++) {
     let db: Database;
@@ -46,14 +52,24 @@ export async function dispatch<I, R>(context: CommandContext, target: DispatchTa
   }
 }
 
-async function runHere<I, R>(db: Database, context: CommandContext, operation: AdminOperation<I, R>, input: I, handlers: AnswerHandlers): Promise<R> {
+async function runHere<I, R>(
+  db: Database,
+  context: CommandContext,
+  operation: AdminOperation<I, R>,
+  input: I,
+  handlers: AnswerHandlers,
+): Promise<R> {
   try {
     // This process holds the file, so no server answers on a socket left beside it.
     removeAdminSocket(context.dbPath);
     const services = new LocalServices(db, context.io);
     try {
       // Through the same schema check as in the server, so a mismatch shows here too.
-      return await runOperation(operation, { db, services, progress: (event) => handlers.onEvent(event), output: handlers.output ?? noOutput() }, input);
+      return await runOperation(
+        operation,
+        { db, services, progress: (event) => handlers.onEvent(event), output: handlers.output ?? noOutput() },
+        input,
+      );
     } finally {
       await services.close();
     }

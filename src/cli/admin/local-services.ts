@@ -51,7 +51,8 @@ export class LocalServices implements AdminServices {
       backoffBaseMs: 2_000,
       maxBackoffMs: 60_000,
       pollMs: 200,
-      log: ({ jobId, error }) => this.io.stderr.write(`adreport: job ${jobId}: ${error instanceof Error ? error.message : String(error)}\n`),
+      log: ({ jobId, error }) =>
+        this.io.stderr.write(`adreport: job ${jobId}: ${error instanceof Error ? error.message : String(error)}\n`),
     });
     await runner.start();
     this.runner = runner;
@@ -71,6 +72,10 @@ export class LocalServices implements AdminServices {
 /** A bad ADREPORT_STATISTICS_* value is a usage error. */
 export function statisticsSettings(env: NodeJS.ProcessEnv): StatisticsSyncSettings {
   const parsed = serviceConfigSchema.shape.statistics.safeParse(configFromEnv(env).statistics);
-  if (!parsed.success) throw new CliError(`invalid setting statistics.${parsed.error.issues[0]!.path.join('.')}: ${parsed.error.issues[0]!.message}`, 2);
+  if (!parsed.success)
+    throw new CliError(
+      `invalid setting statistics.${parsed.error.issues[0]!.path.join('.')}: ${parsed.error.issues[0]!.message}`,
+      2,
+    );
   return parsed.data;
 }

@@ -61,15 +61,23 @@ export interface ChannelOperation {
 /** The input did not match the operation's schema (a CLI of another version): a usage error. */
 export class OperationInputError extends CliError {
   constructor(name: string, issue: string) {
-    super(`the input of "${name}" does not match this version of adreport (${issue}); use the same version for the CLI and the server`, 2);
+    super(
+      `the input of "${name}" does not match this version of adreport (${issue}); use the same version for the CLI and the server`,
+      2,
+    );
     this.name = 'OperationInputError';
   }
 }
 
 /** Checks the input against the operation's schema, then runs it: the same in the CLI and in the server. */
-export function runOperation<I, R>(operation: AdminOperation<I, R>, context: OperationContext, input: unknown): Promise<R> {
+export function runOperation<I, R>(
+  operation: AdminOperation<I, R>,
+  context: OperationContext,
+  input: unknown,
+): Promise<R> {
   const parsed = operation.input.safeParse(input);
-  if (!parsed.success) return Promise.reject(new OperationInputError(operation.name, parsed.error.issues[0]?.message ?? 'invalid'));
+  if (!parsed.success)
+    return Promise.reject(new OperationInputError(operation.name, parsed.error.issues[0]?.message ?? 'invalid'));
   return operation.run(context, parsed.data);
 }
 

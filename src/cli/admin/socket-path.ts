@@ -75,7 +75,8 @@ function privateDirectory(env: NodeJS.ProcessEnv): string {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
-  if (!isPrivate(dir, uid)) throw new Error(`${dir} is not a directory only this user can enter; remove it or set XDG_RUNTIME_DIR`);
+  if (!isPrivate(dir, uid))
+    throw new Error(`${dir} is not a directory only this user can enter; remove it or set XDG_RUNTIME_DIR`);
   return dir;
 }
 

@@ -23,9 +23,13 @@ export interface WireFailure {
   readonly exitCode: number;
 }
 
-export type AdminAnswer = { readonly ok: true; readonly result: unknown } | { readonly ok: false; readonly error: WireFailure };
+export type AdminAnswer =
+  { readonly ok: true; readonly result: unknown } | { readonly ok: false; readonly error: WireFailure };
 
-export type WireItem = { readonly kind: 'event'; readonly event: AdminEvent } | { readonly kind: 'bytes'; readonly data: Buffer } | { readonly kind: 'answer'; readonly answer: AdminAnswer };
+export type WireItem =
+  | { readonly kind: 'event'; readonly event: AdminEvent }
+  | { readonly kind: 'bytes'; readonly data: Buffer }
+  | { readonly kind: 'answer'; readonly answer: AdminAnswer };
 
 export function line(value: AdminRequest | AdminEvent | AdminAnswer | { readonly bytes: number } | JsonValue): string {
   return `${JSON.stringify(value)}\n`;
@@ -84,7 +88,8 @@ export class WireReader {
 
   private keep(part: Buffer): void {
     this.pendingLength += part.length;
-    if (this.pendingLength > this.maxLineBytes) throw new WireError(`a line of the admin channel exceeds ${this.maxLineBytes} bytes`);
+    if (this.pendingLength > this.maxLineBytes)
+      throw new WireError(`a line of the admin channel exceeds ${this.maxLineBytes} bytes`);
     if (part.length > 0) this.pending.push(part);
   }
 }
@@ -98,10 +103,13 @@ function parseLine(text: string): WireItem | { readonly kind: 'header'; readonly
   }
   if (typeof value === 'object' && value !== null) {
     const record = value as Record<string, unknown>;
-    if (typeof record.bytes === 'number' && Number.isSafeInteger(record.bytes) && record.bytes > 0) return { kind: 'header', length: record.bytes };
+    if (typeof record.bytes === 'number' && Number.isSafeInteger(record.bytes) && record.bytes > 0)
+      return { kind: 'header', length: record.bytes };
     if (typeof record.event === 'string') return { kind: 'event', event: record as AdminEvent };
-    if (record.ok === true && 'result' in record) return { kind: 'answer', answer: { ok: true, result: record.result } };
-    if (record.ok === false && isFailure(record.error)) return { kind: 'answer', answer: { ok: false, error: record.error } };
+    if (record.ok === true && 'result' in record)
+      return { kind: 'answer', answer: { ok: true, result: record.result } };
+    if (record.ok === false && isFailure(record.error))
+      return { kind: 'answer', answer: { ok: false, error: record.error } };
   }
   throw new WireError('the admin channel sent a line it does not know');
 }

@@ -20,7 +20,8 @@ export const clientsCreate = adminCommand({
   options: { org: { type: 'string' }, scopes: { type: 'string' }, name: { type: 'string' } },
   parse({ values }) {
     const organizationId = parseId(requireOption(values, 'org'), 'org');
-    const parsed = typeof values.scopes === 'string' ? parseScopeList(values.scopes) : { ok: true as const, scopes: [...SCOPES] };
+    const parsed =
+      typeof values.scopes === 'string' ? parseScopeList(values.scopes) : { ok: true as const, scopes: [...SCOPES] };
     if (!parsed.ok) throw new CliError(`--scopes: unknown scope "${parsed.unknown}"; known: ${SCOPES.join(', ')}`, 2);
     return { organizationId, scopes: parsed.scopes, name: typeof values.name === 'string' ? values.name : null };
   },
@@ -30,7 +31,8 @@ export const clientsCreate = adminCommand({
     async run({ db }, { organizationId, scopes, name }) {
       const credentials = await newClientCredentials();
       const client = await db.write(async (tx) => {
-        if (!(await getOrganization(tx, organizationId))) throw new CliError(`organization ${organizationId} does not exist`);
+        if (!(await getOrganization(tx, organizationId)))
+          throw new CliError(`organization ${organizationId} does not exist`);
         return insertClient(tx, credentials, { organizationId, scopes, name });
       });
       return { clientId: client.clientId, clientSecret: client.clientSecret, organizationId, scopes: client.scopes };
@@ -39,7 +41,8 @@ export const clientsCreate = adminCommand({
   present: (context) => ({
     done(result) {
       printResult(context, result);
-      if (!context.json) context.io.stderr.write('Store the secret now: only its hash is kept, it cannot be shown again.\n');
+      if (!context.json)
+        context.io.stderr.write('Store the secret now: only its hash is kept, it cannot be shown again.\n');
       return 0;
     },
   }),
@@ -56,7 +59,8 @@ export const clientsList = adminCommand({
     name: 'clients list',
     input: z.object({ organizationId }),
     async run({ db }, { organizationId }) {
-      if (!(await db.read((r) => getOrganization(r, organizationId)))) throw new CliError(`organization ${organizationId} does not exist`);
+      if (!(await db.read((r) => getOrganization(r, organizationId))))
+        throw new CliError(`organization ${organizationId} does not exist`);
       return { clients: await db.read((r) => listClients(r, organizationId)) };
     },
   },

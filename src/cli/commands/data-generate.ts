@@ -1,13 +1,20 @@
 import { configFromEnv } from '../../config/config.js';
 import { generateData } from '../../generator/generate.js';
-import { GenerateOptionError, MAX_DAYS, MAX_SCALE, parseGenerateOptions, type GenerateOptions } from '../../generator/options.js';
+import {
+  GenerateOptionError,
+  MAX_DAYS,
+  MAX_SCALE,
+  parseGenerateOptions,
+  type GenerateOptions,
+} from '../../generator/options.js';
 import { GENERATOR_MEMORY_LIMIT, withGeneratorStore } from '../../generator/store.js';
 import { CliError, printResult, type Command } from '../command.js';
 import { formatCount, ProgressBar } from '../progress-bar.js';
 
 export const dataGenerate: Command = {
   path: ['data', 'generate'],
-  summary: 'Generate organizations, accounts, campaign trees and daily facts into the database (scale 1 = ~1 M fact rows at 400 days)',
+  summary:
+    'Generate organizations, accounts, campaign trees and daily facts into the database (scale 1 = ~1 M fact rows at 400 days)',
   usage: 'adreport data generate --scale N [--days D] [--seed S] [--orgs K] [--db FILE] [--json]',
   optionHelp: [
     `--scale N          size: ~N million fact rows at the default 400 days (0.001-${MAX_SCALE}, up to 3 decimals)`,
@@ -21,7 +28,12 @@ export const dataGenerate: Command = {
     let options: GenerateOptions;
     try {
       const { values } = context;
-      options = parseGenerateOptions({ scale: text(values.scale), days: text(values.days), seed: text(values.seed), orgs: text(values.orgs) });
+      options = parseGenerateOptions({
+        scale: text(values.scale),
+        days: text(values.days),
+        seed: text(values.seed),
+        orgs: text(values.orgs),
+      });
     } catch (error) {
       if (error instanceof GenerateOptionError) throw new CliError(error.message, 2);
       throw error;
@@ -30,7 +42,8 @@ export const dataGenerate: Command = {
     const env = configFromEnv(context.io.env).database ?? {};
     const memoryLimit = typeof env.memoryLimit === 'string' ? env.memoryLimit : GENERATOR_MEMORY_LIMIT;
     const threads = env.threads === undefined ? undefined : Number(env.threads);
-    if (threads !== undefined && !(Number.isInteger(threads) && threads > 0)) throw new CliError('ADREPORT_DB_THREADS must be a positive integer', 2);
+    if (threads !== undefined && !(Number.isInteger(threads) && threads > 0))
+      throw new CliError('ADREPORT_DB_THREADS must be a positive integer', 2);
 
     const stderr = context.io.stderr as NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
     const result = await withGeneratorStore(context.dbPath, { memoryLimit, threads }, (db) => {
@@ -53,7 +66,13 @@ export const dataGenerate: Command = {
         `${seconds.toFixed(1)} s, ${rowsPerSecond} rows/s, peak RSS ${peakRssMb} MB\n`,
     );
     printResult(context, {
-      organizations: result.organizations.map((o) => ({ id: o.id, name: o.name, clientId: o.clientId, clientSecret: o.clientSecret, accounts: o.accounts })),
+      organizations: result.organizations.map((o) => ({
+        id: o.id,
+        name: o.name,
+        clientId: o.clientId,
+        clientSecret: o.clientSecret,
+        accounts: o.accounts,
+      })),
       factRows: result.factRows,
       seconds: Number(seconds.toFixed(3)),
       rowsPerSecond,

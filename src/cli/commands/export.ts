@@ -43,8 +43,10 @@ interface ExportTarget {
  */
 export const exportReport = adminCommand({
   path: ['export'],
-  summary: 'Export a report of an organization into a CSV, NDJSON or Parquet file (the whole result, as the reporting endpoints stream it)',
-  usage: 'adreport export --org ID --endpoint PATH [--query QUERY] [--format csv|ndjson|parquet] [--out FILE] [--force] [--db FILE] [--json]',
+  summary:
+    'Export a report of an organization into a CSV, NDJSON or Parquet file (the whole result, as the reporting endpoints stream it)',
+  usage:
+    'adreport export --org ID --endpoint PATH [--query QUERY] [--format csv|ndjson|parquet] [--out FILE] [--force] [--db FILE] [--json]',
   optionHelp: [
     '--org ID           the organization whose report it is',
     `--endpoint PATH    the reporting endpoint below /reporting/v0: ${ENDPOINTS.map((e) => e.path).join(', ')}`,
@@ -53,7 +55,14 @@ export const exportReport = adminCommand({
     '--out FILE         the file to write (default <endpoint>_<from>_<to>.<format> here; - for stdout); written beside and renamed when complete',
     '--force            replace FILE if it exists',
   ],
-  options: { org: { type: 'string' }, endpoint: { type: 'string' }, query: { type: 'string' }, format: { type: 'string' }, out: { type: 'string' }, force: { type: 'boolean' } },
+  options: {
+    org: { type: 'string' },
+    endpoint: { type: 'string' },
+    query: { type: 'string' },
+    format: { type: 'string' },
+    out: { type: 'string' },
+    force: { type: 'boolean' },
+  },
   parse({ values }): ExportInput {
     const organizationId = parseId(requireOption(values, 'org'), 'org');
     const endpoint = endpointOf(requireOption(values, 'endpoint'), 2);
@@ -61,7 +70,8 @@ export const exportReport = adminCommand({
     const query = typeof values.query === 'string' ? values.query.replace(/^\?/, '') : '';
     const input = { organizationId, endpoint: endpoint.path, query, format, now: new Date().toISOString() };
     const { file } = exportTarget(values, input);
-    if (file !== '-' && fs.existsSync(file) && values.force !== true) throw new CliError(`${file} exists; use --force to replace it`);
+    if (file !== '-' && fs.existsSync(file) && values.force !== true)
+      throw new CliError(`${file} exists; use --force to replace it`);
     return input;
   },
   operation: {
@@ -74,7 +84,8 @@ export const exportReport = adminCommand({
       now: z.iso.datetime(),
     }),
     async run({ db, services, progress, output }, input) {
-      if (!(await db.read((r) => getOrganization(r, input.organizationId)))) throw new CliError(`organization ${input.organizationId} does not exist`);
+      if (!(await db.read((r) => getOrganization(r, input.organizationId))))
+        throw new CliError(`organization ${input.organizationId} does not exist`);
       const endpoint = endpointOf(input.endpoint, 1);
       const { request } = planExport(endpoint, input.organizationId, input.query, input.format, new Date(input.now));
       const rows = await services.reports.count(endpoint, request);
@@ -159,7 +170,17 @@ class ExportFile implements Presenter<ExportResult> {
     const seconds = (performance.now() - this.started) / 1000;
     const { file, from, to } = this.target;
     const { format, endpoint } = this.input;
-    printResult(this.context, { file, format, endpoint, from, to, rows, bytes: this.bytes, seconds: Number(seconds.toFixed(3)), ...(warnings ? { warnings } : {}) });
+    printResult(this.context, {
+      file,
+      format,
+      endpoint,
+      from,
+      to,
+      rows,
+      bytes: this.bytes,
+      seconds: Number(seconds.toFixed(3)),
+      ...(warnings ? { warnings } : {}),
+    });
     return 0;
   }
 
@@ -176,10 +197,14 @@ class ExportFile implements Presenter<ExportResult> {
 /** Through the server, exports share its export slots with the HTTP API. */
 function busy(error: unknown): never {
   if (error instanceof OrganizationExportsBusyError) {
-    throw new CliError(`the organization runs as many exports as it may at once (ADREPORT_EXPORTS_MAX_PER_ORGANIZATION); try again in ${error.headers['Retry-After'] ?? 'a few'} s`);
+    throw new CliError(
+      `the organization runs as many exports as it may at once (ADREPORT_EXPORTS_MAX_PER_ORGANIZATION); try again in ${error.headers['Retry-After'] ?? 'a few'} s`,
+    );
   }
   if (error instanceof OverloadedError && !(error instanceof DatabaseClosedError)) {
-    throw new CliError(`the server runs as many exports as it allows at once (ADREPORT_EXPORTS_MAX_CONCURRENT); try again in ${error.headers['Retry-After'] ?? 'a few'} s`);
+    throw new CliError(
+      `the server runs as many exports as it allows at once (ADREPORT_EXPORTS_MAX_CONCURRENT); try again in ${error.headers['Retry-After'] ?? 'a few'} s`,
+    );
   }
   throw error;
 }
@@ -192,18 +217,32 @@ function outOption(values: OptionValues): string | undefined {
 function exportTarget(values: OptionValues, input: ExportInput): ExportTarget {
   const endpoint = endpointOf(input.endpoint, 2);
   const { plan } = planExport(endpoint, input.organizationId, input.query, input.format, new Date(input.now));
-  return { file: outOption(values) ?? `${endpoint.path.replaceAll('/', '-')}_${plan.from}_${plan.to}.${input.format}`, from: plan.from, to: plan.to };
+  return {
+    file: outOption(values) ?? `${endpoint.path.replaceAll('/', '-')}_${plan.from}_${plan.to}.${input.format}`,
+    from: plan.from,
+    to: plan.to,
+  };
 }
 
 function endpointOf(text: string, exitCode: number): ReportEndpoint {
   const path = text.replace(/^\/?(reporting\/v0\/)?/, '');
   const endpoint = ENDPOINT_BY_PATH.get(path);
-  if (!endpoint) throw new CliError(`--endpoint "${path}" is not a reporting endpoint; one of ${ENDPOINTS.map((e) => e.path).join(', ')}`, exitCode);
+  if (!endpoint)
+    throw new CliError(
+      `--endpoint "${path}" is not a reporting endpoint; one of ${ENDPOINTS.map((e) => e.path).join(', ')}`,
+      exitCode,
+    );
   return endpoint;
 }
 
 /** The request and its plan; the API's 400s name the parameter, and on the command line they are usage errors. */
-function planExport(endpoint: ReportEndpoint, organizationId: number, query: string, format: ExportFormat, now: Date): { request: ReportRequest; plan: ReportPlan } {
+function planExport(
+  endpoint: ReportEndpoint,
+  organizationId: number,
+  query: string,
+  format: ExportFormat,
+  now: Date,
+): { request: ReportRequest; plan: ReportPlan } {
   try {
     const parsed = parseReportQuery(`?${query}`, endpoint.level);
     if (parsed.get('format') !== undefined) throw new CliError('--query must not hold format; use --format', 2);
@@ -217,7 +256,8 @@ function planExport(endpoint: ReportEndpoint, organizationId: number, query: str
 
 function exportFormat(flag: string | undefined, out: string | undefined): ExportFormat {
   if (flag !== undefined) {
-    if (!(FORMATS as readonly string[]).includes(flag)) throw new CliError(`--format must be one of ${FORMATS.join(', ')}, not "${flag}"`, 2);
+    if (!(FORMATS as readonly string[]).includes(flag))
+      throw new CliError(`--format must be one of ${FORMATS.join(', ')}, not "${flag}"`, 2);
     return flag as ExportFormat;
   }
   const extension = out?.toLowerCase().match(/\.(csv|ndjson|jsonl|parquet)$/)?.[1];

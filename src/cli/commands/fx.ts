@@ -13,7 +13,8 @@ import { CliError } from '../command.js';
  */
 export const fxImport = adminCommand({
   path: ['fx', 'import'],
-  summary: 'Load daily FX rates (units per 1 EUR) from a CSV file; they replace the stored rates of their days and count as published',
+  summary:
+    'Load daily FX rates (units per 1 EUR) from a CSV file; they replace the stored rates of their days and count as published',
   usage: 'adreport fx import FILE [--db FILE] [--json]',
   arguments: ['FILE'],
   optionHelp: [

@@ -25,10 +25,17 @@ export const keysRotate: Command = {
         'the signing key comes from ADREPORT_TOKEN_SIGNING_KEY: rotate it in your secret store (the old key goes to ADREPORT_TOKEN_PREVIOUS_KEYS until its tokens expire) and restart the server',
       );
     }
-    if (!fs.existsSync(context.dbPath)) throw new CliError(`no database at ${context.dbPath}; its keys are made on the first start of adreport serve --db ${context.dbPath}`);
+    if (!fs.existsSync(context.dbPath))
+      throw new CliError(
+        `no database at ${context.dbPath}; its keys are made on the first start of adreport serve --db ${context.dbPath}`,
+      );
     const ttl = serviceConfigSchema.shape.tokenTtlSeconds.safeParse(env.tokenTtlSeconds);
     if (!ttl.success) throw new CliError('invalid setting ADREPORT_TOKEN_TTL_SECONDS: a positive number of seconds', 2);
-    const result = rotateSigningKeys(keyFilePathFor(context.dbPath), { now: new Date(), ttlSeconds: ttl.data, dropPrevious: context.values['drop-previous'] === true });
+    const result = rotateSigningKeys(keyFilePathFor(context.dbPath), {
+      now: new Date(),
+      ttlSeconds: ttl.data,
+      dropPrevious: context.values['drop-previous'] === true,
+    });
     printResult(context, result);
     return 0;
   },

@@ -14,7 +14,8 @@ export const orgsCreate = adminCommand({
   createsFile: true,
   parse(context) {
     const name = requireOption(context.values, 'name').trim();
-    if (name.length === 0 || name.length > ORGANIZATION_NAME_MAX) throw new CliError(`--name must be 1-${ORGANIZATION_NAME_MAX} characters`, 2);
+    if (name.length === 0 || name.length > ORGANIZATION_NAME_MAX)
+      throw new CliError(`--name must be 1-${ORGANIZATION_NAME_MAX} characters`, 2);
     return { name };
   },
   operation: {

@@ -11,7 +11,8 @@ import { CliError, type Command, type CommandContext } from '../command.js';
 export const serve: Command = {
   path: ['serve'],
   summary: 'Run the HTTPS service',
-  usage: 'adreport serve [--port 8443] [--tls-cert F --tls-key F] [--http-port N] [--trust-proxy] [--demo] [--host H] [--db FILE] [--json]',
+  usage:
+    'adreport serve [--port 8443] [--tls-cert F --tls-key F] [--http-port N] [--trust-proxy] [--demo] [--host H] [--db FILE] [--json]',
   optionHelp: [
     '--port N           HTTPS port (default 8443; 0 picks a free one)',
     '--tls-cert F       PEM certificate; with --tls-key. Default: a self-signed pair under <db dir>/tls',
@@ -51,7 +52,10 @@ export const serve: Command = {
       throw new CliError(`invalid setting ${issue.path.join('.')}: ${issue.message}`, 2);
     }
     const logError: Parameters<typeof startService>[1]['logError'] = (entry) => {
-      const error = entry.error instanceof Error ? { name: entry.error.name, message: entry.error.message, stack: entry.error.stack } : entry.error;
+      const error =
+        entry.error instanceof Error
+          ? { name: entry.error.name, message: entry.error.message, stack: entry.error.stack }
+          : entry.error;
       io.stderr.write(`${JSON.stringify({ level: 'error', time: new Date().toISOString(), ...entry, error })}\n`);
     };
     const service = await startService(parsed.data, { nodeThreads: io.nodeThreads, logError }).catch(explainPortInUse);
@@ -68,7 +72,9 @@ export const serve: Command = {
       });
     } catch (error) {
       await service.close();
-      throw new CliError(`cannot create the admin socket ${adminSocketName(context.dbPath)}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new CliError(
+        `cannot create the admin socket ${adminSocketName(context.dbPath)}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     // Handlers go in before the announcement: a supervisor may send SIGTERM the moment it reads it.
     const stopRequested = untilSignal(context);
@@ -116,14 +122,25 @@ function announce(context: CommandContext, service: RunningService): void {
       httpPort: service.httpPort ?? null,
       db: context.dbPath,
       adminSocket: adminSocketName(context.dbPath),
-      demo: demo ? { organizationId: demo.organization.id, clientId: demo.client.clientId, clientSecret: demo.client.clientSecret } : null,
+      demo: demo
+        ? {
+            organizationId: demo.organization.id,
+            clientId: demo.client.clientId,
+            clientSecret: demo.client.clientSecret,
+          }
+        : null,
     };
     io.stdout.write(`${JSON.stringify(line)}\n`);
     return;
   }
-  const lines = [`adreport listening on ${service.url} (database ${context.dbPath})`, `admin commands on this file run in this server, through ${adminSocketName(context.dbPath)} (owner only)`];
+  const lines = [
+    `adreport listening on ${service.url} (database ${context.dbPath})`,
+    `admin commands on this file run in this server, through ${adminSocketName(context.dbPath)} (owner only)`,
+  ];
   if (service.tls?.source === 'generated' || service.tls?.source === 'existing') {
-    lines.push(`TLS: self-signed certificate ${service.tls.certPath} (curl needs -k or --cacert ${service.tls.certPath})`);
+    lines.push(
+      `TLS: self-signed certificate ${service.tls.certPath} (curl needs -k or --cacert ${service.tls.certPath})`,
+    );
   }
   if (service.httpPort !== undefined) lines.push(`plain HTTP on port ${service.httpPort} answers 404 to everything`);
   if (demo) {
@@ -140,7 +157,11 @@ function announce(context: CommandContext, service: RunningService): void {
       `  curl -sk -H "Authorization: Bearer $TOKEN" ${service.url}/provisioning/v0/organization`,
     );
   } else if (service.demo) {
-    lines.push('', 'The database already has organizations, so no demo client was made. New credentials (the server keeps running):', '  npx adreport clients create --org 1');
+    lines.push(
+      '',
+      'The database already has organizations, so no demo client was made. New credentials (the server keeps running):',
+      '  npx adreport clients create --org 1',
+    );
   }
   io.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -31,11 +31,15 @@ export const sync = adminCommand({
   },
   operation: {
     name: 'sync',
-    input: z.object({ organizationId: z.number().int().positive(), days: z.number().int().min(1).max(MAX_DAYS).nullable() }),
+    input: z.object({
+      organizationId: z.number().int().positive(),
+      days: z.number().int().min(1).max(MAX_DAYS).nullable(),
+    }),
     async run({ db, services, progress }, input) {
       const { organizationId } = input;
       const days = input.days ?? services.statistics.trailingDays;
-      if (!(await db.read((r) => getOrganization(r, organizationId)))) throw new CliError(`organization ${organizationId} does not exist`);
+      if (!(await db.read((r) => getOrganization(r, organizationId))))
+        throw new CliError(`organization ${organizationId} does not exist`);
       const firstId = (await db.read((r) => pendingJobIds(r, organizationId)))[0] ?? (await db.read(nextJobId));
       const jobs = await services.jobs();
       const imports = await queueAutoImports(db, jobs, organizationId);
@@ -44,7 +48,12 @@ export const sync = adminCommand({
       const syncs = await queueTrailingSyncs(db, jobs, services.now(), days, organizationId);
       progress({ event: 'queued', autoImports: imports.length, statisticsSyncs: syncs.length });
       await waitForPending(db, organizationId);
-      const ids = await db.read((r) => r.all<{ id: number }>('SELECT id FROM jobs WHERE organization_id = $1 AND id >= $2 ORDER BY id', [organizationId, firstId]));
+      const ids = await db.read((r) =>
+        r.all<{ id: number }>('SELECT id FROM jobs WHERE organization_id = $1 AND id >= $2 ORDER BY id', [
+          organizationId,
+          firstId,
+        ]),
+      );
       const done = [];
       for (const { id } of ids) {
         const job = await db.read((r) => getJob(r, organizationId, id, new Date(0)));
@@ -56,25 +65,32 @@ export const sync = adminCommand({
   present: (context) => ({
     onEvent(event) {
       if (event.event === 'queued' && !context.json) {
-        context.io.stderr.write(`sync: ${String(event.autoImports)} AUTO_IMPORT and ${String(event.statisticsSyncs)} SYNC_STATISTICS job(s) queued\n`);
+        context.io.stderr.write(
+          `sync: ${String(event.autoImports)} AUTO_IMPORT and ${String(event.statisticsSyncs)} SYNC_STATISTICS job(s) queued\n`,
+        );
       }
     },
     done(result) {
       printResult(context, result);
       const failed = result.jobs.filter((job) => job.status === 'FAILED').length;
-      if (failed > 0) context.io.stderr.write(`adreport: ${failed} sync job(s) failed; their errors are in the output\n`);
+      if (failed > 0)
+        context.io.stderr.write(`adreport: ${failed} sync job(s) failed; their errors are in the output\n`);
       return failed > 0 ? 1 : 0;
     },
   }),
 });
 
 function parseDays(text: string): number {
-  if (!/^[1-9][0-9]{0,3}$/.test(text) || Number(text) > MAX_DAYS) throw new CliError(`--days must be a whole number of days from 1 to ${MAX_DAYS}, not "${text}"`, 2);
+  if (!/^[1-9][0-9]{0,3}$/.test(text) || Number(text) > MAX_DAYS)
+    throw new CliError(`--days must be a whole number of days from 1 to ${MAX_DAYS}, not "${text}"`, 2);
   return Number(text);
 }
 
 async function pendingJobIds(db: Executor, organizationId: number): Promise<number[]> {
-  const rows = await db.all<{ id: number }>(`SELECT id FROM jobs WHERE organization_id = $1 AND status IN ('QUEUED', 'RUNNING') ORDER BY id`, [organizationId]);
+  const rows = await db.all<{ id: number }>(
+    `SELECT id FROM jobs WHERE organization_id = $1 AND status IN ('QUEUED', 'RUNNING') ORDER BY id`,
+    [organizationId],
+  );
   return rows.map((row) => row.id);
 }
 
@@ -85,5 +101,6 @@ async function nextJobId(db: Executor): Promise<number> {
 
 /** Until the organization has no queued or running job left (follow-up jobs included). */
 async function waitForPending(db: Database, organizationId: number): Promise<void> {
-  while ((await db.read((r) => pendingJobIds(r, organizationId))).length > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+  while ((await db.read((r) => pendingJobIds(r, organizationId))).length > 0)
+    await new Promise((resolve) => setTimeout(resolve, 100));
 }

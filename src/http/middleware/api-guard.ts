@@ -9,7 +9,12 @@ import type { AppEnv } from '../context.js';
  * Guards one API prefix: a bearer token with the prefix's scope, then the client's token bucket.
  * Rate headers follow the IETF RateLimit header fields draft (RateLimit-Policy / RateLimit).
  */
-export function apiGuard(scope: Scope, authenticator: Authenticator, buckets: TokenBuckets, nowMs: () => number): MiddlewareHandler<AppEnv> {
+export function apiGuard(
+  scope: Scope,
+  authenticator: Authenticator,
+  buckets: TokenBuckets,
+  nowMs: () => number,
+): MiddlewareHandler<AppEnv> {
   const windowSeconds = Math.max(1, Math.ceil(buckets.burst / buckets.ratePerSecond));
   const policy = `"per-client";q=${buckets.burst};w=${windowSeconds}`;
   return async (c, next) => {
@@ -21,10 +26,16 @@ export function apiGuard(scope: Scope, authenticator: Authenticator, buckets: To
       RateLimit: `"per-client";r=${decision.remaining};t=${decision.allowed ? decision.resetSeconds : decision.retryAfterSeconds}`,
     };
     if (!decision.allowed) {
-      throw new ApiError(429, 'rate_limited', `Too many requests for this client; retry in ${decision.retryAfterSeconds} s.`, [], {
-        ...rateHeaders,
-        'Retry-After': String(decision.retryAfterSeconds),
-      });
+      throw new ApiError(
+        429,
+        'rate_limited',
+        `Too many requests for this client; retry in ${decision.retryAfterSeconds} s.`,
+        [],
+        {
+          ...rateHeaders,
+          'Retry-After': String(decision.retryAfterSeconds),
+        },
+      );
     }
     await next();
     for (const [name, value] of Object.entries(rateHeaders)) c.res.headers.set(name, value);

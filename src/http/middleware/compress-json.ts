@@ -55,8 +55,15 @@ export function compressJson(): MiddlewareHandler<AppEnv> {
     if (length !== undefined && length > WHOLE_MAX_BYTES) {
       // A big JSON page arrives as a stream: compressed as it goes, so no Content-Length.
       headers.delete('Content-Length');
-      const compressed = pipeline(Readable.fromWeb(res.body as NodeReadableStream<Uint8Array>), compressor(coding), () => undefined);
-      replaceResponse(c, new Response(Readable.toWeb(compressed) as ReadableStream<Uint8Array>, { status: res.status, headers }));
+      const compressed = pipeline(
+        Readable.fromWeb(res.body as NodeReadableStream<Uint8Array>),
+        compressor(coding),
+        () => undefined,
+      );
+      replaceResponse(
+        c,
+        new Response(Readable.toWeb(compressed) as ReadableStream<Uint8Array>, { status: res.status, headers }),
+      );
       return;
     }
     const body = new Uint8Array(await res.arrayBuffer());
@@ -66,7 +73,13 @@ export function compressJson(): MiddlewareHandler<AppEnv> {
     }
     const compressed = coding === 'br' ? await brotli(body, BROTLI_OPTIONS) : await gzip(body, GZIP_OPTIONS);
     headers.set('Content-Length', String(compressed.byteLength));
-    replaceResponse(c, new Response(new Uint8Array(compressed.buffer, compressed.byteOffset, compressed.byteLength), { status: res.status, headers }));
+    replaceResponse(
+      c,
+      new Response(new Uint8Array(compressed.buffer, compressed.byteOffset, compressed.byteLength), {
+        status: res.status,
+        headers,
+      }),
+    );
   };
 }
 

@@ -15,7 +15,13 @@ export function acceptJson(...mediaTypes: string[]): MiddlewareHandler<AppEnv> {
     const given = c.req.header('content-type')?.split(';')[0]?.trim().toLowerCase();
     if (given === undefined || !accepted.includes(given)) {
       const headers: Record<string, string> = c.req.method === 'PATCH' ? { 'Accept-Patch': accepted.join(', ') } : {};
-      throw new ApiError(415, 'unsupported_media_type', `Send the request body as ${accepted.join(' or ')}${given ? `, not ${given}` : ''}.`, [], headers);
+      throw new ApiError(
+        415,
+        'unsupported_media_type',
+        `Send the request body as ${accepted.join(' or ')}${given ? `, not ${given}` : ''}.`,
+        [],
+        headers,
+      );
     }
     await readJsonBody(c);
     await next();

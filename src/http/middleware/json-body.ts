@@ -28,11 +28,29 @@ export async function readJsonBody(c: Context<AppEnv>): Promise<void> {
 function notUnicode(problem: TextProblem): ApiError {
   const where = `byte ${problem.offset}`;
   if (problem.kind === 'invalid_utf8') {
-    return new ApiError(400, 'invalid_body', `The request body is not UTF-8: the bytes at ${where} do not form a character.`, [
-      { field: '(body)', code: 'invalid_utf8', message: `the sequence starting at ${where} is not well-formed UTF-8` },
-    ]);
+    return new ApiError(
+      400,
+      'invalid_body',
+      `The request body is not UTF-8: the bytes at ${where} do not form a character.`,
+      [
+        {
+          field: '(body)',
+          code: 'invalid_utf8',
+          message: `the sequence starting at ${where} is not well-formed UTF-8`,
+        },
+      ],
+    );
   }
-  return new ApiError(400, 'invalid_body', `The request body escapes a lone surrogate (${problem.escape}) at ${where}; JSON strings must be Unicode text.`, [
-    { field: '(body)', code: 'lone_surrogate', message: `${problem.escape} at ${where} is half of a surrogate pair without its other half` },
-  ]);
+  return new ApiError(
+    400,
+    'invalid_body',
+    `The request body escapes a lone surrogate (${problem.escape}) at ${where}; JSON strings must be Unicode text.`,
+    [
+      {
+        field: '(body)',
+        code: 'lone_surrogate',
+        message: `${problem.escape} at ${where} is half of a surrogate pair without its other half`,
+      },
+    ],
+  );
 }

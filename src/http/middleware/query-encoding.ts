@@ -33,7 +33,10 @@ export function queryEncoding(): MiddlewareHandler<AppEnv> {
       const found = findUnencodedCharacter(raw.slice(start + 1));
       if (found) {
         const shown = JSON.stringify(found.character);
-        throw badRequest('unencoded_characters', `The query string has the character ${shown} at position ${found.index + 1}; percent-encode it (for example ${encodeURIComponent(found.character) === found.character ? '%25' : encodeURIComponent(found.character)}).`);
+        throw badRequest(
+          'unencoded_characters',
+          `The query string has the character ${shown} at position ${found.index + 1}; percent-encode it (for example ${encodeURIComponent(found.character) === found.character ? '%25' : encodeURIComponent(found.character)}).`,
+        );
       }
     }
     await next();

@@ -12,23 +12,39 @@ import { idParam, pathId } from '../path-ids.js';
 const BASE = '/provisioning/v0/accounts/id/{id}/adplatform-accounts';
 
 export const LinkedSchema = z
-  .object({ id: z.number().int(), name: z.string(), adPlatformType: z.enum(AD_PLATFORM_TYPES), status: z.enum(LINK_STATUSES), adPlatformId: z.string() })
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    adPlatformType: z.enum(AD_PLATFORM_TYPES),
+    status: z.enum(LINK_STATUSES),
+    adPlatformId: z.string(),
+  })
   .openapi('LinkedAdPlatformAccount');
 
 const platformType = z
   .string()
   .superRefine((value, ctx) => {
-    if (!parsePlatformType(value)) ctx.addIssue(ruleIssue('not_allowed', `must be one of ${ACCEPTED_PLATFORM_NAMES.join(', ')}`));
+    if (!parsePlatformType(value))
+      ctx.addIssue(ruleIssue('not_allowed', `must be one of ${ACCEPTED_PLATFORM_NAMES.join(', ')}`));
   })
-  .meta({ enum: [...ACCEPTED_PLATFORM_NAMES], description: 'ADWORDS and BING_ADS are accepted for GOOGLE_ADS and MICROSOFT_ADVERTISING (supplement 2).' });
+  .meta({
+    enum: [...ACCEPTED_PLATFORM_NAMES],
+    description: 'ADWORDS and BING_ADS are accepted for GOOGLE_ADS and MICROSOFT_ADVERTISING (supplement 2).',
+  });
 /** What a client may ask for; NO_ACCESS is the service's, when the platform revokes access (supplement 2). */
 const REQUESTED_STATUSES = ['READ_WRITE', 'READ_ONLY'] as const satisfies readonly LinkStatus[];
 const status = z
-  .enum(REQUESTED_STATUSES, { message: 'must be READ_WRITE or READ_ONLY (NO_ACCESS is set by the service when the platform revokes access)' })
+  .enum(REQUESTED_STATUSES, {
+    message: 'must be READ_WRITE or READ_ONLY (NO_ACCESS is set by the service when the platform revokes access)',
+  })
   .openapi({ description: 'READ_WRITE or READ_ONLY; responses may also show NO_ACCESS, which only the service sets.' });
 
 const LinkBody = z.strictObject({
-  adPlatformAccount: z.strictObject({ adPlatformType: platformType, adPlatformId: z.string().min(1).max(64), status: status.optional() }),
+  adPlatformAccount: z.strictObject({
+    adPlatformType: platformType,
+    adPlatformId: z.string().min(1).max(64),
+    status: status.optional(),
+  }),
 });
 const StatusBody = z.strictObject({ adPlatformAccount: z.strictObject({ status }) });
 const AccountParam = z.object({ id: idParam() });
@@ -43,7 +59,8 @@ const linkRoute = createRoute({
   operationId: 'linkPlatformAccount',
   tags,
   summary: 'Link an existing platform account to the account',
-  description: 'The platform must show the account to this organization: under one of its master accounts (GOOGLE_ADS, MICROSOFT_ADVERTISING) or among its direct ad accounts (FACEBOOK). status defaults to READ_WRITE.',
+  description:
+    'The platform must show the account to this organization: under one of its master accounts (GOOGLE_ADS, MICROSOFT_ADVERTISING) or among its direct ad accounts (FACEBOOK). status defaults to READ_WRITE.',
   middleware: [acceptJson()] as const,
   ...bearer('provisioning'),
   request: { params: AccountParam, body: { required: true, ...jsonContent(LinkBody) } },
@@ -64,7 +81,8 @@ const statusRoute = createRoute({
   method: 'patch',
   path: `${BASE}/id/{apaId}`,
   operationId: 'updateLinkStatus',
-  description: 'A client may set READ_WRITE or READ_ONLY; NO_ACCESS is set by the service when the platform revokes access.',
+  description:
+    'A client may set READ_WRITE or READ_ONLY; NO_ACCESS is set by the service when the platform revokes access.',
   tags,
   summary: "Change a link's status (READ_WRITE or READ_ONLY)",
   middleware: [acceptJson('application/json', 'application/merge-patch+json')] as const,
@@ -85,14 +103,19 @@ const unlinkRoute = createRoute({
   method: 'delete',
   path: `${BASE}/id/{apaId}`,
   operationId: 'unlinkPlatformAccount',
-  description: 'Removes the link only: the platform account, its campaigns and statistics stay known to the organization.',
+  description:
+    'Removes the link only: the platform account, its campaigns and statistics stay known to the organization.',
   tags,
   summary: 'Unlink a platform account from the account',
   ...bearer('provisioning'),
   request: { params: LinkParams },
   responses: {
     204: { description: 'Unlinked; empty body.' },
-    ...errorResponses('delete', { 400: `A ${BAD_PATH}.`, 404: 'No such account, or the platform account is not linked to it.', 413: true }),
+    ...errorResponses('delete', {
+      400: `A ${BAD_PATH}.`,
+      404: 'No such account, or the platform account is not linked to it.',
+      413: true,
+    }),
   },
 });
 
@@ -101,18 +124,33 @@ export function registerAccountLinkRoutes(app: OpenAPIHono<AppEnv>, service: Pla
     const accountId = pathId(c.req.valid('param').id, 'account');
     const body = (c.req.valid('json') as z.infer<typeof LinkBody>).adPlatformAccount;
     const requested = body.status ?? 'READ_WRITE';
-    const linked = await service.link(c.get('auth').organizationId, accountId, { adPlatformType: parsePlatformType(body.adPlatformType)!, adPlatformId: body.adPlatformId, status: requested });
-    return c.json({ adPlatformAccount: linked }, 201, { Location: `/provisioning/v0/accounts/id/${accountId}/adplatform-accounts/id/${linked.id}` });
+    const linked = await service.link(c.get('auth').organizationId, accountId, {
+      adPlatformType: parsePlatformType(body.adPlatformType)!,
+      adPlatformId: body.adPlatformId,
+      status: requested,
+    });
+    return c.json({ adPlatformAccount: linked }, 201, {
+      Location: `/provisioning/v0/accounts/id/${accountId}/adplatform-accounts/id/${linked.id}`,
+    });
   });
   app.openapi(statusRoute, async (c) => {
     const params = c.req.valid('param');
     const requested = (c.req.valid('json') as z.infer<typeof StatusBody>).adPlatformAccount.status;
-    const linked = await service.setStatus(c.get('auth').organizationId, pathId(params.id, 'account'), pathId(params.apaId, 'ad platform account', 'apaId'), requested);
+    const linked = await service.setStatus(
+      c.get('auth').organizationId,
+      pathId(params.id, 'account'),
+      pathId(params.apaId, 'ad platform account', 'apaId'),
+      requested,
+    );
     return c.json({ adPlatformAccount: linked }, 200);
   });
   app.openapi(unlinkRoute, async (c) => {
     const params = c.req.valid('param');
-    await service.unlink(c.get('auth').organizationId, pathId(params.id, 'account'), pathId(params.apaId, 'ad platform account', 'apaId'));
+    await service.unlink(
+      c.get('auth').organizationId,
+      pathId(params.id, 'account'),
+      pathId(params.apaId, 'ad platform account', 'apaId'),
+    );
     return c.body(null, 204);
   });
 }

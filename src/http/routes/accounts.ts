@@ -1,5 +1,12 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { accountPatchSchema, accountWriteSchema, CUSTOM_FIELDS, TEXT_FIELDS, type AccountPatch, type AccountWrite } from '../../provisioning/accounts/account-schema.js';
+import {
+  accountPatchSchema,
+  accountWriteSchema,
+  CUSTOM_FIELDS,
+  TEXT_FIELDS,
+  type AccountPatch,
+  type AccountWrite,
+} from '../../provisioning/accounts/account-schema.js';
 import { toAccountResponse, type AccountService } from '../../provisioning/accounts/account-service.js';
 import { LABEL_NAME, LABEL_VALUE_MAX } from '../../provisioning/labels.js';
 import type { AppEnv } from '../context.js';
@@ -25,7 +32,9 @@ const AccountSchema = z
     currency: z.string(),
     notes: z.string().nullable(),
     autoImport: z.boolean(),
-    ...Object.fromEntries(CUSTOM_FIELDS.map((f) => [f, TEXT_FIELDS.includes(f) ? z.string().nullable() : z.number().nullable()])),
+    ...Object.fromEntries(
+      CUSTOM_FIELDS.map((f) => [f, TEXT_FIELDS.includes(f) ? z.string().nullable() : z.number().nullable()]),
+    ),
     labels: z.record(z.string(), z.string()),
     linkedAdPlatformAccounts: z.array(LinkedSchema),
   })
@@ -36,7 +45,8 @@ const PatchBody = z.strictObject({ account: accountPatchSchema }).openapi('Accou
 const IdParam = z.object({ id: idParam() });
 const tags = ['Accounts'];
 
-const BODY_400 = 'The request cannot be read: malformed JSON, a body that is not {"account": {...}}, or a malformed path id.';
+const BODY_400 =
+  'The request cannot be read: malformed JSON, a body that is not {"account": {...}}, or a malformed path id.';
 const writeErrors = (method: string, rules: string) =>
   errorResponses(method, {
     400: method === 'post' ? BODY_400.replace(', or a malformed path id', '') : BODY_400,
@@ -52,20 +62,25 @@ const createAccountRoute = createRoute({
   method: 'post',
   path: BASE,
   operationId: 'createAccount',
-  description: 'The body is {"account": AccountCreateUpdate} (spec 2.1): name, languageCode, countryCode (a pair of table 2.3) and currency are required. labels are optional; autoImport true queues an AUTO_IMPORT job. Location names the new account.',
+  description:
+    'The body is {"account": AccountCreateUpdate} (spec 2.1): name, languageCode, countryCode (a pair of table 2.3) and currency are required. labels are optional; autoImport true queues an AUTO_IMPORT job. Location names the new account.',
   tags,
   summary: 'Create an account',
   middleware: [acceptJson()] as const,
   ...bearer('provisioning'),
   request: { body: { required: true, ...jsonContent(WriteBody) } },
-  responses: { 201: { description: 'Created.', headers: LOCATION, ...jsonContent(AccountEnvelope) }, ...writeErrors('post', RULES) },
+  responses: {
+    201: { description: 'Created.', headers: LOCATION, ...jsonContent(AccountEnvelope) },
+    ...writeErrors('post', RULES),
+  },
 });
 
 const listAccountsRoute = createRoute({
   method: 'get',
   path: BASE,
   operationId: 'listAccounts',
-  description: 'Sorted by id. labels keeps the accounts carrying every given label; id keeps the given accounts. X-TotalCount counts the matches across all pages.',
+  description:
+    'Sorted by id. labels keeps the accounts carrying every given label; id keeps the given accounts. X-TotalCount counts the matches across all pages.',
   tags,
   summary: 'List accounts, by id, 100 at most per page',
   ...bearer('provisioning'),
@@ -73,12 +88,21 @@ const listAccountsRoute = createRoute({
     query: z.object({
       ...pagingQuery(100),
       labels: labelFilterQuery(MAX_LABEL_FILTERS),
-      id: commaListParameter({ type: 'integer', format: 'int64', minimum: 0 }, { maxItems: MAX_ID_FILTER, description: `Only these account ids (at most ${MAX_ID_FILTER}).` }),
+      id: commaListParameter(
+        { type: 'integer', format: 'int64', minimum: 0 },
+        { maxItems: MAX_ID_FILTER, description: `Only these account ids (at most ${MAX_ID_FILTER}).` },
+      ),
     }),
   },
   responses: {
-    200: { description: 'One page.', headers: TOTAL_COUNT, ...jsonContent(z.object({ accounts: z.array(AccountSchema) })) },
-    ...errorResponses('get', { 400: 'A query parameter breaks its rules (invalid_parameter, unknown_parameter); details name it.' }),
+    200: {
+      description: 'One page.',
+      headers: TOTAL_COUNT,
+      ...jsonContent(z.object({ accounts: z.array(AccountSchema) })),
+    },
+    ...errorResponses('get', {
+      400: 'A query parameter breaks its rules (invalid_parameter, unknown_parameter); details name it.',
+    }),
   },
 });
 
@@ -86,7 +110,8 @@ const getAccountRoute = createRoute({
   method: 'get',
   path: `${BASE}/id/{id}`,
   operationId: 'getAccount',
-  description: 'The account in the response shape of spec 2.2: language and country, every custom field (null when unset), labels and the linked platform accounts.',
+  description:
+    'The account in the response shape of spec 2.2: language and country, every custom field (null when unset), labels and the linked platform accounts.',
   tags,
   summary: 'Get an account',
   ...bearer('provisioning'),
@@ -101,13 +126,17 @@ const putAccountRoute = createRoute({
   method: 'put',
   path: `${BASE}/id/{id}`,
   operationId: 'replaceAccount',
-  description: 'Spec 4.2 rule 1: every field missing from the body becomes null (autoImport false), and labels replace all labels. The four required fields must be given.',
+  description:
+    'Spec 4.2 rule 1: every field missing from the body becomes null (autoImport false), and labels replace all labels. The four required fields must be given.',
   tags,
   summary: 'Overwrite an account: fields missing from the body become null, labels are replaced',
   middleware: [acceptJson()] as const,
   ...bearer('provisioning'),
   request: { params: IdParam, body: { required: true, ...jsonContent(WriteBody) } },
-  responses: { 200: { description: 'The account after the change.', ...jsonContent(AccountEnvelope) }, ...writeErrors('put', RULES) },
+  responses: {
+    200: { description: 'The account after the change.', ...jsonContent(AccountEnvelope) },
+    ...writeErrors('put', RULES),
+  },
 });
 
 const patchAccountRoute = createRoute({
@@ -116,11 +145,15 @@ const patchAccountRoute = createRoute({
   operationId: 'updateAccount',
   tags,
   summary: 'Change some fields (JSON Merge Patch; null clears; labels, when present, replace all labels)',
-  description: 'The merged account must pass every rule of a PUT: a languageCode that does not go with the stored countryCode (or the reverse) is a 422, and the four required fields cannot be cleared with null (422 required).',
+  description:
+    'The merged account must pass every rule of a PUT: a languageCode that does not go with the stored countryCode (or the reverse) is a 422, and the four required fields cannot be cleared with null (422 required).',
   middleware: [acceptJson('application/json', 'application/merge-patch+json')] as const,
   ...bearer('provisioning'),
   request: { params: IdParam, body: { required: true, ...mergePatchContent(PatchBody) } },
-  responses: { 200: { description: 'The account after the change.', ...jsonContent(AccountEnvelope) }, ...writeErrors('patch', `${RULES} A patch is checked merged with the stored account.`) },
+  responses: {
+    200: { description: 'The account after the change.', ...jsonContent(AccountEnvelope) },
+    ...writeErrors('patch', `${RULES} A patch is checked merged with the stored account.`),
+  },
 });
 
 export function registerAccountRoutes(app: OpenAPIHono<AppEnv>, accounts: AccountService): void {
@@ -135,7 +168,11 @@ export function registerAccountRoutes(app: OpenAPIHono<AppEnv>, accounts: Accoun
   app.get(BASE, async (c) => {
     const query = QueryParams.parse(c.req.url, ['limit', 'offset', 'labels', 'id']);
     const page = parsePaging(query, 100, 100);
-    const { total, accounts: rows } = await accounts.list(c.get('auth').organizationId, { ids: parseIds(query.get('id')), labels: parseLabelFilters(query.get('labels')) }, page);
+    const { total, accounts: rows } = await accounts.list(
+      c.get('auth').organizationId,
+      { ids: parseIds(query.get('id')), labels: parseLabelFilters(query.get('labels')) },
+      page,
+    );
     return c.json({ accounts: rows.map(toAccountResponse) }, 200, { 'X-TotalCount': String(total) });
   });
 
@@ -167,7 +204,8 @@ function parseIds(text: string | undefined): number[] | undefined {
   const parts = text.split(',');
   if (parts.length > MAX_ID_FILTER) invalidParameter('id', `at most ${MAX_ID_FILTER} ids`);
   return parts.map((part) => {
-    if (!/^\d{1,19}$/.test(part) || BigInt(part) > INT64_MAX) invalidParameter('id', `"${part}" is not an account id; give a comma list of integers`);
+    if (!/^\d{1,19}$/.test(part) || BigInt(part) > INT64_MAX)
+      invalidParameter('id', `"${part}" is not an account id; give a comma list of integers`);
     // Beyond 2^53 no account exists; 0 matches nothing, which keeps the filter's meaning.
     return Math.min(Number(part), Number.MAX_SAFE_INTEGER);
   });
@@ -176,13 +214,16 @@ function parseIds(text: string | undefined): number[] | undefined {
 function parseLabelFilters(text: string | undefined): Array<{ name: string; value: string }> | undefined {
   if (text === undefined) return undefined;
   const parts = text.split(',');
-  if (parts.length > MAX_LABEL_FILTERS) invalidParameter('labels', `at most ${MAX_LABEL_FILTERS} filters, not ${parts.length}`);
+  if (parts.length > MAX_LABEL_FILTERS)
+    invalidParameter('labels', `at most ${MAX_LABEL_FILTERS} filters, not ${parts.length}`);
   return parts.map((part) => {
     const colon = part.indexOf(':');
     const name = colon < 0 ? part : part.slice(0, colon);
-    if (colon < 0 || !LABEL_NAME.test(name)) invalidParameter('labels', `"${part}" is not name:value with a valid label name`);
+    if (colon < 0 || !LABEL_NAME.test(name))
+      invalidParameter('labels', `"${part}" is not name:value with a valid label name`);
     const value = part.slice(colon + 1);
-    if (characterCount(value) > LABEL_VALUE_MAX) invalidParameter('labels', `the value of ${name} is longer than ${LABEL_VALUE_MAX} characters`);
+    if (characterCount(value) > LABEL_VALUE_MAX)
+      invalidParameter('labels', `the value of ${name} is longer than ${LABEL_VALUE_MAX} characters`);
     return { name, value };
   });
 }

@@ -16,23 +16,43 @@ const campaignIds = z
   .refine((ids) => new Set(ids).size === ids.length, 'ids must be unique')
   .meta({ uniqueItems: true });
 
-const CopyBody = z.strictObject({ campaignCopy: z.strictObject({ sourceAdPlatformAccountId: id, targetAdPlatformAccountId: id, campaignIds }) }).openapi('CampaignCopyCreate');
+const CopyBody = z
+  .strictObject({
+    campaignCopy: z.strictObject({ sourceAdPlatformAccountId: id, targetAdPlatformAccountId: id, campaignIds }),
+  })
+  .openapi('CampaignCopyCreate');
 const SyncBody = z.strictObject({ campaignIds }).openapi('CampaignCopySync');
-const CopyResultSchema = z.object({ sourceCampaignId: z.number().int(), targetCampaignId: z.number().int(), targetAdPlatformId: z.string(), changes: z.array(z.string()) });
-const FailureSchema = z.object({ campaignId: z.number().int(), error: z.object({ code: z.string(), message: z.string() }) });
+const CopyResultSchema = z.object({
+  sourceCampaignId: z.number().int(),
+  targetCampaignId: z.number().int(),
+  targetAdPlatformId: z.string(),
+  changes: z.array(z.string()),
+});
+const FailureSchema = z.object({
+  campaignId: z.number().int(),
+  error: z.object({ code: z.string(), message: z.string() }),
+});
 
 const copyRoute = createRoute({
   method: 'post',
   path: '/provisioning/v0/campaign-copies',
   operationId: 'copyCampaigns',
-  description: 'Source and target are one GOOGLE_ADS and one MICROSOFT_ADVERTISING platform account in the same currency; the campaigns must be imported from the source. The job result lists the copies and the campaigns that failed. Send Idempotency-Key to make retries safe.',
+  description:
+    'Source and target are one GOOGLE_ADS and one MICROSOFT_ADVERTISING platform account in the same currency; the campaigns must be imported from the source. The job result lists the copies and the campaigns that failed. Send Idempotency-Key to make retries safe.',
   tags: ['Campaigns'],
   summary: 'Copy imported campaigns from GOOGLE_ADS to MICROSOFT_ADVERTISING or back (a COPY_CAMPAIGNS job)',
   middleware: [acceptJson()] as const,
   ...bearer('provisioning'),
-  request: { headers: z.object({ 'Idempotency-Key': IDEMPOTENCY_KEY }), body: { required: true, ...jsonContent(CopyBody) } },
+  request: {
+    headers: z.object({ 'Idempotency-Key': IDEMPOTENCY_KEY }),
+    body: { required: true, ...jsonContent(CopyBody) },
+  },
   responses: {
-    202: { description: 'The queued job; its result lists copies and failures.', headers: LOCATION, ...jsonContent(z.object({ job: JobSchema })) },
+    202: {
+      description: 'The queued job; its result lists copies and failures.',
+      headers: LOCATION,
+      ...jsonContent(z.object({ job: JobSchema })),
+    },
     ...errorResponses('post', {
       400: 'The request cannot be read: malformed JSON, a body that is not {"campaignCopy": {...}}, or a malformed Idempotency-Key.',
       413: true,
@@ -47,12 +67,16 @@ const syncRoute = createRoute({
   operationId: 'syncCampaignCopies',
   tags: ['Campaigns'],
   summary: 'Re-push existing copies of the given source campaigns (bulk, partial errors)',
-  description: 'Each campaign succeeds or fails on its own (spec 4.2): unknown campaigns and campaigns without copies are listed under failed.',
+  description:
+    'Each campaign succeeds or fails on its own (spec 4.2): unknown campaigns and campaigns without copies are listed under failed.',
   middleware: [acceptJson()] as const,
   ...bearer('provisioning'),
   request: { body: { required: true, ...jsonContent(SyncBody) } },
   responses: {
-    200: { description: 'What was synced and what failed, per campaign.', ...jsonContent(z.object({ synced: z.array(CopyResultSchema), failed: z.array(FailureSchema) })) },
+    200: {
+      description: 'What was synced and what failed, per campaign.',
+      ...jsonContent(z.object({ synced: z.array(CopyResultSchema), failed: z.array(FailureSchema) })),
+    },
     ...errorResponses('post', {
       400: 'The request cannot be read: malformed JSON, or a body that is not {"campaignIds": [...]} (campaignIds missing, not a list of 1-100 distinct positive ids).',
       413: true,

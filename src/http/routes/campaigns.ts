@@ -29,7 +29,9 @@ const CampaignSchema = z
     importedAt: z.string().openapi({ format: 'date-time' }),
   })
   .openapi('Campaign');
-const AvailableSchema = z.object({ adPlatformId: z.string(), name: z.string(), status: z.string() }).openapi('AvailableCampaign');
+const AvailableSchema = z
+  .object({ adPlatformId: z.string(), name: z.string(), status: z.string() })
+  .openapi('AvailableCampaign');
 const ImportBody = z
   .strictObject({
     campaign: z.strictObject({
@@ -64,9 +66,14 @@ const importRoute = createRoute({
   operationId: 'importCampaign',
   ...common,
   summary: 'Import one campaign with its ad groups, keywords and ads (an IMPORT_CAMPAIGN job)',
-  description: 'campaignGroup is required. Importing an imported campaign again is a no-op whose job result says alreadyImported. Whether the platform knows adPlatformId is found out by the job.',
+  description:
+    'campaignGroup is required. Importing an imported campaign again is a no-op whose job result says alreadyImported. Whether the platform knows adPlatformId is found out by the job.',
   middleware: [acceptJson()] as const,
-  request: { params: z.object({ id: idParam() }), headers: z.object({ 'Idempotency-Key': IDEMPOTENCY_KEY }), body: { required: true, ...jsonContent(ImportBody) } },
+  request: {
+    params: z.object({ id: idParam() }),
+    headers: z.object({ 'Idempotency-Key': IDEMPOTENCY_KEY }),
+    body: { required: true, ...jsonContent(ImportBody) },
+  },
   responses: {
     202: { description: 'The queued job.', headers: LOCATION, ...jsonContent(z.object({ job: JobSchema })) },
     ...errorResponses('post', {
@@ -82,7 +89,8 @@ const listRoute = createRoute({
   method: 'get',
   path: `${P}/campaigns`,
   operationId: 'listCampaigns',
-  description: 'Sorted by id; accountId keeps the campaigns of platform accounts linked to that account, adPlatformAccountId those of one platform account.',
+  description:
+    'Sorted by id; accountId keeps the campaigns of platform accounts linked to that account, adPlatformAccountId those of one platform account.',
   ...common,
   summary: 'Imported campaigns, by id',
   request: {
@@ -93,7 +101,11 @@ const listRoute = createRoute({
     }),
   },
   responses: {
-    200: { description: 'One page.', headers: TOTAL_COUNT, ...jsonContent(z.object({ campaigns: z.array(CampaignSchema) })) },
+    200: {
+      description: 'One page.',
+      headers: TOTAL_COUNT,
+      ...jsonContent(z.object({ campaigns: z.array(CampaignSchema) })),
+    },
     ...errorResponses('get', { 400: BAD_QUERY }),
   },
 });
@@ -120,19 +132,34 @@ function idFilter(query: QueryParams, name: string): number | undefined {
 
 export function registerCampaignRoutes(app: OpenAPIHono<AppEnv>, campaigns: CampaignService): void {
   app.openapi(availableRoute, async (c) => {
-    const list = await campaigns.availableCampaigns(c.get('auth').organizationId, pathId(c.req.valid('param').id, 'ad platform account'));
+    const list = await campaigns.availableCampaigns(
+      c.get('auth').organizationId,
+      pathId(c.req.valid('param').id, 'ad platform account'),
+    );
     return c.json({ campaigns: list.map(({ adPlatformId, name, status }) => ({ adPlatformId, name, status })) }, 200);
   });
   app.openapi(importRoute, async (c) => {
     const body = c.req.valid('json') as z.infer<typeof ImportBody>;
-    const job = await campaigns.requestImport(c.get('auth').organizationId, pathId(c.req.valid('param').id, 'ad platform account'), body.campaign, idempotencyOf(c, body));
+    const job = await campaigns.requestImport(
+      c.get('auth').organizationId,
+      pathId(c.req.valid('param').id, 'ad platform account'),
+      body.campaign,
+      idempotencyOf(c, body),
+    );
     return c.json({ job: toJobResponse(job) }, 202, { Location: `${P}/jobs/id/${job.id}` });
   });
   app.openAPIRegistry.registerPath(listRoute);
   app.get(listRoute.path, async (c) => {
     const query = QueryParams.parse(c.req.url, ['accountId', 'adPlatformAccountId', 'limit', 'offset']);
-    const filter = { accountId: idFilter(query, 'accountId'), adPlatformAccountId: idFilter(query, 'adPlatformAccountId') };
-    const { total, campaigns: page } = await campaigns.list(c.get('auth').organizationId, filter, parsePaging(query, 100, 100));
+    const filter = {
+      accountId: idFilter(query, 'accountId'),
+      adPlatformAccountId: idFilter(query, 'adPlatformAccountId'),
+    };
+    const { total, campaigns: page } = await campaigns.list(
+      c.get('auth').organizationId,
+      filter,
+      parsePaging(query, 100, 100),
+    );
     return c.json({ campaigns: page }, 200, { 'X-TotalCount': String(total) });
   });
   app.openapi(getRoute, async (c) => {

@@ -1,5 +1,12 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { JOB_STATUSES, JOB_TYPES, toJobResponse, type JobLookup, type JobStatus, type JobType } from '../../provisioning/job-queue.js';
+import {
+  JOB_STATUSES,
+  JOB_TYPES,
+  toJobResponse,
+  type JobLookup,
+  type JobStatus,
+  type JobType,
+} from '../../provisioning/job-queue.js';
 import type { AppEnv } from '../context.js';
 import { idParam, pathId } from '../path-ids.js';
 import { errorResponses } from '../openapi-errors.js';
@@ -18,7 +25,14 @@ export const JobSchema = z
     attempts: z.number().int(),
     input: z.record(z.string(), z.unknown()),
     result: z.record(z.string(), z.unknown()).nullable(),
-    errors: z.array(z.object({ code: z.string(), message: z.string(), attempt: z.number().int(), at: z.string().openapi({ format: 'date-time' }) })),
+    errors: z.array(
+      z.object({
+        code: z.string(),
+        message: z.string(),
+        attempt: z.number().int(),
+        at: z.string().openapi({ format: 'date-time' }),
+      }),
+    ),
   })
   .openapi('Job');
 
@@ -26,7 +40,8 @@ const getJobRoute = createRoute({
   method: 'get',
   path: '/provisioning/v0/jobs/id/{id}',
   operationId: 'getJob',
-  description: 'Jobs are kept seven days. status goes QUEUED, RUNNING, then SUCCEEDED, PARTIALLY_SUCCEEDED or FAILED; errors lists each failed attempt.',
+  description:
+    'Jobs are kept seven days. status goes QUEUED, RUNNING, then SUCCEEDED, PARTIALLY_SUCCEEDED or FAILED; errors lists each failed attempt.',
   tags: ['Jobs'],
   summary: 'One job of the last seven days',
   ...bearer('provisioning'),
@@ -54,7 +69,9 @@ const listJobsRoute = createRoute({
   },
   responses: {
     200: { description: 'One page.', headers: TOTAL_COUNT, ...jsonContent(z.object({ jobs: z.array(JobSchema) })) },
-    ...errorResponses('get', { 400: 'A query parameter breaks its rules (invalid_parameter, unknown_parameter); details name it.' }),
+    ...errorResponses('get', {
+      400: 'A query parameter breaks its rules (invalid_parameter, unknown_parameter); details name it.',
+    }),
   },
 });
 
@@ -73,7 +90,10 @@ export function registerJobRoutes(app: OpenAPIHono<AppEnv>, jobs: JobLookup): vo
   app.openAPIRegistry.registerPath(listJobsRoute);
   app.get(listJobsRoute.path, async (c) => {
     const query = QueryParams.parse(c.req.url, ['status', 'type', 'limit', 'offset']);
-    const filter = { status: oneOf<JobStatus>(query, 'status', JOB_STATUSES), type: oneOf<JobType>(query, 'type', JOB_TYPES) };
+    const filter = {
+      status: oneOf<JobStatus>(query, 'status', JOB_STATUSES),
+      type: oneOf<JobType>(query, 'type', JOB_TYPES),
+    };
     const { total, jobs: page } = await jobs.list(c.get('auth').organizationId, filter, parsePaging(query, 100, 100));
     return c.json({ jobs: page.map(toJobResponse) }, 200, { 'X-TotalCount': String(total) });
   });

@@ -22,18 +22,29 @@ const RESERVED_CAMPAIGN_NAME = '^[Cc][Aa][Mm][Pp][Aa][Ii][Gg][Nn][Gg][Rr][Oo][Uu
  */
 function labelsObject(kind: LabelOwner, value: Record<string, unknown>, patch: boolean) {
   const reserved = kind === 'campaign' ? ' campaignGroup (in any case) is reserved: the import sets it.' : '';
-  return z
-    .record(z.string(), z.unknown())
-    .meta({
-      type: 'object',
-      additionalProperties: value,
-      propertyNames: { pattern: LABEL_NAME.source, ...(kind === 'campaign' ? { not: { pattern: RESERVED_CAMPAIGN_NAME } } : {}) },
-      maxProperties: LABELS_MAX,
-      description: `${RULES}${reserved}${patch ? ` A string sets a label, null deletes one; the result may hold at most ${LABELS_MAX} labels (422 too_many).` : ''}`,
-    });
+  return z.record(z.string(), z.unknown()).meta({
+    type: 'object',
+    additionalProperties: value,
+    propertyNames: {
+      pattern: LABEL_NAME.source,
+      ...(kind === 'campaign' ? { not: { pattern: RESERVED_CAMPAIGN_NAME } } : {}),
+    },
+    maxProperties: LABELS_MAX,
+    description: `${RULES}${reserved}${patch ? ` A string sets a label, null deletes one; the result may hold at most ${LABELS_MAX} labels (422 too_many).` : ''}`,
+  });
 }
-const replaceBody = (kind: LabelOwner) => z.strictObject({ labels: labelsObject(kind, { type: 'string', maxLength: LABEL_VALUE_MAX, pattern: SINGLE_LINE.source }, false) });
-const patchBody = (kind: LabelOwner) => z.strictObject({ labels: labelsObject(kind, { type: ['string', 'null'], maxLength: LABEL_VALUE_MAX, pattern: SINGLE_LINE.source }, true) });
+const replaceBody = (kind: LabelOwner) =>
+  z.strictObject({
+    labels: labelsObject(kind, { type: 'string', maxLength: LABEL_VALUE_MAX, pattern: SINGLE_LINE.source }, false),
+  });
+const patchBody = (kind: LabelOwner) =>
+  z.strictObject({
+    labels: labelsObject(
+      kind,
+      { type: ['string', 'null'], maxLength: LABEL_VALUE_MAX, pattern: SINGLE_LINE.source },
+      true,
+    ),
+  });
 const IdParam = z.object({ id: idParam() });
 
 const OPERATION_IDS = {
@@ -73,18 +84,35 @@ function labelRoutes(kind: LabelOwner, collection: string) {
       ...common,
       summary: `Replace all labels of the ${kind}`,
       middleware: [acceptJson()] as const,
-      request: { params: IdParam, body: { required: true, ...jsonContent(replaceBody(kind).openapi(kind === 'account' ? 'AccountLabelsReplace' : 'CampaignLabelsReplace')) } },
+      request: {
+        params: IdParam,
+        body: {
+          required: true,
+          ...jsonContent(
+            replaceBody(kind).openapi(kind === 'account' ? 'AccountLabelsReplace' : 'CampaignLabelsReplace'),
+          ),
+        },
+      },
       responses: { 200: answer, ...writeErrors('put') },
     }),
     patch: createRoute({
       method: 'patch',
       path,
       operationId: OPERATION_IDS[kind].patch,
-      description: 'RFC 7396: a string sets or replaces one label, null deletes one (deleting a label that is not there is fine), labels not named stay. The result must keep the label rules.',
+      description:
+        'RFC 7396: a string sets or replaces one label, null deletes one (deleting a label that is not there is fine), labels not named stay. The result must keep the label rules.',
       ...common,
       summary: `Change some labels of the ${kind} (JSON Merge Patch: a string sets one, null deletes one)`,
       middleware: [acceptJson('application/json', 'application/merge-patch+json')] as const,
-      request: { params: IdParam, body: { required: true, ...mergePatchContent(patchBody(kind).openapi(kind === 'account' ? 'AccountLabelsMergePatch' : 'CampaignLabelsMergePatch')) } },
+      request: {
+        params: IdParam,
+        body: {
+          required: true,
+          ...mergePatchContent(
+            patchBody(kind).openapi(kind === 'account' ? 'AccountLabelsMergePatch' : 'CampaignLabelsMergePatch'),
+          ),
+        },
+      },
       responses: { 200: answer, ...writeErrors('patch') },
     }),
   };
@@ -99,7 +127,10 @@ async function sentLabels(req: { json(): Promise<unknown> }): Promise<LabelInput
 }
 
 export function registerLabelRoutes(app: OpenAPIHono<AppEnv>, labels: LabelService): void {
-  for (const [kind, collection] of [['account', 'accounts'], ['campaign', 'campaigns']] as const) {
+  for (const [kind, collection] of [
+    ['account', 'accounts'],
+    ['campaign', 'campaigns'],
+  ] as const) {
     const routes = labelRoutes(kind, collection);
     app.openapi(routes.get, async (c) => {
       const id = pathId(c.req.valid('param').id, kind);
@@ -108,11 +139,17 @@ export function registerLabelRoutes(app: OpenAPIHono<AppEnv>, labels: LabelServi
     // The validator has checked the wrapper before these run; see sentLabels for why it is read again.
     app.openapi(routes.put, async (c) => {
       const id = pathId(c.req.valid('param').id, kind);
-      return c.json({ labels: await labels.replace(kind, c.get('auth').organizationId, id, await sentLabels(c.req)) }, 200);
+      return c.json(
+        { labels: await labels.replace(kind, c.get('auth').organizationId, id, await sentLabels(c.req)) },
+        200,
+      );
     });
     app.openapi(routes.patch, async (c) => {
       const id = pathId(c.req.valid('param').id, kind);
-      return c.json({ labels: await labels.patch(kind, c.get('auth').organizationId, id, await sentLabels(c.req)) }, 200);
+      return c.json(
+        { labels: await labels.patch(kind, c.get('auth').organizationId, id, await sentLabels(c.req)) },
+        200,
+      );
     });
   }
 }

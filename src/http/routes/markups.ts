@@ -1,5 +1,10 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { MARKUP_RATE_DECIMALS, MARKUP_RATE_MAX, markupCreateSchema, type MarkupCreate } from '../../provisioning/markups/markup-schema.js';
+import {
+  MARKUP_RATE_DECIMALS,
+  MARKUP_RATE_MAX,
+  markupCreateSchema,
+  type MarkupCreate,
+} from '../../provisioning/markups/markup-schema.js';
 import type { MarkupService } from '../../provisioning/markups/markup-service.js';
 import type { AppEnv } from '../context.js';
 import { acceptJson } from '../middleware/content-type.js';
@@ -15,9 +20,17 @@ const MarkupSchema = z
   .object({
     id: z.number().int(),
     accountId: z.number().int(),
-    rate: z.number().openapi({ minimum: 0, maximum: MARKUP_RATE_MAX, description: `Fraction on top of cost: costWithMarkup = cost x (1 + rate); 0-${MARKUP_RATE_MAX}, at most ${MARKUP_RATE_DECIMALS} decimals.` }),
+    rate: z.number().openapi({
+      minimum: 0,
+      maximum: MARKUP_RATE_MAX,
+      description: `Fraction on top of cost: costWithMarkup = cost x (1 + rate); 0-${MARKUP_RATE_MAX}, at most ${MARKUP_RATE_DECIMALS} decimals.`,
+    }),
     startDate: z.string().openapi({ format: 'date', example: '2026-01-01' }),
-    endDate: z.string().nullable().openapi({ format: 'date', description: 'Last day of the period (inclusive); null: open-ended.', example: '2026-01-31' }),
+    endDate: z.string().nullable().openapi({
+      format: 'date',
+      description: 'Last day of the period (inclusive); null: open-ended.',
+      example: '2026-01-31',
+    }),
   })
   .openapi('Markup');
 const CreateBody = z.strictObject({ markup: markupCreateSchema }).openapi('MarkupCreate');
@@ -36,8 +49,15 @@ const listRoute = createRoute({
   summary: "The account's markup periods, by startDate then id",
   request: { params: AccountParam, query: z.object(pagingQuery(100)) },
   responses: {
-    200: { description: 'One page.', headers: TOTAL_COUNT, ...jsonContent(z.object({ markups: z.array(MarkupSchema) })) },
-    ...errorResponses('get', { 400: 'A query parameter breaks its rules, or a malformed path id; details name it.', 404: NO_ACCOUNT }),
+    200: {
+      description: 'One page.',
+      headers: TOTAL_COUNT,
+      ...jsonContent(z.object({ markups: z.array(MarkupSchema) })),
+    },
+    ...errorResponses('get', {
+      400: 'A query parameter breaks its rules, or a malformed path id; details name it.',
+      404: NO_ACCOUNT,
+    }),
   },
 });
 const createMarkupRoute = createRoute({
@@ -46,7 +66,8 @@ const createMarkupRoute = createRoute({
   operationId: 'createMarkup',
   ...common,
   summary: 'Add a markup period to the account',
-  description: 'Periods of one account must not overlap; both ends count, so a period ending 2026-01-31 and one starting 2026-02-01 may coexist, two sharing a day may not. endDate null or missing: open-ended.',
+  description:
+    'Periods of one account must not overlap; both ends count, so a period ending 2026-01-31 and one starting 2026-02-01 may coexist, two sharing a day may not. endDate null or missing: open-ended.',
   middleware: [acceptJson()] as const,
   request: { params: AccountParam, body: { required: true, ...jsonContent(CreateBody) } },
   responses: {
@@ -70,7 +91,11 @@ const deleteRoute = createRoute({
   request: { params: MarkupParams },
   responses: {
     204: { description: 'Removed; empty body.' },
-    ...errorResponses('delete', { 400: 'A malformed path id.', 404: 'No such account, or no such markup of it.', 413: true }),
+    ...errorResponses('delete', {
+      400: 'A malformed path id.',
+      404: 'No such account, or no such markup of it.',
+      413: true,
+    }),
   },
 });
 
@@ -90,7 +115,11 @@ export function registerMarkupRoutes(app: OpenAPIHono<AppEnv>, markups: MarkupSe
   });
   app.openapi(deleteRoute, async (c) => {
     const params = c.req.valid('param');
-    await markups.delete(c.get('auth').organizationId, pathId(params.id, 'account'), pathId(params.mid, 'markup', 'mid'));
+    await markups.delete(
+      c.get('auth').organizationId,
+      pathId(params.id, 'account'),
+      pathId(params.mid, 'markup', 'mid'),
+    );
     return c.body(null, 204);
   });
 }

@@ -6,12 +6,17 @@ import { errorResponses } from '../openapi-errors.js';
 export const OAUTH_METADATA_PATH = '/.well-known/oauth-authorization-server';
 
 const metadataSchema = z.object({
-  issuer: z.string().openapi({ description: 'https://<Host of the request>: the origin the client reached; no path.', example: 'https://localhost:8443' }),
+  issuer: z.string().openapi({
+    description: 'https://<Host of the request>: the origin the client reached; no path.',
+    example: 'https://localhost:8443',
+  }),
   token_endpoint: z.string(),
   grant_types_supported: z.array(z.literal('client_credentials')),
   token_endpoint_auth_methods_supported: z.array(z.literal('client_secret_basic')),
   scopes_supported: z.array(z.enum(SCOPES)),
-  response_types_supported: z.array(z.string()).openapi({ description: 'Empty: there is no authorization endpoint, so no response type.' }),
+  response_types_supported: z
+    .array(z.string())
+    .openapi({ description: 'Empty: there is no authorization endpoint, so no response type.' }),
   service_documentation: z.string().openapi({ description: 'The OpenAPI 3.1 document of the API.' }),
 });
 
@@ -26,7 +31,11 @@ const metadataRoute = createRoute({
   security: [],
   responses: {
     200: { description: 'The metadata.', content: { 'application/json': { schema: metadataSchema } } },
-    ...errorResponses('get', { 400: 'The raw query string holds a character that must be percent-encoded (unencoded_characters).' }, [500]),
+    ...errorResponses(
+      'get',
+      { 400: 'The raw query string holds a character that must be percent-encoded (unencoded_characters).' },
+      [500],
+    ),
   },
 });
 

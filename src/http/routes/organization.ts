@@ -14,7 +14,13 @@ const OrganizationResponse = z.object({ organization: OrganizationSchema });
 const OrganizationPatch = z
   .object({
     organization: z.strictObject({
-      name: singleLine(z.string().trim().min(1, 'must not be empty').max(ORGANIZATION_NAME_MAX, `must be at most ${ORGANIZATION_NAME_MAX} characters`)).openapi({
+      name: singleLine(
+        z
+          .string()
+          .trim()
+          .min(1, 'must not be empty')
+          .max(ORGANIZATION_NAME_MAX, `must be at most ${ORGANIZATION_NAME_MAX} characters`),
+      ).openapi({
         pattern: TRIMMED_SINGLE_LINE_NOT_BLANK.source,
         description: `Stored trimmed: 1-${ORGANIZATION_NAME_MAX} characters after trimming white space, none of them a control character.`,
       }),
@@ -32,7 +38,10 @@ const getRoute = createRoute({
   summary: "The caller's organization",
   description: 'Each set of credentials belongs to exactly one organization; this tells which.',
   ...bearer('provisioning'),
-  responses: { 200: { description: 'The organization.', ...jsonContent(OrganizationResponse) }, ...errorResponses('get', { 404: GONE }) },
+  responses: {
+    200: { description: 'The organization.', ...jsonContent(OrganizationResponse) },
+    ...errorResponses('get', { 404: GONE }),
+  },
 });
 
 const patchRoute = createRoute({

@@ -21,10 +21,22 @@ const tags = ['Platform accounts'];
 const common = { tags, ...bearer('provisioning') };
 
 const MasterSchema = z
-  .object({ id: z.number().int(), name: z.string(), adPlatformType: z.enum(AD_PLATFORM_TYPES), adPlatformId: z.string(), kind: z.enum(['MANAGER', 'RESELLER']) })
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    adPlatformType: z.enum(AD_PLATFORM_TYPES),
+    adPlatformId: z.string(),
+    kind: z.enum(['MANAGER', 'RESELLER']),
+  })
   .openapi('AdPlatformMasterAccount');
 const ListingSchema = z
-  .object({ adPlatformId: z.string(), name: z.string(), currency: z.string(), timeZone: z.string(), linked: z.boolean() })
+  .object({
+    adPlatformId: z.string(),
+    name: z.string(),
+    currency: z.string(),
+    timeZone: z.string(),
+    linked: z.boolean(),
+  })
   .openapi('AdPlatformAccountListing');
 const KnownSchema = z
   .object({
@@ -46,14 +58,20 @@ const NewAccountBody = z
       currency: z
         .string()
         .superRefine((value, ctx) => {
-          if (!isCurrencyCode(value)) ctx.addIssue(ruleIssue('unknown_currency', `"${value}" is not an ISO 4217 currency code`));
-          else if (!supportedCurrencies().has(value)) ctx.addIssue(ruleIssue('unsupported_currency', noRatesMessage(value)));
+          if (!isCurrencyCode(value))
+            ctx.addIssue(ruleIssue('unknown_currency', `"${value}" is not an ISO 4217 currency code`));
+          else if (!supportedCurrencies().has(value))
+            ctx.addIssue(ruleIssue('unsupported_currency', noRatesMessage(value)));
         })
-        .meta({ enum: [...supportedCurrencies()], description: 'ISO 4217 code of a currency with daily reference rates.' }),
+        .meta({
+          enum: [...supportedCurrencies()],
+          description: 'ISO 4217 code of a currency with daily reference rates.',
+        }),
       timeZone: z
         .string()
         .superRefine((value, ctx) => {
-          if (!TIME_ZONES.has(value)) ctx.addIssue(ruleIssue('unknown_time_zone', `"${value}" is not an IANA time zone such as Europe/Berlin`));
+          if (!TIME_ZONES.has(value))
+            ctx.addIssue(ruleIssue('unknown_time_zone', `"${value}" is not an IANA time zone such as Europe/Berlin`));
         })
         .meta({ enum: [...TIME_ZONES], description: 'An IANA time zone (as this Node.js release knows them).' }),
     }),
@@ -61,18 +79,24 @@ const NewAccountBody = z
   .openapi('AdPlatformAccountCreate');
 const MasterIdParam = z.object({ id: idParam() });
 const BAD_QUERY = 'A query parameter breaks its rules (invalid_parameter, unknown_parameter); details name it.';
-const PLATFORM_DOWN = 'The platform is not answering (platform_unavailable; Retry-After), or the service is at capacity.';
+const PLATFORM_DOWN =
+  'The platform is not answering (platform_unavailable; Retry-After), or the service is at capacity.';
 
 const listMastersRoute = createRoute({
   method: 'get',
   path: `${P}/adplatform-master-accounts`,
   operationId: 'listMasterAccounts',
-  description: 'Manager (GOOGLE_ADS) and reseller (MICROSOFT_ADVERTISING) accounts are linked to an organization by an operator on the command line, never through this API. Sorted by id.',
+  description:
+    'Manager (GOOGLE_ADS) and reseller (MICROSOFT_ADVERTISING) accounts are linked to an organization by an operator on the command line, never through this API. Sorted by id.',
   ...common,
   summary: 'Master accounts (manager / reseller) an operator linked to the organization',
   request: { query: z.object(pagingQuery(100)) },
   responses: {
-    200: { description: 'One page, by id.', headers: TOTAL_COUNT, ...jsonContent(z.object({ adPlatformMasterAccounts: z.array(MasterSchema) })) },
+    200: {
+      description: 'One page, by id.',
+      headers: TOTAL_COUNT,
+      ...jsonContent(z.object({ adPlatformMasterAccounts: z.array(MasterSchema) })),
+    },
     ...errorResponses('get', { 400: BAD_QUERY }),
   },
 });
@@ -80,7 +104,7 @@ const getMasterRoute = createRoute({
   method: 'get',
   path: `${P}/adplatform-master-accounts/id/{id}`,
   operationId: 'getMasterAccount',
-  description: 'id, name, platform, the platform\'s own id and the kind (MANAGER or RESELLER).',
+  description: "id, name, platform, the platform's own id and the kind (MANAGER or RESELLER).",
   ...common,
   summary: 'One master account',
   request: { params: MasterIdParam },
@@ -93,13 +117,22 @@ const underMasterRoute = createRoute({
   method: 'get',
   path: `${P}/adplatform-master-accounts/id/{id}/adplatform-accounts`,
   operationId: 'listPlatformAccountsUnderMaster',
-  description: 'Asks the platform each time; linked says whether an account of the organization links the platform account already.',
+  description:
+    'Asks the platform each time; linked says whether an account of the organization links the platform account already.',
   ...common,
   summary: 'Platform accounts under a master, as the platform lists them',
   request: { params: MasterIdParam },
   responses: {
-    200: { description: 'Accounts; linked says whether one of the organization accounts links it.', ...jsonContent(z.object({ adPlatformAccounts: z.array(ListingSchema) })) },
-    ...errorResponses('get', { 400: 'A malformed path id.', 404: 'Unknown master.', 422: 'The platform refuses the request (validation_failed: no_access, unknown_at_platform, refused_by_platform).', 503: PLATFORM_DOWN }),
+    200: {
+      description: 'Accounts; linked says whether one of the organization accounts links it.',
+      ...jsonContent(z.object({ adPlatformAccounts: z.array(ListingSchema) })),
+    },
+    ...errorResponses('get', {
+      400: 'A malformed path id.',
+      404: 'Unknown master.',
+      422: 'The platform refuses the request (validation_failed: no_access, unknown_at_platform, refused_by_platform).',
+      503: PLATFORM_DOWN,
+    }),
   },
 });
 const createUnderMasterRoute = createRoute({
@@ -108,9 +141,14 @@ const createUnderMasterRoute = createRoute({
   operationId: 'createPlatformAccount',
   ...common,
   summary: 'Create a platform account inside a master (a CREATE_ADPLATFORM_ACCOUNT job)',
-  description: 'Send Idempotency-Key to make retries safe: the same key and body within 24 h return the same job; the key with another body is a 422 (idempotency_key_reused).',
+  description:
+    'Send Idempotency-Key to make retries safe: the same key and body within 24 h return the same job; the key with another body is a 422 (idempotency_key_reused).',
   middleware: [acceptJson()] as const,
-  request: { params: MasterIdParam, headers: z.object({ 'Idempotency-Key': IDEMPOTENCY_KEY }), body: { required: true, ...jsonContent(NewAccountBody) } },
+  request: {
+    params: MasterIdParam,
+    headers: z.object({ 'Idempotency-Key': IDEMPOTENCY_KEY }),
+    body: { required: true, ...jsonContent(NewAccountBody) },
+  },
   responses: {
     202: { description: 'The queued job.', headers: LOCATION, ...jsonContent(z.object({ job: JobSchema })) },
     ...errorResponses('post', {
@@ -126,12 +164,22 @@ const listKnownRoute = createRoute({
   method: 'get',
   path: `${P}/adplatform-accounts`,
   operationId: 'listPlatformAccounts',
-  description: 'Every platform account the organization linked or created, sorted by id, with the accounts that link it.',
+  description:
+    'Every platform account the organization linked or created, sorted by id, with the accounts that link it.',
   ...common,
   summary: 'Platform accounts known to the organization (linked or created)',
-  request: { query: z.object({ ...pagingQuery(100), adPlatformType: platformTypeQuery(false, 'Only accounts of this platform.') }) },
+  request: {
+    query: z.object({
+      ...pagingQuery(100),
+      adPlatformType: platformTypeQuery(false, 'Only accounts of this platform.'),
+    }),
+  },
   responses: {
-    200: { description: 'One page, by id.', headers: TOTAL_COUNT, ...jsonContent(z.object({ adPlatformAccounts: z.array(KnownSchema) })) },
+    200: {
+      description: 'One page, by id.',
+      headers: TOTAL_COUNT,
+      ...jsonContent(z.object({ adPlatformAccounts: z.array(KnownSchema) })),
+    },
     ...errorResponses('get', { 400: BAD_QUERY }),
   },
 });
@@ -144,8 +192,15 @@ const availableRoute = createRoute({
   description: 'Only FACEBOOK has ad accounts without a master; the search platforms answer an empty list.',
   request: { query: z.object({ adPlatformType: platformTypeQuery(true, 'The platform; required.') }) },
   responses: {
-    200: { description: 'Accounts with linked.', ...jsonContent(z.object({ adPlatformAccounts: z.array(ListingSchema) })) },
-    ...errorResponses('get', { 400: BAD_QUERY, 422: 'The platform refuses the request (validation_failed: no_access, refused_by_platform).', 503: PLATFORM_DOWN }),
+    200: {
+      description: 'Accounts with linked.',
+      ...jsonContent(z.object({ adPlatformAccounts: z.array(ListingSchema) })),
+    },
+    ...errorResponses('get', {
+      400: BAD_QUERY,
+      422: 'The platform refuses the request (validation_failed: no_access, refused_by_platform).',
+      503: PLATFORM_DOWN,
+    }),
   },
 });
 const getKnownRoute = createRoute({
@@ -165,7 +220,10 @@ const getKnownRoute = createRoute({
 function typeParam(query: QueryParams, required: boolean) {
   const text = query.get('adPlatformType');
   if (text === undefined) return required ? invalidParameter('adPlatformType', 'is required') : undefined;
-  return parsePlatformType(text) ?? invalidParameter('adPlatformType', `must be one of ${ACCEPTED_PLATFORM_NAMES.join(', ')}`);
+  return (
+    parsePlatformType(text) ??
+    invalidParameter('adPlatformType', `must be one of ${ACCEPTED_PLATFORM_NAMES.join(', ')}`)
+  );
 }
 
 export function registerPlatformAccountRoutes(app: OpenAPIHono<AppEnv>, service: PlatformAccountService): void {
@@ -176,17 +234,39 @@ export function registerPlatformAccountRoutes(app: OpenAPIHono<AppEnv>, service:
     return c.json({ adPlatformMasterAccounts: masters }, 200, { 'X-TotalCount': String(total) });
   });
   app.openapi(getMasterRoute, async (c) => {
-    const master = await service.getMaster(c.get('auth').organizationId, pathId(c.req.valid('param').id, 'ad platform master account'));
+    const master = await service.getMaster(
+      c.get('auth').organizationId,
+      pathId(c.req.valid('param').id, 'ad platform master account'),
+    );
     return c.json({ adPlatformMasterAccount: master }, 200);
   });
   app.openapi(underMasterRoute, async (c) => {
-    const accounts = await service.accountsUnderMaster(c.get('auth').organizationId, pathId(c.req.valid('param').id, 'ad platform master account'));
-    return c.json({ adPlatformAccounts: accounts.map(({ adPlatformId, name, currency, timeZone, linked }) => ({ adPlatformId, name, currency, timeZone, linked })) }, 200);
+    const accounts = await service.accountsUnderMaster(
+      c.get('auth').organizationId,
+      pathId(c.req.valid('param').id, 'ad platform master account'),
+    );
+    return c.json(
+      {
+        adPlatformAccounts: accounts.map(({ adPlatformId, name, currency, timeZone, linked }) => ({
+          adPlatformId,
+          name,
+          currency,
+          timeZone,
+          linked,
+        })),
+      },
+      200,
+    );
   });
   app.openapi(createUnderMasterRoute, async (c) => {
     const body = c.req.valid('json') as z.infer<typeof NewAccountBody>;
     const masterId = pathId(c.req.valid('param').id, 'ad platform master account');
-    const job = await service.requestNewAccount(c.get('auth').organizationId, masterId, body.adPlatformAccount, idempotencyOf(c, body));
+    const job = await service.requestNewAccount(
+      c.get('auth').organizationId,
+      masterId,
+      body.adPlatformAccount,
+      idempotencyOf(c, body),
+    );
     return c.json({ job: toJobResponse(job) }, 202, { Location: `${P}/jobs/id/${job.id}` });
   });
 
@@ -195,16 +275,34 @@ export function registerPlatformAccountRoutes(app: OpenAPIHono<AppEnv>, service:
     const query = QueryParams.parse(c.req.url, ['adPlatformType']);
     const type = typeParam(query, true)!;
     const accounts = await service.availableDirectAccounts(c.get('auth').organizationId, type);
-    return c.json({ adPlatformAccounts: accounts.map(({ adPlatformId, name, currency, timeZone, linked }) => ({ adPlatformId, name, currency, timeZone, linked })) }, 200);
+    return c.json(
+      {
+        adPlatformAccounts: accounts.map(({ adPlatformId, name, currency, timeZone, linked }) => ({
+          adPlatformId,
+          name,
+          currency,
+          timeZone,
+          linked,
+        })),
+      },
+      200,
+    );
   });
   app.openAPIRegistry.registerPath(listKnownRoute);
   app.get(listKnownRoute.path, async (c) => {
     const query = QueryParams.parse(c.req.url, ['limit', 'offset', 'adPlatformType']);
-    const { total, accounts } = await service.listKnown(c.get('auth').organizationId, { type: typeParam(query, false) }, parsePaging(query, 100, 100));
+    const { total, accounts } = await service.listKnown(
+      c.get('auth').organizationId,
+      { type: typeParam(query, false) },
+      parsePaging(query, 100, 100),
+    );
     return c.json({ adPlatformAccounts: accounts }, 200, { 'X-TotalCount': String(total) });
   });
   app.openapi(getKnownRoute, async (c) => {
-    const account = await service.getKnown(c.get('auth').organizationId, pathId(c.req.valid('param').id, 'ad platform account'));
+    const account = await service.getKnown(
+      c.get('auth').organizationId,
+      pathId(c.req.valid('param').id, 'ad platform account'),
+    );
     return c.json({ adPlatformAccount: account }, 200);
   });
 }

@@ -26,10 +26,16 @@ const NAMES: Readonly<Record<string, { operationId: string; row: string }>> = {
   adgroups: { operationId: 'getAdGroupStatistics', row: 'AdGroupReportRow' },
   keywords: { operationId: 'getKeywordStatistics', row: 'KeywordReportRow' },
   ads: { operationId: 'getAdStatistics', row: 'AdReportRow' },
-  'adplatform-accounts/facebook': { operationId: 'getFacebookPlatformAccountStatistics', row: 'FacebookAdPlatformAccountReportRow' },
+  'adplatform-accounts/facebook': {
+    operationId: 'getFacebookPlatformAccountStatistics',
+    row: 'FacebookAdPlatformAccountReportRow',
+  },
   'campaigns/facebook': { operationId: 'getFacebookCampaignStatistics', row: 'FacebookCampaignReportRow' },
   'ads/facebook': { operationId: 'getFacebookAdStatistics', row: 'FacebookAdReportRow' },
-  'adplatform-accounts/google-ads': { operationId: 'getGoogleAdsPlatformAccountStatistics', row: 'GoogleAdsAdPlatformAccountReportRow' },
+  'adplatform-accounts/google-ads': {
+    operationId: 'getGoogleAdsPlatformAccountStatistics',
+    row: 'GoogleAdsAdPlatformAccountReportRow',
+  },
 };
 
 export function operationIdOf(endpoint: ReportEndpoint): string {
@@ -52,11 +58,15 @@ const SEGMENT_VALUES: Readonly<Record<SegmentDefinition['key'], z.ZodType>> = {
 /** A statistic's value: ratios are null over a zero denominator (supplement 5). */
 function statisticValue(statistic: StatisticDefinition): z.ZodType {
   const value = statistic.type === 'Integer' ? z.number().int() : z.number();
-  return (statistic.type === 'Ratio' ? value.nullable() : value).openapi({ description: `${statistic.type}: ${statistic.description}` });
+  return (statistic.type === 'Ratio' ? value.nullable() : value).openapi({
+    description: `${statistic.type}: ${statistic.description}`,
+  });
 }
 
 function statisticsObject(endpoint: ReportEndpoint) {
-  return z.object(Object.fromEntries(endpoint.statistics.map((s) => [s.name, statisticValue(s).optional()]))).openapi({ description: 'The requested statistics (default: see GET /reporting/v0/fields).' });
+  return z
+    .object(Object.fromEntries(endpoint.statistics.map((s) => [s.name, statisticValue(s).optional()])))
+    .openapi({ description: 'The requested statistics (default: see GET /reporting/v0/fields).' });
 }
 
 /** A row key's value; ids are integers, the platform kind an enum, the rest text. */
@@ -70,34 +80,66 @@ function rowKeyValue(level: LevelDefinition, key: string): z.ZodType {
 export function reportRowSchema(endpoint: ReportEndpoint, campaignLabel = false) {
   const level = endpoint.level;
   const embeds = new Set(level.embeds);
-  const shape: Record<string, z.ZodType> = Object.fromEntries(level.rowKeys.map((key) => [key, rowKeyValue(level, key)]));
+  const shape: Record<string, z.ZodType> = Object.fromEntries(
+    level.rowKeys.map((key) => [key, rowKeyValue(level, key)]),
+  );
   if (campaignLabel) shape.campaignLabel = z.object({ name: z.string(), value: z.string() });
-  shape.segments = z.object(Object.fromEntries(SEGMENTS.map((s) => [s.key, SEGMENT_VALUES[s.key].optional()]))).optional().openapi({ description: 'With segments= only: the bucket.' });
+  shape.segments = z
+    .object(Object.fromEntries(SEGMENTS.map((s) => [s.key, SEGMENT_VALUES[s.key].optional()])))
+    .optional()
+    .openapi({ description: 'With segments= only: the bucket.' });
   shape.statistics = statisticsObject(endpoint);
-  shape.formulas = z.record(z.string(), z.number().nullable()).optional().openapi({ description: 'With formulas= only: name -> value (null over a zero denominator).' });
-  if (embeds.has('labels')) shape.labels = z.record(z.string(), z.string()).optional().openapi({ description: 'With embed=labels only.' });
+  shape.formulas = z
+    .record(z.string(), z.number().nullable())
+    .optional()
+    .openapi({ description: 'With formulas= only: name -> value (null over a zero denominator).' });
+  if (embeds.has('labels'))
+    shape.labels = z.record(z.string(), z.string()).optional().openapi({ description: 'With embed=labels only.' });
   if (embeds.has('customFields')) {
     shape.customFields = z
-      .object(Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`field${i + 1}`, i < 20 ? z.string().nullable() : z.number().nullable()])))
+      .object(
+        Object.fromEntries(
+          Array.from({ length: 30 }, (_, i) => [
+            `field${i + 1}`,
+            i < 20 ? z.string().nullable() : z.number().nullable(),
+          ]),
+        ),
+      )
       .optional()
       .openapi({ description: 'With embed=customFields only.' });
   }
-  if (embeds.has('images')) shape.images = z.array(z.string()).optional().openapi({ description: 'With embed=images only.' });
-  if (embeds.has('specificFields')) shape.specificFields = z.record(z.string(), z.unknown()).nullable().optional().openapi({ description: 'With embed=specificFields only; null for ads of other platforms than FACEBOOK.' });
+  if (embeds.has('images'))
+    shape.images = z.array(z.string()).optional().openapi({ description: 'With embed=images only.' });
+  if (embeds.has('specificFields'))
+    shape.specificFields = z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .optional()
+      .openapi({ description: 'With embed=specificFields only; null for ads of other platforms than FACEBOOK.' });
   const name = campaignLabel ? 'AccountCampaignLabelReportRow' : NAMES[endpoint.path]!.row;
   return z.object(shape).openapi(name);
 }
 
 export function totalsSchema(endpoint: ReportEndpoint) {
   // Money totals over rows in several currencies are null (no conversion asked): the money statistics are nullable here.
-  const statistics = Object.fromEntries(endpoint.statistics.map((s) => [s.name, (s.type === 'Money' ? statisticValue(s).nullable() : statisticValue(s)).optional()]));
+  const statistics = Object.fromEntries(
+    endpoint.statistics.map((s) => [
+      s.name,
+      (s.type === 'Money' ? statisticValue(s).nullable() : statisticValue(s)).optional(),
+    ]),
+  );
   return z
     .object(statistics)
     .extend({
-      currency: z.string().nullable().openapi({ description: 'The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none.' }),
+      currency: z.string().nullable().openapi({
+        description:
+          'The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none.',
+      }),
     })
     .optional()
-    .openapi({ description: 'With totals=true only: the statistics over the whole filtered result (ratios of the summed sums).' });
+    .openapi({
+      description: 'With totals=true only: the statistics over the whole filtered result (ratios of the summed sums).',
+    });
 }
 
 /** What a report says beside its rows: mixed currencies in totals, money converted at estimated rates. */
@@ -157,7 +199,10 @@ function sortExamples(endpoint: ReportEndpoint): Record<string, string> {
 const FORMULA_EXAMPLES = {
   cpa: ['cpa:statistics.cost / statistics.conversions:Money'],
   rounded: ['ctrPct:round(100 * statistics.clicks / max(statistics.impressions, 1), 2):Decimal'],
-  two: ['margin:statistics.conversionValue - statistics.cost:Money,share:statistics.clicks / statistics.impressions:Percentage', 'big:if(statistics.clicks > 100, 1, 0):Integer'],
+  two: [
+    'margin:statistics.conversionValue - statistics.cost:Money,share:statistics.clicks / statistics.impressions:Percentage',
+    'big:if(statistics.clicks > 100, 1, 0):Integer',
+  ],
 };
 
 const FILTER_GRAMMAR = `One expression: comparisons \`== != < <= > >=\`, \`&&\`/\`and\`, \`||\`/\`or\`, \`!\`/\`not\`, parentheses, \`x in [..]\`, \`contains(x, 's')\`, \`startsWith\`, \`endsWith\`, \`x == null\`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.deviceType and segments.networkType (these two only joined with && to the rest); string and number literals, null. At most ${EXPRESSION_LIMITS.maxLength} characters, depth ${EXPRESSION_LIMITS.maxDepth}, ${EXPRESSION_LIMITS.maxNodes} nodes. Anything else: 400 invalid_parameter naming the position and the token.`;
@@ -167,27 +212,44 @@ export function reportQuerySchema(endpoint: ReportEndpoint) {
   const level = endpoint.level;
   const names = endpoint.statistics.map((s) => s.name);
   const sortFields = level.fields.map((f) => f.name).join(', ');
-  const fields = level.platformAccountColumn ? `${sortFields}, accountId (==, != and in only: the accounts the platform account is linked to)` : sortFields;
+  const fields = level.platformAccountColumn
+    ? `${sortFields}, accountId (==, != and in only: the accounts the platform account is linked to)`
+    : sortFields;
   // Typed by REPORT_PARAMETERS: a parameter the parser learns must be documented here to compile.
   const documented: Record<ReportParameter, z.ZodType | undefined> = {
-    startDate: dateQuery('First day, inclusive. Default: 29 days before endDate. The range, defaults included, must be under five years (otherwise 400).'),
-    endDate: dateQuery('Last day, inclusive; not before startDate, under five years after it (otherwise 400). Default: yesterday (UTC), or startDate when that is later.'),
+    startDate: dateQuery(
+      'First day, inclusive. Default: 29 days before endDate. The range, defaults included, must be under five years (otherwise 400).',
+    ),
+    endDate: dateQuery(
+      'Last day, inclusive; not before startDate, under five years after it (otherwise 400). Default: yesterday (UTC), or startDate when that is later.',
+    ),
     statistics: commaListParameter(
       { type: 'string', enum: [...names, ...names.map((n) => `statistics.${n}`)] },
-      { description: `Statistics to return, \`statistics.\` prefix optional; default ${endpoint.defaultStatistics.map((s) => s.name).join(', ')}. A statistic another endpoint offers: 400 naming where it is.` },
+      {
+        description: `Statistics to return, \`statistics.\` prefix optional; default ${endpoint.defaultStatistics.map((s) => s.name).join(', ')}. A statistic another endpoint offers: 400 naming where it is.`,
+      },
     ),
     segments: commaListParameter(
       { type: 'string', enum: SEGMENTS.map((s) => s.name) },
-      { description: `Breakdowns: ${SEGMENTS.map((s) => `${s.name} (${s.description})`).join(', ')}. Rows then come per active bucket.` },
+      {
+        description: `Breakdowns: ${SEGMENTS.map((s) => `${s.name} (${s.description})`).join(', ')}. Rows then come per active bucket.`,
+      },
     ),
     filter: z
       .string()
       .optional()
-      .openapi({ maxLength: EXPRESSION_LIMITS.maxLength, description: `${FILTER_GRAMMAR} Fields here: ${fields}.`, param: { examples: examples(filterExamples(endpoint)) } }),
-    sort: z.string().optional().openapi({
-      description: `Comma list of keys, \`-\` for descending: statistics.<name>, formulas.<name> of this request, ${sortFields}${level.labels ? ', labels.<name>' : ''}${level.customFields ? ', customFields.field<N>' : ''}, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position.`,
-      param: { examples: examples(sortExamples(endpoint)) },
-    }),
+      .openapi({
+        maxLength: EXPRESSION_LIMITS.maxLength,
+        description: `${FILTER_GRAMMAR} Fields here: ${fields}.`,
+        param: { examples: examples(filterExamples(endpoint)) },
+      }),
+    sort: z
+      .string()
+      .optional()
+      .openapi({
+        description: `Comma list of keys, \`-\` for descending: statistics.<name>, formulas.<name> of this request, ${sortFields}${level.labels ? ', labels.<name>' : ''}${level.customFields ? ', customFields.field<N>' : ''}, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position.`,
+        param: { examples: examples(sortExamples(endpoint)) },
+      }),
     formulas: z
       .string()
       .optional()
@@ -200,35 +262,54 @@ export function reportQuerySchema(endpoint: ReportEndpoint) {
         param: { style: 'form', explode: true, examples: examples(FORMULA_EXAMPLES) },
       }),
     ...pagingQuery(MAX_LIMIT, {
-      limit: ' An export (format csv, ndjson, parquet) takes 1-1000000000 and without limit and offset is the whole result.',
+      limit:
+        ' An export (format csv, ndjson, parquet) takes 1-1000000000 and without limit and offset is the whole result.',
       offset: ' An export without limit has limit 1000000000, so its offset can only be 0.',
     }),
-    totals: z
+    totals: z.string().optional().openapi({
+      type: 'boolean',
+      default: false,
+      description:
+        'true adds `totals`: the statistics over the whole filtered result. JSON only: with an export format it is a 400.',
+    }),
+    format: z
       .string()
       .optional()
-      .openapi({ type: 'boolean', default: false, description: 'true adds `totals`: the statistics over the whole filtered result. JSON only: with an export format it is a 400.' }),
-    format: z.string().optional().openapi({
-      type: 'string',
-      enum: ['json', 'csv', 'ndjson', 'parquet'],
-      description: 'The response type; wins over Accept. csv, ndjson and parquet stream the whole result (or the asked page) as an attachment.',
-    }),
+      .openapi({
+        type: 'string',
+        enum: ['json', 'csv', 'ndjson', 'parquet'],
+        description:
+          'The response type; wins over Accept. csv, ndjson and parquet stream the whole result (or the asked page) as an attachment.',
+      }),
     currency: z
       .string()
       .optional()
       .openapi({
         type: 'string',
         enum: [...supportedCurrencies()].sort(),
-        description: 'Convert every money statistic and money formula per day (at that day\'s reference rate) into this ISO 4217 currency; rows and totals then carry it. Without it, rows keep their own currency and totals over several currencies have null money.',
+        description:
+          "Convert every money statistic and money formula per day (at that day's reference rate) into this ISO 4217 currency; rows and totals then carry it. Without it, rows keep their own currency and totals over several currencies have null money.",
       }),
     // A level without embeds refuses every value, so the document leaves the parameter out.
-    embed: level.embeds.length === 0 ? undefined : commaListParameter({ type: 'string', enum: [...level.embeds] }, { description: `Also return: ${level.embeds.join(', ')}.` }),
+    embed:
+      level.embeds.length === 0
+        ? undefined
+        : commaListParameter(
+            { type: 'string', enum: [...level.embeds] },
+            { description: `Also return: ${level.embeds.join(', ')}.` },
+          ),
   };
-  const shape = Object.fromEntries(Object.entries(documented).filter((entry): entry is [string, z.ZodType] => entry[1] !== undefined));
-  shape[level.nameParameter] = z.string().optional().openapi({
-    minLength: 1,
-    maxLength: 255,
-    description: `Exact ${level.nameParameter}; \`*\` matches any run of characters.`,
-  });
+  const shape = Object.fromEntries(
+    Object.entries(documented).filter((entry): entry is [string, z.ZodType] => entry[1] !== undefined),
+  );
+  shape[level.nameParameter] = z
+    .string()
+    .optional()
+    .openapi({
+      minLength: 1,
+      maxLength: 255,
+      description: `Exact ${level.nameParameter}; \`*\` matches any run of characters.`,
+    });
   return z.object(shape);
 }
 

@@ -7,7 +7,14 @@ import { ENDPOINT_BY_PATH, ENDPOINTS, type ReportEndpoint } from '../../catalog/
 import { customFieldType, type LevelDefinition } from '../../catalog/levels.js';
 import { SEGMENTS } from '../../catalog/segments.js';
 import { DEFAULT_STATISTICS } from '../../catalog/statistics.js';
-import { commaList, EXPRESSION_LIMITS, MAX_LIMIT, parseReportQuery, reportRequest, type ReportRequest } from '../../reporting/report-request.js';
+import {
+  commaList,
+  EXPRESSION_LIMITS,
+  MAX_LIMIT,
+  parseReportQuery,
+  reportRequest,
+  type ReportRequest,
+} from '../../reporting/report-request.js';
 import { CALL_DETAIL_FIELDS } from '../../catalog/call-details.js';
 import type { ReportService } from '../../reporting/report-service.js';
 import { checkDates } from '../../shared/dates.js';
@@ -18,27 +25,49 @@ import { errorResponses } from '../openapi-errors.js';
 import { bearer, jsonContent, TOTAL_COUNT } from '../openapi-helpers.js';
 import { commaListParameter, dateQuery, pagingQuery } from '../openapi-parameters.js';
 import { AD_PLATFORM_TYPES } from '../../shared/ad-platforms.js';
-import { CAMPAIGN_LABEL_NAME, operationIdOf, reportQuerySchema, reportRowSchema, totalsSchema, WARNINGS } from './reporting-docs.js';
+import {
+  CAMPAIGN_LABEL_NAME,
+  operationIdOf,
+  reportQuerySchema,
+  reportRowSchema,
+  totalsSchema,
+  WARNINGS,
+} from './reporting-docs.js';
 import { invalidParameter, parsePaging, QueryParams } from '../../shared/query-params.js';
 import { WARNINGS_HEADER, warningsHeader } from '../../reporting/report-warnings.js';
 
 /** Fast gzip: exports are large and the CPU is shared with DuckDB rendering them. */
 const GZIP_LEVEL = 1;
-function parseRequest(url: string, level: LevelDefinition, organizationId: number, accept: string | undefined): { request: ReportRequest; format: ResponseFormat } {
+function parseRequest(
+  url: string,
+  level: LevelDefinition,
+  organizationId: number,
+  accept: string | undefined,
+): { request: ReportRequest; format: ResponseFormat } {
   const query = parseReportQuery(url, level);
   const format = responseFormat(query.get('format'), accept);
   return { request: reportRequest(query, level, organizationId, format), format };
 }
 
 /** The JSON page, or the whole result streamed as CSV, NDJSON or Parquet. */
-async function respond(c: Context<AppEnv>, reports: ReportService, endpoint: ReportEndpoint, parsed: { request: ReportRequest; format: ResponseFormat }) {
+async function respond(
+  c: Context<AppEnv>,
+  reports: ReportService,
+  endpoint: ReportEndpoint,
+  parsed: { request: ReportRequest; format: ResponseFormat },
+) {
   const { request, format } = parsed;
   if (format === 'json') {
     const page = await reports.run(endpoint, request);
     const totals = page.totals ? `,"totals":${JSON.stringify(page.totals)}` : '';
     const warnings = page.warnings.length > 0 ? `,"warnings":${JSON.stringify(page.warnings)}` : '';
     const { body, length } = jsonPageBody(`{"${endpoint.level.plural}":`, page.rows, `${totals}${warnings}}`);
-    return c.body(body, 200, { 'Content-Type': 'application/json', 'Content-Length': String(length), 'X-TotalCount': String(page.total), Vary: 'Accept' });
+    return c.body(body, 200, {
+      'Content-Type': 'application/json',
+      'Content-Length': String(length),
+      'X-TotalCount': String(page.total),
+      Vary: 'Accept',
+    });
   }
   const { plan, stream, warnings } = await reports.export(endpoint, request, format);
   // A client that took nothing for the idle timeout: close its connection, then the export stops as on a disconnect.
@@ -63,10 +92,17 @@ const REPORT_ERRORS = {
 } as const;
 
 const EXPORT_HEADERS = {
-  'X-TotalCount': { description: 'JSON only: rows of the whole result.', schema: { type: 'integer' as const, minimum: 0 } },
-  'Content-Disposition': { description: 'Exports only: attachment; filename="<path>_<from>_<to>.<format>".', schema: { type: 'string' as const } },
+  'X-TotalCount': {
+    description: 'JSON only: rows of the whole result.',
+    schema: { type: 'integer' as const, minimum: 0 },
+  },
+  'Content-Disposition': {
+    description: 'Exports only: attachment; filename="<path>_<from>_<to>.<format>".',
+    schema: { type: 'string' as const },
+  },
   [WARNINGS_HEADER]: {
-    description: 'Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD".',
+    description:
+      'Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD".',
     schema: { type: 'string' as const },
   },
 };
@@ -80,10 +116,21 @@ function reportResponses(endpoint: ReportEndpoint, campaignLabel: boolean) {
         'JSON: one page; `warnings` when totals mix currencies or money was converted at estimated FX rates. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response.',
       headers: EXPORT_HEADERS,
       content: {
-        'application/json': { schema: z.object({ [level.plural]: z.array(row), totals: totalsSchema(endpoint), warnings: WARNINGS }) },
-        'text/csv': { schema: z.string().openapi({ description: 'A header row of JSON paths (statistics.clicks, segments.day, ...), then one row per result row.' }) },
-        'application/x-ndjson': { schema: z.string().openapi({ description: 'One JSON object per line, shaped like the JSON rows.' }) },
-        'application/vnd.apache.parquet': { schema: z.string().openapi({ format: 'binary', description: 'A Parquet file, columns as in CSV.' }) },
+        'application/json': {
+          schema: z.object({ [level.plural]: z.array(row), totals: totalsSchema(endpoint), warnings: WARNINGS }),
+        },
+        'text/csv': {
+          schema: z.string().openapi({
+            description:
+              'A header row of JSON paths (statistics.clicks, segments.day, ...), then one row per result row.',
+          }),
+        },
+        'application/x-ndjson': {
+          schema: z.string().openapi({ description: 'One JSON object per line, shaped like the JSON rows.' }),
+        },
+        'application/vnd.apache.parquet': {
+          schema: z.string().openapi({ format: 'binary', description: 'A Parquet file, columns as in CSV.' }),
+        },
       },
     },
     ...errorResponses('get', REPORT_ERRORS),
@@ -92,7 +139,13 @@ function reportResponses(endpoint: ReportEndpoint, campaignLabel: boolean) {
 
 function routeOf(endpoint: ReportEndpoint) {
   const level = endpoint.level;
-  const special = endpoint.platform === undefined ? '' : ` of ${endpoint.platform} platform accounts only, with ${endpoint.defaultStatistics.filter((s) => !(DEFAULT_STATISTICS as readonly string[]).includes(s.name)).map((s) => s.name).join(', ')} by default`;
+  const special =
+    endpoint.platform === undefined
+      ? ''
+      : ` of ${endpoint.platform} platform accounts only, with ${endpoint.defaultStatistics
+          .filter((s) => !(DEFAULT_STATISTICS as readonly string[]).includes(s.name))
+          .map((s) => s.name)
+          .join(', ')} by default`;
   return createRoute({
     method: 'get',
     path: `/reporting/v0/${endpoint.path}`,
@@ -112,10 +165,14 @@ const fieldsRoute = createRoute({
   operationId: 'getReportingFields',
   tags: ['Reporting'],
   summary: 'What each reporting endpoint offers',
-  description: 'Per endpoint: statistics (type, additive or ratio), segments, and the fields filter, sort and embed accept.',
+  description:
+    'Per endpoint: statistics (type, additive or ratio), segments, and the fields filter, sort and embed accept.',
   ...bearer('reporting'),
   responses: {
-    200: { description: 'The catalogue.', ...jsonContent(z.object({ endpoints: z.array(z.object({ path: z.string() }).catchall(z.unknown())) })) },
+    200: {
+      description: 'The catalogue.',
+      ...jsonContent(z.object({ endpoints: z.array(z.object({ path: z.string() }).catchall(z.unknown())) })),
+    },
     ...errorResponses('get', {}),
   },
 });
@@ -123,44 +180,77 @@ const fieldsRoute = createRoute({
 /** The catalogue as clients see it; built from the same definitions the planner uses. */
 function describeFields() {
   return {
-    endpoints: [...ENDPOINTS.map((endpoint) => {
-      const level = endpoint.level;
-      const statistics = endpoint.statistics.map((s) => ({ name: s.name, type: s.type, additive: s.additive, default: endpoint.defaultStatistics.includes(s), description: s.description }));
-      const dimensions = level.fields.map((f) => f.name);
-      const extra = [...(level.labels ? ['labels.<name>'] : []), ...(level.customFields ? ['customFields.field1..field30'] : [])];
-      return {
-        path: `/reporting/v0/${endpoint.path}`,
-        rows: level.plural,
-        ...(endpoint.platform ? { adPlatformType: endpoint.platform } : {}),
-        statistics,
-        segments: SEGMENTS.map((s) => ({ name: s.name, key: `segments.${s.key}`, description: s.description })),
-        filterable: [...dimensions, ...(level.platformAccountColumn ? ['accountId'] : []), ...extra, 'statistics.<name>', 'formulas.<name>', 'segments.deviceType', 'segments.networkType'],
-        sortable: [...dimensions, ...extra, 'statistics.<name>', 'formulas.<name>', 'segments.<key of a requested segment>'],
-        embeddable: [...level.embeds],
-        nameParameter: level.nameParameter,
-        ...(level.customFields ? { customFieldTypes: { 'field1..field20': customFieldType('field1')!, 'field21..field30': customFieldType('field21')! } } : {}),
-      };
-    }),
-    {
-      path: '/reporting/v0/accounts/campaign-labels/name/{name}',
-      rows: 'accounts',
-      like: '/reporting/v0/accounts',
-      description: 'as /reporting/v0/accounts, over the campaigns carrying the label, one row per (account, label value) with campaignLabel {name, value}',
-    },
-    {
-      path: '/reporting/v0/markups',
-      rows: 'markups',
-      fields: ['id', 'accountId', 'accountName', 'currency', 'rate', 'startDate', 'endDate'],
-      parameters: ['startDate', 'endDate', 'accountId', 'limit', 'offset'],
-    },
-    {
-      path: '/reporting/v0/call-details',
-      rows: 'callDetails',
-      fields: Object.keys(CALL_DETAIL_FIELDS),
-      filterable: Object.keys(CALL_DETAIL_FIELDS),
-      sortable: Object.keys(CALL_DETAIL_FIELDS),
-      parameters: [...CALL_DETAIL_PARAMETERS],
-    }],
+    endpoints: [
+      ...ENDPOINTS.map((endpoint) => {
+        const level = endpoint.level;
+        const statistics = endpoint.statistics.map((s) => ({
+          name: s.name,
+          type: s.type,
+          additive: s.additive,
+          default: endpoint.defaultStatistics.includes(s),
+          description: s.description,
+        }));
+        const dimensions = level.fields.map((f) => f.name);
+        const extra = [
+          ...(level.labels ? ['labels.<name>'] : []),
+          ...(level.customFields ? ['customFields.field1..field30'] : []),
+        ];
+        return {
+          path: `/reporting/v0/${endpoint.path}`,
+          rows: level.plural,
+          ...(endpoint.platform ? { adPlatformType: endpoint.platform } : {}),
+          statistics,
+          segments: SEGMENTS.map((s) => ({ name: s.name, key: `segments.${s.key}`, description: s.description })),
+          filterable: [
+            ...dimensions,
+            ...(level.platformAccountColumn ? ['accountId'] : []),
+            ...extra,
+            'statistics.<name>',
+            'formulas.<name>',
+            'segments.deviceType',
+            'segments.networkType',
+          ],
+          sortable: [
+            ...dimensions,
+            ...extra,
+            'statistics.<name>',
+            'formulas.<name>',
+            'segments.<key of a requested segment>',
+          ],
+          embeddable: [...level.embeds],
+          nameParameter: level.nameParameter,
+          ...(level.customFields
+            ? {
+                customFieldTypes: {
+                  'field1..field20': customFieldType('field1')!,
+                  'field21..field30': customFieldType('field21')!,
+                },
+              }
+            : {}),
+        };
+      }),
+      {
+        path: '/reporting/v0/accounts/campaign-labels/name/{name}',
+        rows: 'accounts',
+        like: '/reporting/v0/accounts',
+        description:
+          'as /reporting/v0/accounts, over the campaigns carrying the label, one row per (account, label value) with campaignLabel {name, value}',
+      },
+      {
+        path: '/reporting/v0/markups',
+        rows: 'markups',
+        fields: ['id', 'accountId', 'accountName', 'currency', 'rate', 'startDate', 'endDate'],
+        parameters: ['startDate', 'endDate', 'accountId', 'limit', 'offset'],
+      },
+      {
+        path: '/reporting/v0/call-details',
+        rows: 'callDetails',
+        fields: Object.keys(CALL_DETAIL_FIELDS),
+        filterable: Object.keys(CALL_DETAIL_FIELDS),
+        sortable: Object.keys(CALL_DETAIL_FIELDS),
+        parameters: [...CALL_DETAIL_PARAMETERS],
+      },
+    ],
   };
 }
 
@@ -190,13 +280,22 @@ const markupsRoute = createRoute({
       startDate: dateQuery('Only periods that end on or after this day.'),
       endDate: dateQuery('Only periods that start on or before this day; not before startDate (otherwise 400).'),
       // At most 16 digits (the id pattern); 9,999,999,999,999,999 is no double, so the bound reads 10^16 as it always did in the document.
-      accountId: commaListParameter({ type: 'integer', format: 'int64', minimum: 1, maximum: 1e16 }, { description: 'Only periods of these accounts.' }),
+      accountId: commaListParameter(
+        { type: 'integer', format: 'int64', minimum: 1, maximum: 1e16 },
+        { description: 'Only periods of these accounts.' },
+      ),
       ...pagingQuery(MAX_LIMIT),
     }),
   },
   responses: {
-    200: { description: 'One page by account, start date and id.', headers: TOTAL_COUNT, ...jsonContent(z.object({ markups: z.array(MarkupPeriodSchema) })) },
-    ...errorResponses('get', { 400: 'A parameter breaks its rules (invalid_parameter, unknown_parameter); details name it.' }),
+    200: {
+      description: 'One page by account, start date and id.',
+      headers: TOTAL_COUNT,
+      ...jsonContent(z.object({ markups: z.array(MarkupPeriodSchema) })),
+    },
+    ...errorResponses('get', {
+      400: 'A parameter breaks its rules (invalid_parameter, unknown_parameter); details name it.',
+    }),
   },
 });
 
@@ -207,7 +306,8 @@ function markupQuery(url: string, organizationId: number) {
   // Markups have no default range: without dates, every period.
   checkDates(from, to, invalidParameter);
   const ids = commaList(query, 'accountId');
-  if (ids?.some((id) => !/^[1-9][0-9]{0,15}$/.test(id))) invalidParameter('accountId', 'is a comma-separated list of account ids');
+  if (ids?.some((id) => !/^[1-9][0-9]{0,15}$/.test(id)))
+    invalidParameter('accountId', 'is a comma-separated list of account ids');
   return { organizationId, from, to, accountIds: ids?.map(Number), ...parsePaging(query, MAX_LIMIT, 100) };
 }
 
@@ -226,7 +326,11 @@ const campaignLabelRoute = createRoute({
 /** Label names as the label endpoints allow them; campaignGroup is kept as sys.campaignGroup. */
 function campaignLabelName(name: string): { name: string; stored: string } {
   if (name === 'campaignGroup') return { name, stored: 'sys.campaignGroup' };
-  if (!/^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(name)) invalidParameter('name', 'a campaign label name is a letter followed by up to 63 letters, digits or _ (or campaignGroup)');
+  if (!/^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(name))
+    invalidParameter(
+      'name',
+      'a campaign label name is a letter followed by up to 63 letters, digits or _ (or campaignGroup)',
+    );
   return { name, stored: name };
 }
 
@@ -253,17 +357,33 @@ const CallDetailSchema = z
 function callDetailsQuerySchema() {
   const fields = Object.keys(CALL_DETAIL_FIELDS).join(', ');
   return z.object({
-    startDate: dateQuery('First day (account-local), inclusive. Default: 29 days before endDate. The range, defaults included, must be under five years (otherwise 400).'),
-    endDate: dateQuery('Last day, inclusive; not before startDate, under five years after it (otherwise 400). Default: yesterday (UTC), or startDate when that is later.'),
-    filter: z.string().optional().openapi({
-      maxLength: EXPRESSION_LIMITS.maxLength,
-      description: `One expression as on the statistics endpoints, over the fields ${fields} (isConversion alone is a condition, and compares with true/false or 1/0). Anything else: 400 naming the position and the token.`,
-      param: { examples: { long: { value: 'durationSeconds >= 60' }, converted: { value: 'isConversion && callerCountry == \'US\'' }, platform: { value: "adPlatformType in ['GOOGLE_ADS', 'BING_ADS']" } } },
-    }),
-    sort: z.string().optional().openapi({
-      description: `Comma list of ${fields}, \`-\` for descending; default startTime, ties by id.`,
-      param: { examples: { longest: { value: '-durationSeconds' }, byCampaign: { value: 'campaignId,-startTime' } } },
-    }),
+    startDate: dateQuery(
+      'First day (account-local), inclusive. Default: 29 days before endDate. The range, defaults included, must be under five years (otherwise 400).',
+    ),
+    endDate: dateQuery(
+      'Last day, inclusive; not before startDate, under five years after it (otherwise 400). Default: yesterday (UTC), or startDate when that is later.',
+    ),
+    filter: z
+      .string()
+      .optional()
+      .openapi({
+        maxLength: EXPRESSION_LIMITS.maxLength,
+        description: `One expression as on the statistics endpoints, over the fields ${fields} (isConversion alone is a condition, and compares with true/false or 1/0). Anything else: 400 naming the position and the token.`,
+        param: {
+          examples: {
+            long: { value: 'durationSeconds >= 60' },
+            converted: { value: "isConversion && callerCountry == 'US'" },
+            platform: { value: "adPlatformType in ['GOOGLE_ADS', 'BING_ADS']" },
+          },
+        },
+      }),
+    sort: z
+      .string()
+      .optional()
+      .openapi({
+        description: `Comma list of ${fields}, \`-\` for descending; default startTime, ties by id.`,
+        param: { examples: { longest: { value: '-durationSeconds' }, byCampaign: { value: 'campaignId,-startTime' } } },
+      }),
     ...pagingQuery(MAX_LIMIT),
   });
 }
@@ -279,21 +399,37 @@ const callDetailsRoute = createRoute({
   ...bearer('reporting'),
   request: { query: callDetailsQuerySchema() },
   responses: {
-    200: { description: 'One page.', headers: TOTAL_COUNT, ...jsonContent(z.object({ callDetails: z.array(CallDetailSchema) })) },
-    ...errorResponses('get', { 400: 'A parameter breaks its rules (invalid_parameter, unknown_parameter); details name it, and the position and token in an expression.' }),
+    200: {
+      description: 'One page.',
+      headers: TOTAL_COUNT,
+      ...jsonContent(z.object({ callDetails: z.array(CallDetailSchema) })),
+    },
+    ...errorResponses('get', {
+      400: 'A parameter breaks its rules (invalid_parameter, unknown_parameter); details name it, and the position and token in an expression.',
+    }),
   },
 });
 
 function callDetailsQuery(url: string, organizationId: number) {
   const query = QueryParams.parse(url, CALL_DETAIL_PARAMETERS);
-  return { organizationId, startDate: query.get('startDate'), endDate: query.get('endDate'), filter: query.get('filter'), sort: query.get('sort'), ...parsePaging(query, MAX_LIMIT, 100) };
+  return {
+    organizationId,
+    startDate: query.get('startDate'),
+    endDate: query.get('endDate'),
+    filter: query.get('filter'),
+    sort: query.get('sort'),
+    ...parsePaging(query, MAX_LIMIT, 100),
+  };
 }
 
 export function registerReportingRoutes(app: OpenAPIHono<AppEnv>, reports: ReportService): void {
   app.openAPIRegistry.registerPath(campaignLabelRoute);
   app.get('/reporting/v0/accounts/campaign-labels/name/:name', async (c) => {
     const parsed = parseRequest(c.req.url, accounts.level, c.get('auth').organizationId, c.req.header('accept'));
-    return respond(c, reports, accounts, { ...parsed, request: { ...parsed.request, campaignLabel: campaignLabelName(c.req.param('name')) } });
+    return respond(c, reports, accounts, {
+      ...parsed,
+      request: { ...parsed.request, campaignLabel: campaignLabelName(c.req.param('name')) },
+    });
   });
   app.openAPIRegistry.registerPath(markupsRoute);
   app.get(markupsRoute.path, async (c) => {
@@ -310,7 +446,12 @@ export function registerReportingRoutes(app: OpenAPIHono<AppEnv>, reports: Repor
     const route = routeOf(endpoint);
     app.openAPIRegistry.registerPath(route);
     app.get(route.path, async (c) => {
-      return respond(c, reports, endpoint, parseRequest(c.req.url, endpoint.level, c.get('auth').organizationId, c.req.header('accept')));
+      return respond(
+        c,
+        reports,
+        endpoint,
+        parseRequest(c.req.url, endpoint.level, c.get('auth').organizationId, c.req.header('accept')),
+      );
     });
   }
   const catalogue = describeFields();

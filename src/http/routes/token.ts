@@ -8,7 +8,11 @@ import { jsonContent } from '../openapi-helpers.js';
 
 const SCOPE_LIST = `^(${SCOPES.join('|')})( (${SCOPES.join('|')}))*$`;
 
-const oauthError = (description: string, headers?: Headers) => ({ description, ...(headers ? { headers } : {}), ...jsonContent(OAuthErrorSchema) });
+const oauthError = (description: string, headers?: Headers) => ({
+  description,
+  ...(headers ? { headers } : {}),
+  ...jsonContent(OAuthErrorSchema),
+});
 const NO_STORE: Headers = {
   'Cache-Control': { description: 'no-store', schema: { type: 'string' } },
   Pragma: { description: 'no-cache', schema: { type: 'string' } },
@@ -33,9 +37,17 @@ const tokenRoute = createRoute({
             scope: z
               .string()
               .optional()
-              .openapi({ pattern: SCOPE_LIST, description: `Space-separated subset of the client's scopes (${SCOPES.join(', ')}); default all of them. Another scope: 400 invalid_scope.` }),
-            client_id: z.string().optional().openapi({ description: 'Optional (RFC 6749 2.3.1); when sent, it must equal the authenticated client id.' }),
-            client_secret: z.unknown().optional().openapi({ not: {}, description: 'Never in the body: the secret goes in the Basic header (400 invalid_request).' }),
+              .openapi({
+                pattern: SCOPE_LIST,
+                description: `Space-separated subset of the client's scopes (${SCOPES.join(', ')}); default all of them. Another scope: 400 invalid_scope.`,
+              }),
+            client_id: z.string().optional().openapi({
+              description: 'Optional (RFC 6749 2.3.1); when sent, it must equal the authenticated client id.',
+            }),
+            client_secret: z.unknown().optional().openapi({
+              not: {},
+              description: 'Never in the body: the secret goes in the Basic header (400 invalid_request).',
+            }),
           }),
         },
       },
@@ -45,9 +57,18 @@ const tokenRoute = createRoute({
     200: {
       description: 'A bearer token; no refresh token (ask again with the same request).',
       headers: NO_STORE,
-      ...jsonContent(z.object({ access_token: z.string(), token_type: z.literal('Bearer'), expires_in: z.number().int().positive(), scope: z.string() })),
+      ...jsonContent(
+        z.object({
+          access_token: z.string(),
+          token_type: z.literal('Bearer'),
+          expires_in: z.number().int().positive(),
+          scope: z.string(),
+        }),
+      ),
     },
-    400: oauthError('invalid_request (body not a form, a missing or repeated parameter, a malformed Basic header, client_secret in the body), unsupported_grant_type or invalid_scope.'),
+    400: oauthError(
+      'invalid_request (body not a form, a missing or repeated parameter, a malformed Basic header, client_secret in the body), unsupported_grant_type or invalid_scope.',
+    ),
     401: oauthError('invalid_client: no Basic header, unknown client, wrong secret or a disabled client.', {
       'WWW-Authenticate': { description: 'Basic realm="adreport", charset="UTF-8"', schema: { type: 'string' } },
     }),
@@ -78,13 +99,19 @@ export function registerTokenRoute(app: OpenAPIHono<AppEnv>, issuer: TokenIssuer
     const form = new URLSearchParams(await c.req.text());
     const grantType = singleParameter(form, 'grant_type');
     const scope = singleParameter(form, 'scope');
-    if (form.has('client_secret')) throw invalidRequest('Send the client credentials with HTTP Basic authentication, not in the body.');
+    if (form.has('client_secret'))
+      throw invalidRequest('Send the client credentials with HTTP Basic authentication, not in the body.');
     const bodyClientId = singleParameter(form, 'client_id');
-    if (bodyClientId !== undefined && bodyClientId !== credentials.clientId) throw invalidRequest('client_id in the body differs from the authenticated client.');
+    if (bodyClientId !== undefined && bodyClientId !== credentials.clientId)
+      throw invalidRequest('client_id in the body differs from the authenticated client.');
     if (grantType === undefined) throw invalidRequest('The parameter grant_type is missing.');
     const client = await issuer.authenticate(credentials.clientId, credentials.secret);
     if (grantType !== 'client_credentials') {
-      throw new OAuthError(400, 'unsupported_grant_type', `Only grant_type=client_credentials is supported, not "${grantType}".`);
+      throw new OAuthError(
+        400,
+        'unsupported_grant_type',
+        `Only grant_type=client_credentials is supported, not "${grantType}".`,
+      );
     }
     return c.json(issuer.issue(client, scope), 200, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
   });
@@ -104,19 +131,26 @@ function singleParameter(form: URLSearchParams, name: string): string | undefine
 /** RFC 6749 2.3.1: id and secret are form-encoded, joined by ":", then Base64 (RFC 4648, padded). */
 export function parseBasicCredentials(header: string | undefined): { clientId: string; secret: string } {
   if (header === undefined || !/^Basic\b/i.test(header)) {
-    throw new OAuthError(401, 'invalid_client', 'Authenticate the client with HTTP Basic (Authorization: Basic base64(client_id:client_secret)).', {
-      'WWW-Authenticate': 'Basic realm="adreport", charset="UTF-8"',
-    });
+    throw new OAuthError(
+      401,
+      'invalid_client',
+      'Authenticate the client with HTTP Basic (Authorization: Basic base64(client_id:client_secret)).',
+      {
+        'WWW-Authenticate': 'Basic realm="adreport", charset="UTF-8"',
+      },
+    );
   }
   const encoded = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i.exec(header)?.[1];
-  if (encoded === undefined || encoded.length % 4 !== 0) throw invalidRequest('The Basic authorization header is not valid Base64.');
+  if (encoded === undefined || encoded.length % 4 !== 0)
+    throw invalidRequest('The Basic authorization header is not valid Base64.');
   const decoded = Buffer.from(encoded, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0) throw invalidRequest('The Basic credentials need the form client_id:client_secret.');
   try {
     const clientId = formDecode(decoded.slice(0, colon));
     const secret = formDecode(decoded.slice(colon + 1));
-    if (clientId === '' || secret === '') throw invalidRequest('The Basic credentials have an empty client id or secret.');
+    if (clientId === '' || secret === '')
+      throw invalidRequest('The Basic credentials have an empty client id or secret.');
     return { clientId, secret };
   } catch (error) {
     if (error instanceof OAuthError) throw error;

@@ -36,7 +36,11 @@ export function replyToClientError(error: ParserError): TransportError | undefin
     case 'HPE_HEADER_OVERFLOW':
       return overflowEndsRequestLine(packet, error.bytesParsed ?? 0) ? URI_TOO_LONG : HEAD_TOO_LARGE;
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
-      return { status: 413, code: 'payload_too_large', message: 'The chunk extensions of the request body are too large.' };
+      return {
+        status: 413,
+        code: 'payload_too_large',
+        message: 'The chunk extensions of the request body are too large.',
+      };
     case 'HPE_INVALID_URL': {
       // The parser also refuses a target of the wrong form (`GET health`), which is no encoding problem.
       const target = /^[A-Z]+ (\S+)/.exec(packet)?.[1];
@@ -82,5 +86,8 @@ function overflowEndsRequestLine(packet: string, stoppedAt: number): boolean {
 /** A raw space in the target splits the request line, so the parser sees a bad version instead. */
 function hasRawSpaceInTarget(packet: string): boolean {
   const firstLine = packet.split('\r\n')[0] ?? '';
-  return /^[A-Z]+ \S+ .+ HTTP\/\d\.\d$/.test(firstLine) || (/^[A-Z]+ \S+ /.test(firstLine) && !/ HTTP\/\d\.\d$/.test(firstLine));
+  return (
+    /^[A-Z]+ \S+ .+ HTTP\/\d\.\d$/.test(firstLine) ||
+    (/^[A-Z]+ \S+ /.test(firstLine) && !/ HTTP\/\d\.\d$/.test(firstLine))
+  );
 }

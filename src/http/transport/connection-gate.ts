@@ -22,8 +22,18 @@ export function addressKey(address: string | undefined): string {
   const [head = '', tail] = address.split('::');
   const headGroups = head === '' ? [] : head.split(':');
   const tailGroups = tail === undefined || tail === '' ? [] : tail.split(':');
-  const groups = tail === undefined ? headGroups : [...headGroups, ...Array<string>(Math.max(0, 8 - headGroups.length - tailGroups.length)).fill('0'), ...tailGroups];
-  return `${groups.slice(0, 4).map((g) => Number.parseInt(g, 16).toString(16)).join(':')}::/64`;
+  const groups =
+    tail === undefined
+      ? headGroups
+      : [
+          ...headGroups,
+          ...Array<string>(Math.max(0, 8 - headGroups.length - tailGroups.length)).fill('0'),
+          ...tailGroups,
+        ];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => Number.parseInt(g, 16).toString(16))
+    .join(':')}::/64`;
 }
 
 /** Counts open connections, in all and per address key, and admits one more or not. */
@@ -89,7 +99,11 @@ export interface TlsPortGate {
  * finished handshake a connection gets `handshakeTimeoutMs` in all (first byte included, and
  * however slowly it trickles in); after that the HTTP timeouts govern it.
  */
-export function gateTlsPort(server: https.Server, counter: ConnectionCounter, options: { handshakeTimeoutMs: number; plain: http.Server }): TlsPortGate {
+export function gateTlsPort(
+  server: https.Server,
+  counter: ConnectionCounter,
+  options: { handshakeTimeoutMs: number; plain: http.Server },
+): TlsPortGate {
   const startTls = takeConnectionHandling(server);
   // Admitted connections whose TLS handshake has not finished, with their deadline.
   const pending = new Map<string, { socket: net.Socket; deadline: NodeJS.Timeout }>();

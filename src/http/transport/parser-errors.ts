@@ -11,27 +11,35 @@ import { LINGER_MS } from './unread-body.js';
  * about. Returns the function the request handler calls for each response, so that a late error
  * (a body timing out after an early answer) does not write into a response already under way.
  */
-export function answerParserErrors(server: http.Server, secure: boolean): (req: http.IncomingMessage, res: http.ServerResponse) => void {
+export function answerParserErrors(
+  server: http.Server,
+  secure: boolean,
+): (req: http.IncomingMessage, res: http.ServerResponse) => void {
   const current = new WeakMap<Duplex, http.ServerResponse>();
   // The parser reports each later chunk of a broken connection again; one answer is enough.
   const answered = new WeakSet<Duplex>();
 
-  server.on('clientError', (error: Error & { code?: string; rawPacket?: Buffer; bytesParsed?: number }, socket: Duplex) => {
-    if (answered.has(socket)) return;
-    const reply = replyToClientError(error);
-    const response = current.get(socket);
-    // No reply means no HTTP on this socket (a TLS failure or timeout, a reset): an end() would
-    // leave a TLS socket whose handshake never finished open for good, so it is destroyed.
-    if (reply === undefined || !socket.writable || (response?.headersSent && !response.writableFinished)) {
-      socket.destroy();
-      return;
-    }
-    answerAndClose(socket, reply, secure);
-    answered.add(socket);
-  });
+  server.on(
+    'clientError',
+    (error: Error & { code?: string; rawPacket?: Buffer; bytesParsed?: number }, socket: Duplex) => {
+      if (answered.has(socket)) return;
+      const reply = replyToClientError(error);
+      const response = current.get(socket);
+      // No reply means no HTTP on this socket (a TLS failure or timeout, a reset): an end() would
+      // leave a TLS socket whose handshake never finished open for good, so it is destroyed.
+      if (reply === undefined || !socket.writable || (response?.headersSent && !response.writableFinished)) {
+        socket.destroy();
+        return;
+      }
+      answerAndClose(socket, reply, secure);
+      answered.add(socket);
+    },
+  );
 
   // Without a listener Node drops a CONNECT without a word.
-  server.on('connect', (_req: http.IncomingMessage, socket: Duplex) => answerAndClose(socket, notImplemented('CONNECT'), secure));
+  server.on('connect', (_req: http.IncomingMessage, socket: Duplex) =>
+    answerAndClose(socket, notImplemented('CONNECT'), secure),
+  );
 
   return (req, res) => void current.set(req.socket, res);
 }

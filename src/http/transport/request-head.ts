@@ -62,7 +62,9 @@ export function checkRequestHead(head: RequestHead): TransportError | undefined 
 /** A target must be a path (origin-form) or an absolute URL; `*` only with OPTIONS, authority-form only with CONNECT (501). */
 export function checkTargetForm(target: string): TransportError | undefined {
   if (target.startsWith('/') || ABSOLUTE_FORM.test(target)) return undefined;
-  return badRequest(`The request target ${JSON.stringify(target.slice(0, 100))} is neither a path nor an absolute URL.`);
+  return badRequest(
+    `The request target ${JSON.stringify(target.slice(0, 100))} is neither a path nor an absolute URL.`,
+  );
 }
 
 // uri-host [":" port]: a bracketed IPv6 literal, or reg-name / IPv4 characters (RFC 3986 3.2.2).
@@ -73,16 +75,23 @@ function checkHost(head: RequestHead, target: string): TransportError | undefine
   for (let i = 0; i < head.rawHeaders.length; i += 2) {
     if (head.rawHeaders[i]!.toLowerCase() === 'host') hosts.push(head.rawHeaders[i + 1]!);
   }
-  if (hosts.length > 1) return badRequest(`The request has ${hosts.length} Host headers; HTTP/1.1 allows exactly one (RFC 9112 3.2).`);
+  if (hosts.length > 1)
+    return badRequest(`The request has ${hosts.length} Host headers; HTTP/1.1 allows exactly one (RFC 9112 3.2).`);
   const host = hosts[0];
   // HTTP/1.0 may omit Host, but the service needs it to know the request's URL, so it is required for both.
-  if (host === undefined) return badRequest('The request has no Host header; HTTP/1.1 requires one (RFC 9112 3.2), and so does this service for HTTP/1.0.');
-  if (!HOST_VALUE.test(host)) return badRequest(`The Host header ${JSON.stringify(host)} is not a host with an optional port.`);
+  if (host === undefined)
+    return badRequest(
+      'The request has no Host header; HTTP/1.1 requires one (RFC 9112 3.2), and so does this service for HTTP/1.0.',
+    );
+  if (!HOST_VALUE.test(host))
+    return badRequest(`The Host header ${JSON.stringify(host)} is not a host with an optional port.`);
   // RFC 9112 3.2.2 lets a server take the target's host and ignore Host; refusing a mismatch
   // instead keeps every layer (proxy, logs, this service) agreeing on which host was asked.
   const absolute = ABSOLUTE_FORM.exec(target);
   if (absolute && comparableHost(absolute[2]!, absolute[1]!) !== comparableHost(host, absolute[1]!)) {
-    return badRequest(`The Host header ${JSON.stringify(host)} differs from the host of the request target ${JSON.stringify(absolute[2])}.`);
+    return badRequest(
+      `The Host header ${JSON.stringify(host)} differs from the host of the request target ${JSON.stringify(absolute[2])}.`,
+    );
   }
   return undefined;
 }

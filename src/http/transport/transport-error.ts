@@ -44,7 +44,11 @@ export function sendTransportError(
     return;
   }
   const text = JSON.stringify(errorBody(error.status, error.code, error.message, [], requestId));
-  res.writeHead(error.status, { ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.writeHead(error.status, {
+    ...headers,
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
@@ -62,6 +66,8 @@ export function rawErrorResponse(error: TransportError, secure: boolean): string
     'X-Request-Id': requestId,
     Connection: 'close',
   };
-  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const head = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   return `HTTP/1.1 ${error.status} ${http.STATUS_CODES[error.status] ?? 'Error'}\r\n${head}\r\n${text}`;
 }

@@ -30,23 +30,44 @@ export function autoImportHandler(db: Database, platforms: PlatformDirectory, af
       const connector = platforms.connector(job.organizationId, platformAccount.adPlatformType);
       let campaigns;
       try {
-        campaigns = await withAccessWatch(db, job.organizationId, platformAccount.id, () => connector.listCampaigns(platformAccount.adPlatformId));
+        campaigns = await withAccessWatch(db, job.organizationId, platformAccount.id, () =>
+          connector.listCampaigns(platformAccount.adPlatformId),
+        );
       } catch (error) {
-        failures.push(permanentFailure(error, `${platformAccount.adPlatformType} account ${platformAccount.adPlatformId}`));
+        failures.push(
+          permanentFailure(error, `${platformAccount.adPlatformType} account ${platformAccount.adPlatformId}`),
+        );
         continue;
       }
       const done = await db.read((r) => importedPlatformIds(r, job.organizationId, platformAccount.id));
       for (const campaign of campaigns) {
         if (done.has(campaign.adPlatformId) || campaign.status === 'REMOVED') continue;
         try {
-          const outcome = await importCampaign(db, platforms, job.organizationId, platformAccount, campaign.adPlatformId, campaign.name, afterImport);
-          if (!outcome.alreadyImported) imported.push({ campaignId: outcome.campaign.id, adPlatformId: campaign.adPlatformId, adPlatformAccountId: platformAccount.id });
+          const outcome = await importCampaign(
+            db,
+            platforms,
+            job.organizationId,
+            platformAccount,
+            campaign.adPlatformId,
+            campaign.name,
+            afterImport,
+          );
+          if (!outcome.alreadyImported)
+            imported.push({
+              campaignId: outcome.campaign.id,
+              adPlatformId: campaign.adPlatformId,
+              adPlatformAccountId: platformAccount.id,
+            });
         } catch (error) {
           failures.push(permanentFailure(error, `campaign ${campaign.adPlatformId}`));
         }
       }
     }
-    return { status: failures.length > 0 ? 'PARTIALLY_SUCCEEDED' : 'SUCCEEDED', result: { accountId, imported, failed: failures }, errors: failures };
+    return {
+      status: failures.length > 0 ? 'PARTIALLY_SUCCEEDED' : 'SUCCEEDED',
+      result: { accountId, imported, failed: failures },
+      errors: failures,
+    };
   };
 }
 

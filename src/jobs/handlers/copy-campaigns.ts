@@ -1,5 +1,10 @@
 import { PlatformError, type PlatformDirectory } from '../../platforms/connector.js';
-import { copyCampaign, itemFailure, type CopyResult, type ItemFailure } from '../../provisioning/campaigns/campaign-copy.js';
+import {
+  copyCampaign,
+  itemFailure,
+  type CopyResult,
+  type ItemFailure,
+} from '../../provisioning/campaigns/campaign-copy.js';
 import { getCampaign } from '../../provisioning/campaigns/campaign-store.js';
 import { getKnownPlatformAccount } from '../../provisioning/platform-accounts/platform-account-store.js';
 import type { Database } from '../../store/database.js';
@@ -12,29 +17,52 @@ import { PermanentJobFailure, type JobHandler } from '../job-runner.js';
  */
 export function copyCampaignsHandler(db: Database, platforms: PlatformDirectory): JobHandler {
   return async (job) => {
-    const input = job.input as { sourceAdPlatformAccountId: number; targetAdPlatformAccountId: number; campaignIds: number[] };
+    const input = job.input as {
+      sourceAdPlatformAccountId: number;
+      targetAdPlatformAccountId: number;
+      campaignIds: number[];
+    };
     const [source, target] = await Promise.all([
       db.read((r) => getKnownPlatformAccount(r, job.organizationId, input.sourceAdPlatformAccountId)),
       db.read((r) => getKnownPlatformAccount(r, job.organizationId, input.targetAdPlatformAccountId)),
     ]);
-    if (!source || !target) throw new PermanentJobFailure('adplatform_account_gone', 'The source or target ad platform account is no longer known.');
+    if (!source || !target)
+      throw new PermanentJobFailure(
+        'adplatform_account_gone',
+        'The source or target ad platform account is no longer known.',
+      );
     const copies: CopyResult[] = [];
     const failed: ItemFailure[] = [];
     for (const campaignId of input.campaignIds) {
       const campaign = await db.read((r) => getCampaign(r, job.organizationId, campaignId));
       if (!campaign) {
-        failed.push({ campaignId, error: { code: 'not_found', message: `Campaign ${campaignId} is no longer imported.` } });
+        failed.push({
+          campaignId,
+          error: { code: 'not_found', message: `Campaign ${campaignId} is no longer imported.` },
+        });
         continue;
       }
       try {
-        copies.push(await copyCampaign(db, platforms, job.organizationId, { campaign, platformAccount: source }, target, `copy-${job.id}-${campaignId}`));
+        copies.push(
+          await copyCampaign(
+            db,
+            platforms,
+            job.organizationId,
+            { campaign, platformAccount: source },
+            target,
+            `copy-${job.id}-${campaignId}`,
+          ),
+        );
       } catch (error) {
         if (error instanceof PlatformError && error.retryable) throw error;
         failed.push(itemFailure(campaignId, error));
       }
     }
     if (copies.length === 0 && failed.length > 0) {
-      throw new PermanentJobFailure('nothing_copied', failed.map((f) => `campaign ${f.campaignId}: ${f.error.message}`).join('; '));
+      throw new PermanentJobFailure(
+        'nothing_copied',
+        failed.map((f) => `campaign ${f.campaignId}: ${f.error.message}`).join('; '),
+      );
     }
     return {
       status: failed.length > 0 ? 'PARTIALLY_SUCCEEDED' : 'SUCCEEDED',

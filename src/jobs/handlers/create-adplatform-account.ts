@@ -13,9 +13,17 @@ export function createAdPlatformAccountHandler(db: Database, platforms: Platform
   return async (job) => {
     const input = job.input as { masterAccountId: number; adPlatformAccount: NewAccountRequest };
     const master = await db.read((r) => getMasterAccount(r, job.organizationId, input.masterAccountId));
-    if (!master) throw new PermanentJobFailure('master_account_gone', `Master account ${input.masterAccountId} is no longer linked to the organization.`);
-    const created = await platforms.connector(job.organizationId, master.adPlatformType).createAccount(master.adPlatformId, input.adPlatformAccount, `job-${job.id}`);
-    const id = await db.write((tx) => upsertPlatformAccount(tx, job.organizationId, master.adPlatformType, created, master.id));
+    if (!master)
+      throw new PermanentJobFailure(
+        'master_account_gone',
+        `Master account ${input.masterAccountId} is no longer linked to the organization.`,
+      );
+    const created = await platforms
+      .connector(job.organizationId, master.adPlatformType)
+      .createAccount(master.adPlatformId, input.adPlatformAccount, `job-${job.id}`);
+    const id = await db.write((tx) =>
+      upsertPlatformAccount(tx, job.organizationId, master.adPlatformType, created, master.id),
+    );
     return {
       result: {
         adPlatformAccount: {

@@ -13,7 +13,6 @@ import type { AfterImport } from './after-import.js';
 
 export type { AfterImport } from './after-import.js';
 
-
 export interface JobHandlerDependencies {
   readonly db: Database;
   readonly platforms: PlatformDirectory;
@@ -24,9 +23,22 @@ export interface JobHandlerDependencies {
 }
 
 /** Every job type of supplement 3. */
-export function jobHandlers({ db, platforms, jobs, now, statistics }: JobHandlerDependencies): Record<JobType, JobHandler> {
+export function jobHandlers({
+  db,
+  platforms,
+  jobs,
+  now,
+  statistics,
+}: JobHandlerDependencies): Record<JobType, JobHandler> {
   const backfill: AfterImport = async (tx, organizationId, campaign) => {
-    await queueBackfillIn(tx, jobs, organizationId, campaign.adPlatformAccountId, campaign.id, windowEndingToday(now(), statistics.backfillDays));
+    await queueBackfillIn(
+      tx,
+      jobs,
+      organizationId,
+      campaign.adPlatformAccountId,
+      campaign.id,
+      windowEndingToday(now(), statistics.backfillDays),
+    );
   };
   return {
     CREATE_ADPLATFORM_ACCOUNT: createAdPlatformAccountHandler(db, platforms),

@@ -20,7 +20,11 @@ const inputSchema = z.object({
 export function syncStatisticsHandler(db: Database, platforms: PlatformDirectory, now: () => Date): JobHandler {
   return async (job) => {
     const parsed = inputSchema.safeParse(job.input);
-    if (!parsed.success) throw new PermanentJobFailure('invalid_input', `SYNC_STATISTICS input is not valid: ${parsed.error.issues[0]?.message ?? ''}`);
+    if (!parsed.success)
+      throw new PermanentJobFailure(
+        'invalid_input',
+        `SYNC_STATISTICS input is not valid: ${parsed.error.issues[0]?.message ?? ''}`,
+      );
     const outcome = await syncStatistics(db, platforms, job.organizationId, parsed.data, now());
     return { result: { ...parsed.data, ...outcome } };
   };

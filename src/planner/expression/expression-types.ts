@@ -9,11 +9,29 @@ export type Expr =
   | { readonly kind: 'null'; readonly position: number }
   /** A dotted name as written: `statistics.clicks` -> ['statistics', 'clicks'], `name` -> ['name']. */
   | { readonly kind: 'field'; readonly path: readonly string[]; readonly text: string; readonly position: number }
-  | { readonly kind: 'arithmetic'; readonly op: '+' | '-' | '*' | '/'; readonly left: Expr; readonly right: Expr; readonly position: number }
+  | {
+      readonly kind: 'arithmetic';
+      readonly op: '+' | '-' | '*' | '/';
+      readonly left: Expr;
+      readonly right: Expr;
+      readonly position: number;
+    }
   | { readonly kind: 'negate'; readonly operand: Expr; readonly position: number }
-  | { readonly kind: 'compare'; readonly op: '==' | '!=' | '<' | '<=' | '>' | '>='; readonly left: Expr; readonly right: Expr; readonly position: number }
+  | {
+      readonly kind: 'compare';
+      readonly op: '==' | '!=' | '<' | '<=' | '>' | '>=';
+      readonly left: Expr;
+      readonly right: Expr;
+      readonly position: number;
+    }
   /** `and`/`or` are the same nodes as `&&`/`||`. */
-  | { readonly kind: 'logical'; readonly op: 'and' | 'or'; readonly left: Expr; readonly right: Expr; readonly position: number }
+  | {
+      readonly kind: 'logical';
+      readonly op: 'and' | 'or';
+      readonly left: Expr;
+      readonly right: Expr;
+      readonly position: number;
+    }
   /** `!x` and `not x`. */
   | { readonly kind: 'not'; readonly operand: Expr; readonly position: number }
   /** `x in [a, b]`; the list holds literals only. */

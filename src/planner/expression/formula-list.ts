@@ -50,7 +50,8 @@ function entriesOf(value: string, where: string): Entry[] {
     }
     if (ch === '"' || ch === "'") quote = { char: ch, position: i };
     else if (ch === '(' || ch === '[') open.push(i);
-    else if (ch === ')' || ch === ']') open.pop(); // a stray closer is the expression parser's to report
+    else if (ch === ')' || ch === ']')
+      open.pop(); // a stray closer is the expression parser's to report
     else if (open.length === 0 && ch === ':') colons.push(i);
     else if (open.length === 0 && ch === ',') {
       entries.push({ start, end: i, colons });
@@ -59,12 +60,20 @@ function entriesOf(value: string, where: string): Entry[] {
     }
   }
   if (quote !== undefined) {
-    throw new ExpressionError(`Unterminated string in a formula${where}: the quote is never closed`, quote.position, quote.char);
+    throw new ExpressionError(
+      `Unterminated string in a formula${where}: the quote is never closed`,
+      quote.position,
+      quote.char,
+    );
   }
   const unclosed = open[open.length - 1];
   if (unclosed !== undefined) {
     const closing = value[unclosed] === '[' ? ']' : ')';
-    throw new ExpressionError(`Missing '${closing}' for the '${value[unclosed]}' at position ${unclosed} in a formula${where}`, value.length, '');
+    throw new ExpressionError(
+      `Missing '${closing}' for the '${value[unclosed]}' at position ${unclosed} in a formula${where}`,
+      value.length,
+      '',
+    );
   }
   entries.push({ start, end: value.length, colons });
   return entries;
@@ -73,12 +82,20 @@ function entriesOf(value: string, where: string): Entry[] {
 function formulaOf(value: string, entry: Entry, valueIndex: number, where: string): FormulaText {
   const whole = trimmed(value, entry.start, entry.end);
   if (whole.text === '') {
-    throw new ExpressionError(`Empty formula${where}: write name:expression:Type`, whole.start, value[whole.start] ?? '');
+    throw new ExpressionError(
+      `Empty formula${where}: write name:expression:Type`,
+      whole.start,
+      value[whole.start] ?? '',
+    );
   }
   const first = entry.colons[0];
   const last = entry.colons[entry.colons.length - 1];
   if (first === undefined || last === undefined || first === last) {
-    throw new ExpressionError(`The formula '${shown(whole.text)}'${where} is not written name:expression:Type`, whole.start, whole.text);
+    throw new ExpressionError(
+      `The formula '${shown(whole.text)}'${where} is not written name:expression:Type`,
+      whole.start,
+      whole.text,
+    );
   }
   const name = trimmed(value, entry.start, first);
   if (name.text === '') throw new ExpressionError(`A formula${where} has no name before ':'`, first, ':');
@@ -90,10 +107,15 @@ function formulaOf(value: string, entry: Entry, valueIndex: number, where: strin
     );
   }
   const expression = trimmed(value, first + 1, last);
-  if (expression.text === '') throw new ExpressionError(`The formula ${name.text}${where} has no expression`, last, ':');
+  if (expression.text === '')
+    throw new ExpressionError(`The formula ${name.text}${where} has no expression`, last, ':');
   const type = trimmed(value, last + 1, entry.end);
   if (type.text === '') {
-    throw new ExpressionError(`The formula ${name.text}${where} has no type after the last ':'`, type.start, value[type.start] ?? '');
+    throw new ExpressionError(
+      `The formula ${name.text}${where} has no type after the last ':'`,
+      type.start,
+      value[type.start] ?? '',
+    );
   }
   return { name: name.text, expression: expression.text, type: type.text, offset: expression.start, valueIndex };
 }

@@ -40,7 +40,11 @@ jsep.hooks.add('gobble-token', function (env) {
   const token = state.tokens.get(this.index);
   if (token === undefined) return;
   if (token.kind === 'number' || token.kind === 'string' || token.kind === 'null') {
-    const literal: jsep.Literal = { type: 'Literal', value: token.kind === 'null' ? null : token.value, raw: token.text };
+    const literal: jsep.Literal = {
+      type: 'Literal',
+      value: token.kind === 'null' ? null : token.value,
+      raw: token.text,
+    };
     this.index = token.end;
     env.node = literal;
   }
@@ -90,9 +94,11 @@ class Converter {
   }
 
   convert(node: jsep.Expression, depth: number): Expr {
-    if (depth > EXPRESSION_LIMITS.maxDepth) this.fail(`The expression is nested deeper than ${EXPRESSION_LIMITS.maxDepth} levels`, node);
+    if (depth > EXPRESSION_LIMITS.maxDepth)
+      this.fail(`The expression is nested deeper than ${EXPRESSION_LIMITS.maxDepth} levels`, node);
     this.nodes += 1;
-    if (this.nodes > EXPRESSION_LIMITS.maxNodes) this.fail(`The expression has more than ${EXPRESSION_LIMITS.maxNodes} parts`, node);
+    if (this.nodes > EXPRESSION_LIMITS.maxNodes)
+      this.fail(`The expression has more than ${EXPRESSION_LIMITS.maxNodes} parts`, node);
     const position = this.position(node);
     switch (node.type) {
       case 'Literal':
@@ -125,7 +131,9 @@ class Converter {
         return this.fail("A list [...] is only allowed after 'in'", node);
       case 'Compound':
       case 'SequenceExpression': {
-        const parts = (node.type === 'Compound' ? (node as jsep.Compound).body : (node as jsep.SequenceExpression).expressions) ?? [];
+        const parts =
+          (node.type === 'Compound' ? (node as jsep.Compound).body : (node as jsep.SequenceExpression).expressions) ??
+          [];
         const second = parts[1];
         return this.fail('A filter or formula is one expression', second ?? node);
       }
@@ -158,7 +166,7 @@ class Converter {
     while (current.type === 'MemberExpression') {
       const member = current as jsep.MemberExpression;
       if (member.computed || member.property.type !== 'Identifier') {
-        this.fail("Indexing like a[0] is not supported; a field is written like labels.name", member.property);
+        this.fail('Indexing like a[0] is not supported; a field is written like labels.name', member.property);
       }
       path.push((member.property as jsep.Identifier).name);
       current = member.object;
@@ -188,14 +196,19 @@ class Converter {
     const left = this.convert(node.left, depth + 1);
     const right = this.convert(node.right, depth + 1);
     if (ARITHMETIC.has(op)) return { kind: 'arithmetic', op: op as '+' | '-' | '*' | '/', left, right, position };
-    if (COMPARE.has(op)) return { kind: 'compare', op: op as '==' | '!=' | '<' | '<=' | '>' | '>=', left, right, position };
+    if (COMPARE.has(op))
+      return { kind: 'compare', op: op as '==' | '!=' | '<' | '<=' | '>' | '>=', left, right, position };
     if (op === '&&' || op === 'and') return { kind: 'logical', op: 'and', left, right, position };
     if (op === '||' || op === 'or') return { kind: 'logical', op: 'or', left, right, position };
     return this.fail(`Unsupported operator ${showToken(op)}`, node);
   }
 
   private listEntry(node: jsep.Expression, depth: number): Expr {
-    const literal = node.type === 'Literal' || (node.type === 'UnaryExpression' && (node as jsep.UnaryExpression).operator === '-' && (node as jsep.UnaryExpression).argument.type === 'Literal');
+    const literal =
+      node.type === 'Literal' ||
+      (node.type === 'UnaryExpression' &&
+        (node as jsep.UnaryExpression).operator === '-' &&
+        (node as jsep.UnaryExpression).argument.type === 'Literal');
     const entry = literal ? this.convert(node, depth) : undefined;
     if (entry === undefined || (entry.kind !== 'number' && entry.kind !== 'string' && entry.kind !== 'null')) {
       return this.fail("A list after 'in' holds only numbers, strings and null", node);
@@ -211,7 +224,8 @@ function fromJsepError(error: unknown, text: string, tokens: ReadonlyMap<number,
   let position = index;
   while (position < text.length && /[ \t\r\n]/.test(text[position] as string)) position++;
   const token = tokens.get(position)?.text ?? (position < text.length ? text.slice(position, position + 1) : '');
-  const description = typeof details.description === 'string' ? details.description : String(details.message ?? 'syntax error');
+  const description =
+    typeof details.description === 'string' ? details.description : String(details.message ?? 'syntax error');
   return new ExpressionError(`Cannot read the expression: ${description}`, position, token);
 }
 

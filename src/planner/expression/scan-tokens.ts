@@ -78,10 +78,10 @@ const UNSUPPORTED_OPERATORS: Readonly<Record<string, string>> = {
   '^': 'bitwise operators are not supported',
   '~': 'bitwise operators are not supported',
   '?': 'the conditional operator is not supported; use if(condition, a, b)',
-  '??': "use if(x == null, y, x)",
+  '??': 'use if(x == null, y, x)',
   '?.': 'optional chaining is not supported',
   ':': 'a colon has no meaning in an expression',
-  '++': "increment is not supported (write a + +b with a space if you mean it)",
+  '++': 'increment is not supported (write a + +b with a space if you mean it)',
   '--': "decrement is not supported and '--' is not a comment (write a - -b with a space if you mean it)",
   '//': 'comments are not supported',
   '/*': 'comments are not supported',
@@ -165,14 +165,24 @@ function readNumber(text: string, start: number): Token {
   const value = Number(raw);
   const mantissa = raw.split(/[eE]/)[0] ?? raw;
   if (!Number.isFinite(value)) return fail(`The number ${showToken(raw)} is out of range`, start, raw);
-  if (value !== 0 && value < MIN_NORMAL) return fail(`The number ${showToken(raw)} is too small to be represented`, start, raw);
-  if (value === 0 && /[1-9]/.test(mantissa)) return fail(`The number ${showToken(raw)} is too small to be represented`, start, raw);
+  if (value !== 0 && value < MIN_NORMAL)
+    return fail(`The number ${showToken(raw)} is too small to be represented`, start, raw);
+  if (value === 0 && /[1-9]/.test(mantissa))
+    return fail(`The number ${showToken(raw)} is too small to be represented`, start, raw);
   if (value > Number.MAX_SAFE_INTEGER) {
-    return fail(`The number ${showToken(raw)} is beyond ${Number.MAX_SAFE_INTEGER} and cannot be represented exactly`, start, raw);
+    return fail(
+      `The number ${showToken(raw)} is beyond ${Number.MAX_SAFE_INTEGER} and cannot be represented exactly`,
+      start,
+      raw,
+    );
   }
   // Plain integers up to MAX_SAFE_INTEGER are exact; a decimal must keep to what a double holds.
   if (/[.eE]/.test(raw) && significantDigits(mantissa) > 15) {
-    return fail(`The number ${showToken(raw)} has more than 15 significant digits and cannot be represented exactly`, start, raw);
+    return fail(
+      `The number ${showToken(raw)} has more than 15 significant digits and cannot be represented exactly`,
+      start,
+      raw,
+    );
   }
   return { kind: 'number', text: raw, start, end, value };
 }
@@ -192,7 +202,11 @@ function readString(text: string, start: number): Token {
       const next = charAt(text, i + 1);
       const escaped = ESCAPES[next];
       if (escaped === undefined) {
-        return fail(`Unknown escape ${showToken(`\\${next}`)} in a string: use \\\\, \\', \\", \\n, \\r or \\t`, i, `\\${next}`);
+        return fail(
+          `Unknown escape ${showToken(`\\${next}`)} in a string: use \\\\, \\', \\", \\n, \\r or \\t`,
+          i,
+          `\\${next}`,
+        );
       }
       value += escaped;
       i += 2;
@@ -213,7 +227,11 @@ function readString(text: string, start: number): Token {
     value += ch;
     i += 1;
   }
-  return fail(`Unterminated string: the ${quote === '"' ? 'double' : 'single'} quote is never closed`, start, quote ?? '');
+  return fail(
+    `Unterminated string: the ${quote === '"' ? 'double' : 'single'} quote is never closed`,
+    start,
+    quote ?? '',
+  );
 }
 
 function readName(text: string, start: number, segment: boolean): Token {
@@ -249,7 +267,7 @@ function readToken(text: string, start: number): Token {
     return { kind: 'punctuation', text: ch, start, end: start + 1 };
   }
   if (OPERATOR_CHARS.has(ch)) return readOperator(text, start);
-  if (ch === '`') return fail('Unexpected character \'`\': strings are quoted with \' or "', start, ch);
+  if (ch === '`') return fail("Unexpected character '`': strings are quoted with ' or \"", start, ch);
   if (ch === ';') return fail("Unexpected character ';': a filter is one expression", start, ch);
   return fail(`Unexpected character ${showToken(ch)}`, start, ch);
 }
@@ -337,16 +355,24 @@ export function scanTokens(text: string): Token[] {
     if (token.kind === 'operator') {
       const precedence = BINARY_PRECEDENCE[token.text];
       if (precedence !== undefined && precedence > IN_PRECEDENCE && closedInList(previous)) {
-        fail(`Unexpected ${showToken(token.text)} after the list of 'in': 'in' binds more loosely than + - * /`, token.start, token.text);
+        fail(
+          `Unexpected ${showToken(token.text)} after the list of 'in': 'in' binds more loosely than + - * /`,
+          token.start,
+          token.text,
+        );
       }
       if (precedence === undefined) {
         const next = text.slice(token.end).trimStart();
-        const hint = token.text === 'not' && /^in\b/.test(next) ? " (write not (x in [...]) or !(x in [...]))" : '';
+        const hint = token.text === 'not' && /^in\b/.test(next) ? ' (write not (x in [...]) or !(x in [...]))' : '';
         fail(`Unexpected ${showToken(token.text)}: expected an operator${hint}`, token.start, token.text);
       }
       expectOperand = true;
     } else if (token.kind !== 'punctuation') {
-      fail(`Unexpected ${showToken(token.text)}: expected an operator or the end of the expression`, token.start, token.text);
+      fail(
+        `Unexpected ${showToken(token.text)}: expected an operator or the end of the expression`,
+        token.start,
+        token.text,
+      );
     } else if (token.text === '.') {
       const pathContinues =
         previous !== undefined &&
@@ -355,7 +381,11 @@ export function scanTokens(text: string): Token[] {
         index < text.length &&
         isNameStart(text.charCodeAt(index));
       if (!pathContinues) {
-        fail("Unexpected '.': a field is written like statistics.clicks (no spaces, no [...])", token.start, token.text);
+        fail(
+          "Unexpected '.': a field is written like statistics.clicks (no spaces, no [...])",
+          token.start,
+          token.text,
+        );
       }
       tokens.push(token);
       const segment = readName(text, index, true);
@@ -368,18 +398,27 @@ export function scanTokens(text: string): Token[] {
         if (open.length > EXPRESSION_LIMITS.maxDepth) nestedTooDeep(token);
         expectOperand = true;
       } else if (previous?.kind === 'name') {
-        fail("Unexpected '(': only plain function names like min(...) can be called, not fields", token.start, token.text);
+        fail(
+          "Unexpected '(': only plain function names like min(...) can be called, not fields",
+          token.start,
+          token.text,
+        );
       } else {
         fail("Unexpected '(': expected an operator", token.start, token.text);
       }
     } else if (token.text === '[') {
-      fail("Unexpected '[': indexing like a[0] or a['x'] is not supported; a field is written like labels.name", token.start, token.text);
+      fail(
+        "Unexpected '[': indexing like a[0] or a['x'] is not supported; a field is written like labels.name",
+        token.start,
+        token.text,
+      );
     } else if (token.text === ')' || token.text === ']') {
       const top = open.pop();
       if (top !== undefined) closedBrackets.set(token, top);
       const wanted = top?.token.text === '[' ? ']' : ')';
       if (top === undefined) fail(`Unexpected ${showToken(token.text)}: nothing to close`, token.start, token.text);
-      if (token.text !== wanted) fail(`Expected '${wanted}' but found ${showToken(token.text)}`, token.start, token.text);
+      if (token.text !== wanted)
+        fail(`Expected '${wanted}' but found ${showToken(token.text)}`, token.start, token.text);
     } else {
       // ','
       const top = open[open.length - 1];

@@ -95,7 +95,12 @@ export function createdProfile(scheme: IdScheme, payload: number, record: Create
 }
 
 export function publicAccount(profile: AccountProfile): PlatformAccount {
-  return { adPlatformId: profile.adPlatformId, name: profile.name, currency: profile.currency, timeZone: profile.timeZone };
+  return {
+    adPlatformId: profile.adPlatformId,
+    name: profile.name,
+    currency: profile.currency,
+    timeZone: profile.timeZone,
+  };
 }
 
 /**

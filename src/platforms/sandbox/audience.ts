@@ -105,7 +105,13 @@ export function adSetAudience(
   // Side by side, each overlapping the one before by 20-60 % of its reach, then moving at their own speeds.
   let offset = Math.floor(length * rng.next());
   const ads = adIds.map((adId, i) => {
-    const ad = { adId, offset: offset % length, step: steps[i] ?? 1, frequency: frequencies[i] ?? 1.5, noiseSeed: rng.int(0, 0x7fffffff) };
+    const ad = {
+      adId,
+      offset: offset % length,
+      step: steps[i] ?? 1,
+      frequency: frequencies[i] ?? 1.5,
+      noiseSeed: rng.int(0, 0x7fffffff),
+    };
     offset += Math.floor((0.4 + 0.4 * rng.next()) * (reaches[i] ?? 1));
     return ad;
   });
@@ -130,8 +136,16 @@ export function pushRuns(
   const end = reach.position + reach.count;
   // One literal per run: spreading a shared key costs more than the rest of the run together.
   const { date, campaignId, adGroupId, adId } = key;
-  runs.push({ date, campaignId, adGroupId, adId, from: adSet.start + reach.position, to: adSet.start + Math.min(adSet.length, end) });
-  if (end > adSet.length) runs.push({ date, campaignId, adGroupId, adId, from: adSet.start, to: adSet.start + (end - adSet.length) });
+  runs.push({
+    date,
+    campaignId,
+    adGroupId,
+    adId,
+    from: adSet.start + reach.position,
+    to: adSet.start + Math.min(adSet.length, end),
+  });
+  if (end > adSet.length)
+    runs.push({ date, campaignId, adGroupId, adId, from: adSet.start, to: adSet.start + (end - adSet.length) });
 }
 
 /**

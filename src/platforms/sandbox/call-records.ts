@@ -31,8 +31,14 @@ export interface CallCell {
 }
 
 /** Calls by local hour, Monday to Friday and at the weekend: office hours, a lunch dip, quiet nights. */
-const WEEKDAY_HOURS = [0.15, 0.08, 0.05, 0.05, 0.08, 0.2, 0.6, 1.6, 3.6, 5.2, 5.6, 5.4, 4.6, 4.8, 5.0, 4.8, 4.3, 3.6, 2.6, 2.0, 1.6, 1.2, 0.7, 0.35];
-const WEEKEND_HOURS = [0.3, 0.15, 0.1, 0.08, 0.08, 0.15, 0.3, 0.7, 1.5, 2.6, 3.2, 3.4, 3.3, 3.1, 3.0, 2.8, 2.6, 2.4, 2.2, 2.0, 1.7, 1.3, 0.9, 0.5];
+const WEEKDAY_HOURS = [
+  0.15, 0.08, 0.05, 0.05, 0.08, 0.2, 0.6, 1.6, 3.6, 5.2, 5.6, 5.4, 4.6, 4.8, 5.0, 4.8, 4.3, 3.6, 2.6, 2.0, 1.6, 1.2,
+  0.7, 0.35,
+];
+const WEEKEND_HOURS = [
+  0.3, 0.15, 0.1, 0.08, 0.08, 0.15, 0.3, 0.7, 1.5, 2.6, 3.2, 3.4, 3.3, 3.1, 3.0, 2.8, 2.6, 2.4, 2.2, 2.0, 1.7, 1.3, 0.9,
+  0.5,
+];
 const HOURS = Array.from({ length: 24 }, (_, hour) => hour);
 /** Calls nobody answered, among those that never convert (a third to a half of all calls convert): about 15 % of all calls. */
 const MISSED = 0.24;
@@ -62,12 +68,25 @@ export function pushCallRecords(out: CallRecord[], cell: CallCell): void {
     const hour = rng.weighted(HOURS, (h) => hours[h] ?? 1);
     const second = hour * 3600 + rng.int(0, 3599);
     const missed = !converts && rng.chance(MISSED);
-    const duration = missed ? 0 : converts ? Math.max(60, Math.round(rng.logNormal(230, 0.7))) : Math.max(4, Math.round(rng.logNormal(75, 1.05)));
+    const duration = missed
+      ? 0
+      : converts
+        ? Math.max(60, Math.round(rng.logNormal(230, 0.7)))
+        : Math.max(4, Math.round(rng.logNormal(75, 1.05)));
     const callType = rng.weighted(CALL_TYPES, (t) => t.weight).type;
     // Zipf-like: the big cities' codes come up most.
-    const areaCode = areaCodes ? (areaCodes[Math.floor(areaCodes.length * rng.next() ** 2)] ?? areaCodes[0] ?? '') : String(rng.int(20, 899));
+    const areaCode = areaCodes
+      ? (areaCodes[Math.floor(areaCodes.length * rng.next() ** 2)] ?? areaCodes[0] ?? '')
+      : String(rng.int(20, 899));
     out.push({
-      callId: cell.scheme.callId({ payload: cell.payload, campaign: cell.campaignSlot, adGroup: cell.adGroupIndex, day: cell.day, device, index }),
+      callId: cell.scheme.callId({
+        payload: cell.payload,
+        campaign: cell.campaignSlot,
+        adGroup: cell.adGroupIndex,
+        day: cell.day,
+        device,
+        index,
+      }),
       date: cell.date,
       campaignId: cell.campaignId,
       adGroupId: cell.adGroupId,

@@ -33,20 +33,28 @@ export function checkDraft(platform: SearchPlatform, draft: CampaignDraft): stri
     length(draft.name, 1, rules.campaignName, 'the campaign name') ??
     status(draft.status) ??
     budget(draft.dailyBudget) ??
-    (draft.adGroups.length > CREATED_AD_GROUP_SLOTS ? `it has ${draft.adGroups.length} ad groups; at most ${CREATED_AD_GROUP_SLOTS} are allowed` : undefined);
+    (draft.adGroups.length > CREATED_AD_GROUP_SLOTS
+      ? `it has ${draft.adGroups.length} ad groups; at most ${CREATED_AD_GROUP_SLOTS} are allowed`
+      : undefined);
   if (problem) return `${campaign}: ${problem}`;
   for (const [g, group] of draft.adGroups.entries()) {
     const where = `${campaign}, ad group ${g + 1} "${group.name}"`;
     const groupProblem =
       length(group.name, 1, NAME_LENGTH, 'the ad group name') ??
       status(group.status) ??
-      (group.keywords.length > CREATED_KEYWORD_SLOTS ? `it has ${group.keywords.length} keywords; at most ${CREATED_KEYWORD_SLOTS} are allowed` : undefined) ??
-      (group.ads.length > CREATED_AD_SLOTS ? `it has ${group.ads.length} ads; at most ${CREATED_AD_SLOTS} are allowed` : undefined);
+      (group.keywords.length > CREATED_KEYWORD_SLOTS
+        ? `it has ${group.keywords.length} keywords; at most ${CREATED_KEYWORD_SLOTS} are allowed`
+        : undefined) ??
+      (group.ads.length > CREATED_AD_SLOTS
+        ? `it has ${group.ads.length} ads; at most ${CREATED_AD_SLOTS} are allowed`
+        : undefined);
     if (groupProblem) return `${where}: ${groupProblem}`;
     for (const [k, keyword] of group.keywords.entries()) {
       const keywordProblem =
         length(keyword.text, 1, rules.keywordText, 'the keyword text') ??
-        (MATCH_TYPES.includes(keyword.matchType) ? undefined : `match type ${String(keyword.matchType)} is not one of ${MATCH_TYPES.join(', ')}`) ??
+        (MATCH_TYPES.includes(keyword.matchType)
+          ? undefined
+          : `match type ${String(keyword.matchType)} is not one of ${MATCH_TYPES.join(', ')}`) ??
         status(keyword.status);
       if (keywordProblem) return `${where}, keyword ${k + 1} "${keyword.text}": ${keywordProblem}`;
     }
@@ -54,7 +62,9 @@ export function checkDraft(platform: SearchPlatform, draft: CampaignDraft): stri
       const adProblem =
         length(ad.name, 1, NAME_LENGTH, 'the ad name') ??
         status(ad.status) ??
-        (rules.adTypes.includes(ad.adType) ? undefined : `ad type ${ad.adType} cannot be created on ${platform}; it accepts ${rules.adTypes.join(', ')}`) ??
+        (rules.adTypes.includes(ad.adType)
+          ? undefined
+          : `ad type ${ad.adType} cannot be created on ${platform}; it accepts ${rules.adTypes.join(', ')}`) ??
         length(ad.headline, 1, HEADLINE_LENGTH, 'the headline') ??
         length(ad.description, 1, DESCRIPTION_LENGTH, 'the description') ??
         url(ad.finalUrl);
@@ -105,7 +115,13 @@ export function createdTree(scheme: IdScheme, index: number, draft: CampaignDraf
  * The tree with one pushed change applied (a created campaign keeps its state in its tree, so
  * a later replacement starts clean); undefined when the entity is not in this tree.
  */
-export function withChange(tree: CampaignTree, entity: string, id: string, field: 'status' | 'name', value: string): CampaignTree | undefined {
+export function withChange(
+  tree: CampaignTree,
+  entity: string,
+  id: string,
+  field: 'status' | 'name',
+  value: string,
+): CampaignTree | undefined {
   let found = false;
   const edit = <T extends { readonly adPlatformId: string }>(item: T, kind: string): T => {
     if (kind !== entity || item.adPlatformId !== id) return item;
@@ -147,5 +163,7 @@ function url(value: string): string | undefined {
   } catch {
     parsed = undefined;
   }
-  return parsed && (parsed.protocol === 'https:' || parsed.protocol === 'http:') ? undefined : `the final URL ${JSON.stringify(value)} is not an absolute http(s) URL`;
+  return parsed && (parsed.protocol === 'https:' || parsed.protocol === 'http:')
+    ? undefined
+    : `the final URL ${JSON.stringify(value)} is not an absolute http(s) URL`;
 }

@@ -21,22 +21,37 @@ export function campaignChildren(scheme: IdScheme, profile: AccountProfile, plan
     const path = { payload: profile.payload, campaign: plan.slot, adGroup: index };
     const adGroupId = scheme.entityId({ kind: 'AD_GROUP', ...path });
     const itemId = (kind: 'AD' | 'KEYWORD', item: number) => scheme.entityId({ kind, ...path, item });
-    groups.push(social ? adSet(groupRng, profile, plan, adGroupId, itemId) : searchAdGroup(groupRng, profile, plan, index, adGroupId, itemId));
+    groups.push(
+      social
+        ? adSet(groupRng, profile, plan, adGroupId, itemId)
+        : searchAdGroup(groupRng, profile, plan, index, adGroupId, itemId),
+    );
   }
   return groups;
 }
 
 type ItemId = (kind: 'AD' | 'KEYWORD', item: number) => string;
 
-function searchAdGroup(rng: Rng, profile: AccountProfile, plan: CampaignPlan, index: number, id: string, itemId: ItemId): PlatformAdGroup {
+function searchAdGroup(
+  rng: Rng,
+  profile: AccountProfile,
+  plan: CampaignPlan,
+  index: number,
+  id: string,
+  itemId: ItemId,
+): PlatformAdGroup {
   const theme = profile.theme;
   // The first ad group covers the campaign's product plainly; the others a variant of it.
-  const product = theme.products[index === 0 || rng.chance(0.7) ? plan.product : rng.int(0, theme.products.length - 1)] ?? '';
+  const product =
+    theme.products[index === 0 || rng.chance(0.7) ? plan.product : rng.int(0, theme.products.length - 1)] ?? '';
   const modifier = index === 0 ? undefined : rng.pick(theme.modifiers);
   const stem = modifier ? `${modifier} ${product}` : product;
   const candidates = keywordCandidates(stem);
   const keywordCount = rng.int(5, 25);
-  const picks = [0, ...rng.distinctInts(candidates.length, candidates.length).filter((i) => i !== 0)].slice(0, keywordCount);
+  const picks = [0, ...rng.distinctInts(candidates.length, candidates.length).filter((i) => i !== 0)].slice(
+    0,
+    keywordCount,
+  );
   const keywords: PlatformKeyword[] = picks.map((pick, item) => ({
     adPlatformId: itemId('KEYWORD', item),
     text: candidates[pick] ?? stem,
@@ -55,7 +70,12 @@ function searchAdGroup(rng: Rng, profile: AccountProfile, plan: CampaignPlan, in
       adType: responsive ? 'RESPONSIVE_SEARCH_AD' : 'EXPANDED_TEXT_AD',
       // Within the search platforms' own limits (campaign-drafts.ts), as a real platform's ads are.
       headline: fitting(rng.pick(HEADLINES), HEADLINES, (make) => make(titleCase(stem), profile.name), HEADLINE_LENGTH),
-      description: fitting(rng.pick(DESCRIPTIONS), DESCRIPTIONS, (make) => make(stem, profile.currency), DESCRIPTION_LENGTH),
+      description: fitting(
+        rng.pick(DESCRIPTIONS),
+        DESCRIPTIONS,
+        (make) => make(stem, profile.currency),
+        DESCRIPTION_LENGTH,
+      ),
       finalUrl: `${site}/${slug(product)}${modifier ? `?variant=${slug(modifier)}` : ''}`,
     });
   }
@@ -76,7 +96,10 @@ function adSet(rng: Rng, profile: AccountProfile, plan: CampaignPlan, id: string
     const adId = itemId('AD', item);
     const adType = rng.weighted(SOCIAL_AD_TYPES, (t) => t.weight).type;
     const cards = adType === 'CAROUSEL' ? rng.int(3, 5) : 1;
-    const imageUrls = Array.from({ length: cards }, (_, card) => `https://cdn.sandbox.example/fb/${adId}/${card + 1}_1080x1080.jpg`);
+    const imageUrls = Array.from(
+      { length: cards },
+      (_, card) => `https://cdn.sandbox.example/fb/${adId}/${card + 1}_1080x1080.jpg`,
+    );
     const specificFields: Record<string, string> = { callToAction: rng.pick(CALLS_TO_ACTION), pageId };
     if (adType === 'VIDEO') specificFields.videoId = String(1e15 + Math.floor(rng.next() * 8e15));
     if (adType === 'CAROUSEL') specificFields.cardCount = String(cards);
@@ -92,7 +115,13 @@ function adSet(rng: Rng, profile: AccountProfile, plan: CampaignPlan, id: string
       specificFields,
     });
   }
-  return { adPlatformId: id, name: `${audience} | ${ages} | ${placement}`, status: childStatus(rng), keywords: [], ads };
+  return {
+    adPlatformId: id,
+    name: `${audience} | ${ages} | ${placement}`,
+    status: childStatus(rng),
+    keywords: [],
+    ads,
+  };
 }
 
 /** The picked template's text if it fits, else the first template that does, else the picked one cut at a word. */

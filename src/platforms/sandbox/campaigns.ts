@@ -42,7 +42,12 @@ const SEARCH_VARIANTS = ['Search', 'Generic', 'Exact', 'Broad', 'Competitors', '
 const SOCIAL_VARIANTS = ['Prospecting', 'Retargeting', 'Lookalike', 'Catalog Sales', 'Video Views', 'Lead Gen'];
 
 /** Every campaign of the account that may have served or been listed in [fromDay, toDay]. */
-export function campaignsBetween(scheme: IdScheme, profile: AccountProfile, fromDay: number, toDay: number): CampaignPlan[] {
+export function campaignsBetween(
+  scheme: IdScheme,
+  profile: AccountProfile,
+  fromDay: number,
+  toDay: number,
+): CampaignPlan[] {
   const plans = baseCampaigns(scheme, profile);
   const first = Math.max(windowOf(profile.openedOn), windowOf(fromDay - MAX_PROMOTION_DAYS - REMOVED_LISTED_DAYS));
   const last = Math.min(LAST_WINDOW, windowOf(toDay));
@@ -69,7 +74,13 @@ export function isListed(plan: CampaignPlan, today: number): boolean {
 }
 
 export function toPlatformCampaign(plan: CampaignPlan, today: number): PlatformCampaign {
-  return { adPlatformId: plan.adPlatformId, name: plan.name, status: statusOn(plan, today), dailyBudget: plan.dailyBudget, createdOn: isoDay(plan.createdOn) };
+  return {
+    adPlatformId: plan.adPlatformId,
+    name: plan.name,
+    status: statusOn(plan, today),
+    dailyBudget: plan.dailyBudget,
+    createdOn: isoDay(plan.createdOn),
+  };
 }
 
 /** The account's base campaigns, whether or not they exist yet at some clock. */
@@ -121,7 +132,17 @@ function plan(
 ): CampaignPlan {
   const adPlatformId = scheme.entityId({ kind: 'CAMPAIGN', payload: profile.payload, campaign: slot });
   const seed = `${profile.seed}|${adPlatformId}`;
-  return { slot, adPlatformId, name, createdOn, stopsOn, stopStatus, product, dailyBudget: dailyBudgetFor(seed, profile.currency), seed };
+  return {
+    slot,
+    adPlatformId,
+    name,
+    createdOn,
+    stopsOn,
+    stopStatus,
+    product,
+    dailyBudget: dailyBudgetFor(seed, profile.currency),
+    seed,
+  };
 }
 
 /**

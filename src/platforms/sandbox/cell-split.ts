@@ -44,7 +44,11 @@ export interface CellSplit {
 export function splitCell(totals: CellTotals, shape: RowShape): CellSplit {
   const impressions = allocate(totals.impressions, shape.impressions);
   const clicks = allocate(totals.clicks, scaled(impressions, shape.clickRate), impressions);
-  const conversions = allocate(totals.conversions, scaled(clicks, shape.conversionRate), clicks.map((c) => 100 * c));
+  const conversions = allocate(
+    totals.conversions,
+    scaled(clicks, shape.conversionRate),
+    clicks.map((c) => 100 * c),
+  );
   const calls = allocate(totals.calls, clicks, clicks);
   const callConversions = allocate(totals.callConversions, calls, calls);
   return {
@@ -55,7 +59,11 @@ export function splitCell(totals: CellTotals, shape: RowShape): CellSplit {
     valueCents: allocate(totals.valueCents, conversions, conversions.map(onlyWherePositive)),
     calls,
     callConversions,
-    callConversionsFractional: allocate(totals.callConversionsFractional, callConversions, callConversions.map((c) => 100 * c)),
+    callConversionsFractional: allocate(
+      totals.callConversionsFractional,
+      callConversions,
+      callConversions.map((c) => 100 * c),
+    ),
   };
 }
 

@@ -70,13 +70,28 @@ function zoneOffsetMs(timeZone: string, ms: number): number {
   let formatter = offsetFormatters.get(timeZone);
   if (!formatter) {
     formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
     });
     offsetFormatters.set(timeZone, formatter);
   }
   const part: Record<string, number> = {};
-  for (const { type, value } of formatter.formatToParts(new Date(ms))) if (type !== 'literal') part[type] = Number(value);
-  const wall = Date.UTC(part.year ?? 1970, (part.month ?? 1) - 1, part.day ?? 1, part.hour ?? 0, part.minute ?? 0, part.second ?? 0);
+  for (const { type, value } of formatter.formatToParts(new Date(ms)))
+    if (type !== 'literal') part[type] = Number(value);
+  const wall = Date.UTC(
+    part.year ?? 1970,
+    (part.month ?? 1) - 1,
+    part.day ?? 1,
+    part.hour ?? 0,
+    part.minute ?? 0,
+    part.second ?? 0,
+  );
   return wall - Math.floor(ms / 1000) * 1000;
 }
 
@@ -93,7 +108,9 @@ export function utcOfLocalTime(day: number, second: number, timeZone: string): D
     // Noon's offset holds all day when the first and the last second of the day have it too.
     const start = day * MS_PER_DAY;
     const noon = zoneOffsetMs(timeZone, start + MS_PER_DAY / 2 - zoneOffsetMs(timeZone, start + MS_PER_DAY / 2));
-    const constant = zoneOffsetMs(timeZone, start - noon) === noon && zoneOffsetMs(timeZone, start + MS_PER_DAY - 1000 - noon) === noon;
+    const constant =
+      zoneOffsetMs(timeZone, start - noon) === noon &&
+      zoneOffsetMs(timeZone, start + MS_PER_DAY - 1000 - noon) === noon;
     offset = constant ? noon : NaN;
     if (dayOffsets.size >= MAX_CACHED_DAYS) dayOffsets.clear();
     dayOffsets.set(key, offset);

@@ -28,7 +28,15 @@ export interface SandboxFaults {
 /** Faults applied to every organization, keyed by platform. */
 export type SandboxFaultConfig = Partial<Record<AdPlatformType, SandboxFaults>>;
 
-const FIELDS = ['latencyMs', 'failNext', 'throttleNext', 'failureRate', 'revoked', 'rejectCampaigns', 'crashAfterCreate'] as const;
+const FIELDS = [
+  'latencyMs',
+  'failNext',
+  'throttleNext',
+  'failureRate',
+  'revoked',
+  'rejectCampaigns',
+  'crashAfterCreate',
+] as const;
 
 /**
  * Reads ADREPORT_SANDBOX_FAULTS, e.g. `{"GOOGLE_ADS":{"latencyMs":200,"failureRate":0.1}}`.
@@ -45,8 +53,13 @@ export function parseSandboxFaults(json: string): SandboxFaultConfig {
   if (!isObject(parsed)) throw new Error('ADREPORT_SANDBOX_FAULTS must be a JSON object keyed by ad platform type');
   const config: Partial<Record<AdPlatformType, SandboxFaults>> = {};
   for (const [key, value] of Object.entries(parsed)) {
-    const platform = (AD_PLATFORM_TYPES as readonly string[]).includes(key) ? (key as AdPlatformType) : AD_PLATFORM_ALIASES[key];
-    if (!platform) throw new Error(`ADREPORT_SANDBOX_FAULTS: unknown ad platform "${key}"; expected one of ${AD_PLATFORM_TYPES.join(', ')}`);
+    const platform = (AD_PLATFORM_TYPES as readonly string[]).includes(key)
+      ? (key as AdPlatformType)
+      : AD_PLATFORM_ALIASES[key];
+    if (!platform)
+      throw new Error(
+        `ADREPORT_SANDBOX_FAULTS: unknown ad platform "${key}"; expected one of ${AD_PLATFORM_TYPES.join(', ')}`,
+      );
     if (config[platform]) throw new Error(`ADREPORT_SANDBOX_FAULTS: ${platform} is given twice`);
     config[platform] = parseFaults(platform, value);
   }
@@ -57,24 +70,39 @@ function parseFaults(platform: AdPlatformType, value: unknown): SandboxFaults {
   const where = `ADREPORT_SANDBOX_FAULTS.${platform}`;
   if (!isObject(value)) throw new Error(`${where} must be an object with any of ${FIELDS.join(', ')}`);
   const unknown = Object.keys(value).filter((key) => !(FIELDS as readonly string[]).includes(key));
-  if (unknown.length > 0) throw new Error(`${where}: unknown field "${unknown[0]}"; expected any of ${FIELDS.join(', ')}`);
+  if (unknown.length > 0)
+    throw new Error(`${where}: unknown field "${unknown[0]}"; expected any of ${FIELDS.join(', ')}`);
   const faults: { -readonly [K in keyof SandboxFaults]: SandboxFaults[K] } = {};
-  if (value.latencyMs !== undefined) faults.latencyMs = number(value.latencyMs, `${where}.latencyMs`, 0, 600_000, false);
-  if (value.failNext !== undefined) faults.failNext = number(value.failNext, `${where}.failNext`, 0, Number.MAX_SAFE_INTEGER, true);
-  if (value.throttleNext !== undefined) faults.throttleNext = number(value.throttleNext, `${where}.throttleNext`, 0, Number.MAX_SAFE_INTEGER, true);
-  if (value.failureRate !== undefined) faults.failureRate = number(value.failureRate, `${where}.failureRate`, 0, 1, false);
+  if (value.latencyMs !== undefined)
+    faults.latencyMs = number(value.latencyMs, `${where}.latencyMs`, 0, 600_000, false);
+  if (value.failNext !== undefined)
+    faults.failNext = number(value.failNext, `${where}.failNext`, 0, Number.MAX_SAFE_INTEGER, true);
+  if (value.throttleNext !== undefined)
+    faults.throttleNext = number(value.throttleNext, `${where}.throttleNext`, 0, Number.MAX_SAFE_INTEGER, true);
+  if (value.failureRate !== undefined)
+    faults.failureRate = number(value.failureRate, `${where}.failureRate`, 0, 1, false);
   if (value.revoked !== undefined) faults.revoked = revoked(value.revoked, `${where}.revoked`);
-  if (value.rejectCampaigns !== undefined) faults.rejectCampaigns = names(value.rejectCampaigns, `${where}.rejectCampaigns`);
+  if (value.rejectCampaigns !== undefined)
+    faults.rejectCampaigns = names(value.rejectCampaigns, `${where}.rejectCampaigns`);
   if (value.crashAfterCreate !== undefined) {
-    if (typeof value.crashAfterCreate !== 'boolean') throw new Error(`${where}.crashAfterCreate must be true or false, got ${JSON.stringify(value.crashAfterCreate)}`);
+    if (typeof value.crashAfterCreate !== 'boolean')
+      throw new Error(`${where}.crashAfterCreate must be true or false, got ${JSON.stringify(value.crashAfterCreate)}`);
     faults.crashAfterCreate = value.crashAfterCreate;
   }
   return faults;
 }
 
 function number(value: unknown, where: string, min: number, max: number, integer: boolean): number {
-  const ok = typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max && (!integer || Number.isInteger(value));
-  if (!ok) throw new Error(`${where} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  const ok =
+    typeof value === 'number' &&
+    Number.isFinite(value) &&
+    value >= min &&
+    value <= max &&
+    (!integer || Number.isInteger(value));
+  if (!ok)
+    throw new Error(
+      `${where} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got ${JSON.stringify(value)}`,
+    );
   return value as number;
 }
 

@@ -72,26 +72,43 @@ export class FaultInjector {
 
   /** Runs once createAccount has stored a new account: the crashAfterCreate fault ends the process here. */
   afterAccountCreated(organizationId: number, platform: AdPlatformType): void {
-    const crash = [keyOf(organizationId, platform), keyOf('*', platform)].some((key) => this.active.get(key)?.faults.crashAfterCreate === true);
+    const crash = [keyOf(organizationId, platform), keyOf('*', platform)].some(
+      (key) => this.active.get(key)?.faults.crashAfterCreate === true,
+    );
     if (crash) process.kill(process.pid, 'SIGKILL');
   }
 
   /** Whether the organization's or the '*' faults make the platform refuse a campaign of this name. */
   refusesCampaign(organizationId: number, platform: AdPlatformType, name: string): boolean {
-    return [keyOf(organizationId, platform), keyOf('*', platform)].some((key) => this.active.get(key)?.faults.rejectCampaigns?.includes(name) ?? false);
+    return [keyOf(organizationId, platform), keyOf('*', platform)].some(
+      (key) => this.active.get(key)?.faults.rejectCampaigns?.includes(name) ?? false,
+    );
   }
 
-  private decide(platform: AdPlatformType, scopes: readonly ActiveFaults[], ids: readonly string[]): PlatformError | undefined {
+  private decide(
+    platform: AdPlatformType,
+    scopes: readonly ActiveFaults[],
+    ids: readonly string[],
+  ): PlatformError | undefined {
     for (const entry of scopes) {
       const revoked = entry.faults.revoked;
       if (revoked === true || (Array.isArray(revoked) && ids.some((id) => revoked.includes(id)))) {
-        return new PlatformError(platform, 'ACCESS_DENIED', `Access to ${ids[0] ?? 'this platform'} was revoked (sandbox fault)`);
+        return new PlatformError(
+          platform,
+          'ACCESS_DENIED',
+          `Access to ${ids[0] ?? 'this platform'} was revoked (sandbox fault)`,
+        );
       }
     }
     for (const entry of scopes) {
       if (entry.throttleLeft > 0) {
         entry.throttleLeft--;
-        return new PlatformError(platform, 'RATE_LIMITED', 'Too many requests (sandbox fault)', THROTTLE_RETRY_AFTER_MS);
+        return new PlatformError(
+          platform,
+          'RATE_LIMITED',
+          'Too many requests (sandbox fault)',
+          THROTTLE_RETRY_AFTER_MS,
+        );
       }
     }
     for (const entry of scopes) {
@@ -106,7 +123,9 @@ export class FaultInjector {
       const rate = entry.faults.failureRate ?? 0;
       if (rate > 0 && entry.random.next() < rate) failed = true;
     }
-    return failed ? new PlatformError(platform, 'UNAVAILABLE', 'The platform answered 500 (sandbox fault, random)') : undefined;
+    return failed
+      ? new PlatformError(platform, 'UNAVAILABLE', 'The platform answered 500 (sandbox fault, random)')
+      : undefined;
   }
 }
 

@@ -151,7 +151,8 @@ export class IdScheme {
     this.accountPermutation = new FeistelPermutation(this.layout.account.size, key('account'));
     this.smallPermutation = new FeistelPermutation(this.layout.small.size, key('small'));
     // One permutation for FACEBOOK, whose kinds share one domain: distinct codes, distinct ids.
-    this.largePermutation = platform === 'FACEBOOK' ? this.smallPermutation : new FeistelPermutation(this.layout.large.size, key('large'));
+    this.largePermutation =
+      platform === 'FACEBOOK' ? this.smallPermutation : new FeistelPermutation(this.layout.large.size, key('large'));
     const p = (this.payloads = BigInt(this.layout.issued * (this.layout.creatable ? 2 : 1)));
     const campaigns = p * S;
     const adGroups = campaigns * G;
@@ -168,8 +169,16 @@ export class IdScheme {
       const createdAds = createdGroups * BigInt(CREATED_AD_SLOTS);
       const smallStart = campaigns + adGroups;
       const largeStart = keywords + ads;
-      this.createdOffsets = { CAMPAIGN: smallStart, AD_GROUP: smallStart + createdCampaigns, KEYWORD: largeStart, AD: largeStart + createdKeywords };
-      if (smallStart + createdCampaigns + createdGroups > this.layout.small.size || largeStart + createdKeywords + createdAds > this.layout.large.size) {
+      this.createdOffsets = {
+        CAMPAIGN: smallStart,
+        AD_GROUP: smallStart + createdCampaigns,
+        KEYWORD: largeStart,
+        AD: largeStart + createdKeywords,
+      };
+      if (
+        smallStart + createdCampaigns + createdGroups > this.layout.small.size ||
+        largeStart + createdKeywords + createdAds > this.layout.large.size
+      ) {
         throw new RangeError(`the created campaign range does not fit the ${platform} id domains`);
       }
     }
@@ -244,7 +253,13 @@ export class IdScheme {
         if (kind === 'KEYWORD' && this.platform === 'FACEBOOK') return undefined;
         if (code < 0n || code >= groupCodes * itemSlots) return undefined;
         const group = code / itemSlots;
-        return { kind, payload: Number(group / (S * G)), campaign: Number((group / G) % S), adGroup: Number(group % G), item: Number(code % itemSlots) };
+        return {
+          kind,
+          payload: Number(group / (S * G)),
+          campaign: Number((group / G) % S),
+          adGroup: Number(group % G),
+          item: Number(code % itemSlots),
+        };
       }
     }
   }
@@ -275,20 +290,34 @@ export class IdScheme {
       case 'CAMPAIGN':
         return code < campaigns ? { kind, campaign: Number(code) } : undefined;
       case 'AD_GROUP':
-        return code < campaigns * groupSlots ? { kind, campaign: Number(code / groupSlots), adGroup: Number(code % groupSlots) } : undefined;
+        return code < campaigns * groupSlots
+          ? { kind, campaign: Number(code / groupSlots), adGroup: Number(code % groupSlots) }
+          : undefined;
       case 'AD':
       case 'KEYWORD': {
         const itemSlots = BigInt(kind === 'KEYWORD' ? CREATED_KEYWORD_SLOTS : CREATED_AD_SLOTS);
         if (code >= campaigns * groupSlots * itemSlots) return undefined;
         const group = code / itemSlots;
-        return { kind, campaign: Number(group / groupSlots), adGroup: Number(group % groupSlots), item: Number(code % itemSlots) };
+        return {
+          kind,
+          campaign: Number(group / groupSlots),
+          adGroup: Number(group % groupSlots),
+          item: Number(code % itemSlots),
+        };
       }
     }
   }
 
   /** A call's id: digits only, unique per organization and platform, the same for the same call in any process. */
   callId(path: CallPath): string {
-    if (path.day < 0 || path.day >= CALL_DAYS || path.index < 0 || path.index >= CALLS_PER_CELL || path.device < 0 || path.device >= CALL_DEVICES.length) {
+    if (
+      path.day < 0 ||
+      path.day >= CALL_DAYS ||
+      path.index < 0 ||
+      path.index >= CALLS_PER_CELL ||
+      path.device < 0 ||
+      path.device >= CALL_DEVICES.length
+    ) {
       throw new RangeError(`no call id for ${JSON.stringify(path)}`);
     }
     // 2,000,000 payloads x 512 x 16 x 65,536 x 4 x 256 < 2^60: within the permutation's reach.
@@ -297,7 +326,9 @@ export class IdScheme {
       hashString(`${this.organizationId}|${this.platform}|call`),
     );
     const group = (BigInt(path.payload) * S + BigInt(path.campaign)) * G + BigInt(path.adGroup);
-    const code = group * BigInt(CALL_DAYS * CALL_DEVICES.length * CALLS_PER_CELL) + BigInt((path.day * CALL_DEVICES.length + path.device) * CALLS_PER_CELL + path.index);
+    const code =
+      group * BigInt(CALL_DAYS * CALL_DEVICES.length * CALLS_PER_CELL) +
+      BigInt((path.day * CALL_DEVICES.length + path.device) * CALLS_PER_CELL + path.index);
     return (10n ** 18n + this.callPermutation.forward(code)).toString();
   }
 
@@ -311,7 +342,9 @@ export class IdScheme {
   }
 
   private domainOf(kind: EntityKind): [Domain, FeistelPermutation] {
-    return kind === 'CAMPAIGN' || kind === 'AD_GROUP' ? [this.layout.small, this.smallPermutation] : [this.layout.large, this.largePermutation];
+    return kind === 'CAMPAIGN' || kind === 'AD_GROUP'
+      ? [this.layout.small, this.smallPermutation]
+      : [this.layout.large, this.largePermutation];
   }
 }
 

@@ -29,7 +29,8 @@ const DEVICE_SHARE: Partial<Record<DeviceType, number>> = { MOBILE: 1, DESKTOP: 
 export function impressionShareModel(seed: string, budgetPressure: number): ImpressionShareModel {
   const rng = Rng.of(seed, 'impression-share');
   const kind = rng.next();
-  let share = kind < 0.12 ? 0.02 + 0.075 * rng.next() : kind < 0.2 ? 0.93 + 0.065 * rng.next() : 0.3 + 0.6 * rng.next() ** 1.15;
+  let share =
+    kind < 0.12 ? 0.02 + 0.075 * rng.next() : kind < 0.2 ? 0.93 + 0.065 * rng.next() : 0.3 + 0.6 * rng.next() ** 1.15;
   const limited = budgetPressure > 0.8 || rng.chance(0.2);
   if (limited) share = Math.min(share, 0.35 + 0.5 * rng.next());
   const budgetPart = limited ? 0.6 + 0.35 * rng.next() : 0.02 + 0.18 * rng.next();
@@ -56,9 +57,18 @@ export function impressionShareRow(
   const share = Math.min(1, Math.max(0.005, model.share * (DEVICE_SHARE[key.device] ?? 1) * rng.logNormal(1, 0.1)));
   const eligibleImpressions = Math.max(impressions, Math.round(impressions / share));
   const lost = eligibleImpressions - impressions;
-  const budgetLostImpressions = Math.min(lost, Math.round(lost * Math.min(1, model.budgetPart * rng.logNormal(1, 0.12))));
-  const topImpressions = Math.min(impressions, Math.round(impressions * Math.min(1, model.top * rng.logNormal(1, 0.06))));
-  const absoluteTopImpressions = Math.min(topImpressions, Math.round(topImpressions * Math.min(1, model.absoluteTop * rng.logNormal(1, 0.08))));
+  const budgetLostImpressions = Math.min(
+    lost,
+    Math.round(lost * Math.min(1, model.budgetPart * rng.logNormal(1, 0.12))),
+  );
+  const topImpressions = Math.min(
+    impressions,
+    Math.round(impressions * Math.min(1, model.top * rng.logNormal(1, 0.06))),
+  );
+  const absoluteTopImpressions = Math.min(
+    topImpressions,
+    Math.round(topImpressions * Math.min(1, model.absoluteTop * rng.logNormal(1, 0.08))),
+  );
   return {
     date: key.date,
     campaignId: key.campaignId,

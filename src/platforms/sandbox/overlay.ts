@@ -39,6 +39,10 @@ export class Overlay {
   private apply<T extends PlatformCampaign | PlatformAdGroup | PlatformAd>(entity: string, item: T): T {
     const edit = this.edits.get(`${entity}|${item.adPlatformId}`);
     if (!edit) return item;
-    return { ...item, ...(edit.status ? { status: edit.status } : {}), ...(edit.name !== undefined ? { name: edit.name } : {}) };
+    return {
+      ...item,
+      ...(edit.status ? { status: edit.status } : {}),
+      ...(edit.name !== undefined ? { name: edit.name } : {}),
+    };
   }
 }

@@ -76,9 +76,14 @@ export class SandboxConnector implements PlatformConnector {
   async listAccountsUnderMaster(masterId: string): Promise<PlatformAccount[]> {
     await this.beforeCall(masterId);
     this.assertMaster(masterId);
-    const listed = payloadsUnderMaster(this.ids, masterId).map((payload) => publicAccount(catalogProfile(this.ids, payload)));
+    const listed = payloadsUnderMaster(this.ids, masterId).map((payload) =>
+      publicAccount(catalogProfile(this.ids, payload)),
+    );
     const created = await this.env.db.read((r) => store.createdAccountsUnderMaster(r, this.scope, masterId));
-    return [...listed, ...created.map(({ adPlatformId, name, currency, timeZone }) => ({ adPlatformId, name, currency, timeZone }))];
+    return [
+      ...listed,
+      ...created.map(({ adPlatformId, name, currency, timeZone }) => ({ adPlatformId, name, currency, timeZone })),
+    ];
   }
 
   async listDirectAccounts(): Promise<PlatformAccount[]> {
@@ -93,14 +98,34 @@ export class SandboxConnector implements PlatformConnector {
     const createdAt = this.env.now();
     const { created, account: stored } = await this.env.db.write(async (tx) => {
       const earlier = await store.findCreatedAccountByToken(tx, this.scope, requestToken);
-      if (earlier) return { created: false, account: { adPlatformId: earlier.adPlatformId, name: earlier.name, currency: earlier.currency, timeZone: earlier.timeZone } };
+      if (earlier)
+        return {
+          created: false,
+          account: {
+            adPlatformId: earlier.adPlatformId,
+            name: earlier.name,
+            currency: earlier.currency,
+            timeZone: earlier.timeZone,
+          },
+        };
       // Two tokens may meet on one payload; the later one tries further candidates.
       let attempt = 0;
       let adPlatformId = this.ids.accountId(createdPayloadFor(this.ids, requestToken, attempt));
-      while (await store.findCreatedAccount(tx, this.scope, adPlatformId)) adPlatformId = this.ids.accountId(createdPayloadFor(this.ids, requestToken, ++attempt));
-      const record = { masterId, adPlatformId, name: account.name, currency: account.currency, timeZone: account.timeZone, requestToken };
+      while (await store.findCreatedAccount(tx, this.scope, adPlatformId))
+        adPlatformId = this.ids.accountId(createdPayloadFor(this.ids, requestToken, ++attempt));
+      const record = {
+        masterId,
+        adPlatformId,
+        name: account.name,
+        currency: account.currency,
+        timeZone: account.timeZone,
+        requestToken,
+      };
       await store.insertCreatedAccount(tx, this.scope, record, createdAt);
-      return { created: true, account: { adPlatformId, name: account.name, currency: account.currency, timeZone: account.timeZone } };
+      return {
+        created: true,
+        account: { adPlatformId, name: account.name, currency: account.currency, timeZone: account.timeZone },
+      };
     });
     if (created) this.env.faults.afterAccountCreated(this.scope.organizationId, this.platform);
     return stored;
@@ -113,7 +138,10 @@ export class SandboxConnector implements PlatformConnector {
     const plans = campaignsBetween(this.ids, profile, today, today).filter((plan) => isListed(plan, today));
     const overlay = await this.overlay(accountId);
     const created = await this.env.db.read((r) => store.createdCampaignsOf(r, this.scope, accountId));
-    return [...plans.map((plan) => overlay.campaign(toPlatformCampaign(plan, today))), ...created.map((record) => record.tree.campaign)];
+    return [
+      ...plans.map((plan) => overlay.campaign(toPlatformCampaign(plan, today))),
+      ...created.map((record) => record.tree.campaign),
+    ];
   }
 
   async fetchCampaignTree(accountId: string, campaignId: string): Promise<CampaignTree> {
@@ -139,8 +167,14 @@ export class SandboxConnector implements PlatformConnector {
       const campaignId = this.ids.createdEntityId({ kind: 'CAMPAIGN', campaign: created.campaign });
       await this.env.db.write(async (tx) => {
         const record = await store.findCreatedCampaign(tx, this.scope, campaignId);
-        const tree = record?.accountId === accountId ? withChange(record.tree, change.entity, change.adPlatformId, stored.field, stored.value) : undefined;
-        if (!tree) throw this.notFound(`${change.entity.toLowerCase().replace('_', ' ')} ${change.adPlatformId} in account ${accountId}`);
+        const tree =
+          record?.accountId === accountId
+            ? withChange(record.tree, change.entity, change.adPlatformId, stored.field, stored.value)
+            : undefined;
+        if (!tree)
+          throw this.notFound(
+            `${change.entity.toLowerCase().replace('_', ' ')} ${change.adPlatformId} in account ${accountId}`,
+          );
         await store.replaceCreatedCampaignTree(tx, this.scope, tree, this.env.now());
       });
       return;
@@ -163,7 +197,9 @@ export class SandboxConnector implements PlatformConnector {
       // Two tokens may meet on one index; the later one tries further candidates.
       let attempt = 0;
       let index = this.createdIndexFor(accountId, requestToken, attempt);
-      while (await store.findCreatedCampaign(tx, this.scope, this.ids.createdEntityId({ kind: 'CAMPAIGN', campaign: index }))) {
+      while (
+        await store.findCreatedCampaign(tx, this.scope, this.ids.createdEntityId({ kind: 'CAMPAIGN', campaign: index }))
+      ) {
         index = this.createdIndexFor(accountId, requestToken, ++attempt);
       }
       const tree = createdTree(this.ids, index, draft, createdOn);
@@ -192,11 +228,19 @@ export class SandboxConnector implements PlatformConnector {
     await this.beforeCall(accountId);
     const profile = await this.account(accountId);
     const [fromDay, toDay] = this.range(from, to);
-    if (toDay - fromDay + 1 > MAX_RANGE_DAYS) throw this.error('INVALID_REQUEST', `Ask for at most ${MAX_RANGE_DAYS} days per call, not ${from}..${to}`);
+    if (toDay - fromDay + 1 > MAX_RANGE_DAYS)
+      throw this.error('INVALID_REQUEST', `Ask for at most ${MAX_RANGE_DAYS} days per call, not ${from}..${to}`);
     // Complete days only: today's figures are still moving at a real platform.
     const lastDay = Math.min(toDay, localDay(this.env.now(), profile.timeZone) - 1);
     if (lastDay < fromDay) return { statistics: [], impressionShare: [], audienceRuns: [], calls: [] };
-    return dailyReport(this.ids, profile, this.campaignsServing(profile, fromDay, lastDay), fromDay, lastDay, this.env.now());
+    return dailyReport(
+      this.ids,
+      profile,
+      this.campaignsServing(profile, fromDay, lastDay),
+      fromDay,
+      lastDay,
+      this.env.now(),
+    );
   }
 
   /**
@@ -221,14 +265,18 @@ export class SandboxConnector implements PlatformConnector {
   private range(from: string, to: string): [number, number] {
     const fromDay = parseDay(from);
     const toDay = parseDay(to);
-    if (fromDay === undefined || toDay === undefined) throw this.error('INVALID_REQUEST', `Dates must be YYYY-MM-DD, got ${from} and ${to}`);
+    if (fromDay === undefined || toDay === undefined)
+      throw this.error('INVALID_REQUEST', `Dates must be YYYY-MM-DD, got ${from} and ${to}`);
     if (fromDay > toDay) throw this.error('INVALID_REQUEST', `The range ${from}..${to} ends before it starts`);
     return [fromDay, toDay];
   }
 
   /** Catalog campaigns that may serve in the range, with their trees (created campaigns have no statistics). */
   private campaignsServing(profile: AccountProfile, fromDay: number, toDay: number): CampaignWithChildren[] {
-    return campaignsBetween(this.ids, profile, fromDay, toDay).map((plan) => ({ plan, adGroups: campaignChildren(this.ids, profile, plan) }));
+    return campaignsBetween(this.ids, profile, fromDay, toDay).map((plan) => ({
+      plan,
+      adGroups: campaignChildren(this.ids, profile, plan),
+    }));
   }
 
   private beforeCall(...ids: string[]): Promise<void> {
@@ -252,25 +300,35 @@ export class SandboxConnector implements PlatformConnector {
   /** A campaign of this account that exists on `today`. */
   private campaign(profile: AccountProfile, campaignId: string, today: number): CampaignPlan {
     const path = this.ids.decodeEntity('CAMPAIGN', campaignId);
-    const plan = path && path.payload === profile.payload ? campaignInSlot(this.ids, profile, path.campaign) : undefined;
-    if (!plan || plan.createdOn > today) throw this.notFound(`campaign ${campaignId} in account ${profile.adPlatformId}`);
+    const plan =
+      path && path.payload === profile.payload ? campaignInSlot(this.ids, profile, path.campaign) : undefined;
+    if (!plan || plan.createdOn > today)
+      throw this.notFound(`campaign ${campaignId} in account ${profile.adPlatformId}`);
     return plan;
   }
 
   /** A campaign createCampaign made in this account, or NOT_FOUND. */
   private async createdCampaign(profile: AccountProfile, campaignId: string): Promise<store.CreatedCampaignRecord> {
     const record = await this.env.db.read((r) => store.findCreatedCampaign(r, this.scope, campaignId));
-    if (!record || record.accountId !== profile.adPlatformId) throw this.notFound(`campaign ${campaignId} in account ${profile.adPlatformId}`);
+    if (!record || record.accountId !== profile.adPlatformId)
+      throw this.notFound(`campaign ${campaignId} in account ${profile.adPlatformId}`);
     return record;
   }
 
   /** A candidate index for a created campaign, from the account and request token; further attempts give others. */
   private createdIndexFor(accountId: string, requestToken: string, attempt: number): number {
-    return Math.floor(Rng.of(this.scope.organizationId, this.platform, 'created-campaign', accountId, requestToken, attempt).next() * CREATED_CAMPAIGN_SLOTS);
+    return Math.floor(
+      Rng.of(this.scope.organizationId, this.platform, 'created-campaign', accountId, requestToken, attempt).next() *
+        CREATED_CAMPAIGN_SLOTS,
+    );
   }
 
   private searchPlatform(): SearchPlatform {
-    if (this.platform === 'FACEBOOK') throw this.error('INVALID_REQUEST', 'campaign creation through the API is not supported for FACEBOOK in the sandbox');
+    if (this.platform === 'FACEBOOK')
+      throw this.error(
+        'INVALID_REQUEST',
+        'campaign creation through the API is not supported for FACEBOOK in the sandbox',
+      );
     return this.platform;
   }
 
@@ -283,7 +341,10 @@ export class SandboxConnector implements PlatformConnector {
   }
 
   private assertEntityExists(profile: AccountProfile, change: CampaignChange, today: number): void {
-    const missing = () => this.notFound(`${change.entity.toLowerCase().replace('_', ' ')} ${change.adPlatformId} in account ${profile.adPlatformId}`);
+    const missing = () =>
+      this.notFound(
+        `${change.entity.toLowerCase().replace('_', ' ')} ${change.adPlatformId} in account ${profile.adPlatformId}`,
+      );
     const path = this.ids.decodeEntity(change.entity, change.adPlatformId);
     if (!path || path.payload !== profile.payload) throw missing();
     const plan = campaignInSlot(this.ids, profile, path.campaign);
@@ -291,18 +352,25 @@ export class SandboxConnector implements PlatformConnector {
     if (change.entity === 'CAMPAIGN') return;
     const group = campaignChildren(this.ids, profile, plan)[path.adGroup ?? -1];
     const item =
-      change.entity === 'AD_GROUP' ? group : change.entity === 'AD' ? group?.ads[path.item ?? -1] : group?.keywords[path.item ?? -1];
+      change.entity === 'AD_GROUP'
+        ? group
+        : change.entity === 'AD'
+          ? group?.ads[path.item ?? -1]
+          : group?.keywords[path.item ?? -1];
     if (!item) throw missing();
   }
 
   private assertChange(change: CampaignChange): store.StoredChange {
-    if (change.entity === 'KEYWORD' && this.platform === 'FACEBOOK') throw this.error('INVALID_REQUEST', 'FACEBOOK has no keywords');
+    if (change.entity === 'KEYWORD' && this.platform === 'FACEBOOK')
+      throw this.error('INVALID_REQUEST', 'FACEBOOK has no keywords');
     if (change.kind === 'SET_STATUS') {
-      if (!['ENABLED', 'PAUSED', 'REMOVED'].includes(change.status)) throw this.error('INVALID_REQUEST', `Unknown status ${String(change.status)}`);
+      if (!['ENABLED', 'PAUSED', 'REMOVED'].includes(change.status))
+        throw this.error('INVALID_REQUEST', `Unknown status ${String(change.status)}`);
       return { entity: change.entity, adPlatformId: change.adPlatformId, field: 'status', value: change.status };
     }
     const name = change.name.trim();
-    if (name.length === 0 || name.length > MAX_NAME_LENGTH) throw this.error('INVALID_REQUEST', `A name must have 1 to ${MAX_NAME_LENGTH} characters`);
+    if (name.length === 0 || name.length > MAX_NAME_LENGTH)
+      throw this.error('INVALID_REQUEST', `A name must have 1 to ${MAX_NAME_LENGTH} characters`);
     return { entity: change.entity, adPlatformId: change.adPlatformId, field: 'name', value: name };
   }
 
@@ -313,11 +381,13 @@ export class SandboxConnector implements PlatformConnector {
 
   private assertNewAccount(account: NewPlatformAccount, requestToken: string): void {
     const name = account.name.trim();
-    if (name.length === 0 || name.length > MAX_NAME_LENGTH) throw this.error('INVALID_REQUEST', `An account name must have 1 to ${MAX_NAME_LENGTH} characters`);
+    if (name.length === 0 || name.length > MAX_NAME_LENGTH)
+      throw this.error('INVALID_REQUEST', `An account name must have 1 to ${MAX_NAME_LENGTH} characters`);
     if (!isCurrencyCode(account.currency)) {
       throw this.error('INVALID_REQUEST', `Currency ${account.currency} is not an ISO 4217 code the platform supports`);
     }
-    if (!TIME_ZONES.has(account.timeZone)) throw this.error('INVALID_REQUEST', `Time zone ${account.timeZone} is not a canonical IANA time zone`);
+    if (!TIME_ZONES.has(account.timeZone))
+      throw this.error('INVALID_REQUEST', `Time zone ${account.timeZone} is not a canonical IANA time zone`);
     if (requestToken.length === 0) throw this.error('INVALID_REQUEST', 'A request token is required');
   }
 

@@ -55,11 +55,16 @@ export class SandboxPlatforms implements PlatformDirectory {
   }
 
   private sandboxConnector(organizationId: number, platform: AdPlatformType): SandboxConnector {
-    if (!Number.isSafeInteger(organizationId) || organizationId < 1) throw new RangeError(`not an organization id: ${organizationId}`);
+    if (!Number.isSafeInteger(organizationId) || organizationId < 1)
+      throw new RangeError(`not an organization id: ${organizationId}`);
     const key = `${organizationId}|${platform}`;
     let connector = this.connectors.get(key);
     if (!connector) {
-      connector = new SandboxConnector({ db: this.db, now: this.options.now, faults: this.faults }, organizationId, platform);
+      connector = new SandboxConnector(
+        { db: this.db, now: this.options.now, faults: this.faults },
+        organizationId,
+        platform,
+      );
       this.connectors.set(key, connector);
     }
     return connector;

@@ -38,34 +38,88 @@ function fromRow(row: Record<string, unknown>): CreatedAccountRecord {
   };
 }
 
-export async function findCreatedAccount(db: Executor, scope: Scope, adPlatformId: string): Promise<CreatedAccountRecord | undefined> {
-  const row = await db.one(`${SELECT_CREATED} AND ad_platform_id = $3`, [scope.organizationId, scope.platform, adPlatformId]);
+export async function findCreatedAccount(
+  db: Executor,
+  scope: Scope,
+  adPlatformId: string,
+): Promise<CreatedAccountRecord | undefined> {
+  const row = await db.one(`${SELECT_CREATED} AND ad_platform_id = $3`, [
+    scope.organizationId,
+    scope.platform,
+    adPlatformId,
+  ]);
   return row && fromRow(row);
 }
 
-export async function findCreatedAccountByToken(db: Executor, scope: Scope, requestToken: string): Promise<CreatedAccountRecord | undefined> {
-  const row = await db.one(`${SELECT_CREATED} AND request_token = $3`, [scope.organizationId, scope.platform, requestToken]);
+export async function findCreatedAccountByToken(
+  db: Executor,
+  scope: Scope,
+  requestToken: string,
+): Promise<CreatedAccountRecord | undefined> {
+  const row = await db.one(`${SELECT_CREATED} AND request_token = $3`, [
+    scope.organizationId,
+    scope.platform,
+    requestToken,
+  ]);
   return row && fromRow(row);
 }
 
-export async function createdAccountsUnderMaster(db: Executor, scope: Scope, masterId: string): Promise<CreatedAccountRecord[]> {
-  const rows = await db.all(`${SELECT_CREATED} AND master_id = $3 ORDER BY created_at, ad_platform_id`, [scope.organizationId, scope.platform, masterId]);
+export async function createdAccountsUnderMaster(
+  db: Executor,
+  scope: Scope,
+  masterId: string,
+): Promise<CreatedAccountRecord[]> {
+  const rows = await db.all(`${SELECT_CREATED} AND master_id = $3 ORDER BY created_at, ad_platform_id`, [
+    scope.organizationId,
+    scope.platform,
+    masterId,
+  ]);
   return rows.map(fromRow);
 }
 
-export async function insertCreatedAccount(tx: Executor, scope: Scope, record: Omit<CreatedAccountRecord, 'createdOn'>, createdAt: Date): Promise<void> {
+export async function insertCreatedAccount(
+  tx: Executor,
+  scope: Scope,
+  record: Omit<CreatedAccountRecord, 'createdOn'>,
+  createdAt: Date,
+): Promise<void> {
   await tx.run(
     `INSERT INTO sandbox_created_accounts (organization_id, platform, master_id, ad_platform_id, name, currency, time_zone, request_token, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::TIMESTAMPTZ)`,
-    [scope.organizationId, scope.platform, record.masterId, record.adPlatformId, record.name, record.currency, record.timeZone, record.requestToken, createdAt],
+    [
+      scope.organizationId,
+      scope.platform,
+      record.masterId,
+      record.adPlatformId,
+      record.name,
+      record.currency,
+      record.timeZone,
+      record.requestToken,
+      createdAt,
+    ],
   );
 }
 
-export async function insertChange(tx: Executor, scope: Scope, accountId: string, change: StoredChange, changedAt: Date): Promise<void> {
+export async function insertChange(
+  tx: Executor,
+  scope: Scope,
+  accountId: string,
+  change: StoredChange,
+  changedAt: Date,
+): Promise<void> {
   await tx.run(
     `INSERT INTO sandbox_changes (organization_id, platform, account_id, entity, ad_platform_id, field, value, changed_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8::TIMESTAMPTZ)`,
-    [scope.organizationId, scope.platform, accountId, change.entity, change.adPlatformId, change.field, change.value, changedAt],
+    [
+      scope.organizationId,
+      scope.platform,
+      accountId,
+      change.entity,
+      change.adPlatformId,
+      change.field,
+      change.value,
+      changedAt,
+    ],
   );
 }
 
@@ -104,8 +158,16 @@ function campaignFromRow(row: Record<string, unknown>): CreatedCampaignRecord {
 }
 
 /** By id alone: ids are unique per organization and platform, whichever account holds them. */
-export async function findCreatedCampaign(db: Executor, scope: Scope, campaignId: string): Promise<CreatedCampaignRecord | undefined> {
-  const row = await db.one(`${SELECT_CREATED_CAMPAIGN} AND campaign_id = $3`, [scope.organizationId, scope.platform, campaignId]);
+export async function findCreatedCampaign(
+  db: Executor,
+  scope: Scope,
+  campaignId: string,
+): Promise<CreatedCampaignRecord | undefined> {
+  const row = await db.one(`${SELECT_CREATED_CAMPAIGN} AND campaign_id = $3`, [
+    scope.organizationId,
+    scope.platform,
+    campaignId,
+  ]);
   return row && campaignFromRow(row);
 }
 
@@ -115,12 +177,25 @@ export async function findCreatedCampaignByToken(
   accountId: string,
   requestToken: string,
 ): Promise<CreatedCampaignRecord | undefined> {
-  const row = await db.one(`${SELECT_CREATED_CAMPAIGN} AND account_id = $3 AND request_token = $4`, [scope.organizationId, scope.platform, accountId, requestToken]);
+  const row = await db.one(`${SELECT_CREATED_CAMPAIGN} AND account_id = $3 AND request_token = $4`, [
+    scope.organizationId,
+    scope.platform,
+    accountId,
+    requestToken,
+  ]);
   return row && campaignFromRow(row);
 }
 
-export async function createdCampaignsOf(db: Executor, scope: Scope, accountId: string): Promise<CreatedCampaignRecord[]> {
-  const rows = await db.all(`${SELECT_CREATED_CAMPAIGN} AND account_id = $3 ORDER BY created_at, campaign_id`, [scope.organizationId, scope.platform, accountId]);
+export async function createdCampaignsOf(
+  db: Executor,
+  scope: Scope,
+  accountId: string,
+): Promise<CreatedCampaignRecord[]> {
+  const rows = await db.all(`${SELECT_CREATED_CAMPAIGN} AND account_id = $3 ORDER BY created_at, campaign_id`, [
+    scope.organizationId,
+    scope.platform,
+    accountId,
+  ]);
   return rows.map(campaignFromRow);
 }
 
@@ -133,11 +208,25 @@ export async function insertCreatedCampaign(
   await tx.run(
     `INSERT INTO sandbox_created_campaigns (organization_id, platform, account_id, request_token, campaign_id, created_on, tree_json, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8::TIMESTAMPTZ, $8::TIMESTAMPTZ)`,
-    [scope.organizationId, scope.platform, record.accountId, record.requestToken, record.tree.campaign.adPlatformId, record.tree.campaign.createdOn, JSON.stringify(record.tree), createdAt],
+    [
+      scope.organizationId,
+      scope.platform,
+      record.accountId,
+      record.requestToken,
+      record.tree.campaign.adPlatformId,
+      record.tree.campaign.createdOn,
+      JSON.stringify(record.tree),
+      createdAt,
+    ],
   );
 }
 
-export async function replaceCreatedCampaignTree(tx: Executor, scope: Scope, tree: CampaignTree, updatedAt: Date): Promise<void> {
+export async function replaceCreatedCampaignTree(
+  tx: Executor,
+  scope: Scope,
+  tree: CampaignTree,
+  updatedAt: Date,
+): Promise<void> {
   await tx.run(
     `UPDATE sandbox_created_campaigns SET tree_json = $4, updated_at = $5::TIMESTAMPTZ
      WHERE organization_id = $1 AND platform = $2 AND campaign_id = $3`,

@@ -11,7 +11,15 @@ import type {
 } from '../connector.js';
 import type { AccountProfile } from './accounts.js';
 import { allocate } from './allocation.js';
-import { accountAudience, adDayReach, adSetAudience, markReach, pushRuns, type AccountAudience, type AdSetAudience } from './audience.js';
+import {
+  accountAudience,
+  adDayReach,
+  adSetAudience,
+  markReach,
+  pushRuns,
+  type AccountAudience,
+  type AdSetAudience,
+} from './audience.js';
 import { pushCallRecords } from './call-records.js';
 import { baseCampaigns, type CampaignPlan } from './campaigns.js';
 import { splitCell, type CellSplit, type CellTotals, type RowShape } from './cell-split.js';
@@ -125,12 +133,20 @@ export async function dailyReport(
           const final = drawCell(rng, traffic, cell, volume);
           const totals = restate(final, share);
           if (totals.impressions === 0) continue;
-          const key = { date, campaignId: plan.adPlatformId, adGroupId: shape.group.adPlatformId, device: cell.device, network: cell.network };
+          const key = {
+            date,
+            campaignId: plan.adPlatformId,
+            adGroupId: shape.group.adPlatformId,
+            device: cell.device,
+            network: cell.network,
+          };
           const adSplit = splitCell(totals, shape.ads);
           pushRows(statistics, key, adSplit, shape.adIds, undefined);
           if (shape.keywords) pushRows(statistics, key, splitCell(totals, shape.keywords), undefined, shape.keywordIds);
           if (cell.network === 'SEARCH') searchImpressions[c] = (searchImpressions[c] ?? 0) + totals.impressions;
-          if (adImpressions) for (let i = 0; i < adImpressions.length; i++) adImpressions[i] = (adImpressions[i] ?? 0) + (adSplit.impressions[i] ?? 0);
+          if (adImpressions)
+            for (let i = 0; i < adImpressions.length; i++)
+              adImpressions[i] = (adImpressions[i] ?? 0) + (adSplit.impressions[i] ?? 0);
           if (totals.calls > 0) {
             pushCallRecords(calls, {
               scheme,
@@ -192,10 +208,15 @@ export async function trueReach(
   const audience = audienceOf(scheme, profile);
   const reached = new Uint8Array(audience.size);
   const accountScale = Rng.of(profile.seed, 'scale').logNormal(1, 0.5);
-  const listed = new Set([...(selection.campaignIds ?? []), ...(selection.adGroupIds ?? []), ...(selection.adIds ?? [])]);
+  const listed = new Set([
+    ...(selection.campaignIds ?? []),
+    ...(selection.adGroupIds ?? []),
+    ...(selection.adIds ?? []),
+  ]);
   let people = 0;
   for (const { plan, adGroups } of campaigns) {
-    const wanted = (groupId: string, adId: string) => listed.size === 0 || listed.has(plan.adPlatformId) || listed.has(groupId) || listed.has(adId);
+    const wanted = (groupId: string, adId: string) =>
+      listed.size === 0 || listed.has(plan.adPlatformId) || listed.has(groupId) || listed.has(adId);
     if (!adGroups.some((group) => group.ads.some((ad) => wanted(group.adPlatformId, ad.adPlatformId)))) continue;
     await setImmediate();
     const model = campaignModel('FACEBOOK', profile, plan, adGroups, accountScale, audience);
@@ -212,11 +233,14 @@ export async function trueReach(
         for (const cell of model.traffic.cells) {
           const impressions = drawCell(rng, model.traffic, cell, volume).impressions;
           // The ad rows' split of the cell (cell-split.ts splits impressions this way first).
-          allocate(impressions, shape.ads.impressions).forEach((n, i) => (adImpressions[i] = (adImpressions[i] ?? 0) + n));
+          allocate(impressions, shape.ads.impressions).forEach(
+            (n, i) => (adImpressions[i] = (adImpressions[i] ?? 0) + n),
+          );
         }
         adSet.ads.forEach((ad, i) => {
           const impressions = adImpressions[i] ?? 0;
-          if (impressions > 0 && wanted(shape.group.adPlatformId, ad.adId)) people += markReach(reached, adSet, adDayReach(adSet, ad, day - plan.createdOn, impressions));
+          if (impressions > 0 && wanted(shape.group.adPlatformId, ad.adId))
+            people += markReach(reached, adSet, adDayReach(adSet, ad, day - plan.createdOn, impressions));
         });
       }
     }
@@ -238,7 +262,13 @@ export function audienceOf(scheme: IdScheme, profile: AccountProfile): AccountAu
 type RowKey = Pick<DailyStatistic, 'date' | 'campaignId' | 'adGroupId' | 'device' | 'network'>;
 
 /** Rows with impressions only; one literal per row (spreading objects here cost most of the time). */
-function pushRows(rows: DailyStatistic[], key: RowKey, split: CellSplit, adIds: readonly string[] | undefined, keywordIds: readonly string[] | undefined): void {
+function pushRows(
+  rows: DailyStatistic[],
+  key: RowKey,
+  split: CellSplit,
+  adIds: readonly string[] | undefined,
+  keywordIds: readonly string[] | undefined,
+): void {
   for (let i = 0; i < split.impressions.length; i++) {
     const impressions = split.impressions[i] ?? 0;
     if (impressions === 0) continue;
@@ -277,7 +307,10 @@ function campaignModel(
   let impressionShare: ImpressionShareModel | undefined;
   if (platform === 'GOOGLE_ADS') {
     // What a day's clicks would cost at the model's rates, against the budget.
-    const cost = traffic.cells.reduce((sum, cell) => sum + traffic.volume * cell.share * cell.ctr * traffic.ctr * traffic.cpc * cell.cpc, 0);
+    const cost = traffic.cells.reduce(
+      (sum, cell) => sum + traffic.volume * cell.share * cell.ctr * traffic.ctr * traffic.cpc * cell.cpc,
+      0,
+    );
     impressionShare = impressionShareModel(plan.seed, cost / plan.dailyBudget);
   }
   let audiences: AdSetAudience[] | undefined;
@@ -295,10 +328,17 @@ function campaignModel(
 
 function dayFactor(platform: AdPlatformType, plan: CampaignPlan, day: number): number {
   const ramp = Math.min(1, (day - plan.createdOn + 1) / RAMP_DAYS);
-  return weekdayFactor(platform, weekday(day)) * seasonFactor(day) * ramp * Rng.of(plan.seed, 'day', day).logNormal(1, 0.15);
+  return (
+    weekdayFactor(platform, weekday(day)) * seasonFactor(day) * ramp * Rng.of(plan.seed, 'day', day).logNormal(1, 0.15)
+  );
 }
 
-function campaignTraffic(platform: AdPlatformType, profile: AccountProfile, plan: CampaignPlan, accountScale: number): CampaignTraffic {
+function campaignTraffic(
+  platform: AdPlatformType,
+  profile: AccountProfile,
+  plan: CampaignPlan,
+  accountScale: number,
+): CampaignTraffic {
   const rng = Rng.of(plan.seed, 'traffic');
   const money = currencyScale(profile.currency);
   const search = platform !== 'FACEBOOK';
@@ -319,7 +359,11 @@ function campaignTraffic(platform: AdPlatformType, profile: AccountProfile, plan
 function groupShape(plan: CampaignPlan, group: PlatformAdGroup, index: number): GroupShape {
   const rng = Rng.of(plan.seed, group.adPlatformId, 'shape');
   const weight = rng.logNormal(1, 0.9);
-  const ids = { index, adIds: group.ads.map((ad) => ad.adPlatformId), keywordIds: group.keywords.map((k) => k.adPlatformId) };
+  const ids = {
+    index,
+    adIds: group.ads.map((ad) => ad.adPlatformId),
+    keywordIds: group.keywords.map((k) => k.adPlatformId),
+  };
   const ads: RowShape = {
     impressions: group.ads.map(() => rng.logNormal(1, 0.5)),
     clickRate: group.ads.map(() => rng.logNormal(1, 0.2)),
@@ -352,7 +396,16 @@ function drawCell(rng: Rng, t: CampaignTraffic, cell: Cell, volume: number): Cel
   let callConversions = 0;
   for (let i = 0; i < calls; i++) if (rng.chance(t.callConversionRate)) callConversions++;
   const callConversionsFractional = Math.round(callConversions * 100 * t.callFraction);
-  return { impressions, clicks, costMicros, conversions, valueCents, calls, callConversions, callConversionsFractional };
+  return {
+    impressions,
+    clicks,
+    costMicros,
+    conversions,
+    valueCents,
+    calls,
+    callConversions,
+    callConversionsFractional,
+  };
 }
 
 /** Conversion lag: conversion figures as reported `share` of the way to final; traffic never changes. */

@@ -45,9 +45,24 @@ const DEVICES: Readonly<Record<DeviceType, { ctr: number; cpc: number; cvr: numb
 
 type DeviceMix = ReadonlyArray<readonly [DeviceType, number]>;
 
-const GOOGLE_SEARCH_DEVICES: DeviceMix = [['MOBILE', 0.6], ['DESKTOP', 0.31], ['TABLET', 0.07], ['OTHER', 0.02]];
-const GOOGLE_DISPLAY_DEVICES: DeviceMix = [['MOBILE', 0.58], ['DESKTOP', 0.18], ['TABLET', 0.09], ['CONNECTED_TV', 0.12], ['OTHER', 0.03]];
-const MICROSOFT_DEVICES: DeviceMix = [['DESKTOP', 0.64], ['MOBILE', 0.28], ['TABLET', 0.08]];
+const GOOGLE_SEARCH_DEVICES: DeviceMix = [
+  ['MOBILE', 0.6],
+  ['DESKTOP', 0.31],
+  ['TABLET', 0.07],
+  ['OTHER', 0.02],
+];
+const GOOGLE_DISPLAY_DEVICES: DeviceMix = [
+  ['MOBILE', 0.58],
+  ['DESKTOP', 0.18],
+  ['TABLET', 0.09],
+  ['CONNECTED_TV', 0.12],
+  ['OTHER', 0.03],
+];
+const MICROSOFT_DEVICES: DeviceMix = [
+  ['DESKTOP', 0.64],
+  ['MOBILE', 0.28],
+  ['TABLET', 0.08],
+];
 
 export interface NetworkChoice {
   readonly partners: boolean;
@@ -77,7 +92,15 @@ export function cellsFor(platform: AdPlatformType, choice: NetworkChoice): Cell[
       const d = DEVICES[device];
       // Calls come from call assets on the search results page only.
       const calls = network === 'SEARCH' ? d.calls : 0;
-      return { device, network, share: n.impressions * share, ctr: n.ctr * d.ctr, cpc: n.cpc * d.cpc, cvr: n.cvr * d.cvr, calls };
+      return {
+        device,
+        network,
+        share: n.impressions * share,
+        ctr: n.ctr * d.ctr,
+        cpc: n.cpc * d.cpc,
+        cvr: n.cvr * d.cvr,
+        calls,
+      };
     }),
   );
 }
@@ -95,7 +118,14 @@ const bump = (x: number, centre: number, width: number) => Math.exp(-(((x - cent
 /** Q4 ramp with a Black Friday spike, a Christmas-days dip, a quiet January and summer. */
 export function seasonFactor(day: number): number {
   const d = dayOfYear(day);
-  return 1 + 0.22 * bump(d, 335, 28) + 0.35 * bump(d, 330, 5) - 0.3 * bump(d, 359, 1.5) - 0.12 * bump(d, 18, 18) - 0.08 * bump(d, 212, 25);
+  return (
+    1 +
+    0.22 * bump(d, 335, 28) +
+    0.35 * bump(d, 330, 5) -
+    0.3 * bump(d, 359, 1.5) -
+    0.12 * bump(d, 18, 18) -
+    0.08 * bump(d, 212, 25)
+  );
 }
 
 /** Days until conversions of a day are final at the platform (conversion lag). */

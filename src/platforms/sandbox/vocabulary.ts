@@ -42,13 +42,40 @@ export const MARKETS: readonly Market[] = [
  * countryOf); the rest fall back to the currency's market, then to US.
  */
 const ZONE_COUNTRIES: Readonly<Record<string, string>> = {
-  'America/Chicago': 'US', 'America/Denver': 'US', 'America/Phoenix': 'US', 'America/Anchorage': 'US', 'Pacific/Honolulu': 'US',
-  'America/Vancouver': 'CA', 'America/Edmonton': 'CA', 'America/Winnipeg': 'CA', 'America/Halifax': 'CA',
-  'Australia/Melbourne': 'AU', 'Australia/Brisbane': 'AU', 'Australia/Perth': 'AU', 'Australia/Adelaide': 'AU',
-  'Europe/Brussels': 'BE', 'Europe/Luxembourg': 'LU', 'Europe/Dublin': 'IE', 'Europe/Lisbon': 'PT', 'Europe/Helsinki': 'FI',
-  'Europe/Prague': 'CZ', 'Europe/Budapest': 'HU', 'Europe/Athens': 'GR', 'Europe/Bucharest': 'RO', 'Europe/Istanbul': 'TR',
-  'Asia/Kolkata': 'IN', 'Asia/Singapore': 'SG', 'Asia/Hong_Kong': 'HK', 'Asia/Shanghai': 'CN', 'Asia/Seoul': 'KR', 'Asia/Dubai': 'AE',
-  'Pacific/Auckland': 'NZ', 'Africa/Johannesburg': 'ZA', 'America/Argentina/Buenos_Aires': 'AR', 'America/Bogota': 'CO', 'America/Santiago': 'CL',
+  'America/Chicago': 'US',
+  'America/Denver': 'US',
+  'America/Phoenix': 'US',
+  'America/Anchorage': 'US',
+  'Pacific/Honolulu': 'US',
+  'America/Vancouver': 'CA',
+  'America/Edmonton': 'CA',
+  'America/Winnipeg': 'CA',
+  'America/Halifax': 'CA',
+  'Australia/Melbourne': 'AU',
+  'Australia/Brisbane': 'AU',
+  'Australia/Perth': 'AU',
+  'Australia/Adelaide': 'AU',
+  'Europe/Brussels': 'BE',
+  'Europe/Luxembourg': 'LU',
+  'Europe/Dublin': 'IE',
+  'Europe/Lisbon': 'PT',
+  'Europe/Helsinki': 'FI',
+  'Europe/Prague': 'CZ',
+  'Europe/Budapest': 'HU',
+  'Europe/Athens': 'GR',
+  'Europe/Bucharest': 'RO',
+  'Europe/Istanbul': 'TR',
+  'Asia/Kolkata': 'IN',
+  'Asia/Singapore': 'SG',
+  'Asia/Hong_Kong': 'HK',
+  'Asia/Shanghai': 'CN',
+  'Asia/Seoul': 'KR',
+  'Asia/Dubai': 'AE',
+  'Pacific/Auckland': 'NZ',
+  'Africa/Johannesburg': 'ZA',
+  'America/Argentina/Buenos_Aires': 'AR',
+  'America/Bogota': 'CO',
+  'America/Santiago': 'CL',
 };
 
 /** The country an account's callers ring from: its market's, or for a created account the one its time zone or currency suggests. */
@@ -89,8 +116,19 @@ export const AREA_CODES: Readonly<Record<string, readonly string[]>> = {
 
 /** Rough units of a currency per euro, so a click costs about the same everywhere. */
 const CURRENCY_SCALE: Readonly<Record<string, number>> = {
-  EUR: 1, USD: 1.08, GBP: 0.85, CHF: 0.95, SEK: 11.5, DKK: 7.46, NOK: 11.6, PLN: 4.3,
-  JPY: 160, AUD: 1.65, CAD: 1.47, BRL: 5.9, MXN: 19,
+  EUR: 1,
+  USD: 1.08,
+  GBP: 0.85,
+  CHF: 0.95,
+  SEK: 11.5,
+  DKK: 7.46,
+  NOK: 11.6,
+  PLN: 4.3,
+  JPY: 160,
+  AUD: 1.65,
+  CAD: 1.47,
+  BRL: 5.9,
+  MXN: 19,
 };
 
 /** Currencies outside the table (an account created with, say, INR) are priced as euros. */
@@ -99,18 +137,59 @@ export function currencyScale(currency: string): number {
 }
 
 export const BRANDS: readonly string[] = [
-  'Contoso', 'Northwind', 'Fabrikam', 'Adventure Works', 'Tailspin', 'Wingtip', 'Litware', 'Proseware',
-  'Woodgrove', 'Lucerne', 'Alpine Ski House', 'Coho', 'Fourth Coffee', 'Wide World', 'Margie', 'Trey',
-  'Blue Yonder', 'Humongous', 'VanArsdel', 'Relecloud', 'Munson', 'Southridge', 'Lamna', 'Fincher',
+  'Contoso',
+  'Northwind',
+  'Fabrikam',
+  'Adventure Works',
+  'Tailspin',
+  'Wingtip',
+  'Litware',
+  'Proseware',
+  'Woodgrove',
+  'Lucerne',
+  'Alpine Ski House',
+  'Coho',
+  'Fourth Coffee',
+  'Wide World',
+  'Margie',
+  'Trey',
+  'Blue Yonder',
+  'Humongous',
+  'VanArsdel',
+  'Relecloud',
+  'Munson',
+  'Southridge',
+  'Lamna',
+  'Fincher',
 ];
 
 export const AGENCIES: readonly string[] = [
-  'Northwind Media', 'Blue Yonder Digital', 'Fabrikam Performance', 'Tailspin Search', 'Proseware Agency Group',
-  'Lucerne Ads', 'Woodgrove Marketing', 'Relecloud Partners', 'Trey Research Media', 'Litware Growth',
-  'VanArsdel Interactive', 'Wingtip Digital',
+  'Northwind Media',
+  'Blue Yonder Digital',
+  'Fabrikam Performance',
+  'Tailspin Search',
+  'Proseware Agency Group',
+  'Lucerne Ads',
+  'Woodgrove Marketing',
+  'Relecloud Partners',
+  'Trey Research Media',
+  'Litware Growth',
+  'VanArsdel Interactive',
+  'Wingtip Digital',
 ];
 
-export const OFFICES: readonly string[] = ['Berlin', 'Hamburg', 'Munich', 'London', 'New York', 'Zurich', 'Vienna', 'Amsterdam', 'Stockholm', 'Toronto'];
+export const OFFICES: readonly string[] = [
+  'Berlin',
+  'Hamburg',
+  'Munich',
+  'London',
+  'New York',
+  'Zurich',
+  'Vienna',
+  'Amsterdam',
+  'Stockholm',
+  'Toronto',
+];
 
 export interface Theme {
   readonly label: string;
@@ -125,26 +204,115 @@ export interface Theme {
 }
 
 export const THEMES: readonly Theme[] = [
-  { label: 'Outdoor', products: ['hiking boots', 'rain jacket', 'tent', 'sleeping bag', 'trekking poles', 'backpack'], modifiers: ['waterproof', 'lightweight', 'ultralight', 'insulated', 'women\'s', 'men\'s', 'kids'], audiences: ['Hiking', 'Camping', 'Mountaineering'], cpc: 0.7, orderValue: 120 },
-  { label: 'Fashion', products: ['sneakers', 'summer dress', 'denim jacket', 'wool coat', 'leather bag', 'sunglasses'], modifiers: ['vintage', 'organic cotton', 'slim fit', 'oversized', 'women\'s', 'men\'s'], audiences: ['Fashion', 'Streetwear', 'Sustainable fashion'], cpc: 0.45, orderValue: 85 },
-  { label: 'Travel', products: ['city break', 'beach holiday', 'ski trip', 'hotel deals', 'last minute flights', 'cruise'], modifiers: ['all inclusive', 'family', 'luxury', 'cheap', 'weekend'], audiences: ['Travel', 'Frequent travelers', 'Adventure travel'], cpc: 0.9, orderValue: 640 },
-  { label: 'Home', products: ['sofa', 'dining table', 'bed frame', 'floor lamp', 'garden furniture', 'rug'], modifiers: ['oak', 'scandinavian', 'modern', 'velvet', 'extendable', 'outdoor'], audiences: ['Interior design', 'Home improvement', 'Gardening'], cpc: 0.6, orderValue: 380 },
-  { label: 'Electronics', products: ['headphones', 'laptop', 'smartwatch', 'robot vacuum', 'soundbar', 'e-reader'], modifiers: ['wireless', 'noise cancelling', 'refurbished', 'gaming', '4k', 'budget'], audiences: ['Technology', 'Gadgets', 'Gaming'], cpc: 0.8, orderValue: 260 },
-  { label: 'Pets', products: ['dog food', 'cat litter', 'dog bed', 'cat tree', 'dog harness', 'pet insurance'], modifiers: ['grain free', 'organic', 'large breed', 'senior', 'puppy', 'orthopedic'], audiences: ['Dog owners', 'Cat owners', 'Pet lovers'], cpc: 0.5, orderValue: 55 },
-  { label: 'Fitness', products: ['yoga mat', 'running shoes', 'dumbbells', 'gym membership', 'protein powder', 'exercise bike'], modifiers: ['adjustable', 'vegan', 'trail', 'non slip', 'home', 'beginner'], audiences: ['Fitness', 'Running', 'Yoga'], cpc: 0.65, orderValue: 70 },
-  { label: 'Insurance', products: ['car insurance', 'home insurance', 'travel insurance', 'life insurance', 'bike insurance'], modifiers: ['cheap', 'comprehensive', 'annual', 'young driver', 'family'], audiences: ['New homeowners', 'Car owners', 'Young families'], cpc: 3.8, orderValue: 420 },
-  { label: 'Software', products: ['project management software', 'crm', 'accounting software', 'password manager', 'vpn'], modifiers: ['cloud', 'small business', 'free', 'enterprise', 'open source'], audiences: ['Small business owners', 'IT decision makers', 'Startups'], cpc: 2.9, orderValue: 310 },
-  { label: 'Beauty', products: ['face cream', 'shampoo', 'perfume', 'lipstick', 'sunscreen', 'hair dryer'], modifiers: ['natural', 'vegan', 'anti aging', 'sensitive skin', 'spf 50', 'professional'], audiences: ['Beauty', 'Skincare', 'Cosmetics'], cpc: 0.55, orderValue: 48 },
+  {
+    label: 'Outdoor',
+    products: ['hiking boots', 'rain jacket', 'tent', 'sleeping bag', 'trekking poles', 'backpack'],
+    modifiers: ['waterproof', 'lightweight', 'ultralight', 'insulated', "women's", "men's", 'kids'],
+    audiences: ['Hiking', 'Camping', 'Mountaineering'],
+    cpc: 0.7,
+    orderValue: 120,
+  },
+  {
+    label: 'Fashion',
+    products: ['sneakers', 'summer dress', 'denim jacket', 'wool coat', 'leather bag', 'sunglasses'],
+    modifiers: ['vintage', 'organic cotton', 'slim fit', 'oversized', "women's", "men's"],
+    audiences: ['Fashion', 'Streetwear', 'Sustainable fashion'],
+    cpc: 0.45,
+    orderValue: 85,
+  },
+  {
+    label: 'Travel',
+    products: ['city break', 'beach holiday', 'ski trip', 'hotel deals', 'last minute flights', 'cruise'],
+    modifiers: ['all inclusive', 'family', 'luxury', 'cheap', 'weekend'],
+    audiences: ['Travel', 'Frequent travelers', 'Adventure travel'],
+    cpc: 0.9,
+    orderValue: 640,
+  },
+  {
+    label: 'Home',
+    products: ['sofa', 'dining table', 'bed frame', 'floor lamp', 'garden furniture', 'rug'],
+    modifiers: ['oak', 'scandinavian', 'modern', 'velvet', 'extendable', 'outdoor'],
+    audiences: ['Interior design', 'Home improvement', 'Gardening'],
+    cpc: 0.6,
+    orderValue: 380,
+  },
+  {
+    label: 'Electronics',
+    products: ['headphones', 'laptop', 'smartwatch', 'robot vacuum', 'soundbar', 'e-reader'],
+    modifiers: ['wireless', 'noise cancelling', 'refurbished', 'gaming', '4k', 'budget'],
+    audiences: ['Technology', 'Gadgets', 'Gaming'],
+    cpc: 0.8,
+    orderValue: 260,
+  },
+  {
+    label: 'Pets',
+    products: ['dog food', 'cat litter', 'dog bed', 'cat tree', 'dog harness', 'pet insurance'],
+    modifiers: ['grain free', 'organic', 'large breed', 'senior', 'puppy', 'orthopedic'],
+    audiences: ['Dog owners', 'Cat owners', 'Pet lovers'],
+    cpc: 0.5,
+    orderValue: 55,
+  },
+  {
+    label: 'Fitness',
+    products: ['yoga mat', 'running shoes', 'dumbbells', 'gym membership', 'protein powder', 'exercise bike'],
+    modifiers: ['adjustable', 'vegan', 'trail', 'non slip', 'home', 'beginner'],
+    audiences: ['Fitness', 'Running', 'Yoga'],
+    cpc: 0.65,
+    orderValue: 70,
+  },
+  {
+    label: 'Insurance',
+    products: ['car insurance', 'home insurance', 'travel insurance', 'life insurance', 'bike insurance'],
+    modifiers: ['cheap', 'comprehensive', 'annual', 'young driver', 'family'],
+    audiences: ['New homeowners', 'Car owners', 'Young families'],
+    cpc: 3.8,
+    orderValue: 420,
+  },
+  {
+    label: 'Software',
+    products: ['project management software', 'crm', 'accounting software', 'password manager', 'vpn'],
+    modifiers: ['cloud', 'small business', 'free', 'enterprise', 'open source'],
+    audiences: ['Small business owners', 'IT decision makers', 'Startups'],
+    cpc: 2.9,
+    orderValue: 310,
+  },
+  {
+    label: 'Beauty',
+    products: ['face cream', 'shampoo', 'perfume', 'lipstick', 'sunscreen', 'hair dryer'],
+    modifiers: ['natural', 'vegan', 'anti aging', 'sensitive skin', 'spf 50', 'professional'],
+    audiences: ['Beauty', 'Skincare', 'Cosmetics'],
+    cpc: 0.55,
+    orderValue: 48,
+  },
 ];
 
 /** Words put before or after a product to make search terms people type. */
 export const KEYWORD_PREFIXES: readonly string[] = ['buy', 'best', 'cheap', 'discount', 'compare'];
-export const KEYWORD_SUFFIXES: readonly string[] = ['online', 'sale', 'near me', 'price', 'deals', 'review', 'shop', 'delivery'];
+export const KEYWORD_SUFFIXES: readonly string[] = [
+  'online',
+  'sale',
+  'near me',
+  'price',
+  'deals',
+  'review',
+  'shop',
+  'delivery',
+];
 
 /** Seasonal promotions that name campaigns created later in an account's life, by month (0-11). */
 export const PROMOTIONS: readonly string[] = [
-  'New Year Sale', 'Winter Clearance', 'Spring Launch', 'Easter', 'Spring Sale', 'Summer Preview',
-  'Summer Sale', 'Back to School', 'Autumn Launch', 'Autumn Deals', 'Black Friday', 'Christmas',
+  'New Year Sale',
+  'Winter Clearance',
+  'Spring Launch',
+  'Easter',
+  'Spring Sale',
+  'Summer Preview',
+  'Summer Sale',
+  'Back to School',
+  'Autumn Launch',
+  'Autumn Deals',
+  'Black Friday',
+  'Christmas',
 ];
 
 export const CALLS_TO_ACTION: readonly string[] = ['SHOP_NOW', 'LEARN_MORE', 'SIGN_UP', 'BOOK_NOW', 'GET_OFFER'];
@@ -154,5 +322,8 @@ export function titleCase(text: string): string {
 }
 
 export function slug(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 }

@@ -48,7 +48,11 @@ const name = singleLine(z.string().max(ACCOUNT_NAME_MAX, `must be at most ${ACCO
   .superRefine((value, ctx) => {
     if (value.trim() === '') ctx.addIssue(ruleIssue('blank', 'must not be blank'));
   })
-  .meta({ pattern: SINGLE_LINE_NOT_BLANK.source, maxLength: ACCOUNT_NAME_MAX, description: `1-${ACCOUNT_NAME_MAX} characters, not only white space, no control characters.` });
+  .meta({
+    pattern: SINGLE_LINE_NOT_BLANK.source,
+    maxLength: ACCOUNT_NAME_MAX,
+    description: `1-${ACCOUNT_NAME_MAX} characters, not only white space, no control characters.`,
+  });
 
 const PAIRS = Object.entries(COUNTRIES_BY_LANGUAGE)
   .map(([language, countries]) => `${language}: ${countries.join(', ')}`)
@@ -57,29 +61,46 @@ const PAIRS = Object.entries(COUNTRIES_BY_LANGUAGE)
 const languageCode = z
   .string()
   .superRefine((value, ctx) => {
-    if (!isKnownLanguage(value)) ctx.addIssue(ruleIssue('not_allowed', `must be one of ${Object.keys(COUNTRIES_BY_LANGUAGE).join(', ')}`));
+    if (!isKnownLanguage(value))
+      ctx.addIssue(ruleIssue('not_allowed', `must be one of ${Object.keys(COUNTRIES_BY_LANGUAGE).join(', ')}`));
   })
-  .meta({ enum: Object.keys(COUNTRIES_BY_LANGUAGE), description: `With countryCode one of the pairs of spec table 2.3 (otherwise 422 not_allowed on countryCode): ${PAIRS}.` });
+  .meta({
+    enum: Object.keys(COUNTRIES_BY_LANGUAGE),
+    description: `With countryCode one of the pairs of spec table 2.3 (otherwise 422 not_allowed on countryCode): ${PAIRS}.`,
+  });
 
 const countryCode = z
   .string()
   .regex(/^[A-Z]{2}$/, 'must be a two-letter upper-case country code')
-  .meta({ enum: [...new Set(Object.values(COUNTRIES_BY_LANGUAGE).flat())].sort(), description: 'A country of spec table 2.3 that goes with languageCode (see there).' });
+  .meta({
+    enum: [...new Set(Object.values(COUNTRIES_BY_LANGUAGE).flat())].sort(),
+    description: 'A country of spec table 2.3 that goes with languageCode (see there).',
+  });
 
 /** The document lists the codes with reference rates; the file is read once, at import. */
 const currency = z
   .string()
   .superRefine((value, ctx) => {
-    if (!isCurrencyCode(value)) ctx.addIssue(ruleIssue('unknown_currency', `"${value}" is not an ISO 4217 currency code (upper case, e.g. EUR)`));
+    if (!isCurrencyCode(value))
+      ctx.addIssue(ruleIssue('unknown_currency', `"${value}" is not an ISO 4217 currency code (upper case, e.g. EUR)`));
     else if (!supportedCurrencies().has(value)) ctx.addIssue(ruleIssue('unsupported_currency', noRatesMessage(value)));
   })
   .meta({ enum: [...supportedCurrencies()], description: 'ISO 4217 code of a currency with daily reference rates.' });
 
 const optionalFields = {
-  notes: noNul(z.string().max(ACCOUNT_NOTES_MAX, `must be at most ${ACCOUNT_NOTES_MAX} characters`)).nullable().optional(),
+  notes: noNul(z.string().max(ACCOUNT_NOTES_MAX, `must be at most ${ACCOUNT_NOTES_MAX} characters`))
+    .nullable()
+    .optional(),
   autoImport: z.boolean().nullable().optional(),
   labels: labelsSchema.nullable().optional(),
-  ...Object.fromEntries(TEXT_FIELDS.map((f) => [f, noNul(z.string().max(CUSTOM_TEXT_MAX, `must be at most ${CUSTOM_TEXT_MAX} characters`)).nullable().optional()])),
+  ...Object.fromEntries(
+    TEXT_FIELDS.map((f) => [
+      f,
+      noNul(z.string().max(CUSTOM_TEXT_MAX, `must be at most ${CUSTOM_TEXT_MAX} characters`))
+        .nullable()
+        .optional(),
+    ]),
+  ),
   ...Object.fromEntries(NUMBER_FIELDS.map((f) => [f, z.number().nullable().optional()])),
   ...Object.fromEntries(Object.entries(READ_ONLY).map(([key, message]) => [key, readOnly(message)])),
 };
@@ -88,7 +109,13 @@ function checkPair(account: { languageCode?: string | null; countryCode?: string
   const { languageCode: language, countryCode: country } = account;
   if (typeof language !== 'string' || typeof country !== 'string' || !isKnownLanguage(language)) return;
   if (!isAllowedPair(language, country)) {
-    ctx.addIssue(ruleIssue('not_allowed', `language ${language} goes with ${COUNTRIES_BY_LANGUAGE[language]!.join(', ')}, not ${country}`, ['countryCode']));
+    ctx.addIssue(
+      ruleIssue(
+        'not_allowed',
+        `language ${language} goes with ${COUNTRIES_BY_LANGUAGE[language]!.join(', ')}, not ${country}`,
+        ['countryCode'],
+      ),
+    );
   }
 }
 
@@ -131,7 +158,9 @@ export function stateFromWrite(body: AccountWrite): AccountState {
     currency: body.currency,
     notes: body.notes ?? null,
     autoImport: body.autoImport ?? false,
-    custom: Object.fromEntries(CUSTOM_FIELDS.map((f) => [f, (fields[f] as string | number | null | undefined) ?? null])),
+    custom: Object.fromEntries(
+      CUSTOM_FIELDS.map((f) => [f, (fields[f] as string | number | null | undefined) ?? null]),
+    ),
     // Sorted by name, as reads return them, so a write's answer equals the next read.
     labels: Object.fromEntries(Object.entries(body.labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
   };

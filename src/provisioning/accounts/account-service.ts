@@ -4,8 +4,23 @@ import type { Database, Executor } from '../../store/database.js';
 import type { JobQueue } from '../job-queue.js';
 import type { Labels } from '../labels.js';
 import { linksOf, type LinkedPlatformAccount } from '../platform-accounts/platform-account-store.js';
-import { accountWriteSchema, CUSTOM_FIELDS, REQUIRED_FIELDS, stateFromWrite, writeFromState, type AccountPatch, type AccountWrite } from './account-schema.js';
-import { getAccount, insertAccount, listAccounts, updateAccount, type AccountListFilter, type StoredAccount } from './account-store.js';
+import {
+  accountWriteSchema,
+  CUSTOM_FIELDS,
+  REQUIRED_FIELDS,
+  stateFromWrite,
+  writeFromState,
+  type AccountPatch,
+  type AccountWrite,
+} from './account-schema.js';
+import {
+  getAccount,
+  insertAccount,
+  listAccounts,
+  updateAccount,
+  type AccountListFilter,
+  type StoredAccount,
+} from './account-store.js';
 
 /** The account as spec 2.2 shows it. */
 export interface AccountResponse {
@@ -44,7 +59,12 @@ export class AccountService {
   ) {}
 
   /** Spec 4.2 rule 4: a request setting autoImport true queues AUTO_IMPORT with the write, in one transaction. */
-  private async queueAutoImport(tx: Executor, organizationId: number, accountId: number, requested: boolean | null | undefined): Promise<boolean> {
+  private async queueAutoImport(
+    tx: Executor,
+    organizationId: number,
+    accountId: number,
+    requested: boolean | null | undefined,
+  ): Promise<boolean> {
     if (requested !== true) return false;
     await this.jobs.enqueueIn(tx, organizationId, 'AUTO_IMPORT', { accountId });
     return true;
@@ -85,7 +105,11 @@ export class AccountService {
     if (nulledRequired.length > 0) {
       throw unprocessable(
         `Required fields cannot be cleared: ${nulledRequired.join(', ')}.`,
-        nulledRequired.map((field) => ({ field: `account.${field}`, code: 'required', message: 'is required and cannot be null' })),
+        nulledRequired.map((field) => ({
+          field: `account.${field}`,
+          code: 'required',
+          message: 'is required and cannot be null',
+        })),
       );
     }
     const updated = await this.db.write(async (tx) => {

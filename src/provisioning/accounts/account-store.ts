@@ -21,7 +21,15 @@ const STATE_COLUMNS = `name, language_code, country_code, currency, notes, auto_
 const SELECT_ACCOUNT = `SELECT id, name, language_code, country_code, currency, notes, auto_import, ${CUSTOM_COLUMNS} FROM accounts`;
 
 function stateValues(state: AccountState): SqlValue[] {
-  return [state.name, state.languageCode, state.countryCode, state.currency, state.notes, state.autoImport, ...CUSTOM_FIELDS.map((f) => customValue(f, state.custom[f] ?? null))];
+  return [
+    state.name,
+    state.languageCode,
+    state.countryCode,
+    state.currency,
+    state.notes,
+    state.autoImport,
+    ...CUSTOM_FIELDS.map((f) => customValue(f, state.custom[f] ?? null)),
+  ];
 }
 
 /**
@@ -50,7 +58,9 @@ function fromRow(row: Record<string, unknown>, labels: Labels, links: readonly L
 }
 
 export async function insertAccount(tx: Executor, organizationId: number, state: AccountState): Promise<number> {
-  const placeholders = stateValues(state).map((_, i) => `$${i + 2}`).join(', ');
+  const placeholders = stateValues(state)
+    .map((_, i) => `$${i + 2}`)
+    .join(', ');
   const row = await tx.one<{ id: number }>(
     `INSERT INTO accounts (organization_id, ${STATE_COLUMNS}) VALUES ($1, ${placeholders}) RETURNING id`,
     [organizationId, ...stateValues(state)],
@@ -60,13 +70,19 @@ export async function insertAccount(tx: Executor, organizationId: number, state:
 }
 
 /** False when the organization has no such account; nothing is written then. */
-export async function updateAccount(tx: Executor, organizationId: number, id: number, state: AccountState): Promise<boolean> {
-  const assignments = STATE_COLUMNS.split(', ').map((column, i) => `${column} = $${i + 3}`).join(', ');
-  const updated = await tx.all(`UPDATE accounts SET ${assignments}, updated_at = now() WHERE organization_id = $1 AND id = $2 RETURNING id`, [
-    organizationId,
-    id,
-    ...stateValues(state),
-  ]);
+export async function updateAccount(
+  tx: Executor,
+  organizationId: number,
+  id: number,
+  state: AccountState,
+): Promise<boolean> {
+  const assignments = STATE_COLUMNS.split(', ')
+    .map((column, i) => `${column} = $${i + 3}`)
+    .join(', ');
+  const updated = await tx.all(
+    `UPDATE accounts SET ${assignments}, updated_at = now() WHERE organization_id = $1 AND id = $2 RETURNING id`,
+    [organizationId, id, ...stateValues(state)],
+  );
   if (updated.length === 0) return false;
   await replaceAccountLabels(tx, id, state.labels);
   return true;
@@ -93,7 +109,10 @@ async function insertAccountLabels(tx: Executor, accountId: number, labels: Labe
 export async function getAccount(db: Executor, organizationId: number, id: number): Promise<StoredAccount | undefined> {
   const row = await db.one(`${SELECT_ACCOUNT} WHERE organization_id = $1 AND id = $2`, [organizationId, id]);
   if (!row) return undefined;
-  const labels = await db.all<{ name: string; value: string }>('SELECT name, value FROM account_labels WHERE account_id = $1 ORDER BY name', [id]);
+  const labels = await db.all<{ name: string; value: string }>(
+    'SELECT name, value FROM account_labels WHERE account_id = $1 ORDER BY name',
+    [id],
+  );
   const links = await linksOf(db, [id]);
   return fromRow(row, labelsFromRows(labels), links.get(id) ?? []);
 }
@@ -115,7 +134,10 @@ async function labelsOf(db: Executor, accountIds: readonly number[]): Promise<Ma
 }
 
 export async function accountExists(db: Executor, organizationId: number, id: number): Promise<boolean> {
-  return (await db.one('SELECT 1 AS found FROM accounts WHERE organization_id = $1 AND id = $2', [organizationId, id])) !== undefined;
+  return (
+    (await db.one('SELECT 1 AS found FROM accounts WHERE organization_id = $1 AND id = $2', [organizationId, id])) !==
+    undefined
+  );
 }
 
 /** One page in id order plus the total over all pages. */
@@ -133,16 +155,20 @@ export async function listAccounts(
   }
   for (const label of filter.labels ?? []) {
     params.push(label.name, label.value);
-    conditions.push(`EXISTS (SELECT 1 FROM account_labels l WHERE l.account_id = a.id AND l.name = $${params.length - 1} AND l.value = $${params.length})`);
+    conditions.push(
+      `EXISTS (SELECT 1 FROM account_labels l WHERE l.account_id = a.id AND l.name = $${params.length - 1} AND l.value = $${params.length})`,
+    );
   }
   const where = conditions.join(' AND ');
   const total = await db.one<{ n: number }>(`SELECT count(*) AS n FROM accounts a WHERE ${where}`, params);
-  const rows = await db.all(`${SELECT_ACCOUNT} a WHERE ${where} ORDER BY a.id LIMIT $${params.length + 1} OFFSET $${params.length + 2}`, [
-    ...params,
-    page.limit,
-    page.offset,
-  ]);
+  const rows = await db.all(
+    `${SELECT_ACCOUNT} a WHERE ${where} ORDER BY a.id LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+    [...params, page.limit, page.offset],
+  );
   const ids = rows.map((row) => row.id as number);
   const [labels, links] = [await labelsOf(db, ids), await linksOf(db, ids)];
-  return { total: total?.n ?? 0, accounts: rows.map((row) => fromRow(row, labels.get(row.id as number) ?? {}, links.get(row.id as number) ?? [])) };
+  return {
+    total: total?.n ?? 0,
+    accounts: rows.map((row) => fromRow(row, labels.get(row.id as number) ?? {}, links.get(row.id as number) ?? [])),
+  };
 }

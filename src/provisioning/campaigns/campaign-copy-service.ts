@@ -27,30 +27,67 @@ export class CampaignCopyService {
       this.db.read((r) => getKnownPlatformAccount(r, organizationId, request.sourceAdPlatformAccountId)),
       this.db.read((r) => getKnownPlatformAccount(r, organizationId, request.targetAdPlatformAccountId)),
     ]);
-    if (!source) details.push({ field: 'campaignCopy.sourceAdPlatformAccountId', code: 'unknown', message: 'no such ad platform account' });
-    if (!target) details.push({ field: 'campaignCopy.targetAdPlatformAccountId', code: 'unknown', message: 'no such ad platform account' });
+    if (!source)
+      details.push({
+        field: 'campaignCopy.sourceAdPlatformAccountId',
+        code: 'unknown',
+        message: 'no such ad platform account',
+      });
+    if (!target)
+      details.push({
+        field: 'campaignCopy.targetAdPlatformAccountId',
+        code: 'unknown',
+        message: 'no such ad platform account',
+      });
     if (source && target) {
       const pair = new Set([source.adPlatformType, target.adPlatformType]);
       if (!(pair.has('GOOGLE_ADS') && pair.has('MICROSOFT_ADVERTISING'))) {
-        details.push({ field: 'campaignCopy.targetAdPlatformAccountId', code: 'not_allowed', message: `copies go from GOOGLE_ADS to MICROSOFT_ADVERTISING or back, not ${source.adPlatformType} to ${target.adPlatformType}` });
+        details.push({
+          field: 'campaignCopy.targetAdPlatformAccountId',
+          code: 'not_allowed',
+          message: `copies go from GOOGLE_ADS to MICROSOFT_ADVERTISING or back, not ${source.adPlatformType} to ${target.adPlatformType}`,
+        });
       } else if (source.currency !== target.currency) {
-        details.push({ field: 'campaignCopy.targetAdPlatformAccountId', code: 'currency_mismatch', message: `budgets in ${source.currency} cannot be copied to an account in ${target.currency}` });
+        details.push({
+          field: 'campaignCopy.targetAdPlatformAccountId',
+          code: 'currency_mismatch',
+          message: `budgets in ${source.currency} cannot be copied to an account in ${target.currency}`,
+        });
       }
       for (const [index, campaignId] of request.campaignIds.entries()) {
         const campaign = await this.db.read((r) => getCampaign(r, organizationId, campaignId));
         if (!campaign || campaign.adPlatformAccountId !== source.id) {
-          details.push({ field: `campaignCopy.campaignIds.${index}`, code: 'unknown', message: `${campaignId} is not a campaign imported from the source account` });
+          details.push({
+            field: `campaignCopy.campaignIds.${index}`,
+            code: 'unknown',
+            message: `${campaignId} is not a campaign imported from the source account`,
+          });
         }
       }
     }
-    if (details.length > 0) throw unprocessable(`The copy cannot start: ${details.map((d) => `${d.field}: ${d.message}`).join('; ')}.`, details);
-    const job = await this.db.write((tx) => this.jobs.enqueueIn(tx, organizationId, 'COPY_CAMPAIGNS', { ...request, campaignIds: [...request.campaignIds] }, idempotency));
+    if (details.length > 0)
+      throw unprocessable(
+        `The copy cannot start: ${details.map((d) => `${d.field}: ${d.message}`).join('; ')}.`,
+        details,
+      );
+    const job = await this.db.write((tx) =>
+      this.jobs.enqueueIn(
+        tx,
+        organizationId,
+        'COPY_CAMPAIGNS',
+        { ...request, campaignIds: [...request.campaignIds] },
+        idempotency,
+      ),
+    );
     this.jobs.started();
     return job;
   }
 
   /** Bulk re-push of existing copies: 200 with what was synced and what failed (spec 4.2). */
-  async sync(organizationId: number, campaignIds: readonly number[]): Promise<{ synced: CopyResult[]; failed: ItemFailure[] }> {
+  async sync(
+    organizationId: number,
+    campaignIds: readonly number[],
+  ): Promise<{ synced: CopyResult[]; failed: ItemFailure[] }> {
     const synced: CopyResult[] = [];
     const failed: ItemFailure[] = [];
     for (const campaignId of campaignIds) {

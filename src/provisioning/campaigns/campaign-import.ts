@@ -1,7 +1,13 @@
 import { PlatformError, type PlatformDirectory } from '../../platforms/connector.js';
 import type { Database, Executor } from '../../store/database.js';
 import type { KnownPlatformAccount } from '../platform-accounts/platform-account-store.js';
-import { findCampaign, getCampaign, insertCampaignTree, type ImportedCampaign, type TreeCounts } from './campaign-store.js';
+import {
+  findCampaign,
+  getCampaign,
+  insertCampaignTree,
+  type ImportedCampaign,
+  type TreeCounts,
+} from './campaign-store.js';
 
 export interface ImportOutcome {
   readonly campaign: ImportedCampaign;
@@ -27,12 +33,20 @@ export async function importCampaign(
   const existing = await db.read((r) => findCampaign(r, organizationId, platformAccount.id, campaignAdPlatformId));
   if (existing) return { campaign: existing, alreadyImported: true, counts: null };
   const tree = await withAccessWatch(db, organizationId, platformAccount.id, () =>
-    platforms.connector(organizationId, platformAccount.adPlatformType).fetchCampaignTree(platformAccount.adPlatformId, campaignAdPlatformId),
+    platforms
+      .connector(organizationId, platformAccount.adPlatformType)
+      .fetchCampaignTree(platformAccount.adPlatformId, campaignAdPlatformId),
   );
   return db.write(async (tx) => {
     const raced = await findCampaign(tx, organizationId, platformAccount.id, campaignAdPlatformId);
     if (raced) return { campaign: raced, alreadyImported: true, counts: null };
-    const { campaignId, counts } = await insertCampaignTree(tx, organizationId, { id: platformAccount.id, type: platformAccount.adPlatformType }, tree, campaignGroup);
+    const { campaignId, counts } = await insertCampaignTree(
+      tx,
+      organizationId,
+      { id: platformAccount.id, type: platformAccount.adPlatformType },
+      tree,
+      campaignGroup,
+    );
     // Read back by primary key for the stored importedAt and group label.
     const campaign = (await getCampaign(tx, organizationId, campaignId))!;
     await onImported?.(tx, organizationId, campaign);
@@ -44,7 +58,12 @@ export async function importCampaign(
  * Runs a platform call for one platform account; when the platform says our access is gone,
  * every link to that account becomes NO_ACCESS (supplement 2) before the error goes on.
  */
-export async function withAccessWatch<T>(db: Database, organizationId: number, platformAccountId: number, call: () => Promise<T>): Promise<T> {
+export async function withAccessWatch<T>(
+  db: Database,
+  organizationId: number,
+  platformAccountId: number,
+  call: () => Promise<T>,
+): Promise<T> {
   try {
     return await call();
   } catch (error) {

@@ -15,7 +15,12 @@ import type { AdPlatformType, CampaignDraft, CampaignTree } from '../../platform
  * | ids | | | never copied: the target assigns new ones; the copy records both |
  * | REMOVED entities | | | not copied |
  */
-export const LIMITS: Readonly<Record<'GOOGLE_ADS' | 'MICROSOFT_ADVERTISING', { campaignName: number; keywordText: number; adTypes: readonly string[] }>> = {
+export const LIMITS: Readonly<
+  Record<
+    'GOOGLE_ADS' | 'MICROSOFT_ADVERTISING',
+    { campaignName: number; keywordText: number; adTypes: readonly string[] }
+  >
+> = {
   GOOGLE_ADS: { campaignName: 255, keywordText: 80, adTypes: ['RESPONSIVE_SEARCH_AD'] },
   MICROSOFT_ADVERTISING: { campaignName: 128, keywordText: 100, adTypes: ['RESPONSIVE_SEARCH_AD', 'EXPANDED_TEXT_AD'] },
 };
@@ -41,7 +46,8 @@ export function mapCampaignForPlatform(source: CampaignTree, target: SearchPlatf
     changes.push(`campaign name cut to ${limits.campaignName} characters`);
   }
   const dailyBudget = Math.max(1, Math.round(source.campaign.dailyBudget * 100) / 100);
-  if (dailyBudget !== source.campaign.dailyBudget) changes.push(`daily budget ${source.campaign.dailyBudget} became ${dailyBudget}`);
+  if (dailyBudget !== source.campaign.dailyBudget)
+    changes.push(`daily budget ${source.campaign.dailyBudget} became ${dailyBudget}`);
   const adGroups = source.adGroups
     .filter((group) => group.status !== 'REMOVED')
     .map((group) => ({
@@ -63,7 +69,14 @@ export function mapCampaignForPlatform(source: CampaignTree, target: SearchPlatf
             changes.push(`ad "${ad.name}": ${adType} became RESPONSIVE_SEARCH_AD`);
             adType = 'RESPONSIVE_SEARCH_AD';
           }
-          return { name: ad.name, status: ad.status, adType, headline: ad.headline, description: ad.description, finalUrl: ad.finalUrl };
+          return {
+            name: ad.name,
+            status: ad.status,
+            adType,
+            headline: ad.headline,
+            description: ad.description,
+            finalUrl: ad.finalUrl,
+          };
         }),
     }));
   return { draft: { name, status: source.campaign.status, dailyBudget, adGroups }, changes };

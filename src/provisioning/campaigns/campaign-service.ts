@@ -19,7 +19,9 @@ export class CampaignService {
   async availableCampaigns(organizationId: number, platformAccountId: number): Promise<PlatformCampaign[]> {
     const platformAccount = await this.platformAccount(organizationId, platformAccountId);
     const campaigns = await withAccessWatch(this.db, organizationId, platformAccount.id, () =>
-      this.platforms.connector(organizationId, platformAccount.adPlatformType).listCampaigns(platformAccount.adPlatformId),
+      this.platforms
+        .connector(organizationId, platformAccount.adPlatformType)
+        .listCampaigns(platformAccount.adPlatformId),
     ).catch((error: unknown) => platformFailureToApi(error, 'id'));
     const imported = await this.db.read((r) => importedPlatformIds(r, organizationId, platformAccount.id));
     return campaigns.filter((campaign) => !imported.has(campaign.adPlatformId));
@@ -34,14 +36,24 @@ export class CampaignService {
   ): Promise<StoredJob> {
     const platformAccount = await this.platformAccount(organizationId, platformAccountId);
     const job = await this.db.write((tx) =>
-      this.jobs.enqueueIn(tx, organizationId, 'IMPORT_CAMPAIGN', { adPlatformAccountId: platformAccount.id, campaign: { ...campaign } }, idempotency),
+      this.jobs.enqueueIn(
+        tx,
+        organizationId,
+        'IMPORT_CAMPAIGN',
+        { adPlatformAccountId: platformAccount.id, campaign: { ...campaign } },
+        idempotency,
+      ),
     );
     this.jobs.started();
     return job;
   }
 
   /** Scoped by organization in the query itself, so another tenant's accountId simply matches nothing. */
-  list(organizationId: number, filter: { accountId?: number | undefined; adPlatformAccountId?: number | undefined }, page: { limit: number; offset: number }) {
+  list(
+    organizationId: number,
+    filter: { accountId?: number | undefined; adPlatformAccountId?: number | undefined },
+    page: { limit: number; offset: number },
+  ) {
     return this.db.read((r) => listImportedCampaigns(r, organizationId, filter, page));
   }
 

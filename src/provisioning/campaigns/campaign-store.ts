@@ -40,29 +40,49 @@ async function withLabels(db: Executor, rows: CampaignRow[]): Promise<ImportedCa
     const group = own.find((label) => label.name === CAMPAIGN_GROUP_LABEL);
     const { importedAt, ...identity } = row;
     // Field order of supplement 3: ..., status, campaignGroup, labels, importedAt.
-    return { ...identity, campaignGroup: group?.value ?? null, labels: labelsFromRows(own.filter((label) => !label.name.startsWith('sys.'))), importedAt };
+    return {
+      ...identity,
+      campaignGroup: group?.value ?? null,
+      labels: labelsFromRows(own.filter((label) => !label.name.startsWith('sys.'))),
+      importedAt,
+    };
   });
 }
 
-export async function findCampaign(db: Executor, organizationId: number, platformAccountId: number, adPlatformId: string): Promise<ImportedCampaign | undefined> {
-  const rows = await db.all<CampaignRow>(`SELECT ${COLUMNS} FROM campaigns c WHERE c.organization_id = $1 AND c.adplatform_account_id = $2 AND c.ad_platform_id = $3`, [
-    organizationId,
-    platformAccountId,
-    adPlatformId,
-  ]);
+export async function findCampaign(
+  db: Executor,
+  organizationId: number,
+  platformAccountId: number,
+  adPlatformId: string,
+): Promise<ImportedCampaign | undefined> {
+  const rows = await db.all<CampaignRow>(
+    `SELECT ${COLUMNS} FROM campaigns c WHERE c.organization_id = $1 AND c.adplatform_account_id = $2 AND c.ad_platform_id = $3`,
+    [organizationId, platformAccountId, adPlatformId],
+  );
   return (await withLabels(db, rows))[0];
 }
 
-export async function getCampaign(db: Executor, organizationId: number, id: number): Promise<ImportedCampaign | undefined> {
-  const rows = await db.all<CampaignRow>(`SELECT ${COLUMNS} FROM campaigns c WHERE c.organization_id = $1 AND c.id = $2`, [organizationId, id]);
+export async function getCampaign(
+  db: Executor,
+  organizationId: number,
+  id: number,
+): Promise<ImportedCampaign | undefined> {
+  const rows = await db.all<CampaignRow>(
+    `SELECT ${COLUMNS} FROM campaigns c WHERE c.organization_id = $1 AND c.id = $2`,
+    [organizationId, id],
+  );
   return (await withLabels(db, rows))[0];
 }
 
-export async function importedPlatformIds(db: Executor, organizationId: number, platformAccountId: number): Promise<Set<string>> {
-  const rows = await db.all<{ adPlatformId: string }>('SELECT ad_platform_id AS "adPlatformId" FROM campaigns WHERE organization_id = $1 AND adplatform_account_id = $2', [
-    organizationId,
-    platformAccountId,
-  ]);
+export async function importedPlatformIds(
+  db: Executor,
+  organizationId: number,
+  platformAccountId: number,
+): Promise<Set<string>> {
+  const rows = await db.all<{ adPlatformId: string }>(
+    'SELECT ad_platform_id AS "adPlatformId" FROM campaigns WHERE organization_id = $1 AND adplatform_account_id = $2',
+    [organizationId, platformAccountId],
+  );
   return new Set(rows.map((row) => row.adPlatformId));
 }
 
@@ -83,11 +103,10 @@ export async function listImportedCampaigns(
     where += ` AND c.adplatform_account_id IN (SELECT adplatform_account_id FROM account_adplatform_links WHERE account_id = $${params.length})`;
   }
   const total = await db.one<{ n: number }>(`SELECT count(*) AS n FROM campaigns c WHERE ${where}`, params);
-  const rows = await db.all<CampaignRow>(`SELECT ${COLUMNS} FROM campaigns c WHERE ${where} ORDER BY c.id LIMIT $${params.length + 1} OFFSET $${params.length + 2}`, [
-    ...params,
-    page.limit,
-    page.offset,
-  ]);
+  const rows = await db.all<CampaignRow>(
+    `SELECT ${COLUMNS} FROM campaigns c WHERE ${where} ORDER BY c.id LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+    [...params, page.limit, page.offset],
+  );
   return { total: total?.n ?? 0, campaigns: await withLabels(db, rows) };
 }
 
@@ -101,26 +120,41 @@ export async function insertCampaignTree(
 ): Promise<{ campaignId: number; counts: TreeCounts }> {
   const campaign = await tx.one<{ id: number }>(
     `INSERT INTO campaigns (organization_id, adplatform_account_id, ad_platform_type, ad_platform_id, name, status) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-    [organizationId, platformAccount.id, platformAccount.type, tree.campaign.adPlatformId, tree.campaign.name, tree.campaign.status],
+    [
+      organizationId,
+      platformAccount.id,
+      platformAccount.type,
+      tree.campaign.adPlatformId,
+      tree.campaign.name,
+      tree.campaign.status,
+    ],
   );
   const campaignId = campaign!.id;
-  await tx.run('INSERT INTO campaign_labels (campaign_id, name, value) VALUES ($1, $2, $3)', [campaignId, CAMPAIGN_GROUP_LABEL, campaignGroup]);
+  await tx.run('INSERT INTO campaign_labels (campaign_id, name, value) VALUES ($1, $2, $3)', [
+    campaignId,
+    CAMPAIGN_GROUP_LABEL,
+    campaignGroup,
+  ]);
   let keywords = 0;
   let ads = 0;
   for (const group of tree.adGroups) {
-    const adGroup = await tx.one<{ id: number }>('INSERT INTO ad_groups (organization_id, campaign_id, ad_platform_id, name, status) VALUES ($1, $2, $3, $4, $5) RETURNING id', [
-      organizationId,
-      campaignId,
-      group.adPlatformId,
-      group.name,
-      group.status,
-    ]);
+    const adGroup = await tx.one<{ id: number }>(
+      'INSERT INTO ad_groups (organization_id, campaign_id, ad_platform_id, name, status) VALUES ($1, $2, $3, $4, $5) RETURNING id',
+      [organizationId, campaignId, group.adPlatformId, group.name, group.status],
+    );
     if (group.keywords.length > 0) {
       // Parallel unnests zip row by row: one statement for all keywords of the ad group.
       await tx.run(
         `INSERT INTO keywords (organization_id, ad_group_id, ad_platform_id, text, match_type, status)
          SELECT $1, $2, unnest($3::VARCHAR[]), unnest($4::VARCHAR[]), unnest($5::VARCHAR[]), unnest($6::VARCHAR[])`,
-        [organizationId, adGroup!.id, group.keywords.map((k) => k.adPlatformId), group.keywords.map((k) => k.text), group.keywords.map((k) => k.matchType), group.keywords.map((k) => k.status)],
+        [
+          organizationId,
+          adGroup!.id,
+          group.keywords.map((k) => k.adPlatformId),
+          group.keywords.map((k) => k.text),
+          group.keywords.map((k) => k.matchType),
+          group.keywords.map((k) => k.status),
+        ],
       );
       keywords += group.keywords.length;
     }

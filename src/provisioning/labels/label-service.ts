@@ -19,7 +19,8 @@ const RESERVED: Record<LabelOwner, (name: string) => boolean> = {
   account: () => false,
   campaign: (name) => name.toLowerCase() === 'campaigngroup' || name.toLowerCase().startsWith('sys.'),
 };
-const RESERVED_MESSAGE = 'is reserved: campaignGroup is set when the campaign is imported, and names starting with sys. are system labels';
+const RESERVED_MESSAGE =
+  'is reserved: campaignGroup is set when the campaign is imported, and names starting with sys. are system labels';
 
 /**
  * Label endpoints of accounts and campaigns (supplement 3). PUT replaces the client labels, PATCH
@@ -46,7 +47,13 @@ export class LabelService {
     return this.write(kind, organizationId, id, input, true);
   }
 
-  private write(kind: LabelOwner, organizationId: number, id: number, input: LabelInput, merge: boolean): Promise<Labels> {
+  private write(
+    kind: LabelOwner,
+    organizationId: number,
+    id: number,
+    input: LabelInput,
+    merge: boolean,
+  ): Promise<Labels> {
     return this.db.write(async (tx) => {
       if (!(await ownerExists(tx, kind, organizationId, id))) throw ownerNotFound(kind, id);
       // A Map, not an object: a name is data and must never reach a prototype.
@@ -76,14 +83,25 @@ function violations(kind: LabelOwner, input: LabelInput, resultSize: number, nul
     const field = `labels.${name}`;
     if (RESERVED[kind](name)) details.push({ field, code: 'reserved', message: RESERVED_MESSAGE });
     else if (!LABEL_NAME.test(name)) {
-      details.push({ field, code: 'invalid_name', message: 'a label name starts with a letter and has at most 64 letters, digits and underscores' });
+      details.push({
+        field,
+        code: 'invalid_name',
+        message: 'a label name starts with a letter and has at most 64 letters, digits and underscores',
+      });
     }
     if (nullDeletes && value === null) continue;
-    if (typeof value !== 'string') details.push({ field, code: 'wrong_type', message: nullDeletes ? 'must be a string, or null to delete the label' : 'must be a string' });
-    else if (characterCount(value) > LABEL_VALUE_MAX) details.push({ field, code: 'too_long', message: `must be at most ${LABEL_VALUE_MAX} characters` });
+    if (typeof value !== 'string')
+      details.push({
+        field,
+        code: 'wrong_type',
+        message: nullDeletes ? 'must be a string, or null to delete the label' : 'must be a string',
+      });
+    else if (characterCount(value) > LABEL_VALUE_MAX)
+      details.push({ field, code: 'too_long', message: `must be at most ${LABEL_VALUE_MAX} characters` });
     else if (!SINGLE_LINE.test(value)) details.push({ field, code: 'control_character', message: SINGLE_LINE_MESSAGE });
   }
-  if (resultSize > LABELS_MAX) details.push({ field: 'labels', code: 'too_many', message: `at most ${LABELS_MAX} labels, not ${resultSize}` });
+  if (resultSize > LABELS_MAX)
+    details.push({ field: 'labels', code: 'too_many', message: `at most ${LABELS_MAX} labels, not ${resultSize}` });
   return details;
 }
 

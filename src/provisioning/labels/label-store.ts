@@ -17,22 +17,43 @@ const TABLES = {
  */
 const CLIENT_ONLY = "NOT starts_with(name, 'sys.')";
 
-export async function ownerExists(db: Executor, kind: LabelOwner, organizationId: number, id: number): Promise<boolean> {
+export async function ownerExists(
+  db: Executor,
+  kind: LabelOwner,
+  organizationId: number,
+  id: number,
+): Promise<boolean> {
   const t = TABLES[kind];
-  return (await db.one(`SELECT 1 AS found FROM ${t.owners} WHERE organization_id = $1 AND id = $2`, [organizationId, id])) !== undefined;
+  return (
+    (await db.one(`SELECT 1 AS found FROM ${t.owners} WHERE organization_id = $1 AND id = $2`, [
+      organizationId,
+      id,
+    ])) !== undefined
+  );
 }
 
 /** Client labels sorted by name (names are ASCII, so DuckDB's binary order is the client's order). */
 export async function clientLabels(db: Executor, kind: LabelOwner, id: number): Promise<Labels> {
   const t = TABLES[kind];
-  const rows = await db.all<{ name: string; value: string }>(`SELECT name, value FROM ${t.labels} WHERE ${t.key} = $1 AND ${CLIENT_ONLY} ORDER BY name`, [id]);
+  const rows = await db.all<{ name: string; value: string }>(
+    `SELECT name, value FROM ${t.labels} WHERE ${t.key} = $1 AND ${CLIENT_ONLY} ORDER BY name`,
+    [id],
+  );
   return labelsFromRows(rows);
 }
 
 /** Makes the client labels exactly `labels`; system labels stay as they are. */
-export async function replaceClientLabels(tx: Executor, kind: LabelOwner, id: number, labels: ReadonlyMap<string, string>): Promise<void> {
+export async function replaceClientLabels(
+  tx: Executor,
+  kind: LabelOwner,
+  id: number,
+  labels: ReadonlyMap<string, string>,
+): Promise<void> {
   const t = TABLES[kind];
   await tx.run(`DELETE FROM ${t.labels} WHERE ${t.key} = $1 AND ${CLIENT_ONLY}`, [id]);
   if (labels.size === 0) return;
-  await tx.run(`INSERT INTO ${t.labels} (${t.key}, name, value) SELECT $1, unnest($2::VARCHAR[]), unnest($3::VARCHAR[])`, [id, [...labels.keys()], [...labels.values()]]);
+  await tx.run(
+    `INSERT INTO ${t.labels} (${t.key}, name, value) SELECT $1, unnest($2::VARCHAR[]), unnest($3::VARCHAR[])`,
+    [id, [...labels.keys()], [...labels.values()]],
+  );
 }

@@ -18,7 +18,8 @@ const date = z
   .string()
   .regex(DATE_FORMAT, 'must be a date YYYY-MM-DD')
   .superRefine((value, ctx) => {
-    if (DATE_FORMAT.test(value) && !isCalendarDate(value)) ctx.addIssue(ruleIssue('invalid_date', `${value} is not a day of the calendar`));
+    if (DATE_FORMAT.test(value) && !isCalendarDate(value))
+      ctx.addIssue(ruleIssue('invalid_date', `${value} is not a day of the calendar`));
   })
   .meta({ format: 'date' });
 
@@ -32,7 +33,10 @@ const rate = z
       ctx.addIssue(ruleIssue('too_precise', `at most ${MARKUP_RATE_DECIMALS} decimals (a fraction: 0.15 is 15 %)`));
     }
   })
-  .meta({ multipleOf: 10 ** -MARKUP_RATE_DECIMALS, description: `A fraction on top of cost (0.15 is 15 %), 0-${MARKUP_RATE_MAX}, at most ${MARKUP_RATE_DECIMALS} decimals.` });
+  .meta({
+    multipleOf: 10 ** -MARKUP_RATE_DECIMALS,
+    description: `A fraction on top of cost (0.15 is 15 %), 0-${MARKUP_RATE_MAX}, at most ${MARKUP_RATE_DECIMALS} decimals.`,
+  });
 
 // readOnly in the document: generated clients leave these out of requests.
 const readOnly = (message: string) =>
@@ -49,14 +53,18 @@ export const markupCreateSchema = z
   .strictObject({
     rate,
     startDate: date,
-    endDate: date.nullable().optional().meta({ description: 'Last day (inclusive), not before startDate (422 before_start); null or missing: open-ended.' }),
+    endDate: date.nullable().optional().meta({
+      description: 'Last day (inclusive), not before startDate (422 before_start); null or missing: open-ended.',
+    }),
     id: readOnly('id is assigned by the service'),
     accountId: readOnly('accountId is the account of the path'),
   })
   .superRefine(
     (markup, ctx) => {
       if (typeof markup.endDate === 'string' && markup.endDate < markup.startDate) {
-        ctx.addIssue(ruleIssue('before_start', `${markup.endDate} is before startDate ${markup.startDate}`, ['endDate']));
+        ctx.addIssue(
+          ruleIssue('before_start', `${markup.endDate} is before startDate ${markup.startDate}`, ['endDate']),
+        );
       }
     },
     // Also when another field failed, so one answer lists every broken rule; dates compare as text.
@@ -65,7 +73,9 @@ export const markupCreateSchema = z
 
 function bothCalendarDates(value: unknown): boolean {
   const { startDate, endDate } = (value ?? {}) as { startDate?: unknown; endDate?: unknown };
-  return typeof startDate === 'string' && typeof endDate === 'string' && isCalendarDate(startDate) && isCalendarDate(endDate);
+  return (
+    typeof startDate === 'string' && typeof endDate === 'string' && isCalendarDate(startDate) && isCalendarDate(endDate)
+  );
 }
 
 export type MarkupCreate = z.infer<typeof markupCreateSchema>;

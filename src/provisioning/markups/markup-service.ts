@@ -14,7 +14,11 @@ export type { Markup } from './markup-store.js';
 export class MarkupService {
   constructor(private readonly db: Database) {}
 
-  list(organizationId: number, accountId: number, page: { limit: number; offset: number }): Promise<{ total: number; markups: Markup[] }> {
+  list(
+    organizationId: number,
+    accountId: number,
+    page: { limit: number; offset: number },
+  ): Promise<{ total: number; markups: Markup[] }> {
     return this.db.read(async (r) => {
       await requireAccount(r, organizationId, accountId);
       return listMarkups(r, organizationId, accountId, page);
@@ -30,7 +34,11 @@ export class MarkupService {
         const ids = overlapping.map((m) => m.id).join(', ');
         throw unprocessable(
           `The period ${describe(period)} overlaps markup${overlapping.length > 1 ? 's' : ''} ${ids} of account ${accountId}; periods of one account must not overlap.`,
-          overlapping.map((m) => ({ field: 'markup', code: 'overlapping_period', message: `overlaps markup ${m.id} (${describe(m)})` })),
+          overlapping.map((m) => ({
+            field: 'markup',
+            code: 'overlapping_period',
+            message: `overlaps markup ${m.id} (${describe(m)})`,
+          })),
         );
       }
       return insertMarkup(tx, organizationId, accountId, period);
@@ -40,7 +48,8 @@ export class MarkupService {
   delete(organizationId: number, accountId: number, markupId: number): Promise<void> {
     return this.db.write(async (tx) => {
       await requireAccount(tx, organizationId, accountId);
-      if (!(await deleteMarkup(tx, organizationId, accountId, markupId))) throw notFound(`Account ${accountId} has no markup with id ${markupId}.`);
+      if (!(await deleteMarkup(tx, organizationId, accountId, markupId)))
+        throw notFound(`Account ${accountId} has no markup with id ${markupId}.`);
     });
   }
 }

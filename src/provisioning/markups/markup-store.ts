@@ -19,13 +19,14 @@ export async function listMarkups(
   page: { limit: number; offset: number },
 ): Promise<{ total: number; markups: Markup[] }> {
   const where = 'organization_id = $1 AND account_id = $2';
-  const total = await db.one<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM markups WHERE ${where}`, [organizationId, accountId]);
-  const markups = await db.all<Markup>(`SELECT ${COLUMNS} FROM markups WHERE ${where} ORDER BY start_date, id LIMIT $3 OFFSET $4`, [
+  const total = await db.one<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM markups WHERE ${where}`, [
     organizationId,
     accountId,
-    page.limit,
-    page.offset,
   ]);
+  const markups = await db.all<Markup>(
+    `SELECT ${COLUMNS} FROM markups WHERE ${where} ORDER BY start_date, id LIMIT $3 OFFSET $4`,
+    [organizationId, accountId, page.limit, page.offset],
+  );
   return { total: total?.n ?? 0, markups };
 }
 
@@ -33,7 +34,13 @@ export async function listMarkups(
  * The account's markups whose period shares at least one day with [startDate, endDate] (both
  * inclusive; a null end is open). A period ending 2026-01-31 and one starting 2026-02-01 share none.
  */
-export function overlappingMarkups(db: Executor, organizationId: number, accountId: number, startDate: string, endDate: string | null): Promise<Markup[]> {
+export function overlappingMarkups(
+  db: Executor,
+  organizationId: number,
+  accountId: number,
+  startDate: string,
+  endDate: string | null,
+): Promise<Markup[]> {
   return db.all<Markup>(
     `SELECT ${COLUMNS} FROM markups
      WHERE organization_id = $1 AND account_id = $2
@@ -44,7 +51,12 @@ export function overlappingMarkups(db: Executor, organizationId: number, account
 }
 
 /** The rate goes in as its decimal text, so DECIMAL(9,6) stores exactly what the client sent. */
-export async function insertMarkup(tx: Executor, organizationId: number, accountId: number, markup: Omit<Markup, 'id' | 'accountId'>): Promise<Markup> {
+export async function insertMarkup(
+  tx: Executor,
+  organizationId: number,
+  accountId: number,
+  markup: Omit<Markup, 'id' | 'accountId'>,
+): Promise<Markup> {
   const row = await tx.one<Markup>(
     `INSERT INTO markups (organization_id, account_id, rate, start_date, end_date) VALUES ($1, $2, $3::DECIMAL(9,6), $4::DATE, $5::DATE) RETURNING ${COLUMNS}`,
     [organizationId, accountId, markup.rate.toFixed(6), markup.startDate, markup.endDate],
@@ -53,7 +65,15 @@ export async function insertMarkup(tx: Executor, organizationId: number, account
 }
 
 /** False when the account has no such markup in this organization; nothing is deleted then. */
-export async function deleteMarkup(tx: Executor, organizationId: number, accountId: number, id: number): Promise<boolean> {
-  const deleted = await tx.all('DELETE FROM markups WHERE organization_id = $1 AND account_id = $2 AND id = $3 RETURNING id', [organizationId, accountId, id]);
+export async function deleteMarkup(
+  tx: Executor,
+  organizationId: number,
+  accountId: number,
+  id: number,
+): Promise<boolean> {
+  const deleted = await tx.all(
+    'DELETE FROM markups WHERE organization_id = $1 AND account_id = $2 AND id = $3 RETURNING id',
+    [organizationId, accountId, id],
+  );
   return deleted.length > 0;
 }

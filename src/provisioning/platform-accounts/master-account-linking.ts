@@ -23,18 +23,40 @@ export async function linkMasterAccount(
   request: { organizationId: number; platform: AdPlatformType; adPlatformId: string; name?: string | undefined },
 ): Promise<MasterAccount> {
   const kind = MASTER_KIND[request.platform];
-  if (!kind) throw new MasterAccountLinkError(`${request.platform} has no master accounts; link its ad accounts to accounts directly`);
-  if (!(await db.read((r) => getOrganization(r, request.organizationId)))) throw new MasterAccountLinkError(`organization ${request.organizationId} does not exist`);
+  if (!kind)
+    throw new MasterAccountLinkError(
+      `${request.platform} has no master accounts; link its ad accounts to accounts directly`,
+    );
+  if (!(await db.read((r) => getOrganization(r, request.organizationId))))
+    throw new MasterAccountLinkError(`organization ${request.organizationId} does not exist`);
   let platformName: string;
   try {
-    platformName = (await platforms.connector(request.organizationId, request.platform).getMasterAccount(request.adPlatformId)).name;
+    platformName = (
+      await platforms.connector(request.organizationId, request.platform).getMasterAccount(request.adPlatformId)
+    ).name;
   } catch (error) {
-    if (error instanceof PlatformError) throw new MasterAccountLinkError(`${request.platform} refused master account ${request.adPlatformId}: ${error.message}`);
+    if (error instanceof PlatformError)
+      throw new MasterAccountLinkError(
+        `${request.platform} refused master account ${request.adPlatformId}: ${error.message}`,
+      );
     throw error;
   }
   return db.write(async (tx) => {
-    const existing = await findMasterAccountByPlatformId(tx, request.organizationId, request.platform, request.adPlatformId);
-    if (existing) throw new MasterAccountLinkError(`${request.platform} ${request.adPlatformId} is already linked to organization ${request.organizationId} as master account ${existing.id}`);
-    return insertMasterAccount(tx, request.organizationId, { adPlatformType: request.platform, adPlatformId: request.adPlatformId, name: request.name ?? platformName, kind });
+    const existing = await findMasterAccountByPlatformId(
+      tx,
+      request.organizationId,
+      request.platform,
+      request.adPlatformId,
+    );
+    if (existing)
+      throw new MasterAccountLinkError(
+        `${request.platform} ${request.adPlatformId} is already linked to organization ${request.organizationId} as master account ${existing.id}`,
+      );
+    return insertMasterAccount(tx, request.organizationId, {
+      adPlatformType: request.platform,
+      adPlatformId: request.adPlatformId,
+      name: request.name ?? platformName,
+      kind,
+    });
   });
 }

@@ -11,7 +11,11 @@ export interface MasterAccount {
 
 const COLUMNS = `id, name, ad_platform_type AS "adPlatformType", ad_platform_id AS "adPlatformId", kind`;
 
-export async function insertMasterAccount(tx: Executor, organizationId: number, master: Omit<MasterAccount, 'id'>): Promise<MasterAccount> {
+export async function insertMasterAccount(
+  tx: Executor,
+  organizationId: number,
+  master: Omit<MasterAccount, 'id'>,
+): Promise<MasterAccount> {
   const row = await tx.one<MasterAccount & Record<string, unknown>>(
     `INSERT INTO adplatform_master_accounts (organization_id, ad_platform_type, ad_platform_id, name, kind) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
     [organizationId, master.adPlatformType, master.adPlatformId, master.name, master.kind],
@@ -19,15 +23,27 @@ export async function insertMasterAccount(tx: Executor, organizationId: number, 
   return row!;
 }
 
-export async function findMasterAccountByPlatformId(db: Executor, organizationId: number, type: AdPlatformType, adPlatformId: string): Promise<MasterAccount | undefined> {
+export async function findMasterAccountByPlatformId(
+  db: Executor,
+  organizationId: number,
+  type: AdPlatformType,
+  adPlatformId: string,
+): Promise<MasterAccount | undefined> {
   return db.one<MasterAccount & Record<string, unknown>>(
     `SELECT ${COLUMNS} FROM adplatform_master_accounts WHERE organization_id = $1 AND ad_platform_type = $2 AND ad_platform_id = $3`,
     [organizationId, type, adPlatformId],
   );
 }
 
-export async function getMasterAccount(db: Executor, organizationId: number, id: number): Promise<MasterAccount | undefined> {
-  return db.one<MasterAccount & Record<string, unknown>>(`SELECT ${COLUMNS} FROM adplatform_master_accounts WHERE organization_id = $1 AND id = $2`, [organizationId, id]);
+export async function getMasterAccount(
+  db: Executor,
+  organizationId: number,
+  id: number,
+): Promise<MasterAccount | undefined> {
+  return db.one<MasterAccount & Record<string, unknown>>(
+    `SELECT ${COLUMNS} FROM adplatform_master_accounts WHERE organization_id = $1 AND id = $2`,
+    [organizationId, id],
+  );
 }
 
 export async function listMasterAccounts(
@@ -42,7 +58,10 @@ export async function listMasterAccounts(
     params.push(filter.type);
     where += ` AND ad_platform_type = $${params.length}`;
   }
-  const total = await db.one<{ n: number }>(`SELECT count(*) AS n FROM adplatform_master_accounts WHERE ${where}`, params);
+  const total = await db.one<{ n: number }>(
+    `SELECT count(*) AS n FROM adplatform_master_accounts WHERE ${where}`,
+    params,
+  );
   const paging = page ? ` LIMIT $${params.length + 1} OFFSET $${params.length + 2}` : '';
   const masters = await db.all<MasterAccount & Record<string, unknown>>(
     `SELECT ${COLUMNS} FROM adplatform_master_accounts WHERE ${where} ORDER BY id${paging}`,

@@ -66,14 +66,31 @@ export class PlatformAccountService {
   }
 
   /** Queues CREATE_ADPLATFORM_ACCOUNT; the job asks the platform and registers the result. */
-  async requestNewAccount(organizationId: number, masterId: number, request: NewAccountRequest, idempotency?: IdempotentRequest): Promise<StoredJob> {
+  async requestNewAccount(
+    organizationId: number,
+    masterId: number,
+    request: NewAccountRequest,
+    idempotency?: IdempotentRequest,
+  ): Promise<StoredJob> {
     const master = await this.getMaster(organizationId, masterId);
-    const job = await this.db.write((tx) => this.jobs.enqueueIn(tx, organizationId, 'CREATE_ADPLATFORM_ACCOUNT', { masterAccountId: master.id, adPlatformAccount: { ...request } }, idempotency));
+    const job = await this.db.write((tx) =>
+      this.jobs.enqueueIn(
+        tx,
+        organizationId,
+        'CREATE_ADPLATFORM_ACCOUNT',
+        { masterAccountId: master.id, adPlatformAccount: { ...request } },
+        idempotency,
+      ),
+    );
     this.jobs.started();
     return job;
   }
 
-  listKnown(organizationId: number, filter: { type?: AdPlatformType | undefined }, page: { limit: number; offset: number }) {
+  listKnown(
+    organizationId: number,
+    filter: { type?: AdPlatformType | undefined },
+    page: { limit: number; offset: number },
+  ) {
     return this.db.read((r) => listKnownPlatformAccounts(r, organizationId, filter, page));
   }
 
@@ -87,37 +104,71 @@ export class PlatformAccountService {
    * Links a platform account to an account. The platform must show it to this organization:
    * under one of its master accounts (search platforms) or among its direct accounts (FACEBOOK).
    */
-  async link(organizationId: number, accountId: number, request: { adPlatformType: AdPlatformType; adPlatformId: string; status: LinkStatus }): Promise<LinkedPlatformAccount> {
+  async link(
+    organizationId: number,
+    accountId: number,
+    request: { adPlatformType: AdPlatformType; adPlatformId: string; status: LinkStatus },
+  ): Promise<LinkedPlatformAccount> {
     await this.requireAccount(organizationId, accountId);
     const { adPlatformType: type, adPlatformId } = request;
     const connector = this.platforms.connector(organizationId, type);
     if (!connector.isWellFormedAccountId(adPlatformId)) {
-      throw unprocessable(`"${adPlatformId}" is not a ${type} account id.`, [{ field: 'adPlatformAccount.adPlatformId', code: 'invalid_format', message: `not a ${type} account id` }]);
+      throw unprocessable(`"${adPlatformId}" is not a ${type} account id.`, [
+        { field: 'adPlatformAccount.adPlatformId', code: 'invalid_format', message: `not a ${type} account id` },
+      ]);
     }
-    const found = await this.findAtPlatform(organizationId, type, adPlatformId).catch((error: unknown) => platformFailureToApi(error, 'adPlatformAccount.adPlatformId'));
+    const found = await this.findAtPlatform(organizationId, type, adPlatformId).catch((error: unknown) =>
+      platformFailureToApi(error, 'adPlatformAccount.adPlatformId'),
+    );
     if (!found) {
-      const where = type === 'FACEBOOK' ? 'among the ad accounts this organization may use' : 'under any master account linked to this organization';
+      const where =
+        type === 'FACEBOOK'
+          ? 'among the ad accounts this organization may use'
+          : 'under any master account linked to this organization';
       throw unprocessable(`${type} shows no account ${adPlatformId} ${where}.`, [
         { field: 'adPlatformAccount.adPlatformId', code: 'unknown_at_platform', message: `not found ${where}` },
       ]);
     }
     return this.db.write(async (tx) => {
-      const platformAccountId = await upsertPlatformAccount(tx, organizationId, type, found.account, found.masterAccountId);
+      const platformAccountId = await upsertPlatformAccount(
+        tx,
+        organizationId,
+        type,
+        found.account,
+        found.masterAccountId,
+      );
       if (!(await insertLink(tx, accountId, platformAccountId, request.status))) {
         throw conflict('already_linked', `${type} account ${adPlatformId} is already linked to account ${accountId}.`);
       }
-      return { id: platformAccountId, name: found.account.name, adPlatformType: type, status: request.status, adPlatformId };
+      return {
+        id: platformAccountId,
+        name: found.account.name,
+        adPlatformType: type,
+        status: request.status,
+        adPlatformId,
+      };
     });
   }
 
-  async setStatus(organizationId: number, accountId: number, platformAccountId: number, status: LinkStatus): Promise<LinkedPlatformAccount> {
+  async setStatus(
+    organizationId: number,
+    accountId: number,
+    platformAccountId: number,
+    status: LinkStatus,
+  ): Promise<LinkedPlatformAccount> {
     await this.requireAccount(organizationId, accountId);
     const known = await this.db.write(async (tx) => {
       if (!(await setLinkStatus(tx, accountId, platformAccountId, status))) return undefined;
       return getKnownPlatformAccount(tx, organizationId, platformAccountId);
     });
     if (!known) throw notFound(`Ad platform account ${platformAccountId} is not linked to account ${accountId}.`);
-    return { id: known.id, name: known.name, adPlatformType: known.adPlatformType, status, adPlatformId: known.adPlatformId };
+    return {
+      id: known.id,
+      name: known.name,
+      adPlatformType: known.adPlatformType,
+      status,
+      adPlatformId: known.adPlatformId,
+    };
   }
 
   async unlink(organizationId: number, accountId: number, platformAccountId: number): Promise<void> {
@@ -126,7 +177,11 @@ export class PlatformAccountService {
     if (!removed) throw notFound(`Ad platform account ${platformAccountId} is not linked to account ${accountId}.`);
   }
 
-  private async findAtPlatform(organizationId: number, type: AdPlatformType, adPlatformId: string): Promise<{ account: PlatformAccount; masterAccountId: number | null } | undefined> {
+  private async findAtPlatform(
+    organizationId: number,
+    type: AdPlatformType,
+    adPlatformId: string,
+  ): Promise<{ account: PlatformAccount; masterAccountId: number | null } | undefined> {
     const connector = this.platforms.connector(organizationId, type);
     if (type === 'FACEBOOK') {
       const account = (await connector.listDirectAccounts()).find((a) => a.adPlatformId === adPlatformId);
@@ -134,18 +189,25 @@ export class PlatformAccountService {
     }
     const { masters } = await this.db.read((r) => listMasterAccounts(r, organizationId, { type }));
     for (const master of masters) {
-      const account = (await connector.listAccountsUnderMaster(master.adPlatformId)).find((a) => a.adPlatformId === adPlatformId);
+      const account = (await connector.listAccountsUnderMaster(master.adPlatformId)).find(
+        (a) => a.adPlatformId === adPlatformId,
+      );
       if (account) return { account, masterAccountId: master.id };
     }
     return undefined;
   }
 
-  private async markLinked(organizationId: number, type: AdPlatformType, accounts: PlatformAccount[]): Promise<PlatformAccountListing[]> {
+  private async markLinked(
+    organizationId: number,
+    type: AdPlatformType,
+    accounts: PlatformAccount[],
+  ): Promise<PlatformAccountListing[]> {
     const linked = await this.db.read((r) => linkedPlatformIds(r, organizationId, type));
     return accounts.map((account) => ({ ...account, linked: linked.has(account.adPlatformId) }));
   }
 
   private async requireAccount(organizationId: number, accountId: number): Promise<void> {
-    if (!(await this.db.read((r) => accountExists(r, organizationId, accountId)))) throw notFound(`No account with id ${accountId}.`);
+    if (!(await this.db.read((r) => accountExists(r, organizationId, accountId))))
+      throw notFound(`No account with id ${accountId}.`);
   }
 }

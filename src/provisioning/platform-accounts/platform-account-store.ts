@@ -43,13 +43,10 @@ export async function upsertPlatformAccount(
     [organizationId, type, account.adPlatformId],
   );
   if (existing) {
-    await tx.run('UPDATE adplatform_accounts SET name = $2, currency = $3, time_zone = $4, master_account_id = coalesce($5, master_account_id) WHERE id = $1', [
-      existing.id,
-      account.name,
-      account.currency,
-      account.timeZone,
-      masterAccountId,
-    ]);
+    await tx.run(
+      'UPDATE adplatform_accounts SET name = $2, currency = $3, time_zone = $4, master_account_id = coalesce($5, master_account_id) WHERE id = $1',
+      [existing.id, account.name, account.currency, account.timeZone, masterAccountId],
+    );
     return existing.id;
   }
   const row = await tx.one<{ id: number }>(
@@ -60,8 +57,15 @@ export async function upsertPlatformAccount(
   return row!.id;
 }
 
-export async function getKnownPlatformAccount(db: Executor, organizationId: number, id: number): Promise<KnownPlatformAccount | undefined> {
-  return db.one<KnownPlatformAccount & Record<string, unknown>>(`SELECT ${KNOWN_COLUMNS} FROM adplatform_accounts p WHERE p.organization_id = $1 AND p.id = $2`, [organizationId, id]);
+export async function getKnownPlatformAccount(
+  db: Executor,
+  organizationId: number,
+  id: number,
+): Promise<KnownPlatformAccount | undefined> {
+  return db.one<KnownPlatformAccount & Record<string, unknown>>(
+    `SELECT ${KNOWN_COLUMNS} FROM adplatform_accounts p WHERE p.organization_id = $1 AND p.id = $2`,
+    [organizationId, id],
+  );
 }
 
 export async function listKnownPlatformAccounts(
@@ -85,7 +89,11 @@ export async function listKnownPlatformAccounts(
 }
 
 /** Platform ids (of one type) that are linked to at least one account of the organization. */
-export async function linkedPlatformIds(db: Executor, organizationId: number, type: AdPlatformType): Promise<Set<string>> {
+export async function linkedPlatformIds(
+  db: Executor,
+  organizationId: number,
+  type: AdPlatformType,
+): Promise<Set<string>> {
   const rows = await db.all<{ adPlatformId: string }>(
     `SELECT DISTINCT p.ad_platform_id AS "adPlatformId" FROM adplatform_accounts p JOIN account_adplatform_links l ON l.adplatform_account_id = p.id
       WHERE p.organization_id = $1 AND p.ad_platform_type = $2`,
@@ -94,30 +102,52 @@ export async function linkedPlatformIds(db: Executor, organizationId: number, ty
   return new Set(rows.map((row) => row.adPlatformId));
 }
 
-export async function insertLink(tx: Executor, accountId: number, platformAccountId: number, status: LinkStatus): Promise<boolean> {
-  const existing = await tx.one('SELECT 1 AS x FROM account_adplatform_links WHERE account_id = $1 AND adplatform_account_id = $2', [accountId, platformAccountId]);
+export async function insertLink(
+  tx: Executor,
+  accountId: number,
+  platformAccountId: number,
+  status: LinkStatus,
+): Promise<boolean> {
+  const existing = await tx.one(
+    'SELECT 1 AS x FROM account_adplatform_links WHERE account_id = $1 AND adplatform_account_id = $2',
+    [accountId, platformAccountId],
+  );
   if (existing) return false;
-  await tx.run('INSERT INTO account_adplatform_links (account_id, adplatform_account_id, status) VALUES ($1, $2, $3)', [accountId, platformAccountId, status]);
-  return true;
-}
-
-/** The caller has checked that the account belongs to the organization. */
-export async function setLinkStatus(tx: Executor, accountId: number, platformAccountId: number, status: LinkStatus): Promise<boolean> {
-  const rows = await tx.all('UPDATE account_adplatform_links SET status = $3 WHERE account_id = $1 AND adplatform_account_id = $2 RETURNING 1 AS x', [
+  await tx.run('INSERT INTO account_adplatform_links (account_id, adplatform_account_id, status) VALUES ($1, $2, $3)', [
     accountId,
     platformAccountId,
     status,
   ]);
+  return true;
+}
+
+/** The caller has checked that the account belongs to the organization. */
+export async function setLinkStatus(
+  tx: Executor,
+  accountId: number,
+  platformAccountId: number,
+  status: LinkStatus,
+): Promise<boolean> {
+  const rows = await tx.all(
+    'UPDATE account_adplatform_links SET status = $3 WHERE account_id = $1 AND adplatform_account_id = $2 RETURNING 1 AS x',
+    [accountId, platformAccountId, status],
+  );
   return rows.length > 0;
 }
 
 export async function deleteLink(tx: Executor, accountId: number, platformAccountId: number): Promise<boolean> {
-  const rows = await tx.all('DELETE FROM account_adplatform_links WHERE account_id = $1 AND adplatform_account_id = $2 RETURNING 1 AS x', [accountId, platformAccountId]);
+  const rows = await tx.all(
+    'DELETE FROM account_adplatform_links WHERE account_id = $1 AND adplatform_account_id = $2 RETURNING 1 AS x',
+    [accountId, platformAccountId],
+  );
   return rows.length > 0;
 }
 
 /** Links of a set of accounts in the linked form of spec 2.2, in link order. */
-export async function linksOf(db: Executor, accountIds: readonly number[]): Promise<Map<number, LinkedPlatformAccount[]>> {
+export async function linksOf(
+  db: Executor,
+  accountIds: readonly number[],
+): Promise<Map<number, LinkedPlatformAccount[]>> {
   const out = new Map<number, LinkedPlatformAccount[]>();
   if (accountIds.length === 0) return out;
   const rows = await db.all<LinkedPlatformAccount & { accountId: number }>(

@@ -3,7 +3,14 @@ import { assertNever } from '../../shared/assert-never.js';
 import type { ExportFormat } from '../compiled-query.js';
 import type { NamedColumn, SqlDialect, SqlType } from '../dialect.js';
 
-const TYPE_NAMES: Readonly<Record<SqlType, string>> = { bigint: 'BIGINT', integer: 'INTEGER', double: 'DOUBLE', varchar: 'VARCHAR', date: 'DATE', boolean: 'BOOLEAN' };
+const TYPE_NAMES: Readonly<Record<SqlType, string>> = {
+  bigint: 'BIGINT',
+  integer: 'INTEGER',
+  double: 'DOUBLE',
+  varchar: 'VARCHAR',
+  date: 'DATE',
+  boolean: 'BOOLEAN',
+};
 const FACT_ENUM_TYPES = { device: 'device_type', network: 'network_type' } as const;
 const TEXT_FUNCTIONS = { contains: 'contains', startsWith: 'starts_with', endsWith: 'ends_with' } as const;
 
@@ -61,7 +68,8 @@ function structOf(columns: readonly NamedColumn[]): string {
     }
     groups.get(head)!.push([tail, sql]);
   }
-  const pack = (list: ReadonlyArray<readonly [string, string]>) => `struct_pack(${list.map(([key, sql]) => `${quote(key)} := ${sql}`).join(', ')})`;
+  const pack = (list: ReadonlyArray<readonly [string, string]>) =>
+    `struct_pack(${list.map(([key, sql]) => `${quote(key)} := ${sql}`).join(', ')})`;
   return `struct_pack(${fields.map((f) => (groups.has(f) ? `${quote(f)} := ${pack(groups.get(f)!)}` : f)).join(', ')})`;
 }
 
@@ -85,10 +93,13 @@ export const duckdbDialect: SqlDialect = {
 
   segment: (segment, day, device) => segmentValue(segment.key, day, device),
   segmentOrder: (segment: SegmentDefinition, column) =>
-    segment.order === 'value' ? column : `list_position([${segment.order.map((value) => `'${value.replace(/'/g, "''")}'`).join(', ')}], ${column})`,
+    segment.order === 'value'
+      ? column
+      : `list_position([${segment.order.map((value) => `'${value.replace(/'/g, "''")}'`).join(', ')}], ${column})`,
 
   groupByAll: 'GROUP BY ALL',
-  selectAllReplacing: (alias, replaced) => `${alias}.*${replaced.length === 0 ? '' : ` REPLACE (${replaced.map(([name, sql]) => `${sql} AS ${name}`).join(', ')})`}`,
+  selectAllReplacing: (alias, replaced) =>
+    `${alias}.*${replaced.length === 0 ? '' : ` REPLACE (${replaced.map(([name, sql]) => `${sql} AS ${name}`).join(', ')})`}`,
   semiJoin: (table, joined, on) => `${table} SEMI JOIN ${joined} ON ${on}`,
 
   // list_distinct(list()): a DISTINCT aggregate cost ~3 ms of a 10 ms accounts report, this ~0.5 ms.

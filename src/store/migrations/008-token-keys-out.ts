@@ -11,7 +11,9 @@ export const m008TokenKeysOut: Migration = {
   version: 8,
   name: 'token-signing key moved out of the database into the key file',
   async before(tx, { dbPath, now }) {
-    const row = await tx.one<{ keyHex: string }>("SELECT key_hex AS \"keyHex\" FROM server_keys WHERE name = 'token-signing'");
+    const row = await tx.one<{ keyHex: string }>(
+      'SELECT key_hex AS "keyHex" FROM server_keys WHERE name = \'token-signing\'',
+    );
     if (row) importLegacyKey(keyFilePathFor(dbPath), row.keyHex, now);
   },
   statements: ['DROP TABLE server_keys'],

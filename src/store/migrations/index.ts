@@ -12,4 +12,14 @@ import type { Migration } from './migration.js';
 export type { Migration, MigrationContext } from './migration.js';
 
 /** Append only: a released migration is never edited, a change is a new version. */
-export const MIGRATIONS: readonly Migration[] = [m001Tenancy, m002Accounts, m003PlatformsJobs, m004Campaigns, m005SandboxCampaigns, m006CampaignCopies, m007Statistics, m008TokenKeysOut, m009FxPublished];
+export const MIGRATIONS: readonly Migration[] = [
+  m001Tenancy,
+  m002Accounts,
+  m003PlatformsJobs,
+  m004Campaigns,
+  m005SandboxCampaigns,
+  m006CampaignCopies,
+  m007Statistics,
+  m008TokenKeysOut,
+  m009FxPublished,
+];

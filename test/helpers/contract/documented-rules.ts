@@ -39,7 +39,8 @@ function isExport(d: Draft): boolean {
   return d.accept !== undefined && d.accept !== 'application/json';
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** The member object a body wraps (`{account: {...}}` -> the account), or the body itself. */
 function members(body: unknown): Record<string, unknown> | undefined {
@@ -83,7 +84,10 @@ export const RULES: readonly Rule[] = [
     stated: (op) => states(op, 'offset', /multiple of `?limit/),
     apply: (d, _ctx, op) => {
       // An export without limit has limit 1000000000 (the offset description says so), so offset 0.
-      d.query.offset = d.query.limit === undefined && isExport(d) && states(op, 'offset', /1000000000/) ? 0 : Number(d.query.limit ?? 100) * (Number(d.query.offset) % 4);
+      d.query.offset =
+        d.query.limit === undefined && isExport(d) && states(op, 'offset', /1000000000/)
+          ? 0
+          : Number(d.query.limit ?? 100) * (Number(d.query.offset) % 4);
     },
   },
   {
@@ -101,11 +105,13 @@ export const RULES: readonly Rule[] = [
     apply: (d) => {
       const yesterday = new Date(Date.now() - DAY_MS).toISOString().slice(0, 10);
       const start = d.query.startDate as string | undefined;
-      const end = (d.query.endDate as string | undefined) ?? (start !== undefined && start > yesterday ? start : yesterday);
+      const end =
+        (d.query.endDate as string | undefined) ?? (start !== undefined && start > yesterday ? start : yesterday);
       const sorted = [start ?? end, end].sort() as [string, string];
       let from = sorted[0];
       const to = sorted[1];
-      if ((Date.parse(to) - Date.parse(from)) / DAY_MS >= FIVE_YEARS_DAYS) from = new Date(Date.parse(to) - ((Date.parse(from) / DAY_MS) % 400) * DAY_MS).toISOString().slice(0, 10);
+      if ((Date.parse(to) - Date.parse(from)) / DAY_MS >= FIVE_YEARS_DAYS)
+        from = new Date(Date.parse(to) - ((Date.parse(from) / DAY_MS) % 400) * DAY_MS).toISOString().slice(0, 10);
       if (start !== undefined) d.query.startDate = from;
       if (d.query.endDate !== undefined) d.query.endDate = to;
     },
@@ -121,24 +127,29 @@ export const RULES: readonly Rule[] = [
   {
     name: 'client_id in the token form equals the authenticated client',
     appliesTo: (op, d) => op.path === '/token' && isObject(d.body) && d.body.client_id !== undefined,
-    stated: (op) => /client_id/.test(JSON.stringify(op.requestBody ?? {})) && /must equal/.test(JSON.stringify(op.requestBody ?? {})),
+    stated: (op) =>
+      /client_id/.test(JSON.stringify(op.requestBody ?? {})) && /must equal/.test(JSON.stringify(op.requestBody ?? {})),
     apply: (d, ctx) => {
       (d.body as Record<string, unknown>).client_id = ctx.clientId;
     },
   },
   {
     name: 'languageCode and countryCode form a pair of spec table 2.3',
-    appliesTo: (_op, d) => typeof members(d.body)?.languageCode === 'string' && typeof members(d.body)?.countryCode === 'string',
+    appliesTo: (_op, d) =>
+      typeof members(d.body)?.languageCode === 'string' && typeof members(d.body)?.countryCode === 'string',
     stated: (op) => pairsFrom(bodyProperty(op, 'languageCode')?.description ?? '').size > 0,
     apply: (d, _ctx, op) => {
       const account = members(d.body)!;
-      const countries = pairsFrom(bodyProperty(op, 'languageCode')?.description ?? '').get(String(account.languageCode)) ?? [];
-      if (countries.length > 0 && !countries.includes(String(account.countryCode))) account.countryCode = countries[String(account.countryCode).charCodeAt(0) % countries.length];
+      const countries =
+        pairsFrom(bodyProperty(op, 'languageCode')?.description ?? '').get(String(account.languageCode)) ?? [];
+      if (countries.length > 0 && !countries.includes(String(account.countryCode)))
+        account.countryCode = countries[String(account.countryCode).charCodeAt(0) % countries.length];
     },
   },
   {
     name: 'a markup endDate is not before its startDate',
-    appliesTo: (_op, d) => typeof members(d.body)?.startDate === 'string' && typeof members(d.body)?.endDate === 'string',
+    appliesTo: (_op, d) =>
+      typeof members(d.body)?.startDate === 'string' && typeof members(d.body)?.endDate === 'string',
     stated: (op) => /not before startDate/.test(JSON.stringify(op.requestBody ?? {})),
     apply: (d) => {
       const markup = members(d.body)!;

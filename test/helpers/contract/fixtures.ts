@@ -21,7 +21,9 @@ interface Listed {
 function arrayOf(json: unknown): Listed[] {
   if (json === null || typeof json !== 'object') return [];
   const lists = Object.values(json as Record<string, unknown>).filter(Array.isArray) as unknown[][];
-  return (lists[0] ?? []).filter((item): item is Listed => item !== null && typeof item === 'object' && typeof (item as Listed).id === 'number');
+  return (lists[0] ?? []).filter(
+    (item): item is Listed => item !== null && typeof item === 'object' && typeof (item as Listed).id === 'number',
+  );
 }
 
 export async function seedFixtures(send: Send): Promise<void> {
@@ -31,30 +33,61 @@ export async function seedFixtures(send: Send): Promise<void> {
     ['Contract B', 'en', 'US', 'USD'],
     ['Contract C', 'fr', 'CH', 'CHF'],
   ] as const) {
-    const res = await send('POST', `${P}/accounts`, { account: { name, languageCode, countryCode, currency, labels: { tier: 'gold' }, field21: 1.5 } });
+    const res = await send('POST', `${P}/accounts`, {
+      account: { name, languageCode, countryCode, currency, labels: { tier: 'gold' }, field21: 1.5 },
+    });
     accounts.push((res.json as { account: { id: number } }).account.id);
   }
   const [a, b] = accounts as [number, number, number];
   const masters = arrayOf((await send('GET', `${P}/adplatform-master-accounts`)).json);
   for (const master of masters) {
-    const under = ((await send('GET', `${P}/adplatform-master-accounts/id/${master.id}/adplatform-accounts`)).json as { adPlatformAccounts: Array<{ adPlatformId: string }> }).adPlatformAccounts;
+    const under = (
+      (await send('GET', `${P}/adplatform-master-accounts/id/${master.id}/adplatform-accounts`)).json as {
+        adPlatformAccounts: Array<{ adPlatformId: string }>;
+      }
+    ).adPlatformAccounts;
     for (const [i, listing] of under.slice(0, 2).entries()) {
-      await send('POST', `${P}/accounts/id/${i === 0 ? a : b}/adplatform-accounts`, { adPlatformAccount: { adPlatformType: master.adPlatformType, adPlatformId: listing.adPlatformId } });
+      await send('POST', `${P}/accounts/id/${i === 0 ? a : b}/adplatform-accounts`, {
+        adPlatformAccount: { adPlatformType: master.adPlatformType, adPlatformId: listing.adPlatformId },
+      });
     }
   }
-  const direct = ((await send('GET', `${P}/adplatform-accounts/available?adPlatformType=FACEBOOK`)).json as { adPlatformAccounts: Array<{ adPlatformId: string }> }).adPlatformAccounts;
-  if (direct[0]) await send('POST', `${P}/accounts/id/${b}/adplatform-accounts`, { adPlatformAccount: { adPlatformType: 'FACEBOOK', adPlatformId: direct[0].adPlatformId, status: 'READ_ONLY' } });
+  const direct = (
+    (await send('GET', `${P}/adplatform-accounts/available?adPlatformType=FACEBOOK`)).json as {
+      adPlatformAccounts: Array<{ adPlatformId: string }>;
+    }
+  ).adPlatformAccounts;
+  if (direct[0])
+    await send('POST', `${P}/accounts/id/${b}/adplatform-accounts`, {
+      adPlatformAccount: { adPlatformType: 'FACEBOOK', adPlatformId: direct[0].adPlatformId, status: 'READ_ONLY' },
+    });
 
   const known = arrayOf((await send('GET', `${P}/adplatform-accounts`)).json);
   for (const platformAccount of known.slice(0, 2)) {
-    const available = ((await send('GET', `${P}/adplatform-accounts/id/${platformAccount.id}/available-campaigns`)).json as { campaigns?: Array<{ adPlatformId: string }> }).campaigns ?? [];
+    const available =
+      (
+        (await send('GET', `${P}/adplatform-accounts/id/${platformAccount.id}/available-campaigns`)).json as {
+          campaigns?: Array<{ adPlatformId: string }>;
+        }
+      ).campaigns ?? [];
     if (!available[0]) continue;
-    const job = ((await send('POST', `${P}/adplatform-accounts/id/${platformAccount.id}/campaigns`, { campaign: { adPlatformId: available[0].adPlatformId, campaignGroup: 'Brand' } })).json as { job: { id: number } }).job;
+    const job = (
+      (
+        await send('POST', `${P}/adplatform-accounts/id/${platformAccount.id}/campaigns`, {
+          campaign: { adPlatformId: available[0].adPlatformId, campaignGroup: 'Brand' },
+        })
+      ).json as { job: { id: number } }
+    ).job;
     await waitForJob(send, job.id);
   }
-  for (const campaign of arrayOf((await send('GET', `${P}/campaigns`)).json)) await send('PUT', `${P}/campaigns/id/${campaign.id}/labels`, { labels: { tier: 'gold' } });
-  await send('POST', `${P}/accounts/id/${a}/markups`, { markup: { rate: 0.15, startDate: '2020-01-01', endDate: '2020-12-31' } });
-  await send('POST', `${P}/accounts/id/${a}/markups`, { markup: { rate: 0.1, startDate: '2021-01-01', endDate: null } });
+  for (const campaign of arrayOf((await send('GET', `${P}/campaigns`)).json))
+    await send('PUT', `${P}/campaigns/id/${campaign.id}/labels`, { labels: { tier: 'gold' } });
+  await send('POST', `${P}/accounts/id/${a}/markups`, {
+    markup: { rate: 0.15, startDate: '2020-01-01', endDate: '2020-12-31' },
+  });
+  await send('POST', `${P}/accounts/id/${a}/markups`, {
+    markup: { rate: 0.1, startDate: '2021-01-01', endDate: null },
+  });
 }
 
 async function waitForJob(send: Send, id: number): Promise<void> {
@@ -71,7 +104,11 @@ async function waitForJob(send: Send, id: number): Promise<void> {
  * from the collection's GET list (or, for a nested collection without one, from the parent's
  * arrays of objects with ids), label names for `name/{name}`. At most a few per level.
  */
-export async function knownPathParams(operation: Operation, operations: readonly Operation[], send: Send): Promise<Array<Record<string, string>>> {
+export async function knownPathParams(
+  operation: Operation,
+  operations: readonly Operation[],
+  send: Send,
+): Promise<Array<Record<string, string>>> {
   const lists = new Set(operations.filter((op) => op.method === 'GET').map((op) => op.path));
   const segments = operation.path.split('/');
   let assignments: Array<{ values: Record<string, string>; prefix: string[] }> = [{ values: {}, prefix: [] }];
@@ -89,10 +126,12 @@ export async function knownPathParams(operation: Operation, operations: readonly
       else if (segments[i - 1] === 'id') {
         const collection = assignment.prefix.slice(0, -1);
         const template = [...segments.slice(0, collection.length)].join('/');
-        if (lists.has(template)) values = arrayOf((await send('GET', `${collection.join('/')}?limit=5`)).json).map((item) => String(item.id));
+        if (lists.has(template))
+          values = arrayOf((await send('GET', `${collection.join('/')}?limit=5`)).json).map((item) => String(item.id));
         else if (collection.length > 2) values = nestedIds((await send('GET', collection.slice(0, -1).join('/'))).json);
       }
-      for (const value of values.slice(0, 5)) next.push({ values: { ...assignment.values, [param]: value }, prefix: [...assignment.prefix, value] });
+      for (const value of values.slice(0, 5))
+        next.push({ values: { ...assignment.values, [param]: value }, prefix: [...assignment.prefix, value] });
     }
     assignments = next;
   }
@@ -101,10 +140,12 @@ export async function knownPathParams(operation: Operation, operations: readonly
 
 /** Ids of the first array of objects with ids inside a resource (an account's linkedAdPlatformAccounts). */
 function nestedIds(json: unknown): string[] {
-  const resource = json !== null && typeof json === 'object' ? Object.values(json as Record<string, unknown>)[0] : undefined;
+  const resource =
+    json !== null && typeof json === 'object' ? Object.values(json as Record<string, unknown>)[0] : undefined;
   if (resource === null || typeof resource !== 'object') return [];
   for (const value of Object.values(resource as Record<string, unknown>)) {
-    if (Array.isArray(value) && value.some((item) => typeof (item as Listed)?.id === 'number')) return value.map((item) => String((item as Listed).id));
+    if (Array.isArray(value) && value.some((item) => typeof (item as Listed)?.id === 'number'))
+      return value.map((item) => String((item as Listed).id));
   }
   return [];
 }

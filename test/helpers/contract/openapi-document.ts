@@ -95,7 +95,10 @@ export function dereference<T>(value: T, document: OpenApiDocument, seen: string
       .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], document);
     if (target === undefined) throw new Error(`unresolved $ref ${ref}`);
     const { $ref: _ref, ...siblings } = object;
-    return { ...(dereference(target, document, [...seen, ref]) as object), ...dereference(siblings, document, seen) } as T;
+    return {
+      ...(dereference(target, document, [...seen, ref]) as object),
+      ...dereference(siblings, document, seen),
+    } as T;
   }
   return Object.fromEntries(Object.entries(object).map(([key, item]) => [key, dereference(item, document, seen)])) as T;
 }
@@ -115,7 +118,10 @@ export function operationsOf(document: OpenApiDocument): Operation[] {
         path,
         operationId: String(op.operationId ?? `${method} ${path}`),
         tags: (op.tags as string[]) ?? [],
-        parameters: [...dereference(shared, document), ...((op.parameters as Parameter[]) ?? [])].map((p) => ({ ...p, required: p.required === true || p.in === 'path' })),
+        parameters: [...dereference(shared, document), ...((op.parameters as Parameter[]) ?? [])].map((p) => ({
+          ...p,
+          required: p.required === true || p.in === 'path',
+        })),
         ...(op.requestBody ? { requestBody: op.requestBody as Operation['requestBody'] } : {}),
         responses: op.responses as Record<string, Response>,
         security: requirements[0] ?? {},
@@ -128,7 +134,9 @@ export function operationsOf(document: OpenApiDocument): Operation[] {
 
 /** The documented response for a status: exact code, then `4XX`-style ranges, then `default`. */
 export function documentedResponse(operation: Operation, status: number): Response | undefined {
-  return operation.responses[String(status)] ?? operation.responses[`${String(status)[0]}XX`] ?? operation.responses.default;
+  return (
+    operation.responses[String(status)] ?? operation.responses[`${String(status)[0]}XX`] ?? operation.responses.default
+  );
 }
 
 /** The parameter of a cross-parameter rule and whether the document states it (in its description). */

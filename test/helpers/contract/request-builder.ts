@@ -65,34 +65,64 @@ function successTypes(operation: Operation): string[] {
 }
 
 /** Valid drafts; knownIds says whether the path ids are ones that exist. */
-export function validDraftArbitrary(operation: Operation, ctx: BuildContext): fc.Arbitrary<{ draft: Draft; knownIds: boolean }> {
+export function validDraftArbitrary(
+  operation: Operation,
+  ctx: BuildContext,
+): fc.Arbitrary<{ draft: Draft; knownIds: boolean }> {
   const pathParameters = operation.parameters.filter((p) => p.in === 'path');
   const known = ctx.knownPathParams(operation.path);
-  const generatedPath = fc.record(Object.fromEntries(pathParameters.map((p) => [p.name, valueArbitrary(p.schema)]))).map((values) => ({ values: values as Record<string, unknown>, knownIds: false }));
+  const generatedPath = fc
+    .record(Object.fromEntries(pathParameters.map((p) => [p.name, valueArbitrary(p.schema)])))
+    .map((values) => ({ values: values as Record<string, unknown>, knownIds: false }));
   const path =
     pathParameters.length === 0
       ? fc.constant({ values: {}, knownIds: true })
       : known.length === 0
         ? generatedPath
-        : fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...known).map((values) => ({ values: values as Record<string, unknown>, knownIds: true })) }, { weight: 1, arbitrary: generatedPath });
+        : fc.oneof(
+            {
+              weight: 4,
+              arbitrary: fc
+                .constantFrom(...known)
+                .map((values) => ({ values: values as Record<string, unknown>, knownIds: true })),
+            },
+            { weight: 1, arbitrary: generatedPath },
+          );
   const query = fc.record(
-    Object.fromEntries(operation.parameters.filter((p) => p.in === 'query').map((p) => [p.name, p.required ? parameterArbitrary(p) : maybe(parameterArbitrary(p))])),
+    Object.fromEntries(
+      operation.parameters
+        .filter((p) => p.in === 'query')
+        .map((p) => [p.name, p.required ? parameterArbitrary(p) : maybe(parameterArbitrary(p))]),
+    ),
   );
-  const headers = fc.record(Object.fromEntries(operation.parameters.filter((p) => p.in === 'header').map((p) => [p.name, p.required ? parameterArbitrary(p) : maybe(parameterArbitrary(p))])));
+  const headers = fc.record(
+    Object.fromEntries(
+      operation.parameters
+        .filter((p) => p.in === 'header')
+        .map((p) => [p.name, p.required ? parameterArbitrary(p) : maybe(parameterArbitrary(p))]),
+    ),
+  );
   const contents = bodyContent(operation);
-  const body = contents.length === 0 ? fc.constant(undefined) : fc.constantFrom(...contents).chain(([type, schema]) => valueArbitrary(schema).map((value) => ({ type, value })));
+  const body =
+    contents.length === 0
+      ? fc.constant(undefined)
+      : fc
+          .constantFrom(...contents)
+          .chain(([type, schema]) => valueArbitrary(schema).map((value) => ({ type, value })));
   const types = successTypes(operation);
   const accept = types.length > 1 ? maybe(fc.constantFrom(...types)) : fc.constant(undefined);
-  return fc.record({ path, query, headers, body, accept }).map(({ path: p, query: q, headers: h, body: b, accept: a }) => {
-    const draft: Draft = {
-      pathParams: p.values,
-      query: dropUndefined(q),
-      headers: Object.fromEntries(Object.entries(dropUndefined(h)).map(([name, value]) => [name, String(value)])),
-      ...(b ? { body: b.value, contentType: b.type } : {}),
-      ...(a ? { accept: a } : {}),
-    };
-    return { draft, knownIds: p.knownIds };
-  });
+  return fc
+    .record({ path, query, headers, body, accept })
+    .map(({ path: p, query: q, headers: h, body: b, accept: a }) => {
+      const draft: Draft = {
+        pathParams: p.values,
+        query: dropUndefined(q),
+        headers: Object.fromEntries(Object.entries(dropUndefined(h)).map(([name, value]) => [name, String(value)])),
+        ...(b ? { body: b.value, contentType: b.type } : {}),
+        ...(a ? { accept: a } : {}),
+      };
+      return { draft, knownIds: p.knownIds };
+    });
 }
 
 function dropUndefined(record: Record<string, unknown>): Record<string, unknown> {
@@ -101,7 +131,8 @@ function dropUndefined(record: Record<string, unknown>): Record<string, unknown>
 
 /** Applies the cross-parameter rules the document states for this operation. */
 export function applyRules(operation: Operation, draft: Draft, ctx: RuleContext): void {
-  for (const rule of RULES) if (rule.stated(operation) && rule.appliesTo(operation, draft)) rule.apply(draft, ctx, operation);
+  for (const rule of RULES)
+    if (rule.stated(operation) && rule.appliesTo(operation, draft)) rule.apply(draft, ctx, operation);
 }
 
 /** A query value on the wire (RFC 6570 form style), percent-encoded. */
@@ -114,10 +145,23 @@ function queryPairs(parameter: Parameter | undefined, name: string, value: unkno
   return [`${encodeURIComponent(name)}=${encode(value)}`];
 }
 
-export function toWire(operation: Operation, draft: Draft, auth: Record<string, string>, rawQuery: Record<string, string> = {}): WireRequest {
-  const path = operation.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(draft.pathParams[name])));
+export function toWire(
+  operation: Operation,
+  draft: Draft,
+  auth: Record<string, string>,
+  rawQuery: Record<string, string> = {},
+): WireRequest {
+  const path = operation.path.replace(/\{(\w+)\}/g, (_, name: string) =>
+    encodeURIComponent(String(draft.pathParams[name])),
+  );
   const pairs = [
-    ...Object.entries(draft.query).flatMap(([name, value]) => queryPairs(operation.parameters.find((p) => p.name === name && p.in === 'query'), name, value)),
+    ...Object.entries(draft.query).flatMap(([name, value]) =>
+      queryPairs(
+        operation.parameters.find((p) => p.name === name && p.in === 'query'),
+        name,
+        value,
+      ),
+    ),
     ...Object.entries(rawQuery).map(([name, raw]) => `${encodeURIComponent(name)}=${raw}`),
   ];
   const headers: Record<string, string> = { ...auth, ...draft.headers };
@@ -127,19 +171,27 @@ export function toWire(operation: Operation, draft: Draft, auth: Record<string, 
     headers['content-type'] = draft.contentType;
     body = draft.contentType === 'application/x-www-form-urlencoded' ? formOf(draft.body) : JSON.stringify(draft.body);
   }
-  return { method: operation.method, target: pairs.length > 0 ? `${path}?${pairs.join('&')}` : path, headers, ...(body === undefined ? {} : { body }) };
+  return {
+    method: operation.method,
+    target: pairs.length > 0 ? `${path}?${pairs.join('&')}` : path,
+    headers,
+    ...(body === undefined ? {} : { body }),
+  };
 }
 
 /** A form body (a non-object, as an invalid body may be, goes as its text). */
 function formOf(body: unknown): string {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return String(body);
-  return new URLSearchParams(Object.entries(body).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)])).toString();
+  return new URLSearchParams(
+    Object.entries(body).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+  ).toString();
 }
 
 /** A wire string read back as the schema's type, the way the service's parsers read it. */
 function deserialize(raw: string, schema: JsonSchema, explode: boolean | undefined): unknown {
   const types = typesOf(schema);
-  if (types.includes('array')) return (explode === false ? raw.split(',') : [raw]).map((item) => deserialize(item, schema.items ?? {}, undefined));
+  if (types.includes('array'))
+    return (explode === false ? raw.split(',') : [raw]).map((item) => deserialize(item, schema.items ?? {}, undefined));
   if ((types.includes('integer') || types.includes('number')) && /^-?\d+(\.\d+)?$/.test(raw)) return Number(raw);
   if (types.includes('boolean') && (raw === 'true' || raw === 'false')) return raw === 'true';
   return raw;
@@ -161,10 +213,12 @@ export interface ParameterMutation {
 export function parameterMutations(operation: Operation, validator: SchemaValidator): ParameterMutation[] {
   const out: ParameterMutation[] = [];
   for (const parameter of operation.parameters) {
-    if (parameter.required && parameter.in !== 'path') out.push({ parameter, rule: 'missing required parameter', raw: undefined });
+    if (parameter.required && parameter.in !== 'path')
+      out.push({ parameter, rule: 'missing required parameter', raw: undefined });
     const candidates = new Map<string, string>();
     for (const m of valueMutations(parameter.schema)) candidates.set(wireOf(m.value), m.rule);
-    for (const extra of ['', 'abc', '1.5', '-1', 'x'.repeat(300)]) if (!candidates.has(extra)) candidates.set(extra, `the value "${extra.slice(0, 12)}"`);
+    for (const extra of ['', 'abc', '1.5', '-1', 'x'.repeat(300)])
+      if (!candidates.has(extra)) candidates.set(extra, `the value "${extra.slice(0, 12)}"`);
     for (const [wire, rule] of candidates) {
       if (parameter.in === 'path' && wire === '') continue; // an empty segment is another path
       if (parameter.in === 'header' && !/^[\x20-\x7e]*$/.test(wire)) continue; // not sendable as a header
@@ -179,7 +233,11 @@ export function parameterMutations(operation: Operation, validator: SchemaValida
 export function minimalDraft(operation: Operation, base: Draft): Draft {
   const minimal: Draft = {
     ...base,
-    query: Object.fromEntries(Object.entries(base.query).filter(([key]) => operation.parameters.some((p) => p.name === key && p.in === 'query' && p.required))),
+    query: Object.fromEntries(
+      Object.entries(base.query).filter(([key]) =>
+        operation.parameters.some((p) => p.name === key && p.in === 'query' && p.required),
+      ),
+    ),
     headers: {},
   };
   delete minimal.accept;
@@ -187,7 +245,12 @@ export function minimalDraft(operation: Operation, base: Draft): Draft {
 }
 
 /** A valid request with one parameter broken, everything else minimal (required parameters only). */
-export function withBrokenParameter(operation: Operation, base: Draft, mutation: ParameterMutation, auth: Record<string, string>): WireRequest {
+export function withBrokenParameter(
+  operation: Operation,
+  base: Draft,
+  mutation: ParameterMutation,
+  auth: Record<string, string>,
+): WireRequest {
   const name = mutation.parameter.name;
   const minimal = minimalDraft(operation, base);
   if (mutation.parameter.in === 'query') {
@@ -204,7 +267,10 @@ export function withBrokenParameter(operation: Operation, base: Draft, mutation:
   const index = segments.indexOf(`{${name}}`);
   const actual = wire.target.split('?')[0]!.split('/');
   actual[index] = mutation.raw ?? '';
-  return { ...wire, target: [actual.join('/'), wire.target.split('?')[1]].filter((part) => part !== undefined).join('?') };
+  return {
+    ...wire,
+    target: [actual.join('/'), wire.target.split('?')[1]].filter((part) => part !== undefined).join('?'),
+  };
 }
 
 export interface BodyBreak {
@@ -215,7 +281,10 @@ export interface BodyBreak {
 
 /** Single-rule breaks of a valid body that a real validator refuses too. */
 export function bodyBreaks(schema: JsonSchema, body: unknown, validator: SchemaValidator): BodyBreak[] {
-  const all = [...valueMutations(schema).map((m) => ({ path: '(body)', rule: m.rule, body: m.value })), ...bodyMutations(schema, body)];
+  const all = [
+    ...valueMutations(schema).map((m) => ({ path: '(body)', rule: m.rule, body: m.value })),
+    ...bodyMutations(schema, body),
+  ];
   return all.filter((candidate) => !validator.accepts(schema, candidate.body));
 }
 
@@ -224,15 +293,30 @@ export function bodyBreaks(schema: JsonSchema, body: unknown, validator: SchemaV
  * given twice (one a form style with explode lets repeat excepted). For operations with query
  * parameters; each must be a 400.
  */
-export function queryBreaks(operation: Operation, minimal: WireRequest): Array<{ wire: WireRequest; expectation: Expectation }> {
+export function queryBreaks(
+  operation: Operation,
+  minimal: WireRequest,
+): Array<{ wire: WireRequest; expectation: Expectation }> {
   const query = operation.parameters.filter((p) => p.in === 'query');
   if (query.length === 0) return [];
-  const join = (extra: string) => ({ ...minimal, target: `${minimal.target}${minimal.target.includes('?') ? '&' : '?'}${extra}` });
+  const join = (extra: string) => ({
+    ...minimal,
+    target: `${minimal.target}${minimal.target.includes('?') ? '&' : '?'}${extra}`,
+  });
   const out: Array<{ wire: WireRequest; expectation: Expectation }> = [
-    { wire: join('undocumentedParameter=1'), expectation: { kind: 'invalid-media', rule: 'an undocumented query parameter', expected: [400] } },
+    {
+      wire: join('undocumentedParameter=1'),
+      expectation: { kind: 'invalid-media', rule: 'an undocumented query parameter', expected: [400] },
+    },
   ];
-  const single = query.find((p) => !(typesOf(p.schema).includes('array') && p.explode !== false) && typesOf(p.schema).includes('integer'));
-  if (single) out.push({ wire: join(`${single.name}=1&${single.name}=1`), expectation: { kind: 'invalid-media', rule: `${single.name} given twice`, expected: [400] } });
+  const single = query.find(
+    (p) => !(typesOf(p.schema).includes('array') && p.explode !== false) && typesOf(p.schema).includes('integer'),
+  );
+  if (single)
+    out.push({
+      wire: join(`${single.name}=1&${single.name}=1`),
+      expectation: { kind: 'invalid-media', rule: `${single.name} given twice`, expected: [400] },
+    });
   return out;
 }
 
@@ -240,17 +324,30 @@ export function queryBreaks(operation: Operation, minimal: WireRequest): Array<{
  * Requests broken in their media: a body that is not JSON, a content type the operation does not
  * take, an Accept it cannot answer. Each must get the status its rule names (when documented).
  */
-export function mediaBreaks(operation: Operation, valid: WireRequest): Array<{ wire: WireRequest; expectation: Expectation }> {
+export function mediaBreaks(
+  operation: Operation,
+  valid: WireRequest,
+): Array<{ wire: WireRequest; expectation: Expectation }> {
   const out: Array<{ wire: WireRequest; expectation: Expectation }> = [];
   const types = Object.keys(operation.requestBody?.content ?? {});
   if (types.length > 0) {
     const json = types.some((type) => type.includes('json'));
-    if (json) out.push({ wire: { ...valid, headers: { ...valid.headers, 'content-type': types[0]! }, body: '{"unterminated": ' }, expectation: { kind: 'invalid-media', rule: 'malformed JSON', expected: [400] } });
+    if (json)
+      out.push({
+        wire: { ...valid, headers: { ...valid.headers, 'content-type': types[0]! }, body: '{"unterminated": ' },
+        expectation: { kind: 'invalid-media', rule: 'malformed JSON', expected: [400] },
+      });
     const unsupported = operation.responses['415'] ? [415] : [400];
-    out.push({ wire: { ...valid, headers: { ...valid.headers, 'content-type': 'text/plain' }, body: valid.body ?? 'x' }, expectation: { kind: 'invalid-media', rule: 'a content type it does not take', expected: unsupported } });
+    out.push({
+      wire: { ...valid, headers: { ...valid.headers, 'content-type': 'text/plain' }, body: valid.body ?? 'x' },
+      expectation: { kind: 'invalid-media', rule: 'a content type it does not take', expected: unsupported },
+    });
   }
   if (operation.responses['406']) {
-    out.push({ wire: { ...valid, headers: { ...valid.headers, accept: 'image/png' } }, expectation: { kind: 'invalid-media', rule: 'an Accept it cannot answer', expected: [406] } });
+    out.push({
+      wire: { ...valid, headers: { ...valid.headers, accept: 'image/png' } },
+      expectation: { kind: 'invalid-media', rule: 'an Accept it cannot answer', expected: [406] },
+    });
   }
   return out;
 }

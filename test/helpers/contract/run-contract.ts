@@ -1,8 +1,29 @@
 import fc from 'fast-check';
-import { applyRules, bodyBreaks, mediaBreaks, minimalDraft, parameterMutations, queryBreaks, toWire, validDraftArbitrary, withBrokenParameter, type BuildContext, type ContractRequest, type Expectation, type WireRequest } from './request-builder.js';
+import {
+  applyRules,
+  bodyBreaks,
+  mediaBreaks,
+  minimalDraft,
+  parameterMutations,
+  queryBreaks,
+  toWire,
+  validDraftArbitrary,
+  withBrokenParameter,
+  type BuildContext,
+  type ContractRequest,
+  type Expectation,
+  type WireRequest,
+} from './request-builder.js';
 import { STATE_DEPENDENT_422 } from './documented-rules.js';
 import { knownPathParams, seedFixtures, type Send } from './fixtures.js';
-import { dereference, documentedResponse, operationsOf, type JsonSchema, type OpenApiDocument, type Operation } from './openapi-document.js';
+import {
+  dereference,
+  documentedResponse,
+  operationsOf,
+  type JsonSchema,
+  type OpenApiDocument,
+  type Operation,
+} from './openapi-document.js';
 import { SchemaValidator } from './schema-validator.js';
 import type { HttpClient, HttpResponse } from '../http.js';
 
@@ -58,9 +79,20 @@ export async function runContract(credentials: Credentials, options: ContractOpt
   const document = documentResponse.json as OpenApiDocument;
   const operations = operationsOf(document);
   const byId = new Map(operations.map((op) => [`${op.method} ${op.path}`, op]));
-  const report: ContractReport = { seed: options.seed, operations: operations.length, requests: 0, byKind: {}, failures: [], statuses: {} };
+  const report: ContractReport = {
+    seed: options.seed,
+    operations: operations.length,
+    requests: 0,
+    byKind: {},
+    failures: [],
+    statuses: {},
+  };
 
-  const tokens = Object.fromEntries(await Promise.all([undefined, ...SCOPES].map(async (scope) => [scope ?? 'all', await credentials.token(scope)] as const)));
+  const tokens = Object.fromEntries(
+    await Promise.all(
+      [undefined, ...SCOPES].map(async (scope) => [scope ?? 'all', await credentials.token(scope)] as const),
+    ),
+  );
   const basic = `Basic ${Buffer.from(`${encodeURIComponent(credentials.clientId)}:${encodeURIComponent(credentials.clientSecret)}`).toString('base64')}`;
   const authFor = (op: Operation): Record<string, string> => {
     if (op.security.basicAuth) return { authorization: basic };
@@ -69,13 +101,22 @@ export async function runContract(credentials: Credentials, options: ContractOpt
   };
 
   const exchange = async (request: ContractRequest): Promise<HttpResponse> => {
-    const response = await http.request(request.wire.method, request.wire.target, { headers: request.wire.headers, ...(request.wire.body === undefined ? {} : { body: request.wire.body }) });
+    const response = await http.request(request.wire.method, request.wire.target, {
+      headers: request.wire.headers,
+      ...(request.wire.body === undefined ? {} : { body: request.wire.body }),
+    });
     report.requests++;
     report.byKind[request.expectation.kind] = (report.byKind[request.expectation.kind] ?? 0) + 1;
     const counts = (report.statuses[request.operation.operationId] ??= {});
     counts[response.status] = (counts[response.status] ?? 0) + 1;
     for (const problem of checkResponse(request, response, validator)) {
-      report.failures.push({ operationId: request.operation.operationId, kind: request.expectation.kind, request: describe(request.wire), status: response.status, problem });
+      report.failures.push({
+        operationId: request.operation.operationId,
+        kind: request.expectation.kind,
+        request: describe(request.wire),
+        status: response.status,
+        problem,
+      });
     }
     return response;
   };
@@ -86,18 +127,25 @@ export async function runContract(credentials: Credentials, options: ContractOpt
     const wire: WireRequest = {
       method,
       target,
-      headers: { authorization: `Bearer ${tokens.all}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${tokens.all}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     };
     if (!operation) throw new Error(`the document has no operation for ${method} ${target}`);
     const response = await exchange({ operation, wire, expectation: { kind: 'valid' } });
-    if (response.status >= 300) throw new Error(`fixture ${method} ${target}: ${response.status} ${response.text.slice(0, 300)}`);
+    if (response.status >= 300)
+      throw new Error(`fixture ${method} ${target}: ${response.status} ${response.text.slice(0, 300)}`);
     return { status: response.status, json: response.json };
   };
   await seedFixtures(send);
 
   // DELETEs last, so the ids the other operations use still exist while they run.
-  const ordered = [...operations.filter((op) => op.method !== 'DELETE'), ...operations.filter((op) => op.method === 'DELETE')];
+  const ordered = [
+    ...operations.filter((op) => op.method !== 'DELETE'),
+    ...operations.filter((op) => op.method === 'DELETE'),
+  ];
   for (const [index, operation] of ordered.entries()) {
     const known = await knownPathParams(operation, operations, send);
     const ctx: BuildContext = { clientId: credentials.clientId, knownPathParams: () => known };
@@ -112,7 +160,10 @@ export async function runContract(credentials: Credentials, options: ContractOpt
     // exist (a broken body for an unknown id may rightly be a 404 first).
     const base = (samples.find((s) => s.knownIds) ?? samples[0])?.draft;
     if (base) {
-      const candidates: Array<{ wire: WireRequest; expectation: Expectation }> = parameterMutations(operation, validator).map((m) => ({
+      const candidates: Array<{ wire: WireRequest; expectation: Expectation }> = parameterMutations(
+        operation,
+        validator,
+      ).map((m) => ({
         wire: withBrokenParameter(operation, base, m, authFor(operation)),
         expectation: { kind: 'invalid-parameter', parameter: m.parameter.name, rule: m.rule },
       }));
@@ -121,22 +172,38 @@ export async function runContract(credentials: Credentials, options: ContractOpt
         for (const broken of bodyBreaks(media, base.body, validator)) {
           const draft = { ...base, query: {}, headers: {}, body: broken.body };
           delete draft.accept;
-          candidates.push({ wire: toWire(operation, draft, authFor(operation)), expectation: { kind: 'invalid-body', path: broken.path, rule: broken.rule } });
+          candidates.push({
+            wire: toWire(operation, draft, authFor(operation)),
+            expectation: { kind: 'invalid-body', path: broken.path, rule: broken.rule },
+          });
         }
       }
       const count = Math.min(options.invalidRuns, candidates.length);
-      const chosen = count === 0 ? [] : fc.sample(fc.shuffledSubarray(candidates, { minLength: count, maxLength: count }), { seed, numRuns: 1 })[0]!;
+      const chosen =
+        count === 0
+          ? []
+          : fc.sample(fc.shuffledSubarray(candidates, { minLength: count, maxLength: count }), {
+              seed,
+              numRuns: 1,
+            })[0]!;
       for (const candidate of chosen) await exchange({ operation, ...candidate });
 
       const minimal = toWire(operation, minimalDraft(operation, base), authFor(operation));
-      for (const broken of [...mediaBreaks(operation, minimal), ...queryBreaks(operation, minimal)]) await exchange({ operation, ...broken });
+      for (const broken of [...mediaBreaks(operation, minimal), ...queryBreaks(operation, minimal)])
+        await exchange({ operation, ...broken });
 
       // Credentials: none, and (bearer routes) a token without the route's scope.
       const noAuth = toWire(operation, base, {});
-      if (Object.keys(operation.security).length > 0) await exchange({ operation, wire: noAuth, expectation: { kind: 'security', expected: 401 } });
+      if (Object.keys(operation.security).length > 0)
+        await exchange({ operation, wire: noAuth, expectation: { kind: 'security', expected: 401 } });
       const scope = operation.security.bearerAuth?.[0];
       const other = SCOPES.find((s) => s !== scope);
-      if (scope && other) await exchange({ operation, wire: toWire(operation, base, { authorization: `Bearer ${tokens[other]}` }), expectation: { kind: 'security', expected: 403 } });
+      if (scope && other)
+        await exchange({
+          operation,
+          wire: toWire(operation, base, { authorization: `Bearer ${tokens[other]}` }),
+          expectation: { kind: 'security', expected: 403 },
+        });
     }
     options.log?.(`${operation.operationId}: ${JSON.stringify(report.statuses[operation.operationId] ?? {})}`);
   }
@@ -144,7 +211,9 @@ export async function runContract(credentials: Credentials, options: ContractOpt
   // document's description says so).
   const errorSchema = dereference({ $ref: '#/components/schemas/Error' }, document) as JsonSchema;
   for (const [path, item] of Object.entries(document.paths)) {
-    const served = Object.keys(item).filter((key) => ['get', 'put', 'post', 'delete', 'patch'].includes(key)).map((m) => m.toUpperCase());
+    const served = Object.keys(item)
+      .filter((key) => ['get', 'put', 'post', 'delete', 'patch'].includes(key))
+      .map((m) => m.toUpperCase());
     const other = ['DELETE', 'PUT', 'PATCH', 'POST'].find((m) => !served.includes(m));
     const operation = operations.find((op) => op.path === path);
     if (!other || !operation) continue;
@@ -152,13 +221,29 @@ export async function runContract(credentials: Credentials, options: ContractOpt
     const response = await http.request(other, target, { headers: authFor(operation) });
     report.requests++;
     report.byKind.method = (report.byKind.method ?? 0) + 1;
-    const allow = String(response.headers.allow ?? '').split(',').map((m) => m.trim()).sort();
+    const allow = String(response.headers.allow ?? '')
+      .split(',')
+      .map((m) => m.trim())
+      .sort();
     const problems = [
       ...(response.status === 405 ? [] : [`${other} ${path}: expected 405, got ${response.status}`]),
-      ...(JSON.stringify(allow) === JSON.stringify([...served].sort()) ? [] : [`${other} ${path}: Allow "${String(response.headers.allow)}" is not ${served.join(', ')}`]),
-      ...(other === 'DELETE' ? (response.text === '' ? [] : ['a DELETE error has a body']) : validator.errors(errorSchema, response.json).map((e) => `405 body: ${e}`)),
+      ...(JSON.stringify(allow) === JSON.stringify([...served].sort())
+        ? []
+        : [`${other} ${path}: Allow "${String(response.headers.allow)}" is not ${served.join(', ')}`]),
+      ...(other === 'DELETE'
+        ? response.text === ''
+          ? []
+          : ['a DELETE error has a body']
+        : validator.errors(errorSchema, response.json).map((e) => `405 body: ${e}`)),
     ];
-    for (const problem of problems) report.failures.push({ operationId: operation.operationId, kind: 'method', request: `${other} ${target}`, status: response.status, problem });
+    for (const problem of problems)
+      report.failures.push({
+        operationId: operation.operationId,
+        kind: 'method',
+        request: `${other} ${target}`,
+        status: response.status,
+        problem,
+      });
   }
   return report;
 }
@@ -178,7 +263,11 @@ function describe(wire: WireRequest): string {
   return `${wire.method} ${wire.target.length > 400 ? `${wire.target.slice(0, 400)}…` : wire.target}${wire.headers['content-type'] ? ` [${wire.headers['content-type']}]` : ''}${wire.headers.accept ? ` [Accept: ${wire.headers.accept}]` : ''}${body}`;
 }
 
-const baseType = (header: string | string[] | undefined) => String(header ?? '').split(';')[0]!.trim().toLowerCase();
+const baseType = (header: string | string[] | undefined) =>
+  String(header ?? '')
+    .split(';')[0]!
+    .trim()
+    .toLowerCase();
 
 /** Everything wrong with one answer, judged by the document alone. */
 export function checkResponse(request: ContractRequest, response: HttpResponse, validator: SchemaValidator): string[] {
@@ -189,23 +278,35 @@ export function checkResponse(request: ContractRequest, response: HttpResponse, 
   if (!response.headers['x-request-id']) problems.push('no X-Request-Id');
   const documented = documentedResponse(operation, status);
   if (!documented) {
-    problems.push(`status ${status} is not documented (documented: ${Object.keys(operation.responses).join(', ')}): ${response.text.slice(0, 300)}`);
+    problems.push(
+      `status ${status} is not documented (documented: ${Object.keys(operation.responses).join(', ')}): ${response.text.slice(0, 300)}`,
+    );
   } else {
     const content = documented.content;
     if (!content || Object.keys(content).length === 0) {
-      if (response.text !== '') problems.push(`status ${status} is documented without a body, got ${response.text.slice(0, 100)}`);
+      if (response.text !== '')
+        problems.push(`status ${status} is documented without a body, got ${response.text.slice(0, 100)}`);
     } else {
       const type = baseType(response.headers['content-type']);
       const media = content[type];
-      if (!media) problems.push(`content type ${type || '(none)'} is not documented for ${status} (documented: ${Object.keys(content).join(', ')})`);
+      if (!media)
+        problems.push(
+          `content type ${type || '(none)'} is not documented for ${status} (documented: ${Object.keys(content).join(', ')})`,
+        );
       else if (type === 'application/json' && media.schema) {
-        if (response.json === undefined) problems.push(`status ${status}: the body is not JSON: ${response.text.slice(0, 100)}`);
-        else for (const error of validator.errors(media.schema, response.json)) problems.push(`status ${status}: the body does not match the schema: ${error}`);
+        if (response.json === undefined)
+          problems.push(`status ${status}: the body is not JSON: ${response.text.slice(0, 100)}`);
+        else
+          for (const error of validator.errors(media.schema, response.json))
+            problems.push(`status ${status}: the body does not match the schema: ${error}`);
       } else if (type === 'application/x-ndjson') {
         // Each line is a row "shaped like the JSON rows": the items of the JSON page's list.
         const page = content['application/json']?.schema;
         const rows = Object.values(page?.properties ?? {}).find((p) => p.type === 'array')?.items;
-        for (const [i, line] of response.text.split('\n').filter((l) => l !== '').entries()) {
+        for (const [i, line] of response.text
+          .split('\n')
+          .filter((l) => l !== '')
+          .entries()) {
           let row: unknown;
           try {
             row = JSON.parse(line);
@@ -213,13 +314,16 @@ export function checkResponse(request: ContractRequest, response: HttpResponse, 
             problems.push(`NDJSON line ${i + 1} is not JSON: ${line.slice(0, 100)}`);
             continue;
           }
-          if (rows) for (const error of validator.errors(rows, row)) problems.push(`NDJSON line ${i + 1} does not match the JSON row schema: ${error}`);
+          if (rows)
+            for (const error of validator.errors(rows, row))
+              problems.push(`NDJSON line ${i + 1} does not match the JSON row schema: ${error}`);
         }
       }
     }
     for (const [name, header] of Object.entries(documented.headers ?? {})) {
       const value = response.headers[name.toLowerCase()];
-      if (value !== undefined && header.schema?.type === 'integer' && !/^\d+$/.test(String(value))) problems.push(`header ${name}: "${String(value)}" is not an integer`);
+      if (value !== undefined && header.schema?.type === 'integer' && !/^\d+$/.test(String(value)))
+        problems.push(`header ${name}: "${String(value)}" is not an integer`);
     }
   }
   switch (expectation.kind) {
@@ -227,18 +331,31 @@ export function checkResponse(request: ContractRequest, response: HttpResponse, 
       if (status === 400) problems.push(`a documented-valid request was refused: ${response.text.slice(0, 300)}`);
       else if (status === 422) {
         const allowed = STATE_DEPENDENT_422[operation.operationId] ?? [];
-        const details = ((response.json as { error?: { details?: Array<{ code: string }> } } | undefined)?.error?.details ?? []).map((d) => d.code);
-        if (details.length === 0 || details.some((code) => !allowed.includes(code))) problems.push(`a documented-valid request was refused: ${response.text.slice(0, 300)}`);
-      } else if (status === 401 || status === 403 || status === 429) problems.push(`a valid request with valid credentials got ${status}: ${response.text.slice(0, 200)}`);
+        const details = (
+          (response.json as { error?: { details?: Array<{ code: string }> } } | undefined)?.error?.details ?? []
+        ).map((d) => d.code);
+        if (details.length === 0 || details.some((code) => !allowed.includes(code)))
+          problems.push(`a documented-valid request was refused: ${response.text.slice(0, 300)}`);
+      } else if (status === 401 || status === 403 || status === 429)
+        problems.push(`a valid request with valid credentials got ${status}: ${response.text.slice(0, 200)}`);
       break;
     case 'invalid-parameter':
-      if (status !== 400) problems.push(`parameter ${expectation.parameter} (${expectation.rule}) should be a 400, got ${status}: ${response.text.slice(0, 200)}`);
+      if (status !== 400)
+        problems.push(
+          `parameter ${expectation.parameter} (${expectation.rule}) should be a 400, got ${status}: ${response.text.slice(0, 200)}`,
+        );
       break;
     case 'invalid-body':
-      if (status !== 400 && status !== 422) problems.push(`body member ${expectation.path} (${expectation.rule}) should be a 400 or 422, got ${status}: ${response.text.slice(0, 200)}`);
+      if (status !== 400 && status !== 422)
+        problems.push(
+          `body member ${expectation.path} (${expectation.rule}) should be a 400 or 422, got ${status}: ${response.text.slice(0, 200)}`,
+        );
       break;
     case 'invalid-media':
-      if (!expectation.expected.includes(status)) problems.push(`${expectation.rule} should be a ${expectation.expected.join(' or ')}, got ${status}: ${response.text.slice(0, 200)}`);
+      if (!expectation.expected.includes(status))
+        problems.push(
+          `${expectation.rule} should be a ${expectation.expected.join(' or ')}, got ${status}: ${response.text.slice(0, 200)}`,
+        );
       break;
     case 'security':
       if (status !== expectation.expected) problems.push(`expected ${expectation.expected}, got ${status}`);

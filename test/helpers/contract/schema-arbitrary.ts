@@ -29,7 +29,9 @@ export function valueArbitrary(schema: JsonSchema): fc.Arbitrary<unknown> {
   if (types.length === 0) return fc.oneof(fc.string({ maxLength: 10 }), fc.integer(), fc.boolean());
   const arbitraries = types.map((type) => typedArbitrary(type, schema));
   // null is one choice among several: most values should exercise the typed branch.
-  return arbitraries.length === 1 ? arbitraries[0]! : fc.oneof(...types.map((type, i) => ({ weight: type === 'null' ? 1 : 3, arbitrary: arbitraries[i]! })));
+  return arbitraries.length === 1
+    ? arbitraries[0]!
+    : fc.oneof(...types.map((type, i) => ({ weight: type === 'null' ? 1 : 3, arbitrary: arbitraries[i]! })));
 }
 
 function withoutBranches(schema: JsonSchema): JsonSchema {
@@ -59,10 +61,22 @@ function typedArbitrary(type: string, schema: JsonSchema): fc.Arbitrary<unknown>
 }
 
 function integerArbitrary(schema: JsonSchema): fc.Arbitrary<number> {
-  const min = Math.max(schema.minimum ?? Number.MIN_SAFE_INTEGER, (schema.exclusiveMinimum ?? Number.MIN_SAFE_INTEGER - 1) + 1);
-  const max = Math.min(schema.maximum ?? Number.MAX_SAFE_INTEGER, (schema.exclusiveMaximum ?? Number.MAX_SAFE_INTEGER + 1) - 1);
+  const min = Math.max(
+    schema.minimum ?? Number.MIN_SAFE_INTEGER,
+    (schema.exclusiveMinimum ?? Number.MIN_SAFE_INTEGER - 1) + 1,
+  );
+  const max = Math.min(
+    schema.maximum ?? Number.MAX_SAFE_INTEGER,
+    (schema.exclusiveMaximum ?? Number.MAX_SAFE_INTEGER + 1) - 1,
+  );
   // fast-check biases towards small values and the bounds; keep a share of plainly small ones.
-  return fc.oneof({ weight: 3, arbitrary: fc.integer({ min: Math.max(min, Math.min(max, 0)), max: Math.min(max, Math.max(min, 1000)) }) }, { weight: 1, arbitrary: fc.integer({ min, max }) });
+  return fc.oneof(
+    {
+      weight: 3,
+      arbitrary: fc.integer({ min: Math.max(min, Math.min(max, 0)), max: Math.min(max, Math.max(min, 1000)) }),
+    },
+    { weight: 1, arbitrary: fc.integer({ min, max }) },
+  );
 }
 
 function numberArbitrary(schema: JsonSchema): fc.Arbitrary<number> {
@@ -71,9 +85,14 @@ function numberArbitrary(schema: JsonSchema): fc.Arbitrary<number> {
   if (schema.multipleOf !== undefined) {
     const step = schema.multipleOf;
     const decimals = Math.max(0, Math.ceil(-Math.log10(step)));
-    return fc.integer({ min: Math.ceil(min / step), max: Math.floor(max / step) }).map((k) => Number((k * step).toFixed(decimals)));
+    return fc
+      .integer({ min: Math.ceil(min / step), max: Math.floor(max / step) })
+      .map((k) => Number((k * step).toFixed(decimals)));
   }
-  return fc.oneof(fc.integer({ min: Math.ceil(Math.max(min, -1e6)), max: Math.floor(Math.min(max, 1e6)) }), fc.double({ min, max, noNaN: true, noDefaultInfinity: true }));
+  return fc.oneof(
+    fc.integer({ min: Math.ceil(Math.max(min, -1e6)), max: Math.floor(Math.min(max, 1e6)) }),
+    fc.double({ min, max, noNaN: true, noDefaultInfinity: true }),
+  );
 }
 
 const DAY_MS = 86_400_000;
@@ -84,21 +103,39 @@ function stringArbitrary(schema: JsonSchema): fc.Arbitrary<string> {
   const minLength = schema.minLength ?? 0;
   const maxLength = schema.maxLength;
   const fits = (s: string) => [...s].length >= minLength && (maxLength === undefined || [...s].length <= maxLength);
-  if (schema.format === 'date') return fc.integer({ min: FROM / DAY_MS, max: TO / DAY_MS }).map((day) => new Date(day * DAY_MS).toISOString().slice(0, 10));
+  if (schema.format === 'date')
+    return fc
+      .integer({ min: FROM / DAY_MS, max: TO / DAY_MS })
+      .map((day) => new Date(day * DAY_MS).toISOString().slice(0, 10));
   if (schema.format === 'date-time') return fc.integer({ min: FROM, max: TO }).map((ms) => new Date(ms).toISOString());
   if (schema.pattern !== undefined) {
     const regex = new RegExp(schema.pattern, 'u');
     const matching = fc.stringMatching(regex, maxLength === undefined ? {} : { maxLength }).filter(fits);
     // The longest allowed value too, where the pattern lets one unit repeat (names: \S).
-    const longest = maxLength !== undefined && maxLength <= 10_000 ? ['😀', 'é', 'a'].filter((unit) => regex.test(unit.repeat(maxLength))) : [];
-    return longest.length === 0 ? matching : fc.oneof({ weight: 5, arbitrary: matching }, { weight: 1, arbitrary: fc.constantFrom(...longest).map((unit) => unit.repeat(maxLength!)) });
+    const longest =
+      maxLength !== undefined && maxLength <= 10_000
+        ? ['😀', 'é', 'a'].filter((unit) => regex.test(unit.repeat(maxLength)))
+        : [];
+    return longest.length === 0
+      ? matching
+      : fc.oneof(
+          { weight: 5, arbitrary: matching },
+          { weight: 1, arbitrary: fc.constantFrom(...longest).map((unit) => unit.repeat(maxLength!)) },
+        );
   }
   const cap = Math.min(maxLength ?? 40, Math.max(minLength, 40));
   return fc.oneof(
     { weight: 4, arbitrary: fc.string({ minLength, maxLength: cap, unit: 'grapheme-ascii' }) },
     { weight: 1, arbitrary: fc.string({ minLength, maxLength: cap, unit: 'grapheme-composite' }) },
     // The longest allowed value: where "at most N characters" and the service's count must agree.
-    ...(maxLength !== undefined && maxLength <= 10_000 ? [{ weight: 1, arbitrary: fc.string({ minLength: maxLength, maxLength, unit: fc.constantFrom('a', 'é', '€', '😀') }) }] : []),
+    ...(maxLength !== undefined && maxLength <= 10_000
+      ? [
+          {
+            weight: 1,
+            arbitrary: fc.string({ minLength: maxLength, maxLength, unit: fc.constantFrom('a', 'é', '€', '😀') }),
+          },
+        ]
+      : []),
   );
 }
 
@@ -106,31 +143,45 @@ function arrayArbitrary(schema: JsonSchema): fc.Arbitrary<unknown[]> {
   const minLength = schema.minItems ?? 0;
   const maxLength = Math.max(minLength, Math.min(schema.maxItems ?? MAX_GENERATED_ITEMS, MAX_GENERATED_ITEMS));
   const items = valueArbitrary(schema.items ?? {});
-  return schema.uniqueItems === true ? fc.uniqueArray(items, { minLength, maxLength, comparator: 'SameValueZero' }) : fc.array(items, { minLength, maxLength });
+  return schema.uniqueItems === true
+    ? fc.uniqueArray(items, { minLength, maxLength, comparator: 'SameValueZero' })
+    : fc.array(items, { minLength, maxLength });
 }
 
 function objectArbitrary(schema: JsonSchema): fc.Arbitrary<Record<string, unknown>> {
   const required = new Set(schema.required ?? []);
   // Left out: response-only members, and members no value satisfies (`not: {}`: must not be sent).
-  const properties = Object.entries(schema.properties ?? {}).filter(([, property]) => property.readOnly !== true && !(property.not !== undefined && Object.keys(property.not).length === 0));
+  const properties = Object.entries(schema.properties ?? {}).filter(
+    ([, property]) =>
+      property.readOnly !== true && !(property.not !== undefined && Object.keys(property.not).length === 0),
+  );
   const record = fc.record(Object.fromEntries(properties.map(([name, property]) => [name, valueArbitrary(property)])), {
     requiredKeys: properties.map(([name]) => name).filter((name) => required.has(name)),
   });
   const extra = schema.additionalProperties;
   if (extra === undefined || typeof extra === 'boolean') return record;
   const limit = Math.min(MAX_EXTRA_PROPERTIES, schema.maxProperties ?? MAX_EXTRA_PROPERTIES);
-  const names = propertyNameArbitrary(schema.propertyNames ?? {}).filter((name) => !(schema.properties && name in schema.properties));
-  const extras = fc.uniqueArray(fc.tuple(names, valueArbitrary(extra)), { maxLength: limit, selector: ([name]) => name });
+  const names = propertyNameArbitrary(schema.propertyNames ?? {}).filter(
+    (name) => !(schema.properties && name in schema.properties),
+  );
+  const extras = fc.uniqueArray(fc.tuple(names, valueArbitrary(extra)), {
+    maxLength: limit,
+    selector: ([name]) => name,
+  });
   return fc.tuple(record, extras).map(([fixed, pairs]) => {
     // defineProperty semantics: a generated name such as __proto__ is a member, not a prototype.
     const out: Record<string, unknown> = { ...fixed };
-    for (const [name, value] of pairs) Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
+    for (const [name, value] of pairs)
+      Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
     return out;
   });
 }
 
 function propertyNameArbitrary(schema: JsonSchema): fc.Arbitrary<string> {
-  const base = schema.pattern === undefined ? fc.string({ minLength: 1, maxLength: 12 }) : fc.stringMatching(new RegExp(schema.pattern, 'u'));
+  const base =
+    schema.pattern === undefined
+      ? fc.string({ minLength: 1, maxLength: 12 })
+      : fc.stringMatching(new RegExp(schema.pattern, 'u'));
   const not = schema.not?.pattern;
   return not === undefined ? base : base.filter((name) => !new RegExp(not, 'u').test(name));
 }

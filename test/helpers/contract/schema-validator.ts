@@ -34,6 +34,8 @@ export class SchemaValidator {
   errors(schema: JsonSchema, value: unknown): string[] {
     const validate = this.validator(schema);
     if (validate(value)) return [];
-    return (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
+    return (validate.errors ?? [])
+      .slice(0, 5)
+      .map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
   }
 }
