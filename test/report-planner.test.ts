@@ -69,6 +69,15 @@ describe('planner: request -> plan', () => {
     expect(p.entityFilter).toMatchObject({ kind: 'in', list: ['GOOGLE_ADS', 'MICROSOFT_ADVERTISING'] });
   });
 
+  it('knows fact fields by their own names only: segments.constructor is an unknown field, not a prototype member', () => {
+    for (const name of ['constructor', 'toString', 'hasOwnProperty']) {
+      expect(refusal(() => plan('campaigns', { filter: `segments.${name} == 'x'` })).details[0]).toMatchObject({
+        field: 'filter',
+        code: 'invalid_expression',
+      });
+    }
+  });
+
   it('refuses a device filter mixed with a statistic in one OR', () => {
     expect(
       refusal(() => plan('ads', { filter: "segments.deviceType == 'MOBILE' || statistics.clicks > 3" })).details[0],
