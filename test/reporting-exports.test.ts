@@ -943,9 +943,14 @@ describe('negotiation and headers', () => {
       expect(varyOf(plain.headers), 'the identity answer varies by Accept-Encoding too').toContain('accept-encoding');
       expect(gzipped.raw.length).toBeLessThan(plain.raw.length / 3);
       expect(gzipped.body.equals(plain.body), `${format}: gunzipped = identity`).toBe(true);
-      for (const refused of ['gzip;q=0', 'identity', 'br']) {
+      // RFC 9110 12.5.3: a coding refused by name stays refused under `*`; identity preferred over gzip wins.
+      for (const refused of ['gzip;q=0', 'identity', 'br', 'gzip;q=0, *', 'gzip;q=0.5, identity']) {
         const res = await exported(T[0], 'keywords', { ...query, format, limit: 10 }, { 'accept-encoding': refused });
         expect(res.headers['content-encoding'], refused).toBeUndefined();
+      }
+      for (const accepted of ['x-gzip', '*', 'br;q=1, gzip;q=0.1']) {
+        const res = await exported(T[0], 'keywords', { ...query, format, limit: 10 }, { 'accept-encoding': accepted });
+        expect(res.headers['content-encoding'], accepted).toBe('gzip');
       }
     }
     const parquet = await exported(T[0], 'keywords', { ...query, format: 'parquet' }, { 'accept-encoding': 'gzip' });

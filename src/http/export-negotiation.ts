@@ -1,3 +1,4 @@
+import { chooseEncoding } from './content-coding.js';
 import type { ReportService } from '../reporting/report-service.js';
 import { ApiError } from '../shared/errors.js';
 import { invalidParameter } from '../shared/query-params.js';
@@ -52,11 +53,13 @@ export function responseFormat(formatParameter: string | undefined, accept: stri
   );
 }
 
-/** gzip when the client accepts it (and did not refuse it with q=0). */
+/**
+ * gzip when Accept-Encoding chooses it over identity (RFC 9110 12.5.3, the same reading as the
+ * JSON answers'): a refusal by name (`gzip;q=0`) holds under `*`, `x-gzip` is gzip.
+ */
 export function acceptsGzip(acceptEncoding: string | undefined): boolean {
-  return (acceptEncoding ?? '').split(',').some((part) => {
-    const [coding = '', ...parameters] = part.split(';').map((p) => p.trim().toLowerCase());
-    const q = parameters.find((p) => p.startsWith('q='));
-    return (coding === 'gzip' || coding === '*') && (q === undefined || Number(q.slice(2)) > 0);
-  });
+  return chooseEncoding(acceptEncoding, EXPORT_CODINGS).coding === 'gzip';
 }
+
+/** Exports have one coding of their own (Parquet compresses inside the file and takes none). */
+const EXPORT_CODINGS = ['gzip'] as const;
