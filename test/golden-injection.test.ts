@@ -7,6 +7,7 @@ import { compileReport, type CompiledQuery } from '../src/sql/compile-report.js'
 import type { SqlValue } from '../src/store/sql-values.js';
 import { useGeneratedDatabase } from './helpers/generated-database.js';
 import { CORPUS, literal } from './helpers/injection-corpus.js';
+import { reportRequestOf } from './helpers/report-request.js';
 
 /**
  * The injection corpus of test/reporting-injection.test.ts run against the dialect-neutral
@@ -21,22 +22,8 @@ const ORG = 1;
 const NOW = new Date();
 const SAFE = 'zq';
 
-const request = (overrides: Partial<ReportRequest>): ReportRequest => ({
-  organizationId: ORG,
-  startDate: undefined,
-  endDate: undefined,
-  statistics: ['clicks', 'cost'],
-  segments: undefined,
-  filter: undefined,
-  sort: undefined,
-  formulas: [],
-  embed: undefined,
-  name: undefined,
-  limit: 50,
-  offset: 0,
-  totals: true,
-  ...overrides,
-});
+const request = (overrides: Partial<ReportRequest>): ReportRequest =>
+  reportRequestOf({ organizationId: ORG, statistics: ['clicks', 'cost'], limit: 50, totals: true, ...overrides });
 
 /** Every statement of a plan: page, totals, JSON page, the three exports' SELECTs (parquet is csv's), estimates and their gate. */
 function statements(plan: ReportPlan): Array<readonly [string, CompiledQuery]> {

@@ -5,6 +5,7 @@ import type { ReportPlan, ReportRequest } from '../src/planner/report-plan.js';
 import { compileReport, type CompiledQuery } from '../src/sql/compile-report.js';
 import type { Row, SqlValue } from '../src/store/sql-values.js';
 import { useGeneratedDatabase } from './helpers/generated-database.js';
+import { reportRequestOf } from './helpers/report-request.js';
 
 /**
  * Golden tests of the reporting compiler (issue 20 item 7): for each planner feature, the SQL and
@@ -55,22 +56,8 @@ interface GoldenCase {
   readonly statement: Statement;
 }
 
-const request = (overrides: Partial<ReportRequest>, organizationId = ORG): ReportRequest => ({
-  organizationId,
-  startDate: undefined,
-  endDate: undefined,
-  statistics: undefined,
-  segments: undefined,
-  filter: undefined,
-  sort: undefined,
-  formulas: [],
-  embed: undefined,
-  name: undefined,
-  limit: 100,
-  offset: 0,
-  totals: false,
-  ...overrides,
-});
+const request = (overrides: Partial<ReportRequest>, organizationId = ORG): ReportRequest =>
+  reportRequestOf({ organizationId, ...overrides });
 
 const planOf = (endpoint: string, overrides: Partial<ReportRequest>, now = NOW, organizationId = ORG): ReportPlan =>
   buildPlan(ENDPOINT_BY_PATH.get(endpoint)!, request(overrides, organizationId), now);

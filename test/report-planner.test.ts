@@ -5,24 +5,11 @@ import { buildPlan } from '../src/planner/build-plan.js';
 import type { ReportRequest } from '../src/planner/report-plan.js';
 import { ApiError } from '../src/shared/errors.js';
 import { compileReport } from '../src/sql/compile-report.js';
+import { reportRequestOf } from './helpers/report-request.js';
 
 const NOW = new Date('2026-11-22T10:00:00Z');
-const request = (overrides: Partial<ReportRequest> = {}): ReportRequest => ({
-  organizationId: 7,
-  startDate: undefined,
-  endDate: undefined,
-  statistics: undefined,
-  segments: undefined,
-  filter: undefined,
-  sort: undefined,
-  formulas: [],
-  embed: undefined,
-  name: undefined,
-  limit: 100,
-  offset: 0,
-  totals: false,
-  ...overrides,
-});
+const request = (overrides: Partial<ReportRequest> = {}): ReportRequest =>
+  reportRequestOf({ organizationId: 7, ...overrides });
 const plan = (path: LevelPath | `${LevelPath}/${'facebook' | 'google-ads'}`, overrides: Partial<ReportRequest> = {}) =>
   buildPlan(ENDPOINT_BY_PATH.get(path)!, request(overrides), NOW);
 

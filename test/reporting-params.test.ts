@@ -286,6 +286,9 @@ describe('bad parameters: 400 naming the parameter', () => {
     error = await expect400('adgroups', { filter: "labels.tier == 'gold'" }, 'filter');
     expect(text(error)).toContain('labels.tier');
     error = await expect400('accounts', { filter: 'customFields.field31 == 1' }, 'filter');
+    // Fact fields are looked up by their own names: a prototype member is no field (before issue 20 it planned a fact operand without a column).
+    error = await expect400('campaigns', { filter: "segments.constructor == 'x'" }, 'filter');
+    expect(text(error)).toContain('segments.constructor');
     error = await expect400('campaigns', { filter: 'formulas.nope > 1' }, 'filter');
     expect(text(error)).toContain('formulas.nope');
     error = await expect400('campaigns', { sort: 'name,-statistics.foo' }, 'sort');

@@ -1,5 +1,5 @@
 import { assertNever } from '../shared/assert-never.js';
-import type { ConditionNode, Operand, Stage, ValueNode, ValueType } from './report-plan.js';
+import type { ConditionNode, Operand, Stage, ValueNode } from './report-plan.js';
 
 /**
  * Constructors of plan nodes: the only place a node's type and stages are decided, once, from its
@@ -130,8 +130,3 @@ export const linkedAccount = (accountIds: readonly number[] | 'any', negated: bo
   negated,
   stages: ['entity'],
 });
-
-/** The type of a value node (conditions are no values). */
-export function typeOf(node: ValueNode): ValueType {
-  return node.type;
-}

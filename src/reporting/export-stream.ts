@@ -5,8 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
-import type { ReportPlan } from '../planner/report-plan.js';
-import { compileReport, duckdbDialect, type CompiledQuery, type ExportFormat } from '../sql/compile-report.js';
+import { duckdbDialect, type CompiledQuery, type ExportFormat } from '../sql/compile-report.js';
 import { ApiError, OverloadedError } from '../shared/errors.js';
 import type { Database, Executor } from '../store/database.js';
 
@@ -81,10 +80,9 @@ export class ExportService {
    * Starts the export and resolves with its stream once the first bytes are there (or the
    * export ended), so a failure before any output is still an HTTP error. Destroying the stream
    * interrupts the query. 503 when the organization runs `maxPerOrganization` exports already,
-   * or the service `maxConcurrent`.
+   * or the service `maxConcurrent`. `compiled` is the export SELECT (compileReport(plan).export).
    */
-  async open(plan: ReportPlan, format: ExportFormat): Promise<ExportStream> {
-    const organizationId = plan.organizationId;
+  async open(organizationId: number, compiled: CompiledQuery, format: ExportFormat): Promise<ExportStream> {
     const ofOrganization = this.runningOf.get(organizationId) ?? 0;
     if (this.closed) throw new OverloadedError(RETRY_AFTER_SECONDS);
     if (ofOrganization >= this.maxPerOrganization) throw new OrganizationExportsBusyError(this.maxPerOrganization);
@@ -103,7 +101,6 @@ export class ExportService {
     };
     let fifo: string | undefined;
     try {
-      const compiled = compileReport(plan).export(format);
       fifo = await this.newFifo();
       // The pipe's path is ours (a temp directory and a counter), never user text.
       return await this.stream(

@@ -113,7 +113,9 @@ export class ReportService {
     format: ExportFormat,
   ): Promise<{ plan: ReportPlan; stream: ExportStream; warnings: readonly ReportWarning[] }> {
     const plan = buildPlan(endpoint, request, this.now());
-    const estimatesQuery = compileReport(plan).estimates();
+    // One set of CTEs for the estimates and the export itself.
+    const report = compileReport(plan);
+    const estimatesQuery = report.estimates();
     const warnings: ReportWarning[] = [];
     if (estimatesQuery) {
       const row = await this.db.read(async (r) => {
@@ -125,7 +127,7 @@ export class ReportService {
       const estimated = estimates.result();
       if (estimated) warnings.push(estimatedFxRates(estimated));
     }
-    return { plan, stream: await this.exports.open(plan, format), warnings };
+    return { plan, stream: await this.exports.open(plan.organizationId, report.export(format), format), warnings };
   }
 }
 

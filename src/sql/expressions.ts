@@ -1,5 +1,4 @@
 import { levelOf } from '../catalog/levels.js';
-import { segmentOf } from '../catalog/segments.js';
 import {
   measuresOf,
   statisticOf,
@@ -227,9 +226,4 @@ export function conditionSql(node: ConditionNode, alias: string, c: ExpressionCo
     default:
       return assertNever(node, 'condition node');
   }
-}
-
-/** The segment of the plan at output position i, for its SQL. */
-export function planSegment(plan: ReportPlan, i: number) {
-  return segmentOf(plan.segments[i]!);
 }

@@ -28,24 +28,27 @@ export function finishPage(query: ReportQuery): CompiledQuery {
   const has = (embed: string) => (plan.embed as readonly string[]).includes(embed);
   // Only what the response shows: converting unused columns (the DECIMAL sums above all) into JS
   // values cost more main-thread time than the rest of a small report.
+  const quoted = (name: string) => [name, `r.${d.quote(name)}`] as const;
+  const plain = (name: string) => [name, `r.${name}`] as const;
   const shown = [
-    ...level.rowKeys.map((key) => `r.${d.quote(key)}`),
-    ...(query.labelled ? ['r.label_value'] : []),
-    ...plan.segments.map((_, i) => `r.${segmentColumn(i)}`),
-    ...(has('customFields') ? Array.from({ length: 30 }, (_, i) => `r.field${i + 1}`) : []),
-    ...(has('images') ? [`r.${d.quote('__images')}`] : []),
-    ...(has('specificFields') ? [`r.${d.quote('__specificFields')}`, `r.${d.quote('adPlatformAccountType')}`] : []),
+    ...level.rowKeys.map(quoted),
+    ...(query.labelled ? [plain('label_value')] : []),
+    ...plan.segments.map((_, i) => plain(segmentColumn(i))),
+    ...(has('customFields') ? Array.from({ length: 30 }, (_, i) => plain(`field${i + 1}`)) : []),
+    ...(has('images') ? [quoted('__images')] : []),
+    ...(has('specificFields') ? [quoted('__specificFields'), quoted('adPlatformAccountType')] : []),
   ];
-  const selected = [...new Set(shown)];
+  // adPlatformAccountType is a row key of the lower levels and specificFields reads it too: once.
+  const selected = [...new Map(shown).entries()];
   const sql = `${query.ctes}
-    SELECT ${selected.join(', ')}${outputs.map(([sql, name]) => `, ${sql} AS ${name}`).join('')}, count(*) OVER () AS ${TOTAL_COLUMN}
+    SELECT ${selected.map(([, sql]) => sql).join(', ')}${outputs.map(([sql, name]) => `, ${sql} AS ${name}`).join('')}, count(*) OVER () AS ${TOTAL_COLUMN}
       FROM report_rows r${where}
      ORDER BY ${orderBy(order)}
      LIMIT ${binder.bind(plan.limit, 'bigint')} OFFSET ${binder.bind(plan.offset, 'bigint')}`;
   return {
     sql,
     params: binder.params,
-    columns: [...selected.map((c) => c.slice(2).replaceAll('"', '')), ...outputs.map(([, name]) => name), TOTAL_COLUMN],
+    columns: [...selected.map(([name]) => name), ...outputs.map(([, name]) => name), TOTAL_COLUMN],
   };
 }
 

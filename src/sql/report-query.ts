@@ -1,4 +1,5 @@
 import { levelOf, type LevelDefinition } from '../catalog/levels.js';
+import { segmentOf } from '../catalog/segments.js';
 import {
   FACT_MEASURES,
   MONEY_MEASURES,
@@ -13,14 +14,7 @@ import type { ReportPlan } from '../planner/report-plan.js';
 import { assertNever } from '../shared/assert-never.js';
 import { Binder } from './binder.js';
 import type { SqlDialect } from './dialect.js';
-import {
-  conditionSql,
-  planSegment,
-  segmentColumn,
-  sumColumn,
-  usedMeasures,
-  type ExpressionContext,
-} from './expressions.js';
+import { conditionSql, segmentColumn, sumColumn, usedMeasures, type ExpressionContext } from './expressions.js';
 import { levelEntities } from './level-sources.js';
 
 /**
@@ -218,7 +212,9 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect): ReportQuery {
            WHERE p.organization_id = ${org})`;
 
   const segmentKeys = (day: string, device: string) =>
-    plan.segments.map((_, i) => `, ${d.segment(planSegment(plan, i), day, device)} AS ${segmentColumn(i)}`).join('');
+    plan.segments
+      .map((_, i) => `, ${d.segment(segmentOf(plan.segments[i]!), day, device)} AS ${segmentColumn(i)}`)
+      .join('');
   const sumSelect = FACT_MEASURES.map((m) => `sum(${bucketColumn(m)}) AS ${sumColumn(m)}`);
   // Per bucket: the first and last day converted at an estimated rate, and which rates (accounts:
   // the currencies; lower levels: whether the source's or the target's, the row knows both).

@@ -80,7 +80,10 @@ export const duckdbDialect: SqlDialect = {
   placeholder: (index, type) => `$${index}${type === undefined ? '' : `::${TYPE_NAMES[type]}`}`,
   cast: (sql, type) => `${sql}::${TYPE_NAMES[type]}`,
   tryCastBigint: (sql) => `TRY_CAST(${sql} AS BIGINT)`,
-  dateLiteral: (isoDay) => `DATE '${/^\d{4}-\d{2}-\d{2}$/.test(isoDay) ? isoDay : '0000-00-00'}'`,
+  dateLiteral: (isoDay) => {
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(isoDay)) throw new Error(`not a YYYY-MM-DD literal: ${isoDay}`);
+    return `DATE '${isoDay}'`;
+  },
   dateText: (sql) => `strftime(${sql}, '%Y-%m-%d')`,
   timestampText: (sql) => `strftime(${sql}, '%Y-%m-%dT%H:%M:%S.%gZ')`,
   factEnumLiteral: (column, value) => `'${value.replace(/'/g, "''")}'::${FACT_ENUM_TYPES[column]}`,
