@@ -263,6 +263,21 @@ describe('admin commands while serve holds the file and with the file free', () 
   it("export: the file holds the HTTP export's bytes both ways; the bar shows, --out - works, failures leave nothing", async () => {
     const org = String(generated.id);
     const query = 'segments=Day,DeviceType&sort=id';
+    // The same command through the server and with the file free: its output must match.
+    const ndjsonToStdout = [
+      'export',
+      '--org',
+      org,
+      '--endpoint',
+      'keywords',
+      '--query',
+      query,
+      '--format',
+      'ndjson',
+      '--out',
+      '-',
+      '--json',
+    ];
     const through = path.join(dir, 'through.ndjson');
     const served = await serveOn(db);
     let summaryThrough: Record<string, unknown>;
@@ -302,20 +317,7 @@ describe('admin commands while serve holds the file and with the file free', () 
         bytes: httpBody.length,
       });
 
-      const toStdout = await cli(
-        'export',
-        '--org',
-        org,
-        '--endpoint',
-        'keywords',
-        '--query',
-        query,
-        '--format',
-        'ndjson',
-        '--out',
-        '-',
-        '--json',
-      );
+      const toStdout = await cli(...ndjsonToStdout);
       expect(toStdout.code, toStdout.stderr).toBe(0);
       stdoutThrough = toStdout.stdout;
       expect(stdoutThrough.startsWith(httpBody.toString('utf8'))).toBe(true);
@@ -345,20 +347,7 @@ describe('admin commands while serve holds the file and with the file free', () 
     );
     expect(fs.readFileSync(here).equals(httpBody)).toBe(true);
     expect({ ...summaryHere, file: through, seconds: 0 }).toEqual({ ...summaryThrough, seconds: 0 });
-    const toStdoutHere = await cli(
-      'export',
-      '--org',
-      org,
-      '--endpoint',
-      'keywords',
-      '--query',
-      query,
-      '--format',
-      'ndjson',
-      '--out',
-      '-',
-      '--json',
-    );
+    const toStdoutHere = await cli(...ndjsonToStdout);
     const withoutSeconds = (text: string) => text.replace(/"seconds":[0-9.]+/, '"seconds":0');
     expect(withoutSeconds(toStdoutHere.stdout)).toBe(withoutSeconds(stdoutThrough));
     const refusedHere = await each(
