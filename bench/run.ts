@@ -16,6 +16,7 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -33,6 +34,7 @@ import { median, post, root, type LoadRun } from './lib.js';
 import { runMicro, type MicroResult } from './micro.js';
 import { loadFacts, pgbench, startPostgres } from './peer/postgres.js';
 import type { OpenLoopOptions, OpenLoopResult } from './open-loop-child.js';
+import type { SerialOptions } from './serial-child.js';
 import {
   MIX,
   MIX_NAMES,
@@ -44,11 +46,23 @@ import {
 } from './peer/report-queries.js';
 
 const quick = process.argv.includes('--quick');
-const scaleArg = process.argv.indexOf('--scale');
-/** `--scale N` runs one scale (e.g. 10 alone when scale 100's ~40 extra minutes do not fit). */
-const SCALES = scaleArg > 0 ? [Number(process.argv[scaleArg + 1])] : quick ? [1] : [10, 100];
-const RUNS = quick ? 1 : 3;
-const SECONDS = quick ? 3 : 10;
+/** The value after a flag, e.g. `--runs 2`; undefined when the flag is absent. */
+const flag = (name: string): string | undefined => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+/** `--scale 10` or `--scale 1,10`: some scales only (scale 100 adds ~40 minutes). */
+const SCALES = flag('--scale')?.split(',').map(Number) ?? (quick ? [1] : [1, 10, 100]);
+const RUNS = Number(flag('--runs') ?? (quick ? 1 : 3));
+const SECONDS = Number(flag('--seconds') ?? (quick ? 3 : 10));
+/** `--no-peer`: leave PostgreSQL out (a run of the previous code, compared with a run that has it). */
+const PEER = !process.argv.includes('--no-peer');
+/** `--reuse`: keep the generated databases even when they end before yesterday (runs across midnight). */
+const REUSE = process.argv.includes('--reuse');
+/** `--label NAME`: also write the raw results to bench/out/results-NAME.json. */
+const LABEL = flag('--label');
+/** `--baseline FILE`: results of the code before (a `--label` run), compared in RESULTS.md. */
+const BASELINE = flag('--baseline');
 const CONCURRENCY = [1, 16, 64] as const;
 const BIG = 1_000_000;
 
@@ -273,17 +287,20 @@ interface ScaleResult {
   mix: Array<{ connections: number; service: LoadRun; floor: FloorRun }>;
   openLoop: { rate: number; run: OpenLoopRun };
   other: Array<{ name: string; run: LoadRun }>;
+  /** Another organization's campaigns30d, one at a time, alone and while the first floods at 64 connections. */
+  fairness: { idle: LoadRun; flooded: LoadRun; floodRps: number };
+  /** One at a time with the page cache on: GET /health, a revalidation (304), a repeat (cache hit); null: no ETag. */
+  conditional: { health: LoadRun; notModified: LoadRun | null; cacheHit: LoadRun };
   loop: LoopWatch;
   peer:
     | { version: string; loadSeconds: number; single: Array<{ name: string; p50: number; tps16: number }> }
     | { skipped: string };
 }
 
-async function benchScale(generated: Generated): Promise<ScaleResult> {
-  const org = generated.organizations[0]!;
-  // ADREPORT_* settings apply as they do to `serve` (e.g. ADREPORT_DB_WORKER_NICE=0 for an A/B run).
+/** The service on the generated database, as `serve` would run it with these ADREPORT_* variables, rate limits lifted. */
+async function startBenchService(generated: Generated, env: NodeJS.ProcessEnv): Promise<RunningService> {
   const config = serviceConfigSchema.parse(
-    mergeConfig(configFromEnv(process.env), {
+    mergeConfig(configFromEnv(env), {
       dbPath: generated.dbPath,
       host: '127.0.0.1',
       port: 0,
@@ -292,21 +309,39 @@ async function benchScale(generated: Generated): Promise<ScaleResult> {
   );
   // bench/node-threads.cjs listed Node's own threads at start (npm run bench preloads it).
   const nodeThreads = (globalThis as { adreportNodeThreads?: ReadonlySet<number> }).adreportNodeThreads;
-  const service = await startService(config, {
-    logError: (entry) => console.error('server error:', entry.error),
-    nodeThreads,
-  });
+  return startService(config, { logError: (entry) => console.error('server error:', entry.error), nodeThreads });
+}
+
+/**
+ * The environment of the measurements that compute reports: the page cache off (ADREPORT_CACHE_MB=0),
+ * since repeating one URL would otherwise measure the cache, not the engine (the conditional
+ * measures run with it on); the cost-based rate limit lifted like the request rate limit.
+ */
+const COMPUTE_ENV: NodeJS.ProcessEnv = {
+  ...process.env,
+  ADREPORT_CACHE_MB: '0',
+  ADREPORT_RATE_LIMIT_DB_MS_PER_SECOND: String(BIG),
+  ADREPORT_RATE_LIMIT_DB_MS_BURST: String(BIG),
+};
+
+async function tokenOf(base: string, ca: string, tenant: Generated['organizations'][number]): Promise<string> {
+  const basic = `Basic ${Buffer.from(`${tenant.clientId}:${tenant.clientSecret}`).toString('base64')}`;
+  const form = { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' };
+  const answer = (await post(`${base}/token`, form, 'grant_type=client_credentials', ca)) as { access_token: string };
+  return answer.access_token;
+}
+
+async function benchScale(generated: Generated): Promise<ScaleResult> {
+  const org = generated.organizations[0]!;
+  // ADREPORT_* settings apply as they do to `serve` (e.g. ADREPORT_DB_WORKER_NICE=0 for an A/B run).
+  const service = await startBenchService(generated, COMPUTE_ENV);
   const loop: LoopWatch = new Map();
-  let result: Omit<ScaleResult, 'peer'>;
+  let result: Omit<ScaleResult, 'peer' | 'conditional'>;
   try {
     const base = `https://127.0.0.1:${service.port}`;
     const basic = `Basic ${Buffer.from(`${org.clientId}:${org.clientSecret}`).toString('base64')}`;
     const form = { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' };
-    const token = (
-      (await post(`${base}/token`, form, 'grant_type=client_credentials', service.tls!.cert)) as {
-        access_token: string;
-      }
-    ).access_token;
+    const token = await tokenOf(base, service.tls!.cert, org);
     const bearer = { authorization: `Bearer ${token}` };
     const now = new Date(Date.parse(`${generated.lastDay}T12:00:00Z`) + 86_400_000);
     const mix = mixOf(org.id, generated.lastDay);
@@ -391,12 +426,115 @@ async function benchScale(generated: Generated): Promise<ScaleResult> {
         ),
       },
     ];
-    result = { scale: generated.scale, factRows: generated.factRows, single, mix: mixRuns, openLoop, other, loop };
+    // Fairness: another organization's dashboard report while the first floods at 64 connections.
+    const tenant = generated.organizations[1]!;
+    const tenantBearer = { authorization: `Bearer ${await tokenOf(base, service.tls!.cert, tenant)}` };
+    const tenantCampaigns = `${base}${mixOf(tenant.id, generated.lastDay).find((m) => m.name === 'campaigns30d')!.urlPath}`;
+    const tenantRequest = { url: tenantCampaigns, headers: tenantBearer, connections: 1 };
+    const idle = await measureLoad('other tenant campaigns30d x1, idle', tenantRequest, loop);
+    const flood = await measureFlood(
+      'other tenant campaigns30d x1, first tenant flooding x64',
+      { url: base, requests, connections: 64 },
+      tenantRequest,
+      loop,
+    );
+    const fairness = { idle, flooded: flood.measured, floodRps: flood.floodRps };
+    result = {
+      scale: generated.scale,
+      factRows: generated.factRows,
+      single,
+      mix: mixRuns,
+      openLoop,
+      other,
+      fairness,
+      loop,
+    };
   } finally {
     await service.close();
     await removeBenchAccounts(generated.dbPath, org.id);
   }
-  return { ...result, peer: await benchPeer(generated) };
+  const conditional = await benchConditional(generated, loop);
+  return { ...result, conditional, peer: PEER ? await benchPeer(generated) : { skipped: 'not run (--no-peer)' } };
+}
+
+/**
+ * The flood: `flood` for SECONDS + 2 s; `measured` starts 1 s into it and runs SECONDS, the event
+ * loop watched meanwhile. Medians of RUNS runs.
+ */
+async function measureFlood(
+  label: string,
+  flood: autocannon.Options,
+  measured: autocannon.Options,
+  loop: LoopWatch,
+): Promise<{ measured: LoadRun; floodRps: number }> {
+  const floods: LoadRun[] = [];
+  const runs = await measureRuns(
+    label,
+    async (duration, started) => {
+      let flooding!: () => void;
+      const floodStarted = new Promise<void>((resolve) => (flooding = resolve));
+      const floodRun = jsonChild<LoadRun>('load-child.ts', { timeout: 60, ...flood, duration: duration + 2 }, flooding);
+      await floodStarted;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const run = await jsonChild<LoadRun>('load-child.ts', { timeout: 60, ...measured, duration }, started);
+      floods.push(await floodRun);
+      return run;
+    },
+    loop,
+  );
+  const floodRps = median(floods.slice(1).map((f) => f.rps));
+  console.error(`${label}: the flood made ${Math.round(floodRps)} req/s`);
+  return { measured: medianRun(label, runs), floodRps };
+}
+
+/** A GET's status and headers over node:https. */
+function headersOf(
+  url: string,
+  headers: Record<string, string>,
+  ca: string,
+): Promise<{ status: number; etag?: string }> {
+  return new Promise((resolve, reject) => {
+    https
+      .get(url, { ca, headers }, (res) => {
+        res.resume().on('end', () => resolve({ status: res.statusCode ?? 0, etag: res.headers.etag }));
+      })
+      .on('error', reject);
+  });
+}
+
+/** One at a time, page cache on (the service's default): /health, a 304 revalidation, a repeat served from the cache. */
+async function benchConditional(generated: Generated, loop: LoopWatch): Promise<ScaleResult['conditional']> {
+  const service = await startBenchService(generated, {
+    ...COMPUTE_ENV,
+    ADREPORT_CACHE_MB: process.env.ADREPORT_CACHE_MB,
+  });
+  try {
+    const org = generated.organizations[0]!;
+    const base = `https://127.0.0.1:${service.port}`;
+    const bearer = { authorization: `Bearer ${await tokenOf(base, service.tls!.cert, org)}` };
+    const campaigns = `${base}${mixOf(org.id, generated.lastDay).find((m) => m.name === 'campaigns30d')!.urlPath}`;
+    const ca = service.tls!.cert;
+    const serial = (label: string, options: Omit<SerialOptions, 'duration' | 'ca'>) =>
+      measureRuns(
+        label,
+        (duration, started) => jsonChild<LoadRun>('serial-child.ts', { ...options, ca, duration }, started),
+        loop,
+      ).then((runs) => medianRun(label, runs));
+    const health = await serial('GET /health x1', { url: `${base}/health` });
+    const cacheHit = await serial('campaigns30d repeated x1', { url: campaigns, headers: bearer });
+    const { etag } = await headersOf(campaigns, bearer, ca);
+    const notModified =
+      etag === undefined
+        ? null
+        : await serial('campaigns30d If-None-Match x1', {
+            url: campaigns,
+            headers: { ...bearer, 'if-none-match': etag },
+            expectStatus: 304,
+          });
+    return { health, notModified, cacheHit };
+  } finally {
+    await service.close();
+  }
 }
 
 const BENCH_ACCOUNT_NAME = 'Bench GmbH';
@@ -507,9 +645,10 @@ function scaleSection(r: ScaleResult & { stolen: string }): string[] {
     '',
     '| request | p50 ms | p99 ms | p99 / p50 |',
     '|---|---:|---:|---:|',
-    `| the mix | ${fmt(open.p50, 1)} | ${fmt(open.p99, 1)} | ${fmt(openRatio, 2)} (goal <= 3: ${verdict(openRatio <= 3)}) |`,
+    `| the mix | ${fmt(open.p50, 1)} | ${fmt(open.p99, 1)} | ${fmt(openRatio, 2)} |`,
     ...Object.entries(open.byName).map(
-      ([name, x]) => `| ${name} | ${fmt(x.p50, 1)} | ${fmt(x.p99, 1)} | ${fmt(x.p99 / x.p50, 2)} |`,
+      ([name, x]) =>
+        `| ${name} | ${fmt(x.p50, 1)} | ${fmt(x.p99, 1)} | ${fmt(x.p99 / x.p50, 2)} (goal <= 4: ${verdict(x.p99 / x.p50 <= 4)}) |`,
     ),
     '',
     `The mix's own spread, one request at a time: p99 / p50 ${fmt(r.mix[0]!.service.p99 / r.mix[0]!.service.p50, 2)} (${fmt(r.mix[0]!.service.p50, 1)} / ${fmt(r.mix[0]!.service.p99, 1)} ms at 1 connection).`,
@@ -531,6 +670,8 @@ function scaleSection(r: ScaleResult & { stolen: string }): string[] {
     '|---|---:|---:|---:|',
     ...r.other.map((o) => `| ${o.name} | ${fmt(o.run.rps)} | ${fmt(o.run.p50, 1)} | ${fmt(o.run.p99, 1)} |`),
     '',
+    ...fairnessSection(r),
+    ...conditionalSection(r),
   );
   if ('skipped' in r.peer) {
     lines.push(`### PostgreSQL peer: skipped (${r.peer.skipped})`, '');
@@ -551,12 +692,105 @@ function scaleSection(r: ScaleResult & { stolen: string }): string[] {
   const serviceMix = sum(r.single, (s) => s.service.p50);
   const pgMixTps = r.peer.single.length / sum(r.peer.single, (p) => 1 / p.tps16);
   const serviceMix16 = r.mix.find((m) => m.connections === 16)!.service.rps;
+  const ahead = r.peer.single.every((p) => p.p50 > r.single.find((x) => x.name === p.name)!.service.p50);
+  // Issue 21's goals: >= 1.5x at scale 1, >= 5x at scale 100 (none stated between).
+  const mixGoal = r.scale <= 1 ? 1.5 : r.scale >= 100 ? 5 : undefined;
+  const campaigns = r.peer.single.find((p) => p.name === 'campaigns30d');
+  const campaignsRatio = campaigns ? campaigns.p50 / r.single.find((x) => x.name === 'campaigns30d')!.service.p50 : NaN;
   lines.push(
     '',
-    `Mix, one at a time: PostgreSQL ${fmt(pgMix, 1)} ms vs service ${fmt(serviceMix, 1)} ms per round of four: **${fmt(pgMix / serviceMix, 1)}x** (goal >= 10: ${verdict(pgMix / serviceMix >= 10)}).`,
+    `Each request of the mix ahead of PostgreSQL, one at a time: ${verdict(ahead)}.`,
+    `Mix, one at a time: PostgreSQL ${fmt(pgMix, 1)} ms vs service ${fmt(serviceMix, 1)} ms per round of four: **${fmt(pgMix / serviceMix, 1)}x**${mixGoal ? ` (goal >= ${mixGoal}: ${verdict(pgMix / serviceMix >= mixGoal)})` : ''}.`,
+    ...(r.scale >= 100
+      ? [`campaigns30d: **${fmt(campaignsRatio, 1)}x** PostgreSQL (goal >= 10: ${verdict(campaignsRatio >= 10)}).`]
+      : []),
     `Mix at 16 connections: PostgreSQL ${fmt(pgMixTps)} vs service ${fmt(serviceMix16)} requests/s: **${fmt(serviceMix16 / pgMixTps, 1)}x**.`,
     '',
   );
+  return lines;
+}
+
+function fairnessSection(r: ScaleResult): string[] {
+  const { idle, flooded, floodRps } = r.fairness;
+  const ratio = flooded.p99 / idle.p99;
+  return [
+    '### Fairness: one organization floods, another reads its dashboard',
+    '',
+    `The first organization runs the mix at 64 connections (${fmt(floodRps)} req/s); meanwhile the second organization's campaigns30d, one at a time.`,
+    '',
+    '| second organization, campaigns30d x1 | req/s | p50 ms | p99 ms |',
+    '|---|---:|---:|---:|',
+    `| idle | ${fmt(idle.rps)} | ${fmt(idle.p50, 1)} | ${fmt(idle.p99, 1)} |`,
+    `| during the flood | ${fmt(flooded.rps)} | ${fmt(flooded.p50, 1)} | ${fmt(flooded.p99, 1)} |`,
+    '',
+    `p99 during the flood / idle p99: **${fmt(ratio, 2)}** (goal <= 3: ${verdict(ratio <= 3)}).`,
+    '',
+  ];
+}
+
+function conditionalSection(r: ScaleResult): string[] {
+  const { health, notModified, cacheHit } = r.conditional;
+  const row = (name: string, run: LoadRun | null) =>
+    run === null
+      ? `| ${name} | n/a (no ETag) | | |`
+      : `| ${name} | ${fmt(run.rps)} | ${fmt(run.p50, 2)} | ${fmt(run.p50 / health.p50, 2)} (goal <= 1.5: ${verdict(run.p50 / health.p50 <= 1.5)}) |`;
+  return [
+    '### Conditional requests and the page cache (one at a time, cache on)',
+    '',
+    '| request | req/s | p50 ms | p50 / health p50 |',
+    '|---|---:|---:|---|',
+    `| GET /health | ${fmt(health.rps)} | ${fmt(health.p50, 2)} | 1 |`,
+    row('campaigns30d with a matching If-None-Match (304)', notModified),
+    row('campaigns30d repeated (cache hit)', cacheHit),
+    '',
+  ];
+}
+
+/** The same measures of the code before (a `--label` run on the same databases), side by side. */
+function baselineSection(r: ScaleResult, before: ScaleResult | undefined): string[] {
+  if (!before) return [];
+  const ratio = (a: number, b: number) => fmt(a / b, 2);
+  const lines = [
+    `### Scale ${r.scale}: this code against the code before (${BASELINE}, same databases, same session)`,
+    '',
+    '| measure | before | after | after / before |',
+    '|---|---:|---:|---:|',
+  ];
+  for (const s of r.single) {
+    const b = before.single.find((x) => x.name === s.name);
+    if (b)
+      lines.push(
+        `| ${s.name} x1, p50 ms | ${fmt(b.service.p50, 1)} | ${fmt(s.service.p50, 1)} | ${ratio(s.service.p50, b.service.p50)} |`,
+      );
+  }
+  for (const m of r.mix) {
+    const b = before.mix.find((x) => x.connections === m.connections);
+    if (!b) continue;
+    const goal =
+      m.connections === 16 && r.scale >= 10 ? ` (goal >= 2: ${verdict(m.service.rps / b.service.rps >= 2)})` : '';
+    lines.push(
+      `| mix x${m.connections}, req/s | ${fmt(b.service.rps)} | ${fmt(m.service.rps)} | ${ratio(m.service.rps, b.service.rps)}${goal} |`,
+    );
+    lines.push(
+      `| mix x${m.connections}, p99 ms | ${fmt(b.service.p99)} | ${fmt(m.service.p99)} | ${ratio(m.service.p99, b.service.p99)} |`,
+    );
+  }
+  for (const [name, x] of Object.entries(r.openLoop.run.byName)) {
+    const b = before.openLoop.run.byName[name];
+    if (b) lines.push(`| open loop ${name}, p99 / p50 | ${fmt(b.p99 / b.p50, 2)} | ${fmt(x.p99 / x.p50, 2)} | |`);
+  }
+  for (const o of r.other) {
+    const b = before.other.find((x) => x.name === o.name);
+    if (b)
+      lines.push(`| ${o.name} x16, req/s | ${fmt(b.run.rps)} | ${fmt(o.run.rps)} | ${ratio(o.run.rps, b.run.rps)} |`);
+  }
+  for (const [label, l] of r.loop) {
+    const b = before.loop.get(label);
+    if (b) lines.push(`| event loop max ms, ${label} | ${fmt(b.maxMs, 1)} | ${fmt(l.maxMs, 1)} | |`);
+  }
+  const fair = (x: ScaleResult) => x.fairness.flooded.p99 / x.fairness.idle.p99;
+  lines.push(`| fairness: flooded p99 / idle p99 | ${fmt(fair(before), 2)} | ${fmt(fair(r), 2)} | |`);
+  lines.push('');
   return lines;
 }
 
@@ -584,19 +818,36 @@ function machineFacts(startTicks: ReturnType<typeof cpuTicks>): string[] {
     `- date: ${new Date().toISOString()}`,
     `- CPU time stolen by the hypervisor during the run: ${stolenSince(startTicks)}`,
     `- machine: ${cpus[0]?.model ?? 'unknown cpu'}, ${cpus.length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, node ${process.version}`,
-    `- command: \`npm run bench${quick || scaleArg > 0 ? ' --' : ''}${quick ? ' --quick' : ''}${scaleArg > 0 ? ` --scale ${SCALES[0]}` : ''}\` (${RUNS} run(s) x ${SECONDS} s per measurement, medians; closed-loop load by autocannon, open-loop load by bench/open-loop-child.ts, each in a child process over HTTPS; the service in the bench process, DuckDB threads = cores)`,
+    `- command: \`npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}\` (${RUNS} run(s) x ${SECONDS} s per measurement, medians; closed-loop load by autocannon, open-loop load by bench/open-loop-child.ts, each in a child process over HTTPS; the service in the bench process, DuckDB threads = cores)`,
     '- on one machine the load generator, the service and DuckDB share the cores: read ratios, not absolute claims',
   ];
 }
 
+/** Results as JSON (`--label`): the event loop's map as its entries. */
+type SavedScale = Omit<ScaleResult, 'loop'> & { loop: Array<[string, LoopWatched]> };
+
+function loadBaseline(file: string | undefined): Map<number, ScaleResult> {
+  if (file === undefined) return new Map();
+  const saved = JSON.parse(readFileSync(file, 'utf8')) as SavedScale[];
+  return new Map(saved.map((x) => [x.scale, { ...x, loop: new Map(x.loop) }]));
+}
+
 async function main(): Promise<number> {
   const startTicks = cpuTicks();
+  const baseline = loadBaseline(BASELINE);
   const micro = await runMicro(quick);
   const scales: Array<ScaleResult & { stolen: string }> = [];
   for (const scale of SCALES) {
-    const generated = generatedDatabase(scale);
+    const generated = generatedDatabase(scale, undefined, REUSE);
     const ticks = cpuTicks();
     scales.push({ ...(await benchScale(generated)), stolen: stolenSince(ticks) });
+  }
+  if (LABEL !== undefined) {
+    const saved: SavedScale[] = scales.map((x) => ({ ...x, loop: [...x.loop] }));
+    const file = path.join(root, 'bench', 'out', `results-${LABEL}.json`);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, JSON.stringify(saved));
+    console.error(`wrote ${path.relative(root, file)}`);
   }
   const lines = [
     `# Benchmarks${quick ? ' (quick smoke run)' : ''}`,
@@ -607,7 +858,7 @@ async function main(): Promise<number> {
     '',
     ...microTable(micro),
     '',
-    ...scales.flatMap(scaleSection),
+    ...scales.flatMap((x) => [...scaleSection(x), ...baselineSection(x, baseline.get(x.scale))]),
   ];
   const text = lines.join('\n');
   console.log(text);
@@ -620,6 +871,11 @@ async function main(): Promise<number> {
     ...s.mix.map((m) => m.service),
     s.openLoop.run,
     ...s.other.map((o) => o.run),
+    s.fairness.idle,
+    s.fairness.flooded,
+    s.conditional.health,
+    s.conditional.cacheHit,
+    ...(s.conditional.notModified ? [s.conditional.notModified] : []),
   ]);
   const bad = runs.some((r) => r.non2xx > 0 || r.errors > 0 || r.rps === 0);
   if (bad) console.error('FAIL: some runs had non-2xx responses or errors');
