@@ -42,6 +42,12 @@ import { reportRequestOf } from './helpers/report-request.js';
  *   impression share: fact_impression_share_daily, floors at 0.0999 / ceilings at 0.9001;
  * - campaign labels: campaign_labels joined with the stored name bound, label_value in rows.
  * Nothing looked wrong in the SQL except what the report of this change lists.
+ *
+ * Issue 21 (aggregate navigation): regenerated with `-u`; the only change is the table of the
+ * daily sums, `FROM rollup_campaign_daily f` (campaigns, campaign labels) or
+ * `FROM rollup_platform_account_daily f` (accounts, platform accounts) instead of
+ * `FROM fact_ad_daily f`; the `rollups-off-*` cases are the earlier files byte for byte. The
+ * run-for-real checks below run both ways.
  */
 
 const NOW = new Date('2026-11-22T10:00:00Z');
