@@ -150,7 +150,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       maxPerOrganization: config.exports.maxPerOrganization,
       idleTimeoutMs: config.exports.idleTimeoutMs,
     });
-    const reports = new ReportService(db, now, exports);
+    const reports = new ReportService(db, now, exports, { rollups: config.rollups });
     const app = buildApp({
       organizations: new OrganizationService(db),
       accounts,

@@ -12,6 +12,7 @@ import { MARKETS } from '../src/platforms/sandbox/vocabulary.js';
 import { isAllowedPair } from '../src/provisioning/accounts/language-country.js';
 import { Database } from '../src/store/database.js';
 import { runCli, type CliResult } from './helpers/cli.js';
+import { ROLLUP_GRAINS, rollupCheckSql, type RollupCheck } from './helpers/rollups.js';
 import { tempDir } from './helpers/server.js';
 
 /**
@@ -234,7 +235,13 @@ describe('adreport data generate', () => {
   });
 
   it('writes rows in (organization, day) order', async () => {
-    for (const table of ['fact_ad_daily', 'fact_keyword_daily', 'fact_impression_share_daily', 'fact_audience_runs']) {
+    for (const table of [
+      'fact_ad_daily',
+      'fact_keyword_daily',
+      'fact_impression_share_daily',
+      'fact_audience_runs',
+      ...Object.keys(ROLLUP_GRAINS),
+    ]) {
       const [row] = await query<{ unordered: number }>(
         first,
         `SELECT count(*) AS unordered FROM (
@@ -242,6 +249,15 @@ describe('adreport data generate', () => {
          WHERE organization_id < po OR (organization_id = po AND day < pd)`,
       );
       expect(row!.unordered, table).toBe(0);
+    }
+  });
+
+  it('writes the rollups with the facts: each equals GROUP BY over fact_ad_daily at its grain', async () => {
+    const checks = await query<RollupCheck>(first, rollupCheckSql());
+    expect(checks.map((c) => c.t).sort()).toEqual(Object.keys(ROLLUP_GRAINS).sort());
+    for (const check of checks) {
+      expect(check.mismatched, check.t).toBe(0);
+      expect(check.rows, check.t).toBeGreaterThan(100);
     }
   });
 
@@ -456,6 +472,7 @@ describe('adreport data generate', () => {
     expect(row!.campaign_ids).toBe(row!.campaigns);
     expect(row!.keyword_ids).toBe(row!.keywords);
     expect(row!.call_ids).toBe(row!.calls);
+    for (const check of await query<RollupCheck>(db, rollupCheckSql())) expect(check.mismatched, check.t).toBe(0);
   });
 
   it.each([

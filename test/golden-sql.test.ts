@@ -42,6 +42,12 @@ import { reportRequestOf } from './helpers/report-request.js';
  *   impression share: fact_impression_share_daily, floors at 0.0999 / ceilings at 0.9001;
  * - campaign labels: campaign_labels joined with the stored name bound, label_value in rows.
  * Nothing looked wrong in the SQL except what the report of this change lists.
+ *
+ * Issue 21 (aggregate navigation): regenerated with `-u`; the only change is the table of the
+ * daily sums, `FROM rollup_campaign_daily f` (campaigns, campaign labels) or
+ * `FROM rollup_platform_account_daily f` (accounts, platform accounts) instead of
+ * `FROM fact_ad_daily f`; the `rollups-off-*` cases are the earlier files byte for byte. The
+ * run-for-real checks below run both ways.
  */
 
 const NOW = new Date('2026-11-22T10:00:00Z');
@@ -54,6 +60,8 @@ interface GoldenCase {
   readonly endpoint: string;
   readonly request: Partial<ReportRequest>;
   readonly statement: Statement;
+  /** ADREPORT_ROLLUPS=false: the statement reads the facts (default: the smallest rollup that answers). */
+  readonly rollups?: false;
 }
 
 const request = (overrides: Partial<ReportRequest>, organizationId = ORG): ReportRequest =>
@@ -62,8 +70,8 @@ const request = (overrides: Partial<ReportRequest>, organizationId = ORG): Repor
 const planOf = (endpoint: string, overrides: Partial<ReportRequest>, now = NOW, organizationId = ORG): ReportPlan =>
   buildPlan(ENDPOINT_BY_PATH.get(endpoint)!, request(overrides, organizationId), now);
 
-function statementOf(plan: ReportPlan, statement: Statement): CompiledQuery | undefined {
-  const report = compileReport(plan);
+function statementOf(plan: ReportPlan, statement: Statement, rollups = true): CompiledQuery | undefined {
+  const report = compileReport(plan, undefined, { rollups });
   switch (statement) {
     case 'page':
       return report.page();
@@ -255,6 +263,29 @@ const CASES: readonly GoldenCase[] = [
     },
     statement: 'jsonPage',
   },
+  // Aggregate navigation (issue 21): the same requests with rollups off read fact_ad_daily as before.
+  { name: 'rollups-off-campaigns-page', endpoint: 'campaigns', request: {}, statement: 'page', rollups: false },
+  { name: 'rollups-off-accounts-page', endpoint: 'accounts', request: {}, statement: 'page', rollups: false },
+  {
+    name: 'rollups-off-filter-fact-device',
+    endpoint: 'campaigns',
+    request: { statistics: S, filter: "segments.deviceType == 'MOBILE'" },
+    statement: 'page',
+    rollups: false,
+  },
+  {
+    name: 'rollups-off-campaign-labels',
+    endpoint: 'accounts',
+    request: { statistics: S, campaignLabel: { name: 'campaignGroup', stored: 'sys.campaignGroup' } },
+    statement: 'jsonPage',
+    rollups: false,
+  },
+  {
+    name: 'rollup-platform-account-network-filter',
+    endpoint: 'adplatform-accounts',
+    request: { statistics: S, segments: ['Month', 'DeviceType'], filter: "segments.networkType != 'SEARCH'" },
+    statement: 'page',
+  },
 ];
 
 /** The statement as a reviewer reads it: the bound values as comments, then the SQL as emitted. */
@@ -287,403 +318,403 @@ const close = (a: unknown, b: unknown) =>
 
 describe('golden SQL: each planner feature, reviewed', () => {
   it.each(CASES.map((c) => [c.name, c] as const))('%s', async (name, c) => {
-    const query = statementOf(planOf(c.endpoint, c.request), c.statement);
+    const query = statementOf(planOf(c.endpoint, c.request), c.statement, c.rollups);
     expect(query, `${name}: no ${c.statement} statement`).toBeDefined();
     await expect(golden(query!)).toMatchFileSnapshot(`golden/${name}.sql`);
   });
 
   it('every golden statement runs on the generated database, for its real range', async () => {
     for (const c of CASES) {
-      const query = statementOf(livePlan(c.endpoint, c.request), c.statement)!;
+      const query = statementOf(livePlan(c.endpoint, c.request), c.statement, c.rollups)!;
       await expect(run(query), c.name).resolves.toBeInstanceOf(Array);
     }
   });
 });
 
-describe('golden SQL run for real: rows against plain SQL over the facts', () => {
-  const range = () => ({ startDate: WEEK, endDate: Y });
+describe.each([true, false])(
+  'golden SQL run for real (rollups %s): rows against plain SQL over the facts',
+  (rollups) => {
+    const compile = (plan: ReportPlan) => compileReport(plan, undefined, { rollups });
+    const range = () => ({ startDate: WEEK, endDate: Y });
 
-  it('Day segment: sums per campaign per day are those of fact_ad_daily, in id then day order', async () => {
-    const rows = await run(
-      compileReport(livePlan('campaigns', { ...range(), statistics: S, segments: ['Day'], limit: 10_000 })).page(),
-    );
-    const expected = await sql<{ id: number; day: string; clicks: number; impressions: number; cost: number }>(
-      `SELECT f.campaign_id AS id, strftime(f.day, '%Y-%m-%d') AS day, sum(f.clicks) AS clicks, sum(f.impressions) AS impressions, sum(f.cost) AS cost
+    it('Day segment: sums per campaign per day are those of fact_ad_daily, in id then day order', async () => {
+      const rows = await run(
+        compile(livePlan('campaigns', { ...range(), statistics: S, segments: ['Day'], limit: 10_000 })).page(),
+      );
+      const expected = await sql<{ id: number; day: string; clicks: number; impressions: number; cost: number }>(
+        `SELECT f.campaign_id AS id, strftime(f.day, '%Y-%m-%d') AS day, sum(f.clicks) AS clicks, sum(f.impressions) AS impressions, sum(f.cost) AS cost
          FROM fact_ad_daily f WHERE f.organization_id = $1 AND f.day BETWEEN $2::DATE AND $3::DATE GROUP BY 1, 2 ORDER BY 1, 2`,
-      [ORG, WEEK, Y],
-    );
-    expect(expected.length).toBeGreaterThan(50);
-    expect(rows.map((r) => [num(r.id), r.seg_0, num(r.st_0), num(r.st_1)])).toEqual(
-      expected.map((e) => [num(e.id), e.day, num(e.clicks), num(e.impressions)]),
-    );
-    rows.forEach((r, i) =>
-      expect(close(r.st_2, Math.round(Number(expected[i]!.cost) * 1e6) / 1e6), `cost of row ${i}`).toBe(true),
-    );
-    expect(rows.every((r) => Number(r.__total) === expected.length)).toBe(true);
-  });
+        [ORG, WEEK, Y],
+      );
+      expect(expected.length).toBeGreaterThan(50);
+      expect(rows.map((r) => [num(r.id), r.seg_0, num(r.st_0), num(r.st_1)])).toEqual(
+        expected.map((e) => [num(e.id), e.day, num(e.clicks), num(e.impressions)]),
+      );
+      rows.forEach((r, i) =>
+        expect(close(r.st_2, Math.round(Number(expected[i]!.cost) * 1e6) / 1e6), `cost of row ${i}`).toBe(true),
+      );
+      expect(rows.every((r) => Number(r.__total) === expected.length)).toBe(true);
+    });
 
-  it('without segments every campaign of the organization is a row, zeros where it has no facts', async () => {
-    const rows = await run(
-      compileReport(livePlan('campaigns', { startDate: Y, endDate: Y, statistics: ['clicks'], limit: 10_000 })).page(),
-    );
-    const expected = await sql<{ id: number; clicks: number }>(
-      `SELECT c.id, coalesce(sum(f.clicks), 0) AS clicks FROM campaigns c LEFT JOIN fact_ad_daily f ON f.campaign_id = c.id AND f.day = $2::DATE
+    it('without segments every campaign of the organization is a row, zeros where it has no facts', async () => {
+      const rows = await run(
+        compile(livePlan('campaigns', { startDate: Y, endDate: Y, statistics: ['clicks'], limit: 10_000 })).page(),
+      );
+      const expected = await sql<{ id: number; clicks: number }>(
+        `SELECT c.id, coalesce(sum(f.clicks), 0) AS clicks FROM campaigns c LEFT JOIN fact_ad_daily f ON f.campaign_id = c.id AND f.day = $2::DATE
         WHERE c.organization_id = $1 GROUP BY 1 ORDER BY 1`,
-      [ORG, Y],
-    );
-    expect(rows.map((r) => [num(r.id), num(r.st_0)])).toEqual(expected.map((e) => [num(e.id), num(e.clicks)]));
-  });
+        [ORG, Y],
+      );
+      expect(rows.map((r) => [num(r.id), num(r.st_0)])).toEqual(expected.map((e) => [num(e.id), num(e.clicks)]));
+    });
 
-  it('DayOfWeek buckets of a campaign come MONDAY..SUNDAY; Week buckets are Mondays; Month and Year as text and number', async () => {
-    const order = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'];
-    const rows = await run(
-      compileReport(livePlan('campaigns', { statistics: ['clicks'], segments: ['DayOfWeek'], limit: 10_000 })).page(),
-    );
-    const byCampaign = new Map<number, string[]>();
-    for (const r of rows) byCampaign.set(Number(r.id), [...(byCampaign.get(Number(r.id)) ?? []), r.seg_0 as string]);
-    expect([...byCampaign.values()].some((days) => days.length === 7)).toBe(true);
-    for (const days of byCampaign.values()) expect(days).toEqual(order.filter((d) => days.includes(d)));
-    // Sorted by the segment descending: SUNDAY..MONDAY within the sort, whatever the names' text order.
-    const sorted = await run(
-      compileReport(
-        livePlan('campaigns', {
-          statistics: ['clicks'],
-          segments: ['DayOfWeek'],
-          sort: '-segments.dayOfWeek',
-          limit: 10_000,
-        }),
-      ).page(),
-    );
-    const firstOfEach = [...new Set(sorted.map((r) => r.seg_0 as string))];
-    expect(firstOfEach).toEqual([...order].reverse().filter((d) => firstOfEach.includes(d)));
-    const weeks = await run(
-      compileReport(
-        livePlan('campaigns', { statistics: ['clicks'], segments: ['Week', 'Month', 'Year'], limit: 10_000 }),
-      ).page(),
-    );
-    for (const r of weeks) {
-      expect(new Date(`${r.seg_0 as string}T00:00:00Z`).getUTCDay(), String(r.seg_0)).toBe(1);
-      expect(r.seg_1).toMatch(/^\d{4}-\d{2}$/);
-      expect(typeof r.seg_2 === 'number' || typeof r.seg_2 === 'bigint').toBe(true);
-    }
-    const weekSums = await sql<{ id: number; w: string; clicks: number }>(
-      `SELECT campaign_id AS id, strftime(date_trunc('week', day), '%Y-%m-%d') AS w, strftime(day, '%Y-%m') AS m, sum(clicks) AS clicks
+    it('DayOfWeek buckets of a campaign come MONDAY..SUNDAY; Week buckets are Mondays; Month and Year as text and number', async () => {
+      const order = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'];
+      const rows = await run(
+        compile(livePlan('campaigns', { statistics: ['clicks'], segments: ['DayOfWeek'], limit: 10_000 })).page(),
+      );
+      const byCampaign = new Map<number, string[]>();
+      for (const r of rows) byCampaign.set(Number(r.id), [...(byCampaign.get(Number(r.id)) ?? []), r.seg_0 as string]);
+      expect([...byCampaign.values()].some((days) => days.length === 7)).toBe(true);
+      for (const days of byCampaign.values()) expect(days).toEqual(order.filter((d) => days.includes(d)));
+      // Sorted by the segment descending: SUNDAY..MONDAY within the sort, whatever the names' text order.
+      const sorted = await run(
+        compile(
+          livePlan('campaigns', {
+            statistics: ['clicks'],
+            segments: ['DayOfWeek'],
+            sort: '-segments.dayOfWeek',
+            limit: 10_000,
+          }),
+        ).page(),
+      );
+      const firstOfEach = [...new Set(sorted.map((r) => r.seg_0 as string))];
+      expect(firstOfEach).toEqual([...order].reverse().filter((d) => firstOfEach.includes(d)));
+      const weeks = await run(
+        compile(
+          livePlan('campaigns', { statistics: ['clicks'], segments: ['Week', 'Month', 'Year'], limit: 10_000 }),
+        ).page(),
+      );
+      for (const r of weeks) {
+        expect(new Date(`${r.seg_0 as string}T00:00:00Z`).getUTCDay(), String(r.seg_0)).toBe(1);
+        expect(r.seg_1).toMatch(/^\d{4}-\d{2}$/);
+        expect(typeof r.seg_2 === 'number' || typeof r.seg_2 === 'bigint').toBe(true);
+      }
+      const weekSums = await sql<{ id: number; w: string; clicks: number }>(
+        `SELECT campaign_id AS id, strftime(date_trunc('week', day), '%Y-%m-%d') AS w, strftime(day, '%Y-%m') AS m, sum(clicks) AS clicks
          FROM fact_ad_daily WHERE organization_id = $1 AND day BETWEEN $2::DATE - 29 AND $2::DATE GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
-      [ORG, Y],
-    );
-    expect(weeks.map((r) => [num(r.id), r.seg_0, num(r.st_0)])).toEqual(
-      weekSums.map((e) => [num(e.id), e.w, num(e.clicks)]),
-    );
-  });
+        [ORG, Y],
+      );
+      expect(weeks.map((r) => [num(r.id), r.seg_0, num(r.st_0)])).toEqual(
+        weekSums.map((e) => [num(e.id), e.w, num(e.clicks)]),
+      );
+    });
 
-  it('DeviceType buckets are the facts per device', async () => {
-    const rows = await run(
-      compileReport(
-        livePlan('adgroups', { ...range(), statistics: ['impressions'], segments: ['DeviceType'], limit: 10_000 }),
-      ).page(),
-    );
-    const expected = await sql<{ id: number; device: string; n: number }>(
-      `SELECT ad_group_id AS id, device::VARCHAR AS device, sum(impressions) AS n FROM fact_ad_daily
+    it('DeviceType buckets are the facts per device', async () => {
+      const rows = await run(
+        compile(
+          livePlan('adgroups', { ...range(), statistics: ['impressions'], segments: ['DeviceType'], limit: 10_000 }),
+        ).page(),
+      );
+      const expected = await sql<{ id: number; device: string; n: number }>(
+        `SELECT ad_group_id AS id, device::VARCHAR AS device, sum(impressions) AS n FROM fact_ad_daily
         WHERE organization_id = $1 AND day BETWEEN $2::DATE AND $3::DATE GROUP BY 1, 2 ORDER BY 1, 2`,
-      [ORG, WEEK, Y],
-    );
-    expect(rows.map((r) => [num(r.id), r.seg_0, num(r.st_0)])).toEqual(
-      expected.map((e) => [num(e.id), e.device, num(e.n)]),
-    );
-  });
+        [ORG, WEEK, Y],
+      );
+      expect(rows.map((r) => [num(r.id), r.seg_0, num(r.st_0)])).toEqual(
+        expected.map((e) => [num(e.id), e.device, num(e.n)]),
+      );
+    });
 
-  it('each filter stage gives the rows of the filter applied afterwards (or to the facts first)', async () => {
-    const base = { ...range(), statistics: ['clicks', 'impressions'], limit: 10_000 };
-    const all = await run(compileReport(livePlan('campaigns', base)).page());
-    // Fact stage: the device filter is the report over the MOBILE facts only.
-    const mobile = await run(
-      compileReport(livePlan('campaigns', { ...base, filter: "segments.deviceType == 'MOBILE'" })).page(),
-    );
-    const mobileFacts = await sql<{ id: number; clicks: number }>(
-      `SELECT c.id, coalesce(sum(f.clicks), 0) AS clicks FROM campaigns c
+    it('each filter stage gives the rows of the filter applied afterwards (or to the facts first)', async () => {
+      const base = { ...range(), statistics: ['clicks', 'impressions'], limit: 10_000 };
+      const all = await run(compile(livePlan('campaigns', base)).page());
+      // Fact stage: the device filter is the report over the MOBILE facts only.
+      const mobile = await run(
+        compile(livePlan('campaigns', { ...base, filter: "segments.deviceType == 'MOBILE'" })).page(),
+      );
+      const mobileFacts = await sql<{ id: number; clicks: number }>(
+        `SELECT c.id, coalesce(sum(f.clicks), 0) AS clicks FROM campaigns c
          LEFT JOIN fact_ad_daily f ON f.campaign_id = c.id AND f.device = 'MOBILE' AND f.day BETWEEN $2::DATE AND $3::DATE
         WHERE c.organization_id = $1 GROUP BY 1 ORDER BY 1`,
-      [ORG, WEEK, Y],
-    );
-    expect(mobile.map((r) => [num(r.id), num(r.st_0)])).toEqual(mobileFacts.map((e) => [num(e.id), num(e.clicks)]));
-    // Entity stage: name filter == the unfiltered rows whose name passes.
-    const entity = await run(
-      compileReport(livePlan('campaigns', { ...base, filter: "startsWith(name, 'B') || status == 'PAUSED'" })).page(),
-    );
-    expect(entity.map((r) => num(r.id))).toEqual(
-      all.filter((r) => (r.name as string).startsWith('B') || r.status === 'PAUSED').map((r) => num(r.id)),
-    );
-    // Bucket stage: a statistic threshold and a mixed OR == the unfiltered rows that pass.
-    const median = [...all.map((r) => Number(r.st_0))].sort((a, b) => a - b)[Math.floor(all.length / 2)]!;
-    const bucket = await run(
-      compileReport(
-        livePlan('campaigns', {
-          ...base,
-          filter: `statistics.clicks > ${median} || name == '${all[0]!.name as string}'`,
-        }),
-      ).page(),
-    );
-    expect(bucket.map((r) => num(r.id))).toEqual(
-      all.filter((r) => Number(r.st_0) > median || r.name === all[0]!.name).map((r) => num(r.id)),
-    );
-    expect(bucket.length).toBeGreaterThan(0);
-    expect(bucket.length).toBeLessThan(all.length);
-    // accountId: the campaigns of platform accounts linked to account 2.
-    const linked = await run(compileReport(livePlan('campaigns', { ...base, filter: 'accountId == 2' })).page());
-    const ofAccount = await sql<{ id: number }>(
-      'SELECT c.id FROM campaigns c JOIN account_adplatform_links l ON l.adplatform_account_id = c.adplatform_account_id WHERE l.account_id = 2 AND c.organization_id = $1 ORDER BY 1',
-      [ORG],
-    );
-    expect(linked.map((r) => num(r.id))).toEqual(ofAccount.map((r) => num(r.id)));
-    // Labels and custom fields of accounts.
-    const labelled = await run(
-      compileReport(
-        livePlan('accounts', { ...base, filter: "labels.region == 'EMEA' && customFields.field21 > 100" }, ORG),
-      ).page(),
-    );
-    const emea = await sql<{ id: number }>(
-      "SELECT a.id FROM accounts a JOIN account_labels l ON l.account_id = a.id AND l.name = 'region' AND l.value = 'EMEA' WHERE a.organization_id = $1 AND a.field21 > 100 ORDER BY 1",
-      [ORG],
-    );
-    expect(labelled.map((r) => num(r.id))).toEqual(emea.map((r) => num(r.id)));
-  });
-
-  it('sort by a statistic breaks ties by id; a page is the slice of the whole result', async () => {
-    const base = { ...range(), statistics: ['clicks'], sort: '-statistics.clicks', limit: 10_000 };
-    const all = await run(compileReport(livePlan('ads', base)).page());
-    const expected = [...all].sort((a, b) => Number(b.st_0) - Number(a.st_0) || Number(a.id) - Number(b.id));
-    expect(all.map((r) => num(r.id))).toEqual(expected.map((r) => num(r.id)));
-    const page = await run(compileReport(livePlan('ads', { ...base, limit: 7, offset: 11 })).page());
-    expect(page.map((r) => num(r.id))).toEqual(all.slice(11, 18).map((r) => num(r.id)));
-    expect(Number(page[0]!.__total)).toBe(all.length);
-  });
-
-  it('formulas of each type and function are what they say over the sums of plain SQL', async () => {
-    const formulas = [
-      'i:min(statistics.clicks, 10):Integer',
-      'd:max(statistics.conversions, 1.5):Decimal',
-      'm:abs(-statistics.cost):Money',
-      'p:round(statistics.ctr, 2):Percentage',
-      'c:if(statistics.clicks > 5, statistics.cost / statistics.clicks, 0):Money',
-    ];
-    const rows = await run(
-      compileReport(livePlan('campaigns', { ...range(), statistics: ['clicks'], formulas, limit: 10_000 })).page(),
-    );
-    const sums = await sql<{ id: number; clicks: number; impressions: number; cost: number; conversions: number }>(
-      `SELECT c.id, coalesce(sum(f.clicks), 0) AS clicks, coalesce(sum(f.impressions), 0) AS impressions, coalesce(sum(f.cost), 0)::DOUBLE AS cost, coalesce(sum(f.conversions), 0)::DOUBLE AS conversions
-         FROM campaigns c LEFT JOIN fact_ad_daily f ON f.campaign_id = c.id AND f.day BETWEEN $2::DATE AND $3::DATE WHERE c.organization_id = $1 GROUP BY 1 ORDER BY 1`,
-      [ORG, WEEK, Y],
-    );
-    expect(rows).toHaveLength(sums.length);
-    const micros = (x: number) => Math.round(x * 1e6) / 1e6;
-    sums.forEach((s, i) => {
-      const r = rows[i]!;
-      const clicks = Number(s.clicks);
-      const ctr = Number(s.impressions) === 0 ? null : clicks / Number(s.impressions);
-      expect(num(r.fm_0)).toBe(Math.min(clicks, 10));
-      expect(close(r.fm_1, micros(Math.max(Number(s.conversions), 1.5)))).toBe(true);
-      expect(close(r.fm_2, micros(Number(s.cost)))).toBe(true);
-      expect(close(r.fm_3, ctr === null ? null : Math.round(ctr * 100) / 100)).toBe(true);
-      expect(close(r.fm_4, clicks > 5 ? micros(Number(s.cost) / clicks) : 0)).toBe(true);
+        [ORG, WEEK, Y],
+      );
+      expect(mobile.map((r) => [num(r.id), num(r.st_0)])).toEqual(mobileFacts.map((e) => [num(e.id), num(e.clicks)]));
+      // Entity stage: name filter == the unfiltered rows whose name passes.
+      const entity = await run(
+        compile(livePlan('campaigns', { ...base, filter: "startsWith(name, 'B') || status == 'PAUSED'" })).page(),
+      );
+      expect(entity.map((r) => num(r.id))).toEqual(
+        all.filter((r) => (r.name as string).startsWith('B') || r.status === 'PAUSED').map((r) => num(r.id)),
+      );
+      // Bucket stage: a statistic threshold and a mixed OR == the unfiltered rows that pass.
+      const median = [...all.map((r) => Number(r.st_0))].sort((a, b) => a - b)[Math.floor(all.length / 2)]!;
+      const bucket = await run(
+        compile(
+          livePlan('campaigns', {
+            ...base,
+            filter: `statistics.clicks > ${median} || name == '${all[0]!.name as string}'`,
+          }),
+        ).page(),
+      );
+      expect(bucket.map((r) => num(r.id))).toEqual(
+        all.filter((r) => Number(r.st_0) > median || r.name === all[0]!.name).map((r) => num(r.id)),
+      );
+      expect(bucket.length).toBeGreaterThan(0);
+      expect(bucket.length).toBeLessThan(all.length);
+      // accountId: the campaigns of platform accounts linked to account 2.
+      const linked = await run(compile(livePlan('campaigns', { ...base, filter: 'accountId == 2' })).page());
+      const ofAccount = await sql<{ id: number }>(
+        'SELECT c.id FROM campaigns c JOIN account_adplatform_links l ON l.adplatform_account_id = c.adplatform_account_id WHERE l.account_id = 2 AND c.organization_id = $1 ORDER BY 1',
+        [ORG],
+      );
+      expect(linked.map((r) => num(r.id))).toEqual(ofAccount.map((r) => num(r.id)));
+      // Labels and custom fields of accounts.
+      const labelled = await run(
+        compile(
+          livePlan('accounts', { ...base, filter: "labels.region == 'EMEA' && customFields.field21 > 100" }, ORG),
+        ).page(),
+      );
+      const emea = await sql<{ id: number }>(
+        "SELECT a.id FROM accounts a JOIN account_labels l ON l.account_id = a.id AND l.name = 'region' AND l.value = 'EMEA' WHERE a.organization_id = $1 AND a.field21 > 100 ORDER BY 1",
+        [ORG],
+      );
+      expect(labelled.map((r) => num(r.id))).toEqual(emea.map((r) => num(r.id)));
     });
-  });
 
-  it('totals are the statistics of the summed filtered rows, ctr recomputed from the sums', async () => {
-    const q = {
-      ...range(),
-      statistics: ['clicks', 'impressions', 'ctr'],
-      filter: 'statistics.clicks > 0',
-      totals: true,
-      limit: 10_000,
-    };
-    const rows = await run(compileReport(livePlan('campaigns', q)).page());
-    const [totals] = await run(compileReport(livePlan('campaigns', q)).totals()!);
-    const clicks = rows.reduce((a, r) => a + Number(r.st_0), 0);
-    const impressions = rows.reduce((a, r) => a + Number(r.st_1), 0);
-    expect([num(totals!.st_0), num(totals!.st_1)]).toEqual([clicks, impressions]);
-    expect(close(totals!.st_2, clicks / impressions)).toBe(true);
-    expect(totals!.__currencies).toBe('EUR');
-  });
+    it('sort by a statistic breaks ties by id; a page is the slice of the whole result', async () => {
+      const base = { ...range(), statistics: ['clicks'], sort: '-statistics.clicks', limit: 10_000 };
+      const all = await run(compile(livePlan('ads', base)).page());
+      const expected = [...all].sort((a, b) => Number(b.st_0) - Number(a.st_0) || Number(a.id) - Number(b.id));
+      expect(all.map((r) => num(r.id))).toEqual(expected.map((r) => num(r.id)));
+      const page = await run(compile(livePlan('ads', { ...base, limit: 7, offset: 11 })).page());
+      expect(page.map((r) => num(r.id))).toEqual(all.slice(11, 18).map((r) => num(r.id)));
+      expect(Number(page[0]!.__total)).toBe(all.length);
+    });
 
-  it('name wildcard: exactly the keywords whose text matches, LIKE characters literal', async () => {
-    const texts = await sql<{ id: number; text: string }>(
-      'SELECT id, text FROM keywords WHERE organization_id = $1 ORDER BY id',
-      [ORG],
-    );
-    const word = texts[0]!.text.split(' ')[0]!;
-    const rows = await run(
-      compileReport(
-        livePlan('keywords', { ...range(), statistics: ['clicks'], name: `${word}*`, limit: 10_000 }),
-      ).page(),
-    );
-    expect(rows.map((r) => num(r.id))).toEqual(texts.filter((t) => t.text.startsWith(word)).map((t) => num(t.id)));
-    const none = await run(
-      compileReport(
-        livePlan('keywords', { ...range(), statistics: ['clicks'], name: `${word.slice(0, 1)}%`, limit: 10_000 }),
-      ).page(),
-    );
-    expect(none).toEqual([]);
-  });
+    it('formulas of each type and function are what they say over the sums of plain SQL', async () => {
+      const formulas = [
+        'i:min(statistics.clicks, 10):Integer',
+        'd:max(statistics.conversions, 1.5):Decimal',
+        'm:abs(-statistics.cost):Money',
+        'p:round(statistics.ctr, 2):Percentage',
+        'c:if(statistics.clicks > 5, statistics.cost / statistics.clicks, 0):Money',
+      ];
+      const rows = await run(
+        compile(livePlan('campaigns', { ...range(), statistics: ['clicks'], formulas, limit: 10_000 })).page(),
+      );
+      const sums = await sql<{ id: number; clicks: number; impressions: number; cost: number; conversions: number }>(
+        `SELECT c.id, coalesce(sum(f.clicks), 0) AS clicks, coalesce(sum(f.impressions), 0) AS impressions, coalesce(sum(f.cost), 0)::DOUBLE AS cost, coalesce(sum(f.conversions), 0)::DOUBLE AS conversions
+         FROM campaigns c LEFT JOIN fact_ad_daily f ON f.campaign_id = c.id AND f.day BETWEEN $2::DATE AND $3::DATE WHERE c.organization_id = $1 GROUP BY 1 ORDER BY 1`,
+        [ORG, WEEK, Y],
+      );
+      expect(rows).toHaveLength(sums.length);
+      const micros = (x: number) => Math.round(x * 1e6) / 1e6;
+      sums.forEach((s, i) => {
+        const r = rows[i]!;
+        const clicks = Number(s.clicks);
+        const ctr = Number(s.impressions) === 0 ? null : clicks / Number(s.impressions);
+        expect(num(r.fm_0)).toBe(Math.min(clicks, 10));
+        expect(close(r.fm_1, micros(Math.max(Number(s.conversions), 1.5)))).toBe(true);
+        expect(close(r.fm_2, micros(Number(s.cost)))).toBe(true);
+        expect(close(r.fm_3, ctr === null ? null : Math.round(ctr * 100) / 100)).toBe(true);
+        expect(close(r.fm_4, clicks > 5 ? micros(Number(s.cost) / clicks) : 0)).toBe(true);
+      });
+    });
 
-  it("currency: campaigns convert each day at that day's rates; accounts in their own currency without it", async () => {
-    const rows = await run(
-      compileReport(
-        livePlan('campaigns', { ...range(), statistics: ['cost'], currency: 'USD', limit: 10_000 }, 1),
-      ).page(),
-    );
-    const expected = await sql<{ id: number; cost: number }>(
-      `SELECT c.id, coalesce(sum(f.cost * rt.units_per_eur::DOUBLE / rs.units_per_eur::DOUBLE), 0) AS cost
+    it('totals are the statistics of the summed filtered rows, ctr recomputed from the sums', async () => {
+      const q = {
+        ...range(),
+        statistics: ['clicks', 'impressions', 'ctr'],
+        filter: 'statistics.clicks > 0',
+        totals: true,
+        limit: 10_000,
+      };
+      const rows = await run(compile(livePlan('campaigns', q)).page());
+      const [totals] = await run(compile(livePlan('campaigns', q)).totals()!);
+      const clicks = rows.reduce((a, r) => a + Number(r.st_0), 0);
+      const impressions = rows.reduce((a, r) => a + Number(r.st_1), 0);
+      expect([num(totals!.st_0), num(totals!.st_1)]).toEqual([clicks, impressions]);
+      expect(close(totals!.st_2, clicks / impressions)).toBe(true);
+      expect(totals!.__currencies).toBe('EUR');
+    });
+
+    it('name wildcard: exactly the keywords whose text matches, LIKE characters literal', async () => {
+      const texts = await sql<{ id: number; text: string }>(
+        'SELECT id, text FROM keywords WHERE organization_id = $1 ORDER BY id',
+        [ORG],
+      );
+      const word = texts[0]!.text.split(' ')[0]!;
+      const rows = await run(
+        compile(livePlan('keywords', { ...range(), statistics: ['clicks'], name: `${word}*`, limit: 10_000 })).page(),
+      );
+      expect(rows.map((r) => num(r.id))).toEqual(texts.filter((t) => t.text.startsWith(word)).map((t) => num(t.id)));
+      const none = await run(
+        compile(
+          livePlan('keywords', { ...range(), statistics: ['clicks'], name: `${word.slice(0, 1)}%`, limit: 10_000 }),
+        ).page(),
+      );
+      expect(none).toEqual([]);
+    });
+
+    it("currency: campaigns convert each day at that day's rates; accounts in their own currency without it", async () => {
+      const rows = await run(
+        compile(livePlan('campaigns', { ...range(), statistics: ['cost'], currency: 'USD', limit: 10_000 }, 1)).page(),
+      );
+      const expected = await sql<{ id: number; cost: number }>(
+        `SELECT c.id, coalesce(sum(f.cost * rt.units_per_eur::DOUBLE / rs.units_per_eur::DOUBLE), 0) AS cost
          FROM campaigns c JOIN adplatform_accounts p ON p.id = c.adplatform_account_id
          LEFT JOIN fact_ad_daily f ON f.campaign_id = c.id AND f.day BETWEEN $2::DATE AND $3::DATE
          LEFT JOIN fx_rates rs ON rs.currency = p.currency AND rs.day = f.day
          LEFT JOIN fx_rates rt ON rt.currency = 'USD' AND rt.day = f.day
         WHERE c.organization_id = $1 GROUP BY 1 ORDER BY 1`,
-      [1, WEEK, Y],
-    );
-    expect(rows.map((r) => num(r.id))).toEqual(expected.map((e) => num(e.id)));
-    rows.forEach((r, i) =>
-      expect(close(r.st_0, Math.round(Number(expected[i]!.cost) * 1e6) / 1e6), `campaign ${String(r.id)}`).toBe(true),
-    );
-    expect(rows.every((r) => r.currency === 'USD')).toBe(true);
-    // An account asked in USD: each platform account's day converted from its currency into USD.
-    const [usd] = await run(
-      compileReport(livePlan('accounts', { ...range(), statistics: ['cost'], currency: 'USD' })).page(),
-    );
-    const [usdExpected] = await sql<{ cost: number }>(
-      `SELECT sum(f.cost * rt.units_per_eur::DOUBLE / rs.units_per_eur::DOUBLE) AS cost
+        [1, WEEK, Y],
+      );
+      expect(rows.map((r) => num(r.id))).toEqual(expected.map((e) => num(e.id)));
+      rows.forEach((r, i) =>
+        expect(close(r.st_0, Math.round(Number(expected[i]!.cost) * 1e6) / 1e6), `campaign ${String(r.id)}`).toBe(true),
+      );
+      expect(rows.every((r) => r.currency === 'USD')).toBe(true);
+      // An account asked in USD: each platform account's day converted from its currency into USD.
+      const [usd] = await run(
+        compile(livePlan('accounts', { ...range(), statistics: ['cost'], currency: 'USD' })).page(),
+      );
+      const [usdExpected] = await sql<{ cost: number }>(
+        `SELECT sum(f.cost * rt.units_per_eur::DOUBLE / rs.units_per_eur::DOUBLE) AS cost
          FROM fact_ad_daily f JOIN adplatform_accounts p ON p.id = f.adplatform_account_id
          JOIN fx_rates rs ON rs.currency = p.currency AND rs.day = f.day JOIN fx_rates rt ON rt.currency = 'USD' AND rt.day = f.day
         WHERE f.organization_id = $1 AND f.day BETWEEN $2::DATE AND $3::DATE`,
-      [ORG, WEEK, Y],
-    );
-    expect(usd!.currency).toBe('USD');
-    expect(close(usd!.st_0, Math.round(Number(usdExpected!.cost) * 1e6) / 1e6)).toBe(true);
-    const accounts = await run(compileReport(livePlan('accounts', { ...range(), statistics: ['cost'] }, 1)).page());
-    const [own] = await sql<{ cost: number }>(
-      'SELECT sum(cost)::DOUBLE AS cost FROM fact_ad_daily WHERE organization_id = 1 AND day BETWEEN $1::DATE AND $2::DATE',
-      [WEEK, Y],
-    );
-    expect(accounts.map((r) => r.currency)).toEqual(['AUD']);
-    expect(close(accounts[0]!.st_0, Math.round(Number(own!.cost) * 1e6) / 1e6)).toBe(true);
-  });
-
-  it("reach is the length of the union of each campaign's audience runs; impression share the ratio of the sums, floored", async () => {
-    const rows = await run(
-      compileReport(livePlan('campaigns/facebook', { ...range(), statistics: ['reach'], limit: 10_000 })).page(),
-    );
-    const runs = await sql<{ id: number; pa: number; a: number; b: number }>(
-      `SELECT campaign_id AS id, adplatform_account_id AS pa, user_from AS a, user_to AS b FROM fact_audience_runs
-        WHERE organization_id = $1 AND day BETWEEN $2::DATE AND $3::DATE ORDER BY 1, 2, 3, 4`,
-      [ORG, WEEK, Y],
-    );
-    const reach = new Map<number, number>();
-    const end = new Map<string, number>();
-    for (const r of runs) {
-      const key = `${r.id}/${r.pa}`;
-      const covered = end.get(key) ?? -Infinity;
-      reach.set(
-        Number(r.id),
-        (reach.get(Number(r.id)) ?? 0) + Math.max(0, Number(r.b) - Math.max(Number(r.a), covered)),
+        [ORG, WEEK, Y],
       );
-      end.set(key, Math.max(covered, Number(r.b)));
-    }
-    expect(reach.size).toBeGreaterThan(0);
-    for (const r of rows) expect(num(r.st_0), `campaign ${String(r.id)}`).toBe(reach.get(Number(r.id)) ?? 0);
-    // Totals: the union over all campaigns' runs per platform account, not the sum of the rows' reach.
-    const [totals] = await run(
-      compileReport(livePlan('campaigns/facebook', { ...range(), statistics: ['reach'], totals: true })).totals()!,
-    );
-    const byAccount = new Map<number, Array<[number, number]>>();
-    for (const r of runs)
-      byAccount.set(Number(r.pa), [...(byAccount.get(Number(r.pa)) ?? []), [Number(r.a), Number(r.b)]]);
-    let union = 0;
-    for (const list of byAccount.values()) {
-      let covered = -Infinity;
-      for (const [a, b] of list.sort((x, y) => x[0] - y[0] || x[1] - y[1])) {
-        union += Math.max(0, b - Math.max(a, covered));
-        covered = Math.max(covered, b);
+      expect(usd!.currency).toBe('USD');
+      expect(close(usd!.st_0, Math.round(Number(usdExpected!.cost) * 1e6) / 1e6)).toBe(true);
+      const accounts = await run(compile(livePlan('accounts', { ...range(), statistics: ['cost'] }, 1)).page());
+      const [own] = await sql<{ cost: number }>(
+        'SELECT sum(cost)::DOUBLE AS cost FROM fact_ad_daily WHERE organization_id = 1 AND day BETWEEN $1::DATE AND $2::DATE',
+        [WEEK, Y],
+      );
+      expect(accounts.map((r) => r.currency)).toEqual(['AUD']);
+      expect(close(accounts[0]!.st_0, Math.round(Number(own!.cost) * 1e6) / 1e6)).toBe(true);
+    });
+
+    it("reach is the length of the union of each campaign's audience runs; impression share the ratio of the sums, floored", async () => {
+      const rows = await run(
+        compile(livePlan('campaigns/facebook', { ...range(), statistics: ['reach'], limit: 10_000 })).page(),
+      );
+      const runs = await sql<{ id: number; pa: number; a: number; b: number }>(
+        `SELECT campaign_id AS id, adplatform_account_id AS pa, user_from AS a, user_to AS b FROM fact_audience_runs
+        WHERE organization_id = $1 AND day BETWEEN $2::DATE AND $3::DATE ORDER BY 1, 2, 3, 4`,
+        [ORG, WEEK, Y],
+      );
+      const reach = new Map<number, number>();
+      const end = new Map<string, number>();
+      for (const r of runs) {
+        const key = `${r.id}/${r.pa}`;
+        const covered = end.get(key) ?? -Infinity;
+        reach.set(
+          Number(r.id),
+          (reach.get(Number(r.id)) ?? 0) + Math.max(0, Number(r.b) - Math.max(Number(r.a), covered)),
+        );
+        end.set(key, Math.max(covered, Number(r.b)));
       }
-    }
-    expect(num(totals!.st_0)).toBe(union);
-    expect(union).toBeLessThan([...reach.values()].reduce((a, b) => a + b, 0));
-    const shares = await run(
-      compileReport(
-        livePlan('adplatform-accounts/google-ads', { ...range(), statistics: ['searchImpressionShare'] }),
-      ).page(),
-    );
-    const expected = await sql<{ id: number; s: number; e: number }>(
-      `SELECT p.id, sum(f.impressions)::DOUBLE AS s, sum(f.eligible_impressions)::DOUBLE AS e FROM adplatform_accounts p
+      expect(reach.size).toBeGreaterThan(0);
+      for (const r of rows) expect(num(r.st_0), `campaign ${String(r.id)}`).toBe(reach.get(Number(r.id)) ?? 0);
+      // Totals: the union over all campaigns' runs per platform account, not the sum of the rows' reach.
+      const [totals] = await run(
+        compile(livePlan('campaigns/facebook', { ...range(), statistics: ['reach'], totals: true })).totals()!,
+      );
+      const byAccount = new Map<number, Array<[number, number]>>();
+      for (const r of runs)
+        byAccount.set(Number(r.pa), [...(byAccount.get(Number(r.pa)) ?? []), [Number(r.a), Number(r.b)]]);
+      let union = 0;
+      for (const list of byAccount.values()) {
+        let covered = -Infinity;
+        for (const [a, b] of list.sort((x, y) => x[0] - y[0] || x[1] - y[1])) {
+          union += Math.max(0, b - Math.max(a, covered));
+          covered = Math.max(covered, b);
+        }
+      }
+      expect(num(totals!.st_0)).toBe(union);
+      expect(union).toBeLessThan([...reach.values()].reduce((a, b) => a + b, 0));
+      const shares = await run(
+        compile(
+          livePlan('adplatform-accounts/google-ads', { ...range(), statistics: ['searchImpressionShare'] }),
+        ).page(),
+      );
+      const expected = await sql<{ id: number; s: number; e: number }>(
+        `SELECT p.id, sum(f.impressions)::DOUBLE AS s, sum(f.eligible_impressions)::DOUBLE AS e FROM adplatform_accounts p
          LEFT JOIN fact_impression_share_daily f ON f.adplatform_account_id = p.id AND f.day BETWEEN $2::DATE AND $3::DATE
         WHERE p.organization_id = $1 AND p.ad_platform_type = 'GOOGLE_ADS' GROUP BY 1 ORDER BY 1`,
-      [ORG, WEEK, Y],
-    );
-    expect(shares.map((r) => num(r.id))).toEqual(expected.map((e) => num(e.id)));
-    shares.forEach((r, i) => {
-      const e = expected[i]!;
-      const share = !e.e ? null : Number(e.s) / Number(e.e);
-      expect(close(r.st_0, share === null ? null : share < 0.1 ? 0.0999 : share)).toBe(true);
+        [ORG, WEEK, Y],
+      );
+      expect(shares.map((r) => num(r.id))).toEqual(expected.map((e) => num(e.id)));
+      shares.forEach((r, i) => {
+        const e = expected[i]!;
+        const share = !e.e ? null : Number(e.s) / Number(e.e);
+        expect(close(r.st_0, share === null ? null : share < 0.1 ? 0.0999 : share)).toBe(true);
+      });
     });
-  });
 
-  it('campaign labels: one row per account and value of the label on its campaigns (zeros without facts), the filter on the value applied', async () => {
-    const plan = livePlan('accounts', {
-      ...range(),
-      statistics: ['clicks'],
-      campaignLabel: { name: 'campaignGroup', stored: 'sys.campaignGroup' },
-      filter: "campaignLabel.value != 'Brand'",
-      limit: 10_000,
-    });
-    const parts = await run(compileReport(plan).jsonPage());
-    const rows = parts.flatMap(
-      (p) =>
-        JSON.parse(
-          `[${Buffer.from(p.part as Uint8Array)
-            .toString('utf8')
-            .replace(/^,/, '')}]`,
-        ) as Array<{ id: number; campaignLabel: { value: string }; statistics: { clicks: number } }>,
-    );
-    const expected = await sql<{ id: number; value: string; clicks: number }>(
-      `SELECT l.account_id AS id, cl.value, coalesce(sum(f.clicks), 0) AS clicks
+    it('campaign labels: one row per account and value of the label on its campaigns (zeros without facts), the filter on the value applied', async () => {
+      const plan = livePlan('accounts', {
+        ...range(),
+        statistics: ['clicks'],
+        campaignLabel: { name: 'campaignGroup', stored: 'sys.campaignGroup' },
+        filter: "campaignLabel.value != 'Brand'",
+        limit: 10_000,
+      });
+      const parts = await run(compile(plan).jsonPage());
+      const rows = parts.flatMap(
+        (p) =>
+          JSON.parse(
+            `[${Buffer.from(p.part as Uint8Array)
+              .toString('utf8')
+              .replace(/^,/, '')}]`,
+          ) as Array<{ id: number; campaignLabel: { value: string }; statistics: { clicks: number } }>,
+      );
+      const expected = await sql<{ id: number; value: string; clicks: number }>(
+        `SELECT l.account_id AS id, cl.value, coalesce(sum(f.clicks), 0) AS clicks
          FROM campaign_labels cl JOIN campaigns c ON c.id = cl.campaign_id JOIN account_adplatform_links l ON l.adplatform_account_id = c.adplatform_account_id
          LEFT JOIN fact_ad_daily f ON f.campaign_id = c.id AND f.day BETWEEN $2::DATE AND $3::DATE
         WHERE cl.name = 'sys.campaignGroup' AND c.organization_id = $1 AND cl.value <> 'Brand' GROUP BY 1, 2 ORDER BY 1, 2`,
-      [ORG, WEEK, Y],
-    );
-    expect(rows.map((r) => [r.id, r.campaignLabel.value, r.statistics.clicks])).toEqual(
-      expected.map((e) => [num(e.id), e.value, num(e.clicks)]),
-    );
-  });
+        [ORG, WEEK, Y],
+      );
+      expect(rows.map((r) => [r.id, r.campaignLabel.value, r.statistics.clicks])).toEqual(
+        expected.map((e) => [num(e.id), e.value, num(e.clicks)]),
+      );
+    });
 
-  it("the JSON page, CSV and NDJSON exports hold the page's rows in its order", async () => {
-    const q = {
-      ...range(),
-      statistics: ['clicks'],
-      segments: ['Day'],
-      sort: '-statistics.clicks',
-      limit: 200,
-      offset: 3,
-    };
-    const page = await run(compileReport(livePlan('campaigns', q)).page());
-    const parts = await run(compileReport(livePlan('campaigns', q)).jsonPage());
-    expect(parts.length).toBe(2);
-    const json = parts.flatMap(
-      (p) =>
-        JSON.parse(
-          `[${Buffer.from(p.part as Uint8Array)
-            .toString('utf8')
-            .replace(/^,/, '')}]`,
-        ) as Array<{ id: number; segments: { day: string } }>,
-    );
-    const csv = await run(compileReport(livePlan('campaigns', q)).export('csv'));
-    const ndjson = (await run(compileReport(livePlan('campaigns', q)).export('ndjson'))).map(
-      (r) => JSON.parse(r.line as string) as { id: number; segments: { day: string } },
-    );
-    const keys = page.map((r) => `${String(r.id)}/${String(r.seg_0)}`);
-    expect(json.map((r) => `${r.id}/${r.segments.day}`)).toEqual(keys);
-    expect(csv.map((r) => `${String(r.id)}/${String(r['segments.day'])}`)).toEqual(keys);
-    expect(ndjson.map((r) => `${r.id}/${r.segments.day}`)).toEqual(keys);
-  });
-});
+    it("the JSON page, CSV and NDJSON exports hold the page's rows in its order", async () => {
+      const q = {
+        ...range(),
+        statistics: ['clicks'],
+        segments: ['Day'],
+        sort: '-statistics.clicks',
+        limit: 200,
+        offset: 3,
+      };
+      const page = await run(compile(livePlan('campaigns', q)).page());
+      const parts = await run(compile(livePlan('campaigns', q)).jsonPage());
+      expect(parts.length).toBe(2);
+      const json = parts.flatMap(
+        (p) =>
+          JSON.parse(
+            `[${Buffer.from(p.part as Uint8Array)
+              .toString('utf8')
+              .replace(/^,/, '')}]`,
+          ) as Array<{ id: number; segments: { day: string } }>,
+      );
+      const csv = await run(compile(livePlan('campaigns', q)).export('csv'));
+      const ndjson = (await run(compile(livePlan('campaigns', q)).export('ndjson'))).map(
+        (r) => JSON.parse(r.line as string) as { id: number; segments: { day: string } },
+      );
+      const keys = page.map((r) => `${String(r.id)}/${String(r.seg_0)}`);
+      expect(json.map((r) => `${r.id}/${r.segments.day}`)).toEqual(keys);
+      expect(csv.map((r) => `${String(r.id)}/${String(r['segments.day'])}`)).toEqual(keys);
+      expect(ndjson.map((r) => `${r.id}/${r.segments.day}`)).toEqual(keys);
+    });
+  },
+);
 
 describe('the plan is plain data', () => {
   it.each(CASES.map((c) => [c.name, c] as const))(

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DailyImpressionShare } from '../src/platforms/connector.js';
 import type { ReachSelection } from '../src/platforms/sandbox/statistics.js';
 import { addDays, isoDate } from '../src/shared/dates.js';
+import { rewriteRollups } from '../src/statistics/rollups.js';
 import { waitForIdleJobs } from './helpers/jobs.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -484,6 +485,8 @@ describe('Google Ads impression share endpoint', () => {
           [day, target!.account, target!.campaign, target!.adGroup, target!.ad, d.impressions],
         );
       }
+      // As every fact writer does: the rollups of the rows just written, in the same transaction.
+      await rewriteRollups(tx, { organizationId: 1, from: '2024-01-01', to: '2024-01-02' });
     });
     const query = {
       statistics: SHARE_STATISTICS,

@@ -2,8 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queueTrailingSyncs } from '../src/jobs/statistics-sync-queue.js';
 import type { DailyReport } from '../src/platforms/connector.js';
 import { addDays, isoDate } from '../src/shared/dates.js';
+import { replaceDailyReport } from '../src/statistics/fact-replacement.js';
 import { jsonRequest, linkedGoogleAccount } from './helpers/accounts.js';
 import { waitForJob } from './helpers/jobs.js';
+import { rollupCheckSql, type RollupCheck } from './helpers/rollups.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 const DAY = 24 * 3600_000;
@@ -125,6 +127,29 @@ async function backfillJob(): Promise<Record<string, any>> {
   return waitForJob(server, token, backfill!.id, undefined, 60_000);
 }
 
+/** Every rollup table equals GROUP BY over the facts (plain SQL, test/helpers/rollups.ts), and holds rows. */
+async function expectRollupsEqualFacts(): Promise<void> {
+  const checks = await server.service.db.read((r) => r.all<RollupCheck>(rollupCheckSql()));
+  for (const check of checks) {
+    expect(check.mismatched, check.t).toBe(0);
+    expect(check.rows, check.t).toBeGreaterThan(0);
+  }
+}
+
+/** Row counts and exact money sums of the facts and every rollup: equal before and after means nothing changed. */
+async function storedFingerprint(): Promise<unknown> {
+  return server.service.db.read((r) =>
+    r.all(
+      ['fact_ad_daily', 'rollup_campaign_daily', 'rollup_platform_account_daily']
+        .map(
+          (t) =>
+            `SELECT '${t}' AS t, count(*)::INTEGER AS n, sum(cost)::VARCHAR AS cost, sum(conversions)::VARCHAR AS conversions, sum(impressions)::BIGINT AS impressions FROM ${t}`,
+        )
+        .join(' UNION ALL ') + ' ORDER BY t',
+    ),
+  );
+}
+
 describe('SYNC_STATISTICS', () => {
   it('an import queues a backfill of its campaign that stores exactly what the platform reports', async () => {
     const job = await backfillJob();
@@ -141,6 +166,7 @@ describe('SYNC_STATISTICS', () => {
     const stored = await storedTotals(from, to);
     expect(stored.rows).toBeGreaterThan(100);
     expect(stored).toEqual(expectedTotals(await platformReport(from, to), from, to));
+    await expectRollupsEqualFacts();
   });
 
   it('keyword rows, impression share and calls land too, consistent with the ad rows', async () => {
@@ -190,6 +216,7 @@ describe('SYNC_STATISTICS', () => {
     const second = await syncNow();
     expect(second.result.rows).toEqual(first.result.rows);
     expect(await storedTotals(from, to)).toEqual(before);
+    await expectRollupsEqualFacts();
     // Calls keep their ids across syncs.
     expect(
       await server.service.db.read((r) =>
@@ -250,6 +277,8 @@ describe('SYNC_STATISTICS', () => {
       expect(Number(after.conversions)).toBeGreaterThan(Number(before.conversions));
       // And the stored figures are the platform's restated ones.
       expect(after).toEqual(expectedTotals(await platformReport(recentFrom, to), recentFrom, to));
+      // The restated days' rollup rows were rewritten with them.
+      await expectRollupsEqualFacts();
       const converting = await server.service.db.read((r) =>
         r.one<{ records: number; facts: number }>(
           `SELECT (SELECT count(*) FROM call_details WHERE campaign_id = $1 AND is_conversion)::BIGINT AS records,
@@ -261,6 +290,35 @@ describe('SYNC_STATISTICS', () => {
     } finally {
       clockOffset -= 6 * DAY;
     }
+  });
+
+  it('a replacement that fails while writing the rollups leaves facts and rollups as they were', async () => {
+    const to = addDays(isoDate(now()), -2);
+    const from = addDays(to, -2);
+    const report = await platformReport(from, to);
+    // Two ads of one campaign, day, device and network, each a cost a fact row holds (DECIMAL(18,6))
+    // whose sum the rollup row cannot: the rollup insert fails, after the facts were replaced.
+    const ads = report.statistics.filter((r) => r.campaignId === campaign.adPlatformId && r.keywordId === null);
+    const cell = (r: (typeof ads)[number]) => `${r.date}|${r.device}|${r.network}`;
+    const pair = ads.find((a) => ads.some((b) => b !== a && cell(b) === cell(a) && b.adId !== a.adId))!;
+    expect(pair).toBeDefined();
+    const huge = new Set(ads.filter((r) => cell(r) === cell(pair)).slice(0, 2));
+    const restated = {
+      ...report,
+      statistics: report.statistics.map((r) => (huge.has(r) ? { ...r, cost: 600_000_000_000 } : r)),
+    };
+    const before = await storedFingerprint();
+    await expect(
+      server.service.db.write((tx) =>
+        replaceDailyReport(
+          tx,
+          { organizationId: 1, adPlatformAccountId: platformAccountId, from, to, campaignIds: [campaign.id] },
+          restated,
+        ),
+      ),
+    ).rejects.toThrow(/out of range|overflow/i);
+    expect(await storedFingerprint()).toEqual(before);
+    await expectRollupsEqualFacts();
   });
 
   it('skips platform accounts whose figures were generated, and accounts whose access was revoked', async () => {

@@ -133,6 +133,11 @@ export const serviceConfigSchema = z.object({
       syncMs: positiveInt.default(21_600_000),
     })
     .prefault({}),
+  /**
+   * Reports of accounts, platform accounts and campaigns read rollup tables instead of the facts
+   * where they answer the plan (README, Aggregate navigation); false: always the facts.
+   */
+  rollups: z.boolean().default(true),
   /** JSON of SandboxFaultConfig, e.g. {"GOOGLE_ADS":{"latencyMs":200,"failureRate":0.1}}. */
   sandboxFaults: z.string().optional(),
 });
@@ -164,6 +169,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServiceConfigInput {
     sandboxFaults: pick('ADREPORT_SANDBOX_FAULTS'),
     platformSyncMs: pick('ADREPORT_PLATFORM_SYNC_MS'),
     demoData: bool('ADREPORT_DEMO_DATA'),
+    rollups: bool('ADREPORT_ROLLUPS'),
     statistics: {
       backfillDays: pick('ADREPORT_STATISTICS_BACKFILL_DAYS'),
       trailingDays: pick('ADREPORT_STATISTICS_TRAILING_DAYS'),

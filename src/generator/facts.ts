@@ -1,3 +1,5 @@
+import { addDays } from '../shared/dates.js';
+import { rewriteRollups } from '../statistics/rollups.js';
 import type { Executor } from '../store/database.js';
 import { reserveIds } from './ids.js';
 import { permute, sqlNumber } from './sql.js';
@@ -53,6 +55,12 @@ const normal16 = (h: string, a: number, b: number) => `(sqrt(-2 * ln(${u16(h, a)
 export async function insertChunk(tx: Executor, run: FactRun, chunk: Chunk): Promise<ChunkRows> {
   const adRows = await insertItemFacts(tx, run, chunk, 'ad');
   const keywordRows = await insertItemFacts(tx, run, chunk, 'keyword');
+  // The chunk's rollup rows, in its transaction; chunks go in (organization, day) order, so do they.
+  await rewriteRollups(tx, {
+    organizationId: chunk.orgId,
+    from: addDays(run.firstDay, chunk.from),
+    to: addDays(run.firstDay, chunk.to),
+  });
   const impressionShareRows = await insertImpressionShares(tx, run, chunk);
   const audienceRuns = await insertAudienceRuns(tx, run, chunk);
   const calls = await insertCallDetails(tx, run, chunk);

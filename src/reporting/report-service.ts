@@ -11,6 +11,7 @@ import {
   ESTIMATE_COLUMNS,
   statisticColumn,
   TOTAL_COLUMN,
+  type CompileOptions,
   type ExportFormat,
 } from '../sql/compile-report.js';
 import { estimatedFxRates, FxEstimateCollector, mixedCurrencies, type ReportWarning } from './report-warnings.js';
@@ -47,6 +48,8 @@ export class ReportService {
     private readonly db: Database,
     private readonly now: () => Date,
     private readonly exports: ExportService,
+    /** `rollups: false` (ADREPORT_ROLLUPS=false): every report reads the facts. */
+    private readonly compileOptions: CompileOptions = {},
   ) {}
 
   /**
@@ -56,7 +59,7 @@ export class ReportService {
    */
   async run(endpoint: ReportEndpoint, request: ReportRequest): Promise<ReportPage> {
     const plan = buildPlan(endpoint, request, this.now());
-    const report = compileReport(plan);
+    const report = compileReport(plan, undefined, this.compileOptions);
     const compiled = report.jsonPage();
     const totalsQuery = report.totals();
     return this.db.read(async (r) => {
@@ -77,7 +80,8 @@ export class ReportService {
         const estimated = estimates.result();
         if (estimated) warnings.push(estimatedFxRates(estimated));
         // An empty page (past the end) has no part to carry the total: count it.
-        const total = parts.rowCount > 0 ? Number(parts.get(0, TOTAL_OF_PART)) : await countAll(r, plan);
+        const total =
+          parts.rowCount > 0 ? Number(parts.get(0, TOTAL_OF_PART)) : await countAll(r, plan, this.compileOptions);
         return { rows: pageParts(parts), total, totals, warnings };
       } catch (error) {
         parts.release();
@@ -99,7 +103,7 @@ export class ReportService {
   /** Rows of the whole result (what X-TotalCount says), for an export's progress. */
   async count(endpoint: ReportEndpoint, request: ReportRequest): Promise<number> {
     const plan = buildPlan(endpoint, { ...request, limit: 1, offset: 0, totals: false }, this.now());
-    return this.db.read((r) => countAll(r, { ...plan, offset: 1 }));
+    return this.db.read((r) => countAll(r, { ...plan, offset: 1 }, this.compileOptions));
   }
 
   /**
@@ -114,7 +118,7 @@ export class ReportService {
   ): Promise<{ plan: ReportPlan; stream: ExportStream; warnings: readonly ReportWarning[] }> {
     const plan = buildPlan(endpoint, request, this.now());
     // One set of CTEs for the estimates and the export itself.
-    const report = compileReport(plan);
+    const report = compileReport(plan, undefined, this.compileOptions);
     const estimatesQuery = report.estimates();
     const warnings: ReportWarning[] = [];
     if (estimatesQuery) {
@@ -148,9 +152,9 @@ function pageParts(rows: LazyRows): PageParts {
   };
 }
 
-async function countAll(r: Executor, plan: ReportPlan): Promise<number> {
+async function countAll(r: Executor, plan: ReportPlan, options: CompileOptions): Promise<number> {
   if (plan.offset === 0) return 0;
-  const firstRow = compileReport({ ...plan, offset: 0, limit: 1, totals: false }).page();
+  const firstRow = compileReport({ ...plan, offset: 0, limit: 1, totals: false }, undefined, options).page();
   const rows = await r.all(firstRow.sql, firstRow.params);
   return rows.length === 0 ? 0 : Number(rows[0]![TOTAL_COLUMN]);
 }

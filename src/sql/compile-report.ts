@@ -5,10 +5,12 @@ import { duckdbDialect } from './duckdb/duckdb-dialect.js';
 import { finishEstimates, finishEstimatesGate } from './finish-estimates.js';
 import { finishPage, finishTotals } from './finish-page.js';
 import { finishExport, finishJsonPage } from './finish-rows.js';
+import type { CompileOptions } from './fact-source.js';
 import { reportQuery, type ReportQuery } from './report-query.js';
 
 export type { CompiledQuery, ExportFormat } from './compiled-query.js';
 export type { SqlDialect } from './dialect.js';
+export type { CompileOptions } from './fact-source.js';
 export { duckdbDialect } from './duckdb/duckdb-dialect.js';
 export { formulaColumn, segmentColumn, statisticColumn } from './expressions.js';
 export { ESTIMATE_COLUMNS } from './finish-estimates.js';
@@ -33,10 +35,15 @@ export interface CompiledReport {
 /**
  * ReportPlan -> statements, pure: the dialect-neutral compiler (src/sql/*.ts) emitting through
  * `dialect` (DuckDB unless told otherwise). Every value is a bound parameter; every identifier
- * comes from the catalogue.
+ * comes from the catalogue. `options.rollups` (default on): read the smallest rollup that answers
+ * the plan instead of the facts (fact-source.ts).
  */
-export function compileReport(plan: ReportPlan, dialect: SqlDialect = duckdbDialect): CompiledReport {
-  const query = reportQuery(plan, dialect);
+export function compileReport(
+  plan: ReportPlan,
+  dialect: SqlDialect = duckdbDialect,
+  options: CompileOptions = {},
+): CompiledReport {
+  const query = reportQuery(plan, dialect, options);
   return {
     query,
     page: () => finishPage(query),

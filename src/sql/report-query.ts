@@ -15,6 +15,7 @@ import { assertNever } from '../shared/assert-never.js';
 import { Binder } from './binder.js';
 import type { SqlDialect } from './dialect.js';
 import { conditionSql, segmentColumn, sumColumn, usedMeasures, type ExpressionContext } from './expressions.js';
+import { factSource, type CompileOptions } from './fact-source.js';
 import { levelEntities } from './level-sources.js';
 
 /**
@@ -44,6 +45,8 @@ export interface ReportQuery {
   readonly segmentNames: readonly string[];
   /** The sums report_rows carries. */
   readonly rowMeasures: readonly BaseMeasure[];
+  /** The table the daily sums are read from: the level's fact table or a rollup of it (fact-source.ts). */
+  readonly factTable: string;
 }
 
 const FACT_SUM_COLUMNS: Readonly<Record<Exclude<FactMeasure, 'costWithMarkup'>, string>> = {
@@ -97,7 +100,7 @@ function bucketColumn(m: FactMeasure): string {
   }
 }
 
-export function reportQuery(plan: ReportPlan, d: SqlDialect): ReportQuery {
+export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOptions = {}): ReportQuery {
   const measures = usedMeasures(plan);
   const binder = Binder.start(d);
   const org = binder.bind(plan.organizationId, 'bigint');
@@ -105,6 +108,7 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect): ReportQuery {
   const to = binder.bind(plan.to, 'date');
   const context: ExpressionContext = { plan, dialect: d, binder };
   const level = levelOf(plan.level);
+  const factTable = factSource(plan, level, options);
   const endpoint = ENDPOINT_BY_PATH.get(plan.endpoint)!;
   // `currency`: rows show it, and their money is converted into it (bound before the CTEs, which the totals query shares).
   const target = plan.currency === undefined ? undefined : binder.bind(plan.currency, 'varchar');
@@ -159,7 +163,7 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect): ReportQuery {
       ${Object.values(FACT_SUM_COLUMNS)
         .map((c) => `sum(f.${c}) AS ${c}`)
         .join(', ')}
-    FROM ${level.factTable} f${label ? ` JOIN campaign_labels cl ON cl.campaign_id = f.campaign_id AND cl.name = ${label}` : ''}
+    FROM ${factTable} f${label ? ` JOIN campaign_labels cl ON cl.campaign_id = f.campaign_id AND cl.name = ${label}` : ''}
    WHERE ${factWhere.join(' AND ')} ${d.groupByAll}`;
 
   const markupJoin = (accountColumn: string) =>
@@ -239,7 +243,7 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect): ReportQuery {
   const sums = direct
     ? `SELECT f.${level.factKey} AS entity_id${segmentKeys('f.day', 'f.device')},
         ${FACT_MEASURES.map((m) => `${directSum(m)} AS ${sumColumn(m)}`).join(', ')}${bucketEstimates('x.est_day', 'x')}
-        FROM ${level.factTable} f${convertLower ? ' LEFT JOIN pa_rates x ON x.pa = f.adplatform_account_id AND x.day = f.day' : ''} WHERE ${factWhere.join(' AND ')} ${d.groupByAll}`
+        FROM ${factTable} f${convertLower ? ' LEFT JOIN pa_rates x ON x.pa = f.adplatform_account_id AND x.day = f.day' : ''} WHERE ${factWhere.join(' AND ')} ${d.groupByAll}`
     : `SELECT b.entity_id${label ? ', b.label_value' : ''}${segmentKeys('b.day', 'b.device')}, ${sumSelect.join(', ')}${bucketEstimates('b.est_day', 'b')} FROM buckets b ${d.groupByAll}`;
 
   // Impression share and reach come from their own fact tables, per entity and segments like the sums.
@@ -296,5 +300,6 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect): ReportQuery {
     target,
     segmentNames,
     rowMeasures,
+    factTable,
   };
 }

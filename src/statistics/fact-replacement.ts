@@ -2,6 +2,7 @@ import { setImmediate } from 'node:timers/promises';
 import { DEVICE_TYPES, NETWORK_TYPES, type DailyReport } from '../platforms/connector.js';
 import type { AppendColumn, Executor } from '../store/database.js';
 import type { SqlValue } from '../store/sql-values.js';
+import { rewriteRollups } from './rollups.js';
 
 /** What one replacement covers: one platform account, an inclusive day range, some or all of its imported campaigns. */
 export interface ReplacementScope {
@@ -59,6 +60,14 @@ export async function replaceDailyReport(
       [scope.organizationId, scope.adPlatformAccountId],
     );
   }
+  // The rollups of the scope's campaigns and days, from the facts just written (never stale).
+  await rewriteRollups(tx, {
+    organizationId: scope.organizationId,
+    adPlatformAccountId: scope.adPlatformAccountId,
+    from: scope.from,
+    to: scope.to,
+    campaignIds: [...ids.campaigns.values()],
+  });
   await tx.run(
     `INSERT INTO fact_impression_share_daily
      SELECT $1, ${DAY}, $2, s.campaign_id, ${DEVICE}, ${NETWORK}, s.impressions, s.eligible_impressions,

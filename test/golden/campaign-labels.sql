@@ -12,7 +12,7 @@ WITH entities AS (SELECT e.* FROM (SELECT e.*, lv.label_value FROM (SELECT a.id,
               WHERE cl.name = $5 AND c.organization_id = $1::BIGINT) lv ON lv.account_id = e.id) e WHERE (e."label_value" <> $4::VARCHAR)),
     daily AS (SELECT cl.value AS label_value, f.adplatform_account_id AS pa, f.day,
       sum(f.impressions) AS impressions, sum(f.clicks) AS clicks, sum(f.cost) AS cost, sum(f.conversions) AS conversions, sum(f.conversion_value) AS conversion_value, sum(f.calls) AS calls, sum(f.call_conversions) AS call_conversions, sum(f.call_conversions_fractional) AS call_conversions_fractional
-    FROM fact_ad_daily f JOIN campaign_labels cl ON cl.campaign_id = f.campaign_id AND cl.name = $5
+    FROM rollup_campaign_daily f JOIN campaign_labels cl ON cl.campaign_id = f.campaign_id AND cl.name = $5
    WHERE f.organization_id = $1::BIGINT AND f.day BETWEEN $2::DATE AND $3::DATE GROUP BY ALL), buckets AS (SELECT l.account_id AS entity_id, d.*, d.cost * (ra.units_per_eur::DOUBLE / rp.units_per_eur::DOUBLE) AS m_cost, d.conversion_value * (ra.units_per_eur::DOUBLE / rp.units_per_eur::DOUBLE) AS m_conversion_value,
         NULL AS m_cost_with_markup, CASE WHEN p.currency <> ra.currency AND NOT (ra.published AND rp.published) THEN d.day END AS est_day,
          nullif(concat_ws(',', CASE WHEN p.currency <> ra.currency AND NOT rp.published THEN p.currency END, CASE WHEN p.currency <> ra.currency AND NOT ra.published THEN ra.currency END), '') AS est_currencies

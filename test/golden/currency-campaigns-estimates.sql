@@ -17,7 +17,7 @@ WITH entities AS (SELECT e.* FROM (SELECT c.id, c.name, c.adplatform_account_id 
     
     sums AS (SELECT f.campaign_id AS entity_id,
         sum(f.impressions) AS s_impressions, sum(f.clicks) AS s_clicks, sum(f.cost * x.factor) AS s_cost, NULL::DOUBLE AS s_costWithMarkup, sum(f.conversions) AS s_conversions, sum(f.conversion_value * x.factor) AS s_conversionValue, sum(f.calls) AS s_calls, sum(f.call_conversions) AS s_callConversions, sum(f.call_conversions_fractional) AS s_callConversionsFractional, min(x.est_day) AS est_first, max(x.est_day) AS est_last, bool_or(x.src_est) AS src_est, bool_or(x.tgt_est) AS tgt_est
-        FROM fact_ad_daily f LEFT JOIN pa_rates x ON x.pa = f.adplatform_account_id AND x.day = f.day WHERE f.organization_id = $1::BIGINT AND f.day BETWEEN $2::DATE AND $3::DATE GROUP BY ALL),
+        FROM rollup_campaign_daily f LEFT JOIN pa_rates x ON x.pa = f.adplatform_account_id AND x.day = f.day WHERE f.organization_id = $1::BIGINT AND f.day BETWEEN $2::DATE AND $3::DATE GROUP BY ALL),
     
     
     report_rows AS (SELECT e.* REPLACE ($4::VARCHAR AS currency),

@@ -6,7 +6,7 @@
 WITH entities AS (SELECT e.* FROM (SELECT a.id, a.name, a.currency, a.field1, a.field2, a.field3, a.field4, a.field5, a.field6, a.field7, a.field8, a.field9, a.field10, a.field11, a.field12, a.field13, a.field14, a.field15, a.field16, a.field17, a.field18, a.field19, a.field20, a.field21, a.field22, a.field23, a.field24, a.field25, a.field26, a.field27, a.field28, a.field29, a.field30 FROM accounts a WHERE a.organization_id = $1::BIGINT) e),
     daily AS (SELECT f.adplatform_account_id AS pa, f.day,
       sum(f.impressions) AS impressions, sum(f.clicks) AS clicks, sum(f.cost) AS cost, sum(f.conversions) AS conversions, sum(f.conversion_value) AS conversion_value, sum(f.calls) AS calls, sum(f.call_conversions) AS call_conversions, sum(f.call_conversions_fractional) AS call_conversions_fractional
-    FROM fact_ad_daily f
+    FROM rollup_platform_account_daily f
    WHERE f.organization_id = $1::BIGINT AND f.day BETWEEN $2::DATE AND $3::DATE GROUP BY ALL), buckets AS (SELECT l.account_id AS entity_id, d.*, d.cost * (ra.units_per_eur::DOUBLE / rp.units_per_eur::DOUBLE) AS m_cost, d.conversion_value * (ra.units_per_eur::DOUBLE / rp.units_per_eur::DOUBLE) AS m_conversion_value,
         NULL AS m_cost_with_markup
       FROM daily d

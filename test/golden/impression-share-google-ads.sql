@@ -10,7 +10,7 @@ WITH entities AS (SELECT e.* FROM (SELECT p.id, p.name, p.ad_platform_type AS "a
     
     sums AS (SELECT f.adplatform_account_id AS entity_id,
         sum(f.impressions) AS s_impressions, sum(f.clicks) AS s_clicks, sum(f.cost) AS s_cost, NULL::DOUBLE AS s_costWithMarkup, sum(f.conversions) AS s_conversions, sum(f.conversion_value) AS s_conversionValue, sum(f.calls) AS s_calls, sum(f.call_conversions) AS s_callConversions, sum(f.call_conversions_fractional) AS s_callConversionsFractional
-        FROM fact_ad_daily f WHERE f.organization_id = $1::BIGINT AND f.day BETWEEN $2::DATE AND $3::DATE AND f.adplatform_account_id IN (SELECT id FROM entities) GROUP BY ALL),
+        FROM rollup_platform_account_daily f WHERE f.organization_id = $1::BIGINT AND f.day BETWEEN $2::DATE AND $3::DATE AND f.adplatform_account_id IN (SELECT id FROM entities) GROUP BY ALL),
     shares AS (SELECT f.adplatform_account_id AS entity_id,
       sum(f.impressions) AS s_searchImpressions, sum(f.eligible_impressions) AS s_searchEligibleImpressions, sum(f.budget_lost_impressions) AS s_searchBudgetLostImpressions, sum(f.rank_lost_impressions) AS s_searchRankLostImpressions, sum(f.top_impressions) AS s_searchTopImpressions, sum(f.absolute_top_impressions) AS s_searchAbsoluteTopImpressions
     FROM fact_impression_share_daily f WHERE f.organization_id = $1::BIGINT AND f.day BETWEEN $2::DATE AND $3::DATE AND f.adplatform_account_id IN (SELECT id FROM entities) GROUP BY ALL),

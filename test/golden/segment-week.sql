@@ -9,7 +9,7 @@ WITH entities AS (SELECT e.* FROM (SELECT c.id, c.name, c.adplatform_account_id 
     
     sums AS (SELECT f.campaign_id AS entity_id, strftime(date_trunc('week', f.day), '%Y-%m-%d') AS seg_0,
         sum(f.impressions) AS s_impressions, sum(f.clicks) AS s_clicks, sum(f.cost) AS s_cost, NULL::DOUBLE AS s_costWithMarkup, sum(f.conversions) AS s_conversions, sum(f.conversion_value) AS s_conversionValue, sum(f.calls) AS s_calls, sum(f.call_conversions) AS s_callConversions, sum(f.call_conversions_fractional) AS s_callConversionsFractional
-        FROM fact_ad_daily f WHERE f.organization_id = $1::BIGINT AND f.day BETWEEN $2::DATE AND $3::DATE GROUP BY ALL),
+        FROM rollup_campaign_daily f WHERE f.organization_id = $1::BIGINT AND f.day BETWEEN $2::DATE AND $3::DATE GROUP BY ALL),
     
     
     report_rows AS (SELECT e.*, s.seg_0,

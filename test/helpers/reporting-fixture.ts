@@ -61,28 +61,56 @@ export function encodeQuery(query: QueryInput | string | undefined): string {
   return params.toString().replaceAll('+', '%20');
 }
 
+interface GeneratedOutput {
+  readonly organizations: Array<{ id: number; clientId: string; clientSecret: string }>;
+}
+
+/**
+ * Generated files by spec, made once per test file and copied for each fixture: a file that runs
+ * its tests with rollups on and then off (two services, two files: never one file twice, DESIGN
+ * D1) generates once.
+ */
+const TEMPLATE_FILE = 'adreport.duckdb';
+const templates = new Map<string, Promise<{ file: string; output: GeneratedOutput }>>();
+
+function generatedTemplate(spec: GenerateSpec): Promise<{ file: string; output: GeneratedOutput }> {
+  const key = JSON.stringify([spec.scale, spec.days, spec.seed, spec.orgs]);
+  let template = templates.get(key);
+  if (template === undefined) {
+    template = (async () => {
+      const dir = tempDir('adreport-reporting-template-');
+      process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+      const file = path.join(dir, TEMPLATE_FILE);
+      const generated = await runCli([
+        'data',
+        'generate',
+        '--scale',
+        spec.scale,
+        '--days',
+        String(spec.days),
+        '--seed',
+        String(spec.seed),
+        '--orgs',
+        String(spec.orgs),
+        '--db',
+        file,
+        '--json',
+      ]);
+      if (generated.code !== 0) throw new Error(`data generate failed (${generated.code}): ${generated.stderr}`);
+      return { file, output: JSON.parse(generated.stdout.trim().split('\n').pop()!) as GeneratedOutput };
+    })();
+    templates.set(key, template);
+  }
+  return template;
+}
+
 export async function startReportingFixture(spec: GenerateSpec): Promise<ReportingFixture> {
   const dir = tempDir('adreport-reporting-');
-  const dbPath = path.join(dir, 'adreport.duckdb');
-  const generated = await runCli([
-    'data',
-    'generate',
-    '--scale',
-    spec.scale,
-    '--days',
-    String(spec.days),
-    '--seed',
-    String(spec.seed),
-    '--orgs',
-    String(spec.orgs),
-    '--db',
-    dbPath,
-    '--json',
-  ]);
-  if (generated.code !== 0) throw new Error(`data generate failed (${generated.code}): ${generated.stderr}`);
-  const output = JSON.parse(generated.stdout.trim().split('\n').pop()!) as {
-    organizations: Array<{ id: number; clientId: string; clientSecret: string }>;
-  };
+  const dbPath = path.join(dir, TEMPLATE_FILE);
+  const { file, output } = await generatedTemplate(spec);
+  // The file and whatever the generator left beside it (a WAL, the token key file).
+  for (const name of fs.readdirSync(path.dirname(file)))
+    fs.copyFileSync(path.join(path.dirname(file), name), path.join(dir, name));
   const errors: unknown[] = [];
   const config = serviceConfigSchema.parse({
     dbPath,

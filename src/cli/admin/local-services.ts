@@ -32,7 +32,10 @@ export class LocalServices implements AdminServices {
 
   get reports(): ReportService {
     this.exports ??= new ExportService(this.db, 1);
-    this.reportService ??= new ReportService(this.db, this.now, this.exports);
+    // ADREPORT_ROLLUPS of the CLI's environment, as the server reads its own.
+    this.reportService ??= new ReportService(this.db, this.now, this.exports, {
+      rollups: configFromEnv(this.io.env).rollups ?? true,
+    });
     return this.reportService;
   }
 

@@ -7,6 +7,7 @@ import { m006CampaignCopies } from './006-campaign-copies.js';
 import { m007Statistics } from './007-statistics.js';
 import { m008TokenKeysOut } from './008-token-keys-out.js';
 import { m009FxPublished } from './009-fx-published.js';
+import { m010Rollups } from './010-rollups.js';
 import type { Migration } from './migration.js';
 
 export type { Migration, MigrationContext } from './migration.js';
@@ -22,4 +23,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m007Statistics,
   m008TokenKeysOut,
   m009FxPublished,
+  m010Rollups,
 ];
