@@ -40,6 +40,9 @@ const TRICKY_NUMBERS = [
   1e20,
 ];
 
+/** Labels are single-line (supplement 3): control characters become "?" there. */
+const CONTROL_CHARACTERS = new RegExp('[\\u0000-\\u001f\\u007f]', 'g');
+
 function customFields(seed: number): Record<string, string | number | null> {
   const fields: Record<string, string | number | null> = {};
   for (let f = 1; f <= 20; f++)
@@ -57,7 +60,7 @@ beforeAll(async () => {
     const labels: Record<string, string> =
       i % 3 === 0
         ? {}
-        : { zeta: TRICKY_TEXT[i % TRICKY_TEXT.length]!.replace(/[\u0000-\u001f\u007f]/g, '?'), B: 'x', a: 'y' };
+        : { zeta: TRICKY_TEXT[i % TRICKY_TEXT.length]!.replace(CONTROL_CHARACTERS, '?'), B: 'x', a: 'y' };
     created.push(
       await createAccount(server, token, {
         name: `Account ${i} "quoted"`,
