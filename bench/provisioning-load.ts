@@ -6,7 +6,7 @@
  * accounts with every custom field, two labels each, so the list is a full page of 100.
  *
  *   cp bench/out/scale-10/adreport.duckdb* /tmp/p21/ && \
- *   node --import tsx bench/provisioning-load.ts /tmp/p21/adreport.duckdb <clientId> <clientSecret> [--runs 3] [--seconds 10] [--only accounts?]
+ *   node -r ./bench/node-threads.cjs --import tsx bench/provisioning-load.ts /tmp/p21/adreport.duckdb <clientId> <clientSecret> [--runs 3] [--seconds 10] [--only accounts?]
  *
  * Works on the copy it is given (it writes accounts). Prints one line per load: requests/s,
  * service CPU ms per request (this process's user+system time over the run / requests; of it the
@@ -97,7 +97,13 @@ async function main(): Promise<void> {
       rateLimit: { ratePerSecond: BIG, burst: BIG, tokenRatePerSecond: BIG, tokenBurst: BIG },
     }),
   );
-  const service = await startService(config, { logError: (entry) => console.error('server error:', entry.error) });
+  // Run with `node -r ./bench/node-threads.cjs` as `npm run bench` does: libuv's 10 threads, and
+  // the query threads ranked below the event loop as `serve` ranks them.
+  const nodeThreads = (globalThis as { adreportNodeThreads?: ReadonlySet<number> }).adreportNodeThreads;
+  const service = await startService(config, {
+    logError: (entry) => console.error('server error:', entry.error),
+    nodeThreads,
+  });
   try {
     const base = `https://127.0.0.1:${service.port}`;
     const ca = service.tls!.cert;
