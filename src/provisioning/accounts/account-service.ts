@@ -13,10 +13,10 @@ import {
   type AccountPatch,
   type AccountWrite,
 } from './account-schema.js';
+import { accountListPage, type AccountListPage } from './account-list-page.js';
 import {
   getAccount,
   insertAccount,
-  listAccounts,
   updateAccount,
   type AccountListFilter,
   type StoredAccount,
@@ -134,8 +134,13 @@ export class AccountService {
     return account;
   }
 
-  list(organizationId: number, filter: AccountListFilter, page: { limit: number; offset: number }) {
-    return this.db.read((r) => listAccounts(r, organizationId, filter, page));
+  /** A page as JSON text, the bytes toAccountResponse + JSON.stringify would give (account-list-page.ts). */
+  list(
+    organizationId: number,
+    filter: AccountListFilter,
+    page: { limit: number; offset: number },
+  ): Promise<AccountListPage> {
+    return this.db.read((r) => accountListPage(r, organizationId, filter, page));
   }
 }
 

@@ -117,22 +117,6 @@ export async function getAccount(db: Executor, organizationId: number, id: numbe
   return fromRow(row, labelsFromRows(labels), links.get(id) ?? []);
 }
 
-/** Labels of a page of accounts in one query. */
-async function labelsOf(db: Executor, accountIds: readonly number[]): Promise<Map<number, Labels>> {
-  const byAccount = new Map<number, Array<{ name: string; value: string }>>();
-  if (accountIds.length === 0) return new Map();
-  const rows = await db.all<{ account_id: number; name: string; value: string }>(
-    'SELECT account_id, name, value FROM account_labels WHERE account_id IN (SELECT unnest($1::VARCHAR[])::BIGINT) ORDER BY account_id, name',
-    [accountIds.map(String)],
-  );
-  for (const row of rows) {
-    const list = byAccount.get(row.account_id) ?? [];
-    list.push(row);
-    byAccount.set(row.account_id, list);
-  }
-  return new Map([...byAccount].map(([id, list]) => [id, labelsFromRows(list)]));
-}
-
 export async function accountExists(db: Executor, organizationId: number, id: number): Promise<boolean> {
   return (
     (await db.one('SELECT 1 AS found FROM accounts WHERE organization_id = $1 AND id = $2', [organizationId, id])) !==
@@ -140,13 +124,14 @@ export async function accountExists(db: Executor, organizationId: number, id: nu
   );
 }
 
-/** One page in id order plus the total over all pages. */
-export async function listAccounts(
-  db: Executor,
+/**
+ * The WHERE clause of an account list over `accounts a`: the organization, then the filters, every
+ * value bound ($1 is the organization).
+ */
+export function accountListWhere(
   organizationId: number,
   filter: AccountListFilter,
-  page: { limit: number; offset: number },
-): Promise<{ total: number; accounts: StoredAccount[] }> {
+): { where: string; params: SqlValue[] } {
   const params: SqlValue[] = [organizationId];
   const conditions = ['a.organization_id = $1'];
   if (filter.ids) {
@@ -159,16 +144,5 @@ export async function listAccounts(
       `EXISTS (SELECT 1 FROM account_labels l WHERE l.account_id = a.id AND l.name = $${params.length - 1} AND l.value = $${params.length})`,
     );
   }
-  const where = conditions.join(' AND ');
-  const total = await db.one<{ n: number }>(`SELECT count(*) AS n FROM accounts a WHERE ${where}`, params);
-  const rows = await db.all(
-    `${SELECT_ACCOUNT} a WHERE ${where} ORDER BY a.id LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-    [...params, page.limit, page.offset],
-  );
-  const ids = rows.map((row) => row.id as number);
-  const [labels, links] = [await labelsOf(db, ids), await linksOf(db, ids)];
-  return {
-    total: total?.n ?? 0,
-    accounts: rows.map((row) => fromRow(row, labels.get(row.id as number) ?? {}, links.get(row.id as number) ?? [])),
-  };
+  return { where: conditions.join(' AND '), params };
 }
