@@ -17,9 +17,11 @@ import {
 } from '../../reporting/report-request.js';
 import { CALL_DETAIL_FIELDS } from '../../catalog/call-details.js';
 import type { ReportService } from '../../reporting/report-service.js';
+import type { ReportFreshness, Validator } from '../../reporting/report-freshness.js';
 import { checkDates } from '../../shared/dates.js';
 import type { AppEnv } from '../context.js';
-import { jsonPageBody } from '../json-page-body.js';
+import { bufferBody, jsonPageBody, jsonPageBytes, type JsonPageBody } from '../json-page-body.js';
+import { ifNoneMatchMatches, notModified, validatorHeaders, X_CACHE } from '../conditional.js';
 import { acceptsGzip, CONTENT_TYPES, responseFormat, type ResponseFormat } from '../export-negotiation.js';
 import { errorResponses } from '../openapi-errors.js';
 import { bearer, jsonContent, TOTAL_COUNT } from '../openapi-helpers.js';
@@ -49,7 +51,11 @@ function parseRequest(
   return { request: reportRequest(query, level, organizationId, format), format };
 }
 
-/** The JSON page, or the whole result streamed as CSV, NDJSON or Parquet. */
+/**
+ * The JSON page, or the whole result streamed as CSV, NDJSON or Parquet; 304 when If-None-Match
+ * names the current answer, and a JSON page from the page cache when it holds it: both without a
+ * query. Pages are cached only when they fit the cache; exports get their ETag but are not cached.
+ */
 async function respond(
   c: Context<AppEnv>,
   reports: ReportService,
@@ -57,19 +63,24 @@ async function respond(
   parsed: { request: ReportRequest; format: ResponseFormat },
 ) {
   const { request, format } = parsed;
+  const report = reports.prepare(endpoint, request);
+  const validator = reports.validator(report, format);
+  if (ifNoneMatchMatches(c.req.header('if-none-match'), validator.etag)) return notModified(validator.etag);
   if (format === 'json') {
-    const page = await reports.run(endpoint, request);
-    const totals = page.totals ? `,"totals":${JSON.stringify(page.totals)}` : '';
-    const warnings = page.warnings.length > 0 ? `,"warnings":${JSON.stringify(page.warnings)}` : '';
-    const { body, length } = jsonPageBody(`{"${endpoint.level.plural}":`, page.rows, `${totals}${warnings}}`);
-    return c.body(body, 200, {
-      'Content-Type': 'application/json',
-      'Content-Length': String(length),
-      'X-TotalCount': String(page.total),
-      Vary: 'Accept',
+    return cachedJson(c, reports.freshness, validator, async () => {
+      const page = await reports.run(report);
+      const totals = page.totals ? `,"totals":${JSON.stringify(page.totals)}` : '';
+      const warnings = page.warnings.length > 0 ? `,"warnings":${JSON.stringify(page.warnings)}` : '';
+      const head = `{"${endpoint.level.plural}":`;
+      const tail = `${totals}${warnings}}`;
+      const length = page.rows.byteLength + head.length + tail.length + 2;
+      const headers = { 'Content-Type': 'application/json', 'X-TotalCount': String(page.total), Vary: 'Accept' };
+      return reports.freshness.caches(length)
+        ? { bytes: jsonPageBytes(head, page.rows, tail), headers }
+        : { streamed: jsonPageBody(head, page.rows, tail), headers };
     });
   }
-  const { plan, stream, warnings } = await reports.export(endpoint, request, format);
+  const { plan, stream, warnings } = await reports.export(report, format);
   // A client that took nothing for the idle timeout: close its connection, then the export stops as on a disconnect.
   stream.once('stalled', () => c.env?.outgoing?.destroy());
   const gzip = format !== 'parquet' && acceptsGzip(c.req.header('accept-encoding'));
@@ -80,9 +91,56 @@ async function respond(
     'Content-Type': CONTENT_TYPES[format],
     'Content-Disposition': `attachment; filename="${base}.${format}"`,
     Vary: 'Accept, Accept-Encoding',
+    ...validatorHeaders(validator.etag),
     ...(gzip ? { 'Content-Encoding': 'gzip' } : {}),
     ...(warnings.length > 0 ? { [WARNINGS_HEADER]: warningsHeader(warnings) } : {}),
   });
+}
+
+/** A JSON answer rendered in full (cacheable) or streamed (too big to cache), with the headers it carries. */
+type RenderedJson = { readonly headers: Record<string, string> } & (
+  { readonly bytes: Uint8Array<ArrayBuffer> } | { readonly streamed: JsonPageBody }
+);
+
+/**
+ * A JSON answer from the page cache (X-Cache: hit), or rendered (miss) and kept when the data did
+ * not change while it ran. The caller has answered If-None-Match already.
+ */
+async function cachedJson(
+  c: Context<AppEnv>,
+  freshness: ReportFreshness,
+  validator: Validator,
+  render: () => Promise<RenderedJson>,
+) {
+  const hit = freshness.cached(validator);
+  if (hit) return sendJson(c, bufferBody(hit.body), hit.headers, validator, 'hit');
+  const rendered = await render();
+  if ('streamed' in rendered) return sendJson(c, rendered.streamed, rendered.headers, validator, 'miss');
+  freshness.remember(validator, { body: rendered.bytes, headers: rendered.headers });
+  return sendJson(c, bufferBody(rendered.bytes), rendered.headers, validator, 'miss');
+}
+
+function sendJson(
+  c: Context<AppEnv>,
+  { body, length }: JsonPageBody,
+  headers: Readonly<Record<string, string>>,
+  validator: Validator,
+  cache: 'hit' | 'miss',
+) {
+  return c.body(body, 200, {
+    ...headers,
+    'Content-Length': String(length),
+    ...validatorHeaders(validator.etag),
+    [X_CACHE]: cache,
+  });
+}
+
+/** A small JSON answer (markups, call details) as bytes, for cachedJson. */
+function renderJson(value: unknown, total: number): RenderedJson {
+  return {
+    bytes: Buffer.from(JSON.stringify(value)),
+    headers: { 'Content-Type': 'application/json', 'X-TotalCount': String(total) },
+  };
 }
 
 const REPORT_ERRORS = {
@@ -433,13 +491,23 @@ export function registerReportingRoutes(app: OpenAPIHono<AppEnv>, reports: Repor
   });
   app.openAPIRegistry.registerPath(markupsRoute);
   app.get(markupsRoute.path, async (c) => {
-    const { total, markups } = await reports.markups(markupQuery(c.req.url, c.get('auth').organizationId));
-    return c.json({ markups }, 200, { 'X-TotalCount': String(total) });
+    const query = markupQuery(c.req.url, c.get('auth').organizationId);
+    const validator = reports.markupsValidator(query);
+    if (ifNoneMatchMatches(c.req.header('if-none-match'), validator.etag)) return notModified(validator.etag);
+    return cachedJson(c, reports.freshness, validator, async () => {
+      const { total, markups } = await reports.markups(query);
+      return renderJson({ markups }, total);
+    });
   });
   app.openAPIRegistry.registerPath(callDetailsRoute);
   app.get(callDetailsRoute.path, async (c) => {
-    const { total, callDetails } = await reports.callDetails(callDetailsQuery(c.req.url, c.get('auth').organizationId));
-    return c.json({ callDetails }, 200, { 'X-TotalCount': String(total) });
+    const prepared = reports.prepareCallDetails(callDetailsQuery(c.req.url, c.get('auth').organizationId));
+    const validator = reports.callDetailsValidator(prepared);
+    if (ifNoneMatchMatches(c.req.header('if-none-match'), validator.etag)) return notModified(validator.etag);
+    return cachedJson(c, reports.freshness, validator, async () => {
+      const { total, callDetails } = await reports.callDetails(prepared);
+      return renderJson({ callDetails }, total);
+    });
   });
 
   for (const endpoint of ENDPOINTS) {
