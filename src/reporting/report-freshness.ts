@@ -36,6 +36,11 @@ export class ReportFreshness {
     private readonly pages: PageCache,
   ) {}
 
+  /** Bytes the page cache holds now (never above ADREPORT_CACHE_MB). */
+  get cachedBytes(): number {
+    return this.pages.bytes;
+  }
+
   validator(organizationId: number, key: AnswerKey): Validator {
     const version = this.versions.of(organizationId);
     const digest = createHash('sha256')

@@ -15,8 +15,9 @@ export type WriteScope = { readonly organizationId: number } | 'all-organization
  * The version of the data an organization's reports read: a random epoch per process, a counter
  * of writes to data every organization reads, and one counter per organization. Exact, not a
  * guess, because one process owns the database file (DESIGN D1) and every write goes through
- * `Database.write`, which advances these after its transaction ends (after a rollback too).
- * The epoch makes every version of an earlier process (a restart) differ from every one of this.
+ * `Database.write`, which advances these once it has tried to COMMIT (work that threw before is
+ * rolled back whole and changes nothing). The epoch makes every version of an earlier process (a
+ * restart) differ from every one of this.
  */
 export class DataVersions {
   readonly epoch = randomBytes(9).toString('base64url');

@@ -315,15 +315,17 @@ export class Database {
   /**
    * Runs work in one transaction on the single writer: all of it lands, or none of it. `scope`
    * says whose reports it may change (required, so each call site decides; first, so adding it
-   * left every call's body as it was); the versions advance after the transaction ends, so a
-   * report that read the new version saw the new data.
+   * left every call's body as it was); the versions advance after COMMIT, so a report that read
+   * the new version saw the new data.
    */
   write<T>(scope: WriteScope, work: (tx: Executor) => Promise<T>): Promise<T> {
     this.assertOpen();
     return this.writeLimiter.run(async () => {
       await this.writer.run('BEGIN TRANSACTION');
+      let committing = false;
       try {
         const result = await work(this.writer);
+        committing = true;
         await this.writer.run('COMMIT');
         return result;
       } catch (error) {
@@ -332,7 +334,9 @@ export class Database {
       } finally {
         // Also after a rollback: a failed COMMIT may still have changed what a plan would see.
         this.writeEpoch++;
-        this.versions.advance(scope);
+        // Work that threw before COMMIT was rolled back whole (a 4xx changes nothing, nor the ETags);
+        // a COMMIT that was tried, failed or not, advances: its outcome is not known for certain.
+        if (committing) this.versions.advance(scope);
       }
     });
   }

@@ -21,7 +21,15 @@ import type { ReportFreshness, Validator } from '../../reporting/report-freshnes
 import { checkDates } from '../../shared/dates.js';
 import type { AppEnv } from '../context.js';
 import { bufferBody, jsonPageBody, jsonPageBytes, type JsonPageBody } from '../json-page-body.js';
-import { ifNoneMatchMatches, notModified, validatorHeaders, X_CACHE } from '../conditional.js';
+import {
+  IF_NONE_MATCH,
+  ifNoneMatchMatches,
+  NOT_MODIFIED_RESPONSE,
+  notModified,
+  VALIDATOR_HEADERS,
+  validatorHeaders,
+  X_CACHE,
+} from '../conditional.js';
 import { acceptsGzip, CONTENT_TYPES, responseFormat, type ResponseFormat } from '../export-negotiation.js';
 import { errorResponses } from '../openapi-errors.js';
 import { bearer, jsonContent, TOTAL_COUNT } from '../openapi-helpers.js';
@@ -172,7 +180,7 @@ function reportResponses(endpoint: ReportEndpoint, campaignLabel: boolean) {
     200: {
       description:
         'JSON: one page; `warnings` when totals mix currencies or money was converted at estimated FX rates. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response.',
-      headers: EXPORT_HEADERS,
+      headers: { ...EXPORT_HEADERS, ...VALIDATOR_HEADERS },
       content: {
         'application/json': {
           schema: z.object({ [level.plural]: z.array(row), totals: totalsSchema(endpoint), warnings: WARNINGS }),
@@ -191,9 +199,13 @@ function reportResponses(endpoint: ReportEndpoint, campaignLabel: boolean) {
         },
       },
     },
+    ...NOT_MODIFIED_RESPONSE,
     ...errorResponses('get', REPORT_ERRORS),
   };
 }
+
+/** The request headers every report operation documents. */
+const CONDITIONAL_HEADERS = z.object({ 'If-None-Match': IF_NONE_MATCH });
 
 function routeOf(endpoint: ReportEndpoint) {
   const level = endpoint.level;
@@ -212,7 +224,7 @@ function routeOf(endpoint: ReportEndpoint) {
     summary: endpoint.summary,
     description: `One row per ${level.path === 'adplatform-accounts' ? 'ad platform account' : level.path.replace(/s$/, '')} (and segment bucket)${special}. See GET /reporting/v0/fields for what this endpoint offers, filters, sorts and embeds. Accept or format= chooses JSON (default), CSV, NDJSON or Parquet; an Accept naming none of them is a 406.`,
     ...bearer('reporting'),
-    request: { query: reportQuerySchema(endpoint) },
+    request: { query: reportQuerySchema(endpoint), headers: CONDITIONAL_HEADERS },
     responses: reportResponses(endpoint, false),
   });
 }
@@ -344,13 +356,15 @@ const markupsRoute = createRoute({
       ),
       ...pagingQuery(MAX_LIMIT),
     }),
+    headers: CONDITIONAL_HEADERS,
   },
   responses: {
     200: {
       description: 'One page by account, start date and id.',
-      headers: TOTAL_COUNT,
+      headers: { ...TOTAL_COUNT, ...VALIDATOR_HEADERS },
       ...jsonContent(z.object({ markups: z.array(MarkupPeriodSchema) })),
     },
+    ...NOT_MODIFIED_RESPONSE,
     ...errorResponses('get', {
       400: 'A parameter breaks its rules (invalid_parameter, unknown_parameter); details name it.',
     }),
@@ -377,7 +391,11 @@ const campaignLabelRoute = createRoute({
   summary: 'Statistics of accounts over their campaigns carrying a campaign label',
   description:
     'One row per (account, value of the label) for accounts with campaigns carrying the label; statistics over those campaigns only, in the account currency. `campaignGroup` names the campaign group. Rows carry campaignLabel {name, value}. Parameters as GET /reporting/v0/accounts.',
-  request: { query: reportQuerySchema(accounts), params: z.object({ name: CAMPAIGN_LABEL_NAME }) },
+  request: {
+    query: reportQuerySchema(accounts),
+    params: z.object({ name: CAMPAIGN_LABEL_NAME }),
+    headers: CONDITIONAL_HEADERS,
+  },
   responses: reportResponses(accounts, true),
 });
 
@@ -455,13 +473,14 @@ const callDetailsRoute = createRoute({
   description:
     'Calls whose account-local day lies in startDate..endDate (default the 30 days ending yesterday, UTC). accountId is the account the platform account is linked to: a platform account linked to two accounts gives each call once per account; an unlinked one gives accountId null. filter and sort take the row fields (ADWORDS/BING_ADS accepted for adPlatformType; isConversion compares with true/false or 1/0); default sort startTime, ties by id.',
   ...bearer('reporting'),
-  request: { query: callDetailsQuerySchema() },
+  request: { query: callDetailsQuerySchema(), headers: CONDITIONAL_HEADERS },
   responses: {
     200: {
       description: 'One page.',
-      headers: TOTAL_COUNT,
+      headers: { ...TOTAL_COUNT, ...VALIDATOR_HEADERS },
       ...jsonContent(z.object({ callDetails: z.array(CallDetailSchema) })),
     },
+    ...NOT_MODIFIED_RESPONSE,
     ...errorResponses('get', {
       400: 'A parameter breaks its rules (invalid_parameter, unknown_parameter); details name it, and the position and token in an expression.',
     }),
