@@ -1,4 +1,6 @@
+import https from 'node:https';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceConfigSchema } from '../src/config/config.js';
 import { queueTrailingSyncs } from '../src/jobs/statistics-sync-queue.js';
@@ -111,6 +113,45 @@ describe('ETag and If-None-Match on report answers', () => {
       expect(reads.count()).toBeGreaterThan(0);
     } finally {
       reads.stop();
+    }
+  });
+
+  it('a hit in gzip or br: the same page, compressed once and kept (the same bytes again), Vary: Accept-Encoding', async () => {
+    const target = `/reporting/v0/keywords?${range}&statistics=clicks,impressions&limit=50`;
+    const identity = await get(target);
+    expect(Number(identity.headers['content-length'])).toBeGreaterThan(1024);
+    const raw = (encoding: string) =>
+      new Promise<{ headers: Record<string, unknown>; body: Buffer }>((resolve, reject) => {
+        const req = https.get(
+          `${server.service.url}${target}`,
+          {
+            ca: server.service.tls?.cert,
+            servername: 'localhost',
+            headers: { authorization: `Bearer ${token}`, 'accept-encoding': encoding },
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+          },
+        );
+        req.on('error', reject);
+      });
+    for (const [encoding, decode] of [
+      ['gzip', zlib.gunzipSync],
+      ['br', zlib.brotliDecompressSync],
+    ] as const) {
+      const first = await raw(encoding);
+      const second = await raw(encoding);
+      for (const answer of [first, second]) {
+        expect(answer.headers['x-cache']).toBe('hit');
+        expect(answer.headers['content-encoding']).toBe(encoding);
+        expect(answer.headers.vary).toBe('Accept, Accept-Encoding');
+        expect(Number(answer.headers['content-length'])).toBe(answer.body.length);
+        expect(answer.headers.etag).toBe(identity.headers.etag);
+        expect(decode(answer.body).toString('utf8')).toBe(identity.text);
+      }
+      expect(second.body.equals(first.body)).toBe(true);
     }
   });
 

@@ -3,6 +3,8 @@ export interface CachedPage {
   readonly body: Uint8Array<ArrayBuffer>;
   /** Content-Type, X-TotalCount, Vary, ...: what the answer carries besides its validator. */
   readonly headers: Readonly<Record<string, string>>;
+  /** The body in a content coding (gzip, br), made at the first hit that asked for it. */
+  readonly encoded?: Readonly<Record<string, Uint8Array<ArrayBuffer>>>;
 }
 
 /** What an entry costs besides its body: the key, the headers, the Map's own bookkeeping (an estimate). */
@@ -57,6 +59,23 @@ export class PageCache {
       this.remove(oldest.value);
     }
     this.entries.set(key, { page, bytes });
+    this.used += bytes;
+  }
+
+  /** Adds a coded body to an entry still held (counted in its bytes); none if it no longer fits. */
+  setEncoded(organizationId: number, validator: string, coding: string, body: Uint8Array<ArrayBuffer>): void {
+    const key = keyOf(organizationId, validator);
+    const entry = this.entries.get(key);
+    if (entry === undefined || entry.page.encoded?.[coding] !== undefined) return;
+    const bytes = entry.bytes + body.byteLength;
+    if (bytes > this.capacityBytes / MAX_ENTRY_SHARE) return;
+    this.remove(key);
+    while (this.used + bytes > this.capacityBytes) {
+      const oldest = this.entries.keys().next();
+      if (oldest.done) break;
+      this.remove(oldest.value);
+    }
+    this.entries.set(key, { page: { ...entry.page, encoded: { ...entry.page.encoded, [coding]: body } }, bytes });
     this.used += bytes;
   }
 

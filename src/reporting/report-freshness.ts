@@ -64,6 +64,11 @@ export class ReportFreshness {
     return this.pages.accepts(bodyBytes);
   }
 
+  /** Keeps a coded body beside a cached page (the next hit asking for that coding sends it as is). */
+  rememberEncoded(validator: Validator, coding: string, body: Uint8Array<ArrayBuffer>): void {
+    if (this.isCurrent(validator)) this.pages.setEncoded(validator.organizationId, validator.etag, coding, body);
+  }
+
   /** Keeps the page only if the data did not change while it was computed (else it may mix versions). */
   remember(validator: Validator, page: CachedPage): void {
     if (this.isCurrent(validator)) this.pages.set(validator.organizationId, validator.etag, page);
