@@ -30,13 +30,11 @@ export function ifNoneMatchMatches(header: string | undefined, etag: string): bo
 
 /**
  * 304: no body, and the headers a 200 would have carried that a cache needs (RFC 9110 15.4.5:
- * ETag, Cache-Control, Vary). The JSON answers vary by Accept-Encoding too (the compression).
+ * ETag, Cache-Control, Vary). Every report answer varies by Accept-Encoding (the compression), the
+ * statistics endpoints by Accept too (the format).
  */
-export function notModified(etag: string): Response {
-  return new Response(null, {
-    status: 304,
-    headers: { ETag: etag, 'Cache-Control': CACHE_CONTROL, Vary: 'Accept, Accept-Encoding' },
-  });
+export function notModified(etag: string, vary = 'Accept, Accept-Encoding'): Response {
+  return new Response(null, { status: 304, headers: { ETag: etag, 'Cache-Control': CACHE_CONTROL, Vary: vary } });
 }
 
 /** The validator headers of a 200. */
@@ -77,7 +75,11 @@ export const NOT_MODIFIED_RESPONSE = {
     headers: {
       ETag: VALIDATOR_HEADERS.ETag!,
       'Cache-Control': VALIDATOR_HEADERS['Cache-Control']!,
-      Vary: { description: '`Accept, Accept-Encoding`.', schema: { type: 'string' as const } },
+      Vary: {
+        description:
+          'As the 200 would have it: `Accept, Accept-Encoding` (markups and call details: `Accept-Encoding`).',
+        schema: { type: 'string' as const },
+      },
     },
   },
 };

@@ -545,7 +545,8 @@ export function registerReportingRoutes(app: OpenAPIHono<AppEnv>, reports: Repor
   app.get(markupsRoute.path, async (c) => {
     const query = markupQuery(c.req.url, c.get('auth').organizationId);
     const validator = reports.markupsValidator(query);
-    if (ifNoneMatchMatches(c.req.header('if-none-match'), validator.etag)) return notModified(validator.etag);
+    if (ifNoneMatchMatches(c.req.header('if-none-match'), validator.etag))
+      return notModified(validator.etag, 'Accept-Encoding');
     return cachedJson(c, reports.freshness, validator, async () => {
       const { total, markups } = await reports.markups(query);
       return renderJson({ markups }, total);
@@ -555,7 +556,8 @@ export function registerReportingRoutes(app: OpenAPIHono<AppEnv>, reports: Repor
   app.get(callDetailsRoute.path, async (c) => {
     const prepared = reports.prepareCallDetails(callDetailsQuery(c.req.url, c.get('auth').organizationId));
     const validator = reports.callDetailsValidator(prepared);
-    if (ifNoneMatchMatches(c.req.header('if-none-match'), validator.etag)) return notModified(validator.etag);
+    if (ifNoneMatchMatches(c.req.header('if-none-match'), validator.etag))
+      return notModified(validator.etag, 'Accept-Encoding');
     return cachedJson(c, reports.freshness, validator, async () => {
       const { total, callDetails } = await reports.callDetails(prepared);
       return renderJson({ callDetails }, total);
