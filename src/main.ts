@@ -26,6 +26,7 @@ import { LabelService } from './provisioning/labels/label-service.js';
 import { MarkupService } from './provisioning/markups/markup-service.js';
 import { ExportService } from './reporting/export-stream.js';
 import { ReportService } from './reporting/report-service.js';
+import { PageCache } from './reporting/page-cache.js';
 import { parseSandboxFaults, SandboxPlatforms } from './platforms/sandbox/index.js';
 import { PlatformAccountService } from './provisioning/platform-accounts/platform-account-service.js';
 import { TokenBuckets } from './shared/token-bucket.js';
@@ -150,7 +151,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       maxPerOrganization: config.exports.maxPerOrganization,
       idleTimeoutMs: config.exports.idleTimeoutMs,
     });
-    const reports = new ReportService(db, now, exports, { rollups: config.rollups });
+    const pages = new PageCache(Math.floor(config.cacheMb * 2 ** 20));
+    const reports = new ReportService(db, now, exports, pages, { rollups: config.rollups });
     const app = buildApp({
       organizations: new OrganizationService(db),
       accounts,

@@ -127,7 +127,7 @@ describe('bearer authentication on /provisioning/v0 and /reporting/v0 (spec 5, R
 
   it('rejects the tokens of a disabled client within the refresh interval (< 60 s)', async () => {
     const credentials = await newClientCredentials();
-    await server.service.db.write((tx) =>
+    await server.service.db.write('all-organizations', (tx) =>
       insertClient(tx, credentials, { organizationId: 1, scopes: ['provisioning'] }),
     );
     const now = Math.floor(Date.now() / 1000);
@@ -144,7 +144,7 @@ describe('bearer authentication on /provisioning/v0 and /reporting/v0 (spec 5, R
     expect((await server.http.get(ORG, { authorization: `Bearer ${token}` })).status).toBe(200);
 
     // Disabled behind the server's back, as another writer would: only the periodic re-read can notice.
-    await server.service.db.write((tx) => disableClient(tx, credentials.clientId));
+    await server.service.db.write('all-organizations', (tx) => disableClient(tx, credentials.clientId));
     // The refresh runs every 200 ms here; allow a loaded CI machine far more, still well under 60 s.
     const deadline = Date.now() + 10_000;
     let res = await server.http.get(ORG, { authorization: `Bearer ${token}` });
@@ -167,9 +167,11 @@ describe('bearer authentication on /provisioning/v0 and /reporting/v0 (spec 5, R
   });
 
   it('carries the organization of the credentials with each request', async () => {
-    const organization = await server.service.db.write((tx) => createOrganization(tx, 'Second tenant'));
+    const organization = await server.service.db.write('all-organizations', (tx) =>
+      createOrganization(tx, 'Second tenant'),
+    );
     const credentials = await newClientCredentials();
-    await server.service.db.write((tx) =>
+    await server.service.db.write('all-organizations', (tx) =>
       insertClient(tx, credentials, { organizationId: organization.id, scopes: ['provisioning'] }),
     );
     const now = Math.floor(Date.now() / 1000);

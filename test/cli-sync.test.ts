@@ -47,7 +47,7 @@ describe('adreport sync --org ID', () => {
       const imported = Number((await http.get('/provisioning/v0/campaigns', auth)).headers['x-totalcount']);
       expect(imported).toBeGreaterThan(1);
       // Two campaigns "appear" at the platform: the store forgets them, the platform still lists them.
-      await service.db.write((tx) =>
+      await service.db.write('all-organizations', (tx) =>
         tx.run('DELETE FROM campaigns WHERE id IN (SELECT id FROM campaigns ORDER BY id DESC LIMIT 2)'),
       );
       http.close();

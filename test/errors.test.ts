@@ -174,7 +174,9 @@ describe('unencoded characters in the query string (spec 4.4)', () => {
 
 describe('unexpected failures', () => {
   it('answer 500 with a body that carries no stack, SQL or path', async () => {
-    await server.service.db.write((tx) => tx.run('ALTER TABLE organizations RENAME TO organizations_moved'));
+    await server.service.db.write('all-organizations', (tx) =>
+      tx.run('ALTER TABLE organizations RENAME TO organizations_moved'),
+    );
     try {
       const res = await server.http.get(ORG, auth);
       expect(res.status).toBe(500);
@@ -182,7 +184,9 @@ describe('unexpected failures', () => {
       expect(res.text).not.toMatch(/SELECT|organizations|Catalog|\/tmp|\.ts|at /);
       expect(server.errors.length).toBeGreaterThan(0);
     } finally {
-      await server.service.db.write((tx) => tx.run('ALTER TABLE organizations_moved RENAME TO organizations'));
+      await server.service.db.write('all-organizations', (tx) =>
+        tx.run('ALTER TABLE organizations_moved RENAME TO organizations'),
+      );
     }
   });
 });

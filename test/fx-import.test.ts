@@ -317,7 +317,9 @@ describe('adreport fx import FILE', () => {
         Object.fromEntries((await read(first)).map((r) => [r.day, { rate: r.rate, published: r.published }])),
       ).toEqual(expected);
       // As if data/fx had changed: the next start loads the reference file again.
-      await first.db.write((tx) => tx.run("UPDATE reference_data SET checksum = 'stale' WHERE name = 'fx-rates'"));
+      await first.db.write('all-organizations', (tx) =>
+        tx.run("UPDATE reference_data SET checksum = 'stale' WHERE name = 'fx-rates'"),
+      );
     } finally {
       await first.close();
     }

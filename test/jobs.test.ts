@@ -117,10 +117,12 @@ describe('GET /provisioning/v0/jobs', () => {
 describe('retention', () => {
   it('hides jobs older than seven days at once and purges them', async () => {
     const eightDaysAgo = new Date(Date.now() - 8 * 24 * 3600_000);
-    const old = await server.service.db.write((tx) =>
+    const old = await server.service.db.write('all-organizations', (tx) =>
       insertJob(tx, { organizationId: 1, type: 'SYNC_STATISTICS', input: {}, now: eightDaysAgo }),
     );
-    await server.service.db.write((tx) => tx.run("UPDATE jobs SET status = 'SUCCEEDED' WHERE id = $1", [old.id]));
+    await server.service.db.write('all-organizations', (tx) =>
+      tx.run("UPDATE jobs SET status = 'SUCCEEDED' WHERE id = $1", [old.id]),
+    );
     expect((await server.http.get(`/provisioning/v0/jobs/id/${old.id}`, auth)).status).toBe(404);
     const listed = (await server.http.get('/provisioning/v0/jobs?limit=100', auth)).json.jobs.map(
       (j: { id: number }) => j.id,

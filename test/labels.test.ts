@@ -32,7 +32,7 @@ let platformIds = 0;
 /** Campaign import is another feature; a row as it would write it, with its system label. */
 async function insertCampaign(group = 'Brand'): Promise<number> {
   const organizationId = server.service.demo!.created ? server.service.demo!.organization.id : 1;
-  return server.service.db.write(async (tx) => {
+  return server.service.db.write('all-organizations', async (tx) => {
     const row = await tx.one<{ id: number }>(
       "INSERT INTO campaigns (organization_id, adplatform_account_id, ad_platform_type, ad_platform_id, name, status) VALUES ($1, 1, 'GOOGLE_ADS', $2, 'C', 'ENABLED') RETURNING id",
       [organizationId, `cmp-${++platformIds}`],

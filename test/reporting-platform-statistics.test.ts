@@ -458,7 +458,7 @@ describe('Google Ads impression share endpoint', () => {
     );
     const day1 = { impressions: 50, eligible: 1000, budgetLost: 930, rankLost: 20, top: 40, absoluteTop: 10 };
     const day2 = { impressions: 600, eligible: 1000, budgetLost: 100, rankLost: 300, top: 420, absoluteTop: 200 };
-    await server.service.db.write(async (tx) => {
+    await server.service.db.write('all-organizations', async (tx) => {
       for (const [day, d] of [
         ['2024-01-01', day1],
         ['2024-01-02', day2],

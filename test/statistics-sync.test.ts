@@ -309,7 +309,7 @@ describe('SYNC_STATISTICS', () => {
     };
     const before = await storedFingerprint();
     await expect(
-      server.service.db.write((tx) =>
+      server.service.db.write('all-organizations', (tx) =>
         replaceDailyReport(
           tx,
           { organizationId: 1, adPlatformAccountId: platformAccountId, from, to, campaignIds: [campaign.id] },
@@ -323,7 +323,7 @@ describe('SYNC_STATISTICS', () => {
 
   it('skips platform accounts whose figures were generated, and accounts whose access was revoked', async () => {
     const setSource = (source: string) =>
-      server.service.db.write((tx) =>
+      server.service.db.write('all-organizations', (tx) =>
         tx.run('UPDATE statistics_sources SET source = $2 WHERE adplatform_account_id = $1', [
           platformAccountId,
           source,

@@ -33,7 +33,9 @@ describe('migrations', () => {
   it('refuse a file written by a newer release', async () => {
     const { db } = await openFresh();
     await migrate(db);
-    await db.write((tx) => tx.run("INSERT INTO schema_migrations (version, name) VALUES (9999, 'from the future')"));
+    await db.write('all-organizations', (tx) =>
+      tx.run("INSERT INTO schema_migrations (version, name) VALUES (9999, 'from the future')"),
+    );
     await expect(migrate(db)).rejects.toThrow(/schema version 9999, newer than this release knows/);
     await db.close();
   });
@@ -57,7 +59,7 @@ describe('transactions', () => {
     const { db } = await openFresh();
     await migrate(db);
     await expect(
-      db.write(async (tx) => {
+      db.write('all-organizations', async (tx) => {
         await tx.run("INSERT INTO organizations (name) VALUES ('kept?')");
         throw new Error('request failed half way');
       }),
@@ -65,7 +67,7 @@ describe('transactions', () => {
     const rows = await db.read((r) => r.all('SELECT * FROM organizations'));
     expect(rows).toEqual([]);
     // The writer is usable afterwards.
-    await db.write((tx) => tx.run("INSERT INTO organizations (name) VALUES ('next')"));
+    await db.write('all-organizations', (tx) => tx.run("INSERT INTO organizations (name) VALUES ('next')"));
     expect(await db.read((r) => r.all('SELECT name FROM organizations'))).toEqual([{ name: 'next' }]);
     await db.close();
   });
@@ -73,7 +75,7 @@ describe('transactions', () => {
   it('a committed write is visible to the next read on another connection', async () => {
     const { db } = await openFresh();
     await migrate(db);
-    await db.write((tx) => tx.run("INSERT INTO organizations (name) VALUES ('seen')"));
+    await db.write('all-organizations', (tx) => tx.run("INSERT INTO organizations (name) VALUES ('seen')"));
     const counts = await Promise.all(
       [1, 2, 3].map(() => db.read((r) => r.one<{ n: number }>('SELECT count(*) AS n FROM organizations'))),
     );
@@ -86,12 +88,12 @@ describe('query plans', () => {
   it('see rows that an UPDATE moved into a filter the plan once ruled out by statistics', async () => {
     const { db } = await openFresh();
     await migrate(db);
-    await db.write((tx) => tx.run("INSERT INTO organizations (name) VALUES ('a')"));
+    await db.write('all-organizations', (tx) => tx.run("INSERT INTO organizations (name) VALUES ('a')"));
     // Same SQL text before and after: a statement (or plan) cache keyed by text would answer 0 again.
     const named = () =>
       db.read((r) => r.one<{ n: number }>("SELECT count(*)::INT AS n FROM organizations WHERE name = 'renamed'"));
     for (let i = 0; i < 8; i++) expect((await named())!.n).toBe(0);
-    await db.write((tx) => tx.run("UPDATE organizations SET name = 'renamed'"));
+    await db.write('all-organizations', (tx) => tx.run("UPDATE organizations SET name = 'renamed'"));
     for (let i = 0; i < 8; i++) expect((await named())!.n).toBe(1);
     await db.close();
   });
@@ -116,11 +118,11 @@ describe('hardened settings', () => {
 describe('the WAL (issue 19 item 23)', () => {
   it('stays near the 1 MiB checkpoint threshold under a stream of writes', async () => {
     const { db, file } = await openFresh();
-    await db.write((tx) => tx.run('CREATE TABLE filler (t VARCHAR)'));
+    await db.write('all-organizations', (tx) => tx.run('CREATE TABLE filler (t VARCHAR)'));
     let largest = 0;
     // 12 commits of ~1 MB each: DuckDB's default threshold (16 MiB) would keep all of them in the WAL.
     for (let i = 0; i < 12; i++) {
-      await db.write((tx) =>
+      await db.write('all-organizations', (tx) =>
         tx.run(`INSERT INTO filler SELECT repeat(chr(65 + ${i}), 1000) || r FROM range(1000) t(r)`),
       );
       largest = Math.max(largest, fs.statSync(`${file}.wal`, { throwIfNoEntry: false })?.size ?? 0);

@@ -29,7 +29,7 @@ describe('per-client rate limit (token bucket)', () => {
 
   it('keeps each client in its own bucket', async () => {
     const credentials = await newClientCredentials();
-    await server.service.db.write((tx) =>
+    await server.service.db.write('all-organizations', (tx) =>
       insertClient(tx, credentials, { organizationId: 1, scopes: ['provisioning'] }),
     );
     const token = await server.http.request('POST', '/token', {

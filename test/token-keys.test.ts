@@ -58,7 +58,7 @@ describe('the signing key that an earlier release kept in the database (migratio
       old,
       MIGRATIONS.filter((m) => m.version <= 7),
     );
-    await old.write(async (tx) => {
+    await old.write('all-organizations', async (tx) => {
       await tx.run("INSERT INTO server_keys (name, key_hex) VALUES ('token-signing', $1)", [legacy.toString('hex')]);
       const organization = await createOrganization(tx, 'Upgraded');
       await insertClient(tx, credentials, { organizationId: organization.id, scopes: ['provisioning'] });

@@ -179,7 +179,9 @@ describe('POST /token, grant type and scope', () => {
   it('refuses a scope the client was not given', async () => {
     const { insertClient, newClientCredentials } = await import('../src/auth/clients.js');
     const credentials = await newClientCredentials();
-    await server.service.db.write((tx) => insertClient(tx, credentials, { organizationId: 1, scopes: ['reporting'] }));
+    await server.service.db.write('all-organizations', (tx) =>
+      insertClient(tx, credentials, { organizationId: 1, scopes: ['reporting'] }),
+    );
     const res = await postToken('grant_type=client_credentials&scope=provisioning', {
       authorization: basic(credentials.clientId, credentials.clientSecret),
     });

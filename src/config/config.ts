@@ -90,6 +90,11 @@ export const serviceConfigSchema = z.object({
     }))
     .prefault({}),
   shutdownTimeoutMs: positiveInt.default(10_000),
+  /**
+   * The page cache of rendered JSON report answers, in MiB (ADREPORT_CACHE_MB); 0 turns it off
+   * (ETags and 304s stay). One page may take at most an eighth of it.
+   */
+  cacheMb: z.coerce.number().min(0).max(1_048_576).default(64),
   /** Connection and request limits of the listeners (README: HTTPS, connection limits). */
   http: z
     .object({
@@ -167,6 +172,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServiceConfigInput {
       tokenBurst: pick('ADREPORT_TOKEN_RATE_LIMIT_BURST'),
     },
     sandboxFaults: pick('ADREPORT_SANDBOX_FAULTS'),
+    cacheMb: pick('ADREPORT_CACHE_MB'),
     platformSyncMs: pick('ADREPORT_PLATFORM_SYNC_MS'),
     demoData: bool('ADREPORT_DEMO_DATA'),
     rollups: bool('ADREPORT_ROLLUPS'),

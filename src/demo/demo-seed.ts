@@ -23,7 +23,7 @@ export const DEMO_MASTERS = [
 export async function seedDemo(db: Database, platforms: PlatformDirectory): Promise<DemoSeed> {
   if ((await db.read(countOrganizations)) > 0) return { created: false };
   const credentials = await newClientCredentials();
-  const seeded = await db.write(async (tx) => {
+  const seeded = await db.write('no-report-data', async (tx) => {
     if ((await countOrganizations(tx)) > 0) return undefined;
     const organization = await createOrganization(tx, 'Demo organization');
     const client = await insertClient(tx, credentials, {

@@ -65,7 +65,7 @@ export async function generateData(
   // scrypt takes ~80 ms per secret: before the transaction, in parallel on the libuv pool.
   const credentials = await Promise.all(Array.from({ length: options.orgs }, () => newClientCredentials()));
 
-  const { entities, calibration, clients } = await db.write(async (tx) => {
+  const { entities, calibration, clients } = await db.write('all-organizations', async (tx) => {
     await createReferenceTables(tx, days);
     const entities = await createEntities(tx, options, firstDay);
     const clients = [];
@@ -104,10 +104,10 @@ export async function generateData(
   let prepared = -1;
   for (const chunk of chunks) {
     if (chunk.orgK !== prepared) {
-      await db.write((tx) => prepareOrganization(tx, run, chunk.orgK));
+      await db.write('all-organizations', (tx) => prepareOrganization(tx, run, chunk.orgK));
       prepared = chunk.orgK;
     }
-    const rows = await db.write((tx) => insertChunk(tx, run, chunk));
+    const rows = await db.write('all-organizations', (tx) => insertChunk(tx, run, chunk));
     totals.adRows += rows.adRows;
     totals.keywordRows += rows.keywordRows;
     totals.impressionShareRows += rows.impressionShareRows;
@@ -117,7 +117,7 @@ export async function generateData(
     bar?.update(done, totals.adRows + totals.keywordRows, `org ${chunk.orgK + 1}/${options.orgs}`);
   }
   bar?.finish();
-  await db.write(async (tx) => {
+  await db.write('no-report-data', async (tx) => {
     for (const table of TEMP_TABLES) await tx.run(`DROP TABLE IF EXISTS temp.${table}`);
   });
 

@@ -4,7 +4,7 @@ import { ApiError } from '../shared/errors.js';
 import { invalidParameter } from '../shared/query-params.js';
 
 /** The formats the reporting service exports, as its interface says (http maps them to media types, D4: not from sql). */
-export type ExportFormat = Parameters<ReportService['export']>[2];
+export type ExportFormat = Parameters<ReportService['export']>[1];
 
 export type ResponseFormat = 'json' | ExportFormat;
 

@@ -16,6 +16,29 @@ export interface JsonPageBody {
 }
 
 export function jsonPageBody(head: string, parts: PageParts, tail: string): JsonPageBody {
+  const { pieces, length } = piecesOf(head, parts, tail);
+  if (length <= SLICE_BYTES) return { body: jsonPageBytes(head, parts, tail), length };
+  return slicedBody(pieces(), length, () => parts.release());
+}
+
+/** The whole body in one buffer (for the page cache); the parts are released. */
+export function jsonPageBytes(head: string, parts: PageParts, tail: string): Buffer<ArrayBuffer> {
+  const { pieces, length } = piecesOf(head, parts, tail);
+  try {
+    return Buffer.concat([...pieces()], length);
+  } finally {
+    parts.release();
+  }
+}
+
+/** A body already in memory (a cached page), sent as jsonPageBody sends one: a slice per drain when large. */
+export function bufferBody(bytes: Uint8Array<ArrayBuffer>): JsonPageBody {
+  const length = bytes.byteLength;
+  if (length <= SLICE_BYTES) return { body: bytes, length };
+  return slicedBody([bytes][Symbol.iterator](), length, () => undefined);
+}
+
+function piecesOf(head: string, parts: PageParts, tail: string) {
   const first = Buffer.from(`${head}[`);
   const last = Buffer.from(`]${tail}`);
   const length = first.length + parts.byteLength + last.length;
@@ -25,14 +48,10 @@ export function jsonPageBody(head: string, parts: PageParts, tail: string): Json
     for (let i = 0; i < parts.count; i++) yield parts.part(i);
     yield last;
   };
-  if (length <= SLICE_BYTES) {
-    try {
-      return { body: Buffer.concat([...pieces()], length), length };
-    } finally {
-      parts.release();
-    }
-  }
-  const source = pieces();
+  return { pieces, length };
+}
+
+function slicedBody(source: Iterator<Uint8Array<ArrayBuffer>>, length: number, release: () => void): JsonPageBody {
   let pending: Uint8Array<ArrayBuffer> | undefined;
   const body = new ReadableStream<Uint8Array<ArrayBuffer>>(
     {
@@ -40,7 +59,7 @@ export function jsonPageBody(head: string, parts: PageParts, tail: string): Json
         if (pending === undefined) {
           const next = source.next();
           if (next.done) {
-            parts.release();
+            release();
             controller.close();
             return;
           }
@@ -51,7 +70,7 @@ export function jsonPageBody(head: string, parts: PageParts, tail: string): Json
         pending = pending.byteLength > SLICE_BYTES ? pending.subarray(SLICE_BYTES) : undefined;
       },
       cancel() {
-        parts.release();
+        release();
       },
     },
     { highWaterMark: 0 },

@@ -62,7 +62,7 @@ export class JobRunner {
 
   async start(): Promise<void> {
     const now = this.options.now();
-    await this.db.write((tx) => requeueInterrupted(tx, now));
+    await this.db.write('no-report-data', (tx) => requeueInterrupted(tx, now));
     await this.purge();
     this.stopped = false;
     this.wake();
@@ -98,7 +98,7 @@ export class JobRunner {
 
   async purge(): Promise<number> {
     const cutoff = new Date(this.options.now().getTime() - RETENTION_DAYS * 24 * 3600_000);
-    return this.db.write((tx) => purgeJobsBefore(tx, cutoff));
+    return this.db.write('no-report-data', (tx) => purgeJobsBefore(tx, cutoff));
   }
 
   private async pump(): Promise<void> {
@@ -109,7 +109,7 @@ export class JobRunner {
         this.scheduleNextLook(due);
         return;
       }
-      const job = await this.db.write((tx) => claimDueJob(tx, this.options.now()));
+      const job = await this.db.write('no-report-data', (tx) => claimDueJob(tx, this.options.now()));
       if (!job) continue;
       // A job whose bookkeeping fails (e.g. the store closed under a forced stop) stays RUNNING and resumes at the next start.
       const run = this.execute(job)
@@ -140,7 +140,7 @@ export class JobRunner {
         throw new PermanentJobFailure('too_many_attempts', `Gave up after ${MAX_ATTEMPTS} attempts.`);
       const outcome = await handler(job);
       const errors = (outcome.errors ?? []).map((e) => this.jobError(e.code, e.message, job.attempts));
-      await this.db.write((tx) =>
+      await this.db.write('no-report-data', (tx) =>
         finishJob(tx, job.id, {
           status: outcome.status ?? 'SUCCEEDED',
           result: outcome.result,
@@ -163,10 +163,12 @@ export class JobRunner {
       if (error.retryable && job.attempts < MAX_ATTEMPTS) {
         const backoff = Math.min(this.options.backoffBaseMs * 2 ** (job.attempts - 1), this.options.maxBackoffMs);
         const next = new Date(now.getTime() + Math.max(backoff, error.retryAfterMs ?? 0));
-        await this.db.write((tx) => scheduleRetry(tx, job.id, errors, next));
+        await this.db.write('no-report-data', (tx) => scheduleRetry(tx, job.id, errors, next));
         return;
       }
-      await this.db.write((tx) => finishJob(tx, job.id, { status: 'FAILED', result: null, errors, now }));
+      await this.db.write('no-report-data', (tx) =>
+        finishJob(tx, job.id, { status: 'FAILED', result: null, errors, now }),
+      );
       return;
     }
     if (!(error instanceof PermanentJobFailure)) this.options.log({ jobId: job.id, error });
@@ -174,7 +176,7 @@ export class JobRunner {
       error instanceof PermanentJobFailure
         ? this.jobError(error.code, error.message, job.attempts)
         : this.jobError('internal_error', 'The job failed unexpectedly.', job.attempts);
-    await this.db.write((tx) =>
+    await this.db.write('no-report-data', (tx) =>
       finishJob(tx, job.id, { status: 'FAILED', result: null, errors: [...job.errors, failure], now }),
     );
   }

@@ -8,7 +8,7 @@ import type { StoredJob } from './job-store.js';
  * queued or running gets no second.
  */
 export async function queueAutoImports(db: Database, jobs: JobService, organizationId?: number): Promise<StoredJob[]> {
-  const queued = await db.write(async (tx) => {
+  const queued = await db.write('no-report-data', async (tx) => {
     const accounts = await tx.all<{ organizationId: number; id: number }>(
       organizationId === undefined
         ? 'SELECT organization_id AS "organizationId", id FROM accounts WHERE auto_import ORDER BY id'

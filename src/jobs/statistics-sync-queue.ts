@@ -61,7 +61,7 @@ export async function queueTrailingSyncs(
   organizationId?: number,
 ): Promise<StoredJob[]> {
   const window = windowEndingToday(now, trailingDays);
-  const queued = await db.write(async (tx) => {
+  const queued = await db.write('no-report-data', async (tx) => {
     const accounts = await tx.all<{ organizationId: number; id: number }>(
       `SELECT p.organization_id AS "organizationId", p.id FROM adplatform_accounts p
         WHERE ($1::BIGINT IS NULL OR p.organization_id = $1::BIGINT)

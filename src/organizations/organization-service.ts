@@ -10,6 +10,6 @@ export class OrganizationService {
   }
 
   rename(id: number, name: string): Promise<Organization | undefined> {
-    return this.db.write((tx) => renameOrganization(tx, id, name));
+    return this.db.write('no-report-data', (tx) => renameOrganization(tx, id, name));
   }
 }

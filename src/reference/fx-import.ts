@@ -54,7 +54,7 @@ export async function importFxRates(
     if (day < from) from = day;
     if (day > to) to = day;
   }
-  const applied = await db.write(async (tx) => {
+  const applied = await db.write('all-organizations', async (tx) => {
     await tx.run(
       'CREATE OR REPLACE TEMP TABLE fx_import_staging (day VARCHAR, currency VARCHAR, units_per_eur VARCHAR)',
     );

@@ -67,7 +67,7 @@ export async function loadFxReference(
   const codes = headerCodes(text, file);
   checkRows(text, file, codes);
   const publishedThrough = publishedThroughOf(seriesText, seriesFile, codes);
-  await db.write(async (tx) => {
+  await db.write('all-organizations', async (tx) => {
     await tx.run('DELETE FROM fx_rates');
     // Lines are day,rate,rate,...; unnest pairs each rate with its column's code and published-through
     // day, in file order, which is (day, currency) order, so zone maps skip the days a report does not ask for.

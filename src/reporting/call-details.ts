@@ -1,4 +1,4 @@
-import { buildCallDetailsPlan, type CallDetailsRequest } from '../planner/call-details-plan.js';
+import type { CallDetailsPlan } from '../planner/call-details-plan.js';
 import { compileCallDetails } from '../sql/call-details-query.js';
 import type { Database } from '../store/database.js';
 
@@ -23,13 +23,12 @@ export interface CallDetail {
   readonly isConversion: boolean;
 }
 
-/** The runner: request -> plan -> statements -> one page of calls and the total over all pages. */
+/** The runner: plan -> statements -> one page of calls and the total over all pages. */
 export async function listCallDetails(
   db: Database,
-  request: CallDetailsRequest,
-  now: Date,
+  plan: CallDetailsPlan,
 ): Promise<{ total: number; callDetails: CallDetail[] }> {
-  const queries = compileCallDetails(buildCallDetailsPlan(request, now));
+  const queries = compileCallDetails(plan);
   return db.read(async (r) => {
     const total = await r.one<{ n: number }>(queries.count.sql, queries.count.params);
     const callDetails = await r.all<CallDetail>(queries.rows.sql, queries.rows.params);

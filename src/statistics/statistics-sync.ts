@@ -56,14 +56,14 @@ export async function syncStatistics(
     ).catch(keepStoredTreeIfGone);
     if (tree) trees.push({ campaignId: campaign.id, tree });
   }
-  await db.write((tx) => refreshCampaignTrees(tx, organizationId, trees));
+  await db.write({ organizationId }, (tx) => refreshCampaignTrees(tx, organizationId, trees));
 
   const campaignIds = state.campaigns.map((c) => c.id);
   const totals = { adRows: 0, keywordRows: 0, impressionShareRows: 0, audienceRuns: 0, calls: 0 };
   const chunks = dateChunks(request.from, request.to, SYNC_CHUNK_DAYS);
   for (const chunk of chunks) {
     const report = await call(() => connector.fetchDailyReport(platformAccount.adPlatformId, chunk.from, chunk.to));
-    const counts = await db.write((tx) =>
+    const counts = await db.write({ organizationId }, (tx) =>
       replaceDailyReport(
         tx,
         { organizationId, adPlatformAccountId: platformAccount.id, ...chunk, campaignIds },
@@ -72,7 +72,7 @@ export async function syncStatistics(
     );
     for (const key of Object.keys(totals) as Array<keyof ReplacementCounts>) totals[key] += counts[key];
   }
-  await db.write((tx) => recordSync(tx, organizationId, platformAccount, request, now));
+  await db.write('no-report-data', (tx) => recordSync(tx, organizationId, platformAccount, request, now));
   return { status: 'SYNCED', campaigns: campaignIds.length, chunks: chunks.length, rows: totals };
 }
 

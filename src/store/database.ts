@@ -18,6 +18,7 @@ import { secureDatabaseFiles } from './file-permissions.js';
 import { LazyRows } from './lazy-rows.js';
 import { fromDuckDBRow, toDuckDBTypes, toDuckDBValues, type Row, type SqlParams } from './sql-values.js';
 import { WorkLimiter } from './work-limiter.js';
+import { DataVersions, type WriteScope } from './data-versions.js';
 import { OverloadedError } from '../shared/errors.js';
 
 /** What store functions see: one connection, parameters always bound, never pasted. */
@@ -240,6 +241,8 @@ export class Database {
   private closed = false;
   /** Bumped by every commit, so read connections know which cached plans predate a data change. */
   private writeEpoch = 0;
+  /** Per-organization versions of the data reports read: what ETags and the page cache key on. */
+  readonly versions = new DataVersions();
   /** Rows still in DuckDB's memory (a JSON page being written); weak, so an abandoned one is collected. */
   private readonly lazyRows = new Set<WeakRef<LazyRows>>();
 
@@ -309,13 +312,20 @@ export class Database {
     });
   }
 
-  /** Runs work in one transaction on the single writer: all of it lands, or none of it. */
-  write<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
+  /**
+   * Runs work in one transaction on the single writer: all of it lands, or none of it. `scope`
+   * says whose reports it may change (required, so each call site decides; first, so adding it
+   * left every call's body as it was); the versions advance after COMMIT, so a report that read
+   * the new version saw the new data.
+   */
+  write<T>(scope: WriteScope, work: (tx: Executor) => Promise<T>): Promise<T> {
     this.assertOpen();
     return this.writeLimiter.run(async () => {
       await this.writer.run('BEGIN TRANSACTION');
+      let committing = false;
       try {
         const result = await work(this.writer);
+        committing = true;
         await this.writer.run('COMMIT');
         return result;
       } catch (error) {
@@ -324,6 +334,9 @@ export class Database {
       } finally {
         // Also after a rollback: a failed COMMIT may still have changed what a plan would see.
         this.writeEpoch++;
+        // Work that threw before COMMIT was rolled back whole (a 4xx changes nothing, nor the ETags);
+        // a COMMIT that was tried, failed or not, advances: its outcome is not known for certain.
+        if (committing) this.versions.advance(scope);
       }
     });
   }

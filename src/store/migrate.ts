@@ -6,7 +6,7 @@ import { MIGRATIONS, type Migration } from './migrations/index.js';
  * leaves the file at a known version. Refuses a file written by a newer release.
  */
 export async function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
-  await db.write((tx) =>
+  await db.write('all-organizations', (tx) =>
     tx.run(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version INTEGER PRIMARY KEY,
       name VARCHAR NOT NULL,
@@ -25,7 +25,7 @@ export async function migrate(db: Database, migrations: readonly Migration[] = M
   const ran: number[] = [];
   for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
     if (applied.has(migration.version)) continue;
-    await db.write(async (tx) => {
+    await db.write('all-organizations', async (tx) => {
       await migration.before?.(tx, { dbPath: db.dbPath, now: new Date() });
       for (const statement of migration.statements) await tx.run(statement);
       await tx.run('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [

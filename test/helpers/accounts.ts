@@ -29,9 +29,11 @@ export async function createAccount(server: TestServer, token: string, account: 
 
 /** A second tenant with its own client and token, to prove isolation. */
 export async function otherTenantToken(server: TestServer): Promise<string> {
-  const organization = await server.service.db.write((tx) => createOrganization(tx, `Other ${Math.random()}`));
+  const organization = await server.service.db.write('all-organizations', (tx) =>
+    createOrganization(tx, `Other ${Math.random()}`),
+  );
   const credentials = await newClientCredentials();
-  await server.service.db.write((tx) =>
+  await server.service.db.write('all-organizations', (tx) =>
     insertClient(tx, credentials, { organizationId: organization.id, scopes: ['provisioning', 'reporting'] }),
   );
   const res = await server.http.request('POST', '/token', {

@@ -168,7 +168,7 @@ export async function startReportingFixture(spec: GenerateSpec): Promise<Reporti
       return service.db.read((r) => r.all(sql, params));
     },
     async write(sql, params = []) {
-      await service.db.write((tx) => tx.run(sql, params));
+      await service.db.write('all-organizations', (tx) => tx.run(sql, params));
     },
     async close() {
       http.close();

@@ -5,6 +5,7 @@ import { JobService } from '../../jobs/job-service.js';
 import { SandboxPlatforms } from '../../platforms/sandbox/index.js';
 import { ExportService } from '../../reporting/export-stream.js';
 import { ReportService } from '../../reporting/report-service.js';
+import { PageCache } from '../../reporting/page-cache.js';
 import type { StatisticsSyncSettings } from '../../jobs/statistics-sync-queue.js';
 import type { Database } from '../../store/database.js';
 import { CliError, type CliIo } from '../command.js';
@@ -33,7 +34,7 @@ export class LocalServices implements AdminServices {
   get reports(): ReportService {
     this.exports ??= new ExportService(this.db, 1);
     // ADREPORT_ROLLUPS of the CLI's environment, as the server reads its own.
-    this.reportService ??= new ReportService(this.db, this.now, this.exports, {
+    this.reportService ??= new ReportService(this.db, this.now, this.exports, new PageCache(0), {
       rollups: configFromEnv(this.io.env).rollups ?? true,
     });
     return this.reportService;

@@ -30,7 +30,7 @@ export const clientsCreate = adminCommand({
     input: z.object({ organizationId, scopes: z.array(z.enum(SCOPES)), name: z.string().nullable() }),
     async run({ db }, { organizationId, scopes, name }) {
       const credentials = await newClientCredentials();
-      const client = await db.write(async (tx) => {
+      const client = await db.write('no-report-data', async (tx) => {
         if (!(await getOrganization(tx, organizationId)))
           throw new CliError(`organization ${organizationId} does not exist`);
         return insertClient(tx, credentials, { organizationId, scopes, name });
@@ -81,7 +81,7 @@ export const clientsDisable = adminCommand({
     name: 'clients disable',
     input: z.object({ clientId: z.string().min(1) }),
     async run({ db, services }, { clientId }) {
-      const client = await db.write((tx) => disableClient(tx, clientId));
+      const client = await db.write('no-report-data', (tx) => disableClient(tx, clientId));
       if (!client) throw new CliError(`client ${clientId} does not exist`);
       // In the server: its in-memory list of disabled clients is re-read now, not at the next 15 s tick.
       await services.clientsDisabled();

@@ -89,7 +89,9 @@ export const exportReport = adminCommand({
       const endpoint = endpointOf(input.endpoint, 1);
       const { request } = planExport(endpoint, input.organizationId, input.query, input.format, new Date(input.now));
       const rows = await services.reports.count(endpoint, request);
-      const { stream, warnings } = await services.reports.export(endpoint, request, input.format).catch(busy);
+      const { stream, warnings } = await services.reports
+        .export(services.reports.prepare(endpoint, request), input.format)
+        .catch(busy);
       // The CLI starts its file now: nothing is created for an export that could not start.
       progress({ event: 'export', rows });
       try {

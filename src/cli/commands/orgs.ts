@@ -22,7 +22,7 @@ export const orgsCreate = adminCommand({
     name: 'orgs create',
     input: z.object({ name: z.string().min(1).max(ORGANIZATION_NAME_MAX) }),
     async run({ db }, { name }) {
-      return { organization: await db.write((tx) => createOrganization(tx, name)) };
+      return { organization: await db.write('no-report-data', (tx) => createOrganization(tx, name)) };
     },
   },
 });

@@ -9,7 +9,7 @@ import { chooseEncoding, type ContentCoding } from '../content-coding.js';
 /** Bodies up to this size stay as they are: headers and framing cost more than compression saves. */
 export const COMPRESS_MIN_BYTES = 1024;
 /** Bodies up to this size are compressed in one piece, so the answer carries its Content-Length. */
-const WHOLE_MAX_BYTES = 64 * 1024;
+export const WHOLE_MAX_BYTES = 64 * 1024;
 
 /**
  * Codings in order of preference on equal q, and their settings, chosen by measurement (README,
@@ -71,16 +71,16 @@ export function compressJson(): MiddlewareHandler<AppEnv> {
       replaceResponse(c, new Response(body, { status: res.status, headers: res.headers }));
       return;
     }
-    const compressed = coding === 'br' ? await brotli(body, BROTLI_OPTIONS) : await gzip(body, GZIP_OPTIONS);
+    const compressed = await compressWhole(coding, body);
     headers.set('Content-Length', String(compressed.byteLength));
-    replaceResponse(
-      c,
-      new Response(new Uint8Array(compressed.buffer, compressed.byteOffset, compressed.byteLength), {
-        status: res.status,
-        headers,
-      }),
-    );
+    replaceResponse(c, new Response(compressed, { status: res.status, headers }));
   };
+}
+
+/** A whole body in one coding, with the settings above, on libuv's thread pool (the page cache keeps these). */
+export async function compressWhole(coding: ContentCoding, body: Uint8Array): Promise<Uint8Array<ArrayBuffer>> {
+  const compressed = coding === 'br' ? await brotli(body, BROTLI_OPTIONS) : await gzip(body, GZIP_OPTIONS);
+  return new Uint8Array(compressed.buffer as ArrayBuffer, compressed.byteOffset, compressed.byteLength);
 }
 
 /**

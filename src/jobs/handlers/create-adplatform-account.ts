@@ -21,7 +21,7 @@ export function createAdPlatformAccountHandler(db: Database, platforms: Platform
     const created = await platforms
       .connector(job.organizationId, master.adPlatformType)
       .createAccount(master.adPlatformId, input.adPlatformAccount, `job-${job.id}`);
-    const id = await db.write((tx) =>
+    const id = await db.write({ organizationId: job.organizationId }, (tx) =>
       upsertPlatformAccount(tx, job.organizationId, master.adPlatformType, created, master.id),
     );
     return {

@@ -96,7 +96,7 @@ export class SandboxConnector implements PlatformConnector {
     this.assertMaster(masterId);
     this.assertNewAccount(account, requestToken);
     const createdAt = this.env.now();
-    const { created, account: stored } = await this.env.db.write(async (tx) => {
+    const { created, account: stored } = await this.env.db.write('no-report-data', async (tx) => {
       const earlier = await store.findCreatedAccountByToken(tx, this.scope, requestToken);
       if (earlier)
         return {
@@ -165,7 +165,7 @@ export class SandboxConnector implements PlatformConnector {
     const created = this.ids.decodeCreated(change.entity, change.adPlatformId);
     if (created) {
       const campaignId = this.ids.createdEntityId({ kind: 'CAMPAIGN', campaign: created.campaign });
-      await this.env.db.write(async (tx) => {
+      await this.env.db.write('no-report-data', async (tx) => {
         const record = await store.findCreatedCampaign(tx, this.scope, campaignId);
         const tree =
           record?.accountId === accountId
@@ -180,7 +180,9 @@ export class SandboxConnector implements PlatformConnector {
       return;
     }
     this.assertEntityExists(profile, change, today);
-    await this.env.db.write((tx) => store.insertChange(tx, this.scope, accountId, stored, this.env.now()));
+    await this.env.db.write('no-report-data', (tx) =>
+      store.insertChange(tx, this.scope, accountId, stored, this.env.now()),
+    );
   }
 
   async createCampaign(accountId: string, draft: CampaignDraft, requestToken: string): Promise<CampaignTree> {
@@ -191,7 +193,7 @@ export class SandboxConnector implements PlatformConnector {
     this.assertDraft(platform, draft);
     const now = this.env.now();
     const createdOn = isoDay(localDay(now, profile.timeZone));
-    return this.env.db.write(async (tx) => {
+    return this.env.db.write('no-report-data', async (tx) => {
       const earlier = await store.findCreatedCampaignByToken(tx, this.scope, accountId, requestToken);
       if (earlier) return earlier.tree;
       // Two tokens may meet on one index; the later one tries further candidates.
@@ -220,7 +222,9 @@ export class SandboxConnector implements PlatformConnector {
     const current = await this.createdCampaign(profile, campaignId);
     this.assertDraft(this.searchPlatform(), draft);
     const tree = createdTree(this.ids, path.campaign, draft, current.tree.campaign.createdOn);
-    await this.env.db.write((tx) => store.replaceCreatedCampaignTree(tx, this.scope, tree, this.env.now()));
+    await this.env.db.write('no-report-data', (tx) =>
+      store.replaceCreatedCampaignTree(tx, this.scope, tree, this.env.now()),
+    );
     return tree;
   }
 

@@ -73,7 +73,7 @@ export class AccountService {
   // Writes answer from the state they stored; reading it back cost half of a create (measured).
   async create(organizationId: number, body: AccountWrite): Promise<StoredAccount> {
     const state = stateFromWrite(body);
-    const { id, queued } = await this.db.write(async (tx) => {
+    const { id, queued } = await this.db.write({ organizationId }, async (tx) => {
       const id = await insertAccount(tx, organizationId, state);
       return { id, queued: await this.queueAutoImport(tx, organizationId, id, body.autoImport) };
     });
@@ -84,7 +84,7 @@ export class AccountService {
   /** PUT (spec 4.2 rule 1): every field missing from the body becomes null, labels included. */
   async replace(organizationId: number, id: number, body: AccountWrite): Promise<StoredAccount> {
     const state = stateFromWrite(body);
-    const links = await this.db.write(async (tx) => {
+    const links = await this.db.write({ organizationId }, async (tx) => {
       if (!(await updateAccount(tx, organizationId, id, state))) return undefined;
       await this.queueAutoImport(tx, organizationId, id, body.autoImport);
       return (await linksOf(tx, [id])).get(id) ?? [];
@@ -112,7 +112,7 @@ export class AccountService {
         })),
       );
     }
-    const updated = await this.db.write(async (tx) => {
+    const updated = await this.db.write({ organizationId }, async (tx) => {
       const current = await getAccount(tx, organizationId, id);
       if (!current) throw accountNotFound(id);
       const merged = new Map(Object.entries(writeFromState(current)));

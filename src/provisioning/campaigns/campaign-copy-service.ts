@@ -70,7 +70,7 @@ export class CampaignCopyService {
         `The copy cannot start: ${details.map((d) => `${d.field}: ${d.message}`).join('; ')}.`,
         details,
       );
-    const job = await this.db.write((tx) =>
+    const job = await this.db.write('no-report-data', (tx) =>
       this.jobs.enqueueIn(
         tx,
         organizationId,

@@ -48,7 +48,7 @@ export async function copyCampaign(
     created.campaign.adPlatformId,
     source.campaign.campaignGroup ?? source.campaign.name,
   );
-  await db.write((tx) =>
+  await db.write('no-report-data', (tx) =>
     tx.run(
       `INSERT INTO campaign_copies (organization_id, source_campaign_id, target_campaign_id) SELECT $1, $2, $3
         WHERE NOT EXISTS (SELECT 1 FROM campaign_copies WHERE source_campaign_id = $2 AND target_campaign_id = $3)`,
@@ -95,7 +95,7 @@ export async function resyncCopies(
     await platforms
       .connector(organizationId, targetAccount.adPlatformType)
       .updateCampaign(targetAccount.adPlatformId, copy.adPlatformId, draft);
-    await db.write((tx) =>
+    await db.write('no-report-data', (tx) =>
       tx.run('UPDATE campaign_copies SET synced_at = now() WHERE source_campaign_id = $1 AND target_campaign_id = $2', [
         sourceCampaignId,
         targetCampaignId,

@@ -37,7 +37,7 @@ export async function importCampaign(
       .connector(organizationId, platformAccount.adPlatformType)
       .fetchCampaignTree(platformAccount.adPlatformId, campaignAdPlatformId),
   );
-  return db.write(async (tx) => {
+  return db.write({ organizationId }, async (tx) => {
     const raced = await findCampaign(tx, organizationId, platformAccount.id, campaignAdPlatformId);
     if (raced) return { campaign: raced, alreadyImported: true, counts: null };
     const { campaignId, counts } = await insertCampaignTree(
@@ -68,7 +68,7 @@ export async function withAccessWatch<T>(
     return await call();
   } catch (error) {
     if (error instanceof PlatformError && error.code === 'ACCESS_DENIED') {
-      await db.write((tx) =>
+      await db.write({ organizationId }, (tx) =>
         tx.run(
           `UPDATE account_adplatform_links SET status = 'NO_ACCESS'
             WHERE adplatform_account_id = $1 AND adplatform_account_id IN (SELECT id FROM adplatform_accounts WHERE organization_id = $2)`,

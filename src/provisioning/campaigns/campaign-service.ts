@@ -35,7 +35,7 @@ export class CampaignService {
     idempotency?: IdempotentRequest,
   ): Promise<StoredJob> {
     const platformAccount = await this.platformAccount(organizationId, platformAccountId);
-    const job = await this.db.write((tx) =>
+    const job = await this.db.write('no-report-data', (tx) =>
       this.jobs.enqueueIn(
         tx,
         organizationId,

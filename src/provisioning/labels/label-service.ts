@@ -54,7 +54,7 @@ export class LabelService {
     input: LabelInput,
     merge: boolean,
   ): Promise<Labels> {
-    return this.db.write(async (tx) => {
+    return this.db.write({ organizationId }, async (tx) => {
       if (!(await ownerExists(tx, kind, organizationId, id))) throw ownerNotFound(kind, id);
       // A Map, not an object: a name is data and must never reach a prototype.
       const merged = new Map<string, unknown>(merge ? Object.entries(await clientLabels(tx, kind, id)) : []);

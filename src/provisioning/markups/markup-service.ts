@@ -27,7 +27,7 @@ export class MarkupService {
 
   create(organizationId: number, accountId: number, input: MarkupCreate): Promise<Markup> {
     const period = { rate: input.rate, startDate: input.startDate, endDate: input.endDate ?? null };
-    return this.db.write(async (tx) => {
+    return this.db.write({ organizationId }, async (tx) => {
       await requireAccount(tx, organizationId, accountId);
       const overlapping = await overlappingMarkups(tx, organizationId, accountId, period.startDate, period.endDate);
       if (overlapping.length > 0) {
@@ -46,7 +46,7 @@ export class MarkupService {
   }
 
   delete(organizationId: number, accountId: number, markupId: number): Promise<void> {
-    return this.db.write(async (tx) => {
+    return this.db.write({ organizationId }, async (tx) => {
       await requireAccount(tx, organizationId, accountId);
       if (!(await deleteMarkup(tx, organizationId, accountId, markupId)))
         throw notFound(`Account ${accountId} has no markup with id ${markupId}.`);

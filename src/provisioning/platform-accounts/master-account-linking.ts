@@ -41,7 +41,7 @@ export async function linkMasterAccount(
       );
     throw error;
   }
-  return db.write(async (tx) => {
+  return db.write('no-report-data', async (tx) => {
     const existing = await findMasterAccountByPlatformId(
       tx,
       request.organizationId,

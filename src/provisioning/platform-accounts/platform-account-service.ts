@@ -73,7 +73,7 @@ export class PlatformAccountService {
     idempotency?: IdempotentRequest,
   ): Promise<StoredJob> {
     const master = await this.getMaster(organizationId, masterId);
-    const job = await this.db.write((tx) =>
+    const job = await this.db.write('no-report-data', (tx) =>
       this.jobs.enqueueIn(
         tx,
         organizationId,
@@ -129,7 +129,7 @@ export class PlatformAccountService {
         { field: 'adPlatformAccount.adPlatformId', code: 'unknown_at_platform', message: `not found ${where}` },
       ]);
     }
-    return this.db.write(async (tx) => {
+    return this.db.write({ organizationId }, async (tx) => {
       const platformAccountId = await upsertPlatformAccount(
         tx,
         organizationId,
@@ -157,7 +157,7 @@ export class PlatformAccountService {
     status: LinkStatus,
   ): Promise<LinkedPlatformAccount> {
     await this.requireAccount(organizationId, accountId);
-    const known = await this.db.write(async (tx) => {
+    const known = await this.db.write({ organizationId }, async (tx) => {
       if (!(await setLinkStatus(tx, accountId, platformAccountId, status))) return undefined;
       return getKnownPlatformAccount(tx, organizationId, platformAccountId);
     });
@@ -173,7 +173,7 @@ export class PlatformAccountService {
 
   async unlink(organizationId: number, accountId: number, platformAccountId: number): Promise<void> {
     await this.requireAccount(organizationId, accountId);
-    const removed = await this.db.write((tx) => deleteLink(tx, accountId, platformAccountId));
+    const removed = await this.db.write({ organizationId }, (tx) => deleteLink(tx, accountId, platformAccountId));
     if (!removed) throw notFound(`Ad platform account ${platformAccountId} is not linked to account ${accountId}.`);
   }
 
