@@ -30,7 +30,7 @@ export async function listCallDetails(
   now: Date,
 ): Promise<{ total: number; callDetails: CallDetail[] }> {
   const queries = compileCallDetails(buildCallDetailsPlan(request, now));
-  return db.read(async (r) => {
+  return db.readReport({ organizationId: request.organizationId, slots: 'one' }, async (r) => {
     const total = await r.one<{ n: number }>(queries.count.sql, queries.count.params);
     const callDetails = await r.all<CallDetail>(queries.rows.sql, queries.rows.params);
     return { total: total?.n ?? 0, callDetails };
