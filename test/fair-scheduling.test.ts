@@ -196,8 +196,11 @@ describe('the cost-based rate limit: database time per organization', () => {
     expect(organization.status).toBe(200);
     expect(organization.headers['ratelimit-policy']).toBe('"per-client";q=100000;w=1');
     // A refused request costs nothing: still refused for the same reason, not deeper in debt.
+    const asked = performance.now();
     const again = await fx.report('keywords', a.token, query);
     expect(again.status).toBe(429);
+    // Held for up to a second first (the debt does not refill within it here), so a client that ignores Retry-After cannot storm.
+    expect(performance.now() - asked).toBeGreaterThanOrEqual(950);
     expect(Number(again.headers['retry-after'])).toBeLessThanOrEqual(retryAfter);
     expect(fx.errors).toEqual([]);
   });

@@ -172,6 +172,9 @@ describe('CostBuckets: database time per organization', () => {
     buckets.charge('1', 4500, t0);
     // 2000 - 4500 = -2500 ms: 2.5 s of refill at 1000 ms/s before the next request.
     expect(buckets.check('1', t0)).toEqual({ allowed: false, remaining: 0, retryAfterSeconds: 3, resetSeconds: 8 });
+    expect(buckets.msUntilAllowed('1', t0)).toBe(2500);
+    expect(buckets.msUntilAllowed('1', t0 + 2000)).toBe(500);
+    expect(buckets.msUntilAllowed('2', t0)).toBe(0);
     expect(buckets.check('2', t0).allowed).toBe(true);
     expect(buckets.check('1', t0 + 2000).allowed).toBe(false);
     expect(buckets.check('1', t0 + 2500)).toMatchObject({ allowed: true, remaining: 0 });

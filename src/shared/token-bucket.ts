@@ -82,6 +82,11 @@ export class CostBuckets {
     };
   }
 
+  /** Milliseconds until the key's bucket is out of debt (0 when it is not in debt). */
+  msUntilAllowed(key: string, nowMs: number): number {
+    return Math.max(0, Math.ceil((-this.levelOf(key, nowMs) / this.ratePerSecond) * 1000));
+  }
+
   charge(key: string, cost: number, nowMs: number): void {
     const level = this.levelOf(key, nowMs);
     if (!this.buckets.has(key) && this.buckets.size >= this.maxKeys) this.dropFullest(nowMs);
