@@ -29,7 +29,7 @@ import { ReportService } from './reporting/report-service.js';
 import { PageCache } from './reporting/page-cache.js';
 import { parseSandboxFaults, SandboxPlatforms } from './platforms/sandbox/index.js';
 import { PlatformAccountService } from './provisioning/platform-accounts/platform-account-service.js';
-import { TokenBuckets } from './shared/token-bucket.js';
+import { CostBuckets, TokenBuckets } from './shared/token-bucket.js';
 import { lowerWorkerThreads } from './runtime/thread-priority.js';
 import { Database } from './store/database.js';
 import { migrate } from './store/migrate.js';
@@ -91,7 +91,13 @@ function portInUse(setting: 'port' | 'httpPort', port: number, host: string): (e
 /** Composition root: open the store, build the services, serve. Nothing else wires things up. */
 export async function startService(config: ServiceConfig, io: ServiceIo): Promise<RunningService> {
   const nowMs = io.nowMs ?? Date.now;
-  const db = await Database.open(config.dbPath, config.database);
+  const { dbTimeMsPerSecond, dbTimeBurstMs } = config.rateLimit;
+  const dbTime = dbTimeMsPerSecond > 0 ? new CostBuckets(dbTimeMsPerSecond, dbTimeBurstMs) : undefined;
+  const db = await Database.open(config.dbPath, {
+    ...config.database,
+    exportConnections: config.exports.maxConcurrent,
+    onReportTime: dbTime && ((organizationId, ms) => dbTime.charge(String(organizationId), ms, nowMs())),
+  });
   const listeners: Listener[] = [];
   let disabledClients: DisabledClients | undefined;
   let signingKeys: SigningKeys | undefined;
@@ -175,6 +181,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
         issueRate: new TokenBuckets(config.rateLimit.tokenRatePerSecond, config.rateLimit.tokenBurst),
       }),
       apiRate: new TokenBuckets(config.rateLimit.ratePerSecond, config.rateLimit.burst),
+      dbTime,
       trustProxy: config.trustProxy,
       nowMs,
       logError: io.logError,

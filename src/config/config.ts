@@ -46,11 +46,23 @@ export const serviceConfigSchema = z.object({
       /** Token requests per second per client id; tokens last an hour, so few are needed. */
       tokenRatePerSecond: positiveInt.default(20),
       tokenBurst: positiveInt.default(40),
+      /**
+       * Report query time per organization (README, Fair scheduling): ms of database time refilled
+       * per second (1000 = one core's worth) and the burst; 0 turns the cost-based limit off.
+       */
+      dbTimeMsPerSecond: z.coerce.number().int().min(0).default(1000),
+      dbTimeBurstMs: positiveInt.default(5000),
     })
     .prefault({}),
   database: z
     .object({
+      /** Connections of the cheap lane: every read that is not a report (provisioning, organization, tokens, jobs). */
       readConnections: positiveInt.max(32).default(4),
+      /**
+       * Report queries in flight at once (the report lane's slots, a connection each); the rest wait
+       * per organization, served round-robin. 3 measured best on 2 cores (README, Fair scheduling).
+       */
+      reportConcurrency: positiveInt.max(16).default(3),
       /** Queries waiting for a connection beyond this get 503 instead of unbounded latency. */
       maxQueued: z.coerce.number().int().min(0).default(256),
       memoryLimit: z
@@ -170,6 +182,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServiceConfigInput {
       burst: pick('ADREPORT_RATE_LIMIT_BURST'),
       tokenRatePerSecond: pick('ADREPORT_TOKEN_RATE_LIMIT_PER_SECOND'),
       tokenBurst: pick('ADREPORT_TOKEN_RATE_LIMIT_BURST'),
+      dbTimeMsPerSecond: pick('ADREPORT_DB_TIME_MS_PER_SECOND'),
+      dbTimeBurstMs: pick('ADREPORT_DB_TIME_BURST_MS'),
     },
     sandboxFaults: pick('ADREPORT_SANDBOX_FAULTS'),
     cacheMb: pick('ADREPORT_CACHE_MB'),
@@ -200,6 +214,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServiceConfigInput {
     },
     database: {
       readConnections: pick('ADREPORT_DB_READ_CONNECTIONS'),
+      reportConcurrency: pick('ADREPORT_REPORT_CONCURRENCY'),
       maxQueued: pick('ADREPORT_DB_MAX_QUEUED'),
       memoryLimit: pick('ADREPORT_DB_MEMORY_LIMIT'),
       threads: pick('ADREPORT_DB_THREADS'),

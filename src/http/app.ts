@@ -4,7 +4,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import { SCOPE_OF_PREFIX } from '../auth/scopes.js';
 import type { TokenIssuer } from '../auth/token-issuer.js';
 import { ApiError } from '../shared/errors.js';
-import type { TokenBuckets } from '../shared/token-bucket.js';
+import type { CostBuckets, TokenBuckets } from '../shared/token-bucket.js';
 import type { AccountService } from '../provisioning/accounts/account-service.js';
 import type { PlatformAccountService } from '../provisioning/platform-accounts/platform-account-service.js';
 import type { JobLookup } from '../provisioning/job-queue.js';
@@ -52,6 +52,8 @@ export interface AppDeps {
   authenticator: Authenticator;
   tokenIssuer: TokenIssuer;
   apiRate: TokenBuckets;
+  /** Report query time per organization (the reporting API only); undefined: no cost-based limit. */
+  dbTime?: CostBuckets | undefined;
   trustProxy: boolean;
   nowMs: () => number;
   logError: ErrorLogger;
@@ -116,7 +118,8 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.use('*', compressJson());
   app.use('*', queryEncoding());
   for (const [prefix, scope] of Object.entries(SCOPE_OF_PREFIX)) {
-    app.use(`${prefix}/*`, apiGuard(scope, deps.authenticator, deps.apiRate, deps.nowMs));
+    const dbTime = scope === 'reporting' ? deps.dbTime : undefined;
+    app.use(`${prefix}/*`, apiGuard(scope, deps.authenticator, deps.apiRate, deps.nowMs, dbTime));
   }
 
   const limitBody = bodyLimit({

@@ -43,7 +43,7 @@ Rules that tie two parameters together are stated in the description of the para
 (\`offset\` a multiple of \`limit\`, \`endDate\` not before \`startDate\`, ...).
 
 **Every response** carries \`X-Request-Id\` (echoed when the request sent 1-200 visible ASCII characters).
-Bearer routes carry the IETF draft headers \`RateLimit\` and \`RateLimit-Policy\`.`;
+Bearer routes carry the IETF draft headers \`RateLimit\` and \`RateLimit-Policy\` (reporting: also the organization's \`"db-time"\` policy).`;
 
 /** The document's head: info, servers and tags. */
 export function documentConfig(version: string) {

@@ -60,11 +60,13 @@ const retryAfter: Headers = {
 };
 const rateHeaders: Headers = {
   RateLimit: {
-    description: 'IETF RateLimit header fields draft: `"per-client";r=<left>;t=<seconds>`.',
+    description:
+      'IETF RateLimit header fields draft: `"per-client";r=<left>;t=<seconds>`; the reporting API adds `, "db-time";r=<ms left>;t=<seconds>` (the organization\'s database time).',
     schema: { type: 'string' },
   },
   'RateLimit-Policy': {
-    description: 'IETF RateLimit header fields draft: `"per-client";q=<burst>;w=<seconds>`.',
+    description:
+      'IETF RateLimit header fields draft: `"per-client";q=<burst>;w=<seconds>`; the reporting API adds `, "db-time";q=<burst ms>;w=<seconds>`.',
     schema: { type: 'string' },
   },
 };
@@ -109,7 +111,8 @@ const SHARED: Partial<Record<ErrorStatus, { name: string; description: string; h
   },
   429: {
     name: 'TooManyRequests',
-    description: "The client's token bucket is empty (rate_limited).",
+    description:
+      "The client's token bucket is empty, or (reporting) the organization's bucket of database time is in debt: its reports used more query time than its share (ADREPORT_DB_TIME_MS_PER_SECOND, default 1000 ms per second, burst 5000 ms) (rate_limited). Retry-After says when the next request is let in.",
     headers: { ...retryAfter, ...rateHeaders },
   },
   500: {

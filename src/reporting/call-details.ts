@@ -29,7 +29,7 @@ export async function listCallDetails(
   plan: CallDetailsPlan,
 ): Promise<{ total: number; callDetails: CallDetail[] }> {
   const queries = compileCallDetails(plan);
-  return db.read(async (r) => {
+  return db.readReport({ organizationId: plan.organizationId, slots: 'one' }, async (r) => {
     const total = await r.one<{ n: number }>(queries.count.sql, queries.count.params);
     const callDetails = await r.all<CallDetail>(queries.rows.sql, queries.rows.params);
     return { total: total?.n ?? 0, callDetails };

@@ -104,6 +104,7 @@ export class ExportService {
       fifo = await this.newFifo();
       // The pipe's path is ours (a temp directory and a counter), never user text.
       return await this.stream(
+        organizationId,
         fifo,
         duckdbDialect.copyToFile(compiled.sql, fifo, format),
         compiled.params,
@@ -132,6 +133,7 @@ export class ExportService {
   }
 
   private async stream(
+    organizationId: number,
     fifo: string,
     sql: string,
     params: CompiledQuery['params'],
@@ -147,7 +149,7 @@ export class ExportService {
     let executor: Executor | undefined;
     let abortReason: string | undefined;
     const copied: Promise<Error | undefined> = this.db
-      .read(async (r) => {
+      .readExport(organizationId, async (r) => {
         executor = r;
         if (abortReason !== undefined) throw new Error(abortReason);
         try {

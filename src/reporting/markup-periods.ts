@@ -21,7 +21,7 @@ export async function listMarkupPeriods(
   request: MarkupPeriodsRequest,
 ): Promise<{ total: number; markups: MarkupPeriod[] }> {
   const queries = compileMarkupPeriods(request);
-  return db.read(async (r) => {
+  return db.readReport({ organizationId: request.organizationId, slots: 'one' }, async (r) => {
     const total = await r.one<{ n: number }>(queries.count.sql, queries.count.params);
     const markups = await r.all<MarkupPeriod>(queries.rows.sql, queries.rows.params);
     return { total: total?.n ?? 0, markups };

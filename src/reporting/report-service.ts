@@ -1,6 +1,7 @@
 import type { ReportEndpoint } from '../catalog/endpoints.js';
 import { readsMoney, statisticOf } from '../catalog/statistics.js';
 import { buildPlan } from '../planner/build-plan.js';
+import { reportSlots } from '../planner/report-weight.js';
 import type { ReportPlan, ReportRequest } from '../planner/report-plan.js';
 import { buildCallDetailsPlan, type CallDetailsPlan } from '../planner/call-details-plan.js';
 import { listCallDetails, type CallDetail, type CallDetailsRequest } from './call-details.js';
@@ -108,7 +109,7 @@ export class ReportService {
     const report = compileReport(plan, undefined, this.compileOptions);
     const compiled = report.jsonPage();
     const totalsQuery = report.totals();
-    return this.db.read(async (r) => {
+    return this.db.readReport({ organizationId: plan.organizationId, slots: reportSlots(plan) }, async (r) => {
       const parts = await r.lazy(compiled.sql, compiled.params);
       try {
         const warnings: ReportWarning[] = [];
@@ -149,7 +150,9 @@ export class ReportService {
   /** Rows of the whole result (what X-TotalCount says), for an export's progress. */
   async count(endpoint: ReportEndpoint, request: ReportRequest): Promise<number> {
     const plan = buildPlan(endpoint, { ...request, limit: 1, offset: 0, totals: false }, this.now());
-    return this.db.read((r) => countAll(r, { ...plan, offset: 1 }, this.compileOptions));
+    return this.db.readReport({ organizationId: plan.organizationId, slots: 'one' }, (r) =>
+      countAll(r, { ...plan, offset: 1 }, this.compileOptions),
+    );
   }
 
   /**
@@ -166,10 +169,13 @@ export class ReportService {
     const estimatesQuery = report.estimates();
     const warnings: ReportWarning[] = [];
     if (estimatesQuery) {
-      const row = await this.db.read(async (r) => {
-        const gate = await r.one<{ estimated: boolean }>(estimatesQuery.gate.sql, estimatesQuery.gate.params);
-        return gate?.estimated ? r.one(estimatesQuery.estimates.sql, estimatesQuery.estimates.params) : undefined;
-      });
+      const row = await this.db.readReport(
+        { organizationId: plan.organizationId, slots: reportSlots(plan) },
+        async (r) => {
+          const gate = await r.one<{ estimated: boolean }>(estimatesQuery.gate.sql, estimatesQuery.gate.params);
+          return gate?.estimated ? r.one(estimatesQuery.estimates.sql, estimatesQuery.estimates.params) : undefined;
+        },
+      );
       const estimates = new FxEstimateCollector();
       estimates.add(ESTIMATE_COLUMNS.map((c) => row?.[c]));
       const estimated = estimates.result();

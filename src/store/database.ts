@@ -17,6 +17,7 @@ import {
 import { secureDatabaseFiles } from './file-permissions.js';
 import { LazyRows } from './lazy-rows.js';
 import { fromDuckDBRow, toDuckDBTypes, toDuckDBValues, type Row, type SqlParams } from './sql-values.js';
+import { ReportScheduler, type ReportLaneState, type ReportTicket } from './report-scheduler.js';
 import { WorkLimiter } from './work-limiter.js';
 import { DataVersions, type WriteScope } from './data-versions.js';
 import { OverloadedError } from '../shared/errors.js';
@@ -53,8 +54,15 @@ const APPEND_TYPES: Readonly<Record<AppendColumn['type'], DuckDBType>> = { VARCH
 const CHUNK_ROWS = 2048;
 
 export interface DatabaseOptions {
+  /** Connections of the cheap lane (`read`): everything that is not a report. */
   readConnections: number;
   maxQueued: number;
+  /** Report slots (`readReport`), one connection each; default DEFAULT_REPORT_CONCURRENCY. */
+  reportConcurrency?: number | undefined;
+  /** Connections of streaming exports (`readExport`); default DEFAULT_EXPORT_CONNECTIONS. */
+  exportConnections?: number | undefined;
+  /** Told of each report's query time (ms its work held a report connection), e.g. for the cost-based rate limit. */
+  onReportTime?: ((organizationId: number, ms: number) => void) | undefined;
   memoryLimit?: string | undefined;
   threads?: number | undefined;
 }
@@ -222,6 +230,14 @@ class ConnectionExecutor implements Executor {
 const STATEMENT_CACHE_SIZE = 256;
 
 /**
+ * Report queries in flight when the configuration says nothing (the service's default is in
+ * src/config, measured there); the CLI's stores run one export or report at a time anyway.
+ */
+export const DEFAULT_REPORT_CONCURRENCY = 2;
+/** The service's default of exports.maxConcurrent. */
+export const DEFAULT_EXPORT_CONNECTIONS = 2;
+
+/**
  * DuckDB checkpoints at the commit that takes the WAL past this (its default is 16 MiB). Replaying
  * a crash's WAL of account creates took ~0.45 s per MiB (6 MiB: 2.5-2.7 s), while a checkpoint
  * of that much costs ~0.1 s, and 4-22 ms after a few small writes on 3.9 M fact rows. So 1 MiB:
@@ -237,6 +253,11 @@ export class Database {
   private readonly writer: ConnectionExecutor;
   private readonly readers: ConnectionExecutor[];
   private readonly readLimiter: WorkLimiter;
+  private readonly reportReaders: ConnectionExecutor[];
+  private readonly reportScheduler: ReportScheduler;
+  private readonly exportReaders: ConnectionExecutor[];
+  private readonly exportLimiter: WorkLimiter;
+  private readonly onReportTime: DatabaseOptions['onReportTime'];
   private readonly writeLimiter: WorkLimiter;
   private closed = false;
   /** Bumped by every commit, so read connections know which cached plans predate a data change. */
@@ -254,8 +275,16 @@ export class Database {
   ) {
     const track = (rows: LazyRows) => this.trackLazyRows(rows);
     this.writer = new ConnectionExecutor(connections[0]!, track);
-    this.readers = connections.slice(1).map((c) => new ConnectionExecutor(c, track, () => this.writeEpoch));
+    const reader = (c: DuckDBConnection) => new ConnectionExecutor(c, track, () => this.writeEpoch);
+    this.readers = connections.slice(1, 1 + options.readConnections).map(reader);
+    const reportEnd = 1 + options.readConnections + (options.reportConcurrency ?? DEFAULT_REPORT_CONCURRENCY);
+    this.reportReaders = connections.slice(1 + options.readConnections, reportEnd).map(reader);
+    this.exportReaders = connections.slice(reportEnd).map(reader);
+    // The exports' own bound (ExportService) admits at most this many; no queue.
+    this.exportLimiter = new WorkLimiter(this.exportReaders.length, 0);
     this.readLimiter = new WorkLimiter(this.readers.length, options.maxQueued);
+    this.reportScheduler = new ReportScheduler(this.reportReaders.length, options.maxQueued);
+    this.onReportTime = options.onReportTime;
     // One writer: DuckDB's optimistic concurrency would fail one of two transactions on the same row.
     this.writeLimiter = new WorkLimiter(1, options.maxQueued);
   }
@@ -289,7 +318,10 @@ export class Database {
       // again, plus everything since (restarts grew from 0.6 to 2.7 s over 16 crashes). Write it
       // into the file now, before anything is served.
       if (recovering) await first.run('CHECKPOINT');
-      for (let i = 0; i < options.readConnections; i++) connections.push(await instance.connect());
+      const reportConnections = options.reportConcurrency ?? DEFAULT_REPORT_CONCURRENCY;
+      const exportConnections = options.exportConnections ?? DEFAULT_EXPORT_CONNECTIONS;
+      for (let i = 0; i < options.readConnections + reportConnections + exportConnections; i++)
+        connections.push(await instance.connect());
     } catch (error) {
       for (const c of connections) c.closeSync();
       instance.closeSync();
@@ -298,7 +330,10 @@ export class Database {
     return new Database(dbPath, instance, connections, options);
   }
 
-  /** Runs read-only work on a pooled connection; 503 when the queue is full. */
+  /**
+   * Runs read-only work on a connection of the cheap lane (provisioning, organization, tokens,
+   * jobs: everything but reports), so it never waits behind a report; 503 when its queue is full.
+   */
   read<T>(work: (db: Executor) => Promise<T>): Promise<T> {
     this.assertOpen();
     return this.readLimiter.run(async () => {
@@ -310,6 +345,51 @@ export class Database {
         this.readers.push(reader);
       }
     });
+  }
+
+  /**
+   * Runs a report's read-only work in the report lane (ReportScheduler: round-robin over
+   * organizations, `ticket.slots` of the lane's slots); 503 when its queue is full. The time the
+   * work holds its connection is reported to `onReportTime`, also when it fails.
+   */
+  readReport<T>(ticket: ReportTicket, work: (db: Executor) => Promise<T>): Promise<T> {
+    this.assertOpen();
+    return this.reportScheduler.run(ticket, async () => {
+      // Every unit of work holds at least one slot and there is a connection per slot.
+      const reader = this.reportReaders.pop()!;
+      const started = performance.now();
+      try {
+        return await work(reader);
+      } finally {
+        this.reportReaders.push(reader);
+        this.onReportTime?.(ticket.organizationId, performance.now() - started);
+      }
+    });
+  }
+
+  /**
+   * Runs an export's streaming query on a connection of its own. It runs as fast as its client
+   * reads (up to minutes): in the report lane two slow downloads would hold its slots and stop
+   * every tenant's reports. ExportService bounds exports (in total and per organization); its
+   * time is reported to `onReportTime` like a report's.
+   */
+  readExport<T>(organizationId: number, work: (db: Executor) => Promise<T>): Promise<T> {
+    this.assertOpen();
+    return this.exportLimiter.run(async () => {
+      const reader = this.exportReaders.pop()!;
+      const started = performance.now();
+      try {
+        return await work(reader);
+      } finally {
+        this.exportReaders.push(reader);
+        this.onReportTime?.(organizationId, performance.now() - started);
+      }
+    });
+  }
+
+  /** What the report lane runs and queues now. */
+  reportLane(): ReportLaneState {
+    return this.reportScheduler.state();
   }
 
   /**
@@ -348,12 +428,17 @@ export class Database {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await Promise.all([this.readLimiter.drained(), this.writeLimiter.drained()]);
+    await Promise.all([
+      this.readLimiter.drained(),
+      this.reportScheduler.drained(),
+      this.exportLimiter.drained(),
+      this.writeLimiter.drained(),
+    ]);
     await this.writer.run('CHECKPOINT').catch(() => undefined);
     // A response still being written keeps its rows, copied out of the memory about to go.
     for (const ref of this.lazyRows) ref.deref()?.detach();
     this.lazyRows.clear();
-    for (const reader of this.readers) reader.release();
+    for (const reader of [...this.readers, ...this.reportReaders, ...this.exportReaders]) reader.release();
     for (const c of this.connections) c.closeSync();
     this.instance.closeSync();
   }
