@@ -6,7 +6,9 @@
 // entry here served with 4 pool threads whatever it set). A CommonJS entry runs first.
 import fs = require('node:fs');
 
-process.env.UV_THREADPOOL_SIZE ??= '10';
+// 14: up to 10 DuckDB connections may each have a call on the pool at once (the writer, 4 cheap
+// reads, 3 report slots, 2 exports), and scrypt, compression and file I/O need threads beside them.
+process.env.UV_THREADPOOL_SIZE ??= '14';
 // Node's own threads (the event loop's, V8's platform workers), listed before libuv's pool and
 // DuckDB start theirs, which `serve` then ranks below them (src/runtime/thread-priority.ts). Its
 // threadIds() is in an ES module, so this one line reads /proc itself (a CommonJS copy to share

@@ -8,6 +8,7 @@ import { startService } from '../src/main.js';
 import { importFxRates } from '../src/reference/fx-import.js';
 import { addDays, isoDate } from '../src/shared/dates.js';
 import type { SqlValue } from '../src/store/sql-values.js';
+import type { Executor } from '../src/store/database.js';
 import { createAccount, jsonRequest, linkedGoogleAccount, otherTenantToken } from './helpers/accounts.js';
 import { basic, FORM, HttpClient, type HttpResponse } from './helpers/http.js';
 import { waitForIdleJobs, waitForJob } from './helpers/jobs.js';
@@ -43,25 +44,36 @@ const etagOf = (res: HttpResponse) => String(res.headers.etag);
  */
 function countReads(): { count: () => number; stop: () => void } {
   const db = server.service.db;
-  const original = db.read.bind(db);
-  const REPORT_TABLES = /fact_|call_details|markups|report_rows/;
+  const REPORT_TABLES = /fact_|rollup_|call_details|markups|report_rows/;
   let reads = 0;
-  db.read = ((work) =>
-    original((r) => {
-      const seen = (sqlText: string) => void (REPORT_TABLES.test(sqlText) && reads++);
-      const spy: typeof r = {
-        ...r,
-        all: (q, p) => (seen(q), r.all(q, p)),
-        one: (q, p) => (seen(q), r.one(q, p)),
-        lazy: (q, p) => (seen(q), r.lazy(q, p)),
-        run: (q, p) => (seen(q), r.run(q, p)),
-        append: (t, c) => r.append(t, c),
-        runOnce: (q, p) => (seen(q), r.runOnce(q, p)),
-        interrupt: () => r.interrupt(),
-      };
-      return work(spy);
-    })) as typeof db.read;
-  return { count: () => reads, stop: () => void (db.read = original) };
+  const spied = (r: Executor): Executor => {
+    const seen = (sqlText: string) => void (REPORT_TABLES.test(sqlText) && reads++);
+    return {
+      ...r,
+      all: (q, p) => (seen(q), r.all(q, p)),
+      one: (q, p) => (seen(q), r.one(q, p)),
+      lazy: (q, p) => (seen(q), r.lazy(q, p)),
+      run: (q, p) => (seen(q), r.run(q, p)),
+      append: (t, c) => r.append(t, c),
+      runOnce: (q, p) => (seen(q), r.runOnce(q, p)),
+      interrupt: () => r.interrupt(),
+    };
+  };
+  // Every lane a report statement may take: the cheap one, the report lane, the exports'.
+  const read = db.read.bind(db);
+  const readReport = db.readReport.bind(db);
+  const readExport = db.readExport.bind(db);
+  db.read = ((work) => read((r) => work(spied(r)))) as typeof db.read;
+  db.readReport = ((ticket, work) => readReport(ticket, (r) => work(spied(r)))) as typeof db.readReport;
+  db.readExport = ((org, work) => readExport(org, (r) => work(spied(r)))) as typeof db.readExport;
+  return {
+    count: () => reads,
+    stop: () => {
+      db.read = read;
+      db.readReport = readReport;
+      db.readExport = readExport;
+    },
+  };
 }
 
 async function importCampaign(adPlatformId: string, group: string): Promise<number> {

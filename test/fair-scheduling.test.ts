@@ -31,7 +31,8 @@ describe('the report lane: organizations served round-robin, cheap reads on thei
       days: 30,
       seed: 7,
       orgs: 2,
-      service: { database: { reportConcurrency: 2, maxQueued: 80 }, rateLimit: { dbTimeMsPerSecond: 0 } },
+      // The page cache off: the same pull repeated must reach the lane, not the cache.
+      service: { cacheMb: 0, database: { reportConcurrency: 2, maxQueued: 80 }, rateLimit: { dbTimeMsPerSecond: 0 } },
     });
   }, 120_000);
   afterAll(() => fx?.close());
@@ -168,7 +169,10 @@ describe('the cost-based rate limit: database time per organization', () => {
       days: 30,
       seed: 7,
       orgs: 2,
-      service: { rateLimit: { ratePerSecond: 100_000, burst: 100_000, dbTimeMsPerSecond: 1, dbTimeBurstMs: 20 } },
+      service: {
+        cacheMb: 0,
+        rateLimit: { ratePerSecond: 100_000, burst: 100_000, dbTimeMsPerSecond: 1, dbTimeBurstMs: 20 },
+      },
     });
   }, 120_000);
   afterAll(() => fx?.close());
