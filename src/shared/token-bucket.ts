@@ -12,45 +12,32 @@ export interface BucketDecision {
 }
 
 export class TokenBuckets {
-  private readonly buckets = new Map<string, { tokens: number; updatedMs: number }>();
+  private readonly levels: RefillingLevels;
 
   constructor(
     readonly ratePerSecond: number,
     readonly burst: number,
-    private readonly maxKeys = 100_000,
-  ) {}
-
-  take(key: string, nowMs: number): BucketDecision {
-    let bucket = this.buckets.get(key);
-    if (!bucket) {
-      if (this.buckets.size >= this.maxKeys) this.dropFullest(nowMs);
-      bucket = { tokens: this.burst, updatedMs: nowMs };
-      this.buckets.set(key, bucket);
-    }
-    const elapsed = Math.max(0, nowMs - bucket.updatedMs) / 1000;
-    bucket.tokens = Math.min(this.burst, bucket.tokens + elapsed * this.ratePerSecond);
-    bucket.updatedMs = nowMs;
-    const allowed = bucket.tokens >= 1;
-    if (allowed) bucket.tokens -= 1;
-    const missing = this.burst - bucket.tokens;
-    return {
-      allowed,
-      remaining: Math.floor(bucket.tokens),
-      retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - bucket.tokens) / this.ratePerSecond)),
-      resetSeconds: Math.ceil(missing / this.ratePerSecond),
-    };
+    maxKeys = 100_000,
+  ) {
+    this.levels = new RefillingLevels(ratePerSecond, burst, maxKeys);
   }
 
-  /** A full bucket carries no state worth keeping, so those go first when the map is full. */
-  private dropFullest(nowMs: number): void {
-    for (const [key, bucket] of this.buckets) {
-      if (bucket.tokens + ((nowMs - bucket.updatedMs) / 1000) * this.ratePerSecond >= this.burst) {
-        this.buckets.delete(key);
-        return;
-      }
-    }
-    const first = this.buckets.keys().next().value;
-    if (first !== undefined) this.buckets.delete(first);
+  /** Keys held (bounded by maxKeys). */
+  get size(): number {
+    return this.levels.size;
+  }
+
+  take(key: string, nowMs: number): BucketDecision {
+    const tokens = this.levels.level(key, nowMs);
+    const allowed = tokens >= 1;
+    const left = allowed ? tokens - 1 : tokens;
+    this.levels.set(key, left, nowMs);
+    return {
+      allowed,
+      remaining: Math.floor(left),
+      retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - left) / this.ratePerSecond)),
+      resetSeconds: Math.ceil((this.burst - left) / this.ratePerSecond),
+    };
   }
 }
 
@@ -62,17 +49,24 @@ export class TokenBuckets {
  * its connection that long, but must not lock its organization out for as long again).
  */
 export class CostBuckets {
-  private readonly buckets = new Map<string, { level: number; updatedMs: number }>();
+  private readonly levels: RefillingLevels;
 
   constructor(
     readonly ratePerSecond: number,
     readonly burst: number,
-    private readonly maxKeys = 100_000,
-  ) {}
+    maxKeys = 100_000,
+  ) {
+    this.levels = new RefillingLevels(ratePerSecond, burst, maxKeys);
+  }
+
+  /** Keys held (bounded by maxKeys). */
+  get size(): number {
+    return this.levels.size;
+  }
 
   /** Whether a request may start now; takes nothing (the cost is charged when known). */
   check(key: string, nowMs: number): BucketDecision {
-    const level = this.levelOf(key, nowMs);
+    const level = this.levels.level(key, nowMs);
     const allowed = level >= 0;
     return {
       allowed,
@@ -84,26 +78,48 @@ export class CostBuckets {
 
   /** Milliseconds until the key's bucket is out of debt (0 when it is not in debt). */
   msUntilAllowed(key: string, nowMs: number): number {
-    return Math.max(0, Math.ceil((-this.levelOf(key, nowMs) / this.ratePerSecond) * 1000));
+    return Math.max(0, Math.ceil((-this.levels.level(key, nowMs) / this.ratePerSecond) * 1000));
   }
 
   charge(key: string, cost: number, nowMs: number): void {
-    const level = this.levelOf(key, nowMs);
-    if (!this.buckets.has(key) && this.buckets.size >= this.maxKeys) this.dropFullest(nowMs);
-    this.buckets.set(key, { level: level - Math.min(Math.max(0, cost), this.burst), updatedMs: nowMs });
+    const level = this.levels.level(key, nowMs);
+    this.levels.set(key, level - Math.min(Math.max(0, cost), this.burst), nowMs);
+  }
+}
+
+/**
+ * The state both kinds of bucket share: a level per key refilled at `ratePerSecond` up to `burst`
+ * (a key never seen is full), at most `maxKeys` of them.
+ */
+class RefillingLevels {
+  private readonly buckets = new Map<string, { level: number; updatedMs: number }>();
+
+  constructor(
+    private readonly ratePerSecond: number,
+    private readonly burst: number,
+    private readonly maxKeys: number,
+  ) {}
+
+  get size(): number {
+    return this.buckets.size;
   }
 
-  private levelOf(key: string, nowMs: number): number {
+  level(key: string, nowMs: number): number {
     const bucket = this.buckets.get(key);
     if (!bucket) return this.burst;
     const elapsed = Math.max(0, nowMs - bucket.updatedMs) / 1000;
     return Math.min(this.burst, bucket.level + elapsed * this.ratePerSecond);
   }
 
+  set(key: string, level: number, nowMs: number): void {
+    if (!this.buckets.has(key) && this.buckets.size >= this.maxKeys) this.dropFullest(nowMs);
+    this.buckets.set(key, { level, updatedMs: nowMs });
+  }
+
   /** A full bucket is the state of a key never seen, so those go first when the map is full. */
   private dropFullest(nowMs: number): void {
     for (const key of this.buckets.keys()) {
-      if (this.levelOf(key, nowMs) >= this.burst) {
+      if (this.level(key, nowMs) >= this.burst) {
         this.buckets.delete(key);
         return;
       }

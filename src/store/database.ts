@@ -336,15 +336,7 @@ export class Database {
    */
   read<T>(work: (db: Executor) => Promise<T>): Promise<T> {
     this.assertOpen();
-    return this.readLimiter.run(async () => {
-      // The limiter admits at most readers.length callers, so one connection is always free.
-      const reader = this.readers.pop()!;
-      try {
-        return await work(reader);
-      } finally {
-        this.readers.push(reader);
-      }
-    });
+    return this.readLimiter.run(() => this.onConnection(this.readers, work));
   }
 
   /**
@@ -354,17 +346,7 @@ export class Database {
    */
   readReport<T>(ticket: ReportTicket, work: (db: Executor) => Promise<T>): Promise<T> {
     this.assertOpen();
-    return this.reportScheduler.run(ticket, async () => {
-      // Every unit of work holds at least one slot and there is a connection per slot.
-      const reader = this.reportReaders.pop()!;
-      const started = performance.now();
-      try {
-        return await work(reader);
-      } finally {
-        this.reportReaders.push(reader);
-        this.onReportTime?.(ticket.organizationId, performance.now() - started);
-      }
-    });
+    return this.reportScheduler.run(ticket, () => this.onConnection(this.reportReaders, work, ticket.organizationId));
   }
 
   /**
@@ -375,16 +357,27 @@ export class Database {
    */
   readExport<T>(organizationId: number, work: (db: Executor) => Promise<T>): Promise<T> {
     this.assertOpen();
-    return this.exportLimiter.run(async () => {
-      const reader = this.exportReaders.pop()!;
-      const started = performance.now();
-      try {
-        return await work(reader);
-      } finally {
-        this.exportReaders.push(reader);
-        this.onReportTime?.(organizationId, performance.now() - started);
-      }
-    });
+    return this.exportLimiter.run(() => this.onConnection(this.exportReaders, work, organizationId));
+  }
+
+  /**
+   * Runs work on a connection of a lane's pool; its admission (limiter or scheduler) lets in at
+   * most as many callers as the pool has connections, so one is always free. With `chargeTo`,
+   * the time the work held the connection goes to `onReportTime`, also when it fails.
+   */
+  private async onConnection<T>(
+    pool: ConnectionExecutor[],
+    work: (db: Executor) => Promise<T>,
+    chargeTo?: number,
+  ): Promise<T> {
+    const reader = pool.pop()!;
+    const started = performance.now();
+    try {
+      return await work(reader);
+    } finally {
+      pool.push(reader);
+      if (chargeTo !== undefined) this.onReportTime?.(chargeTo, performance.now() - started);
+    }
   }
 
   /** What the report lane runs and queues now. */
