@@ -176,7 +176,25 @@ function sendJson(
   });
 }
 
-/** A small JSON answer (markups, call details) as bytes, for cachedJson. */
+/**
+ * A small JSON answer (markups, call details): 304 when If-None-Match names it, else from the page
+ * cache or computed. They vary by Accept-Encoding only (one format).
+ */
+function smallJson(
+  c: Context<AppEnv>,
+  freshness: ReportFreshness,
+  validator: Validator,
+  compute: () => Promise<{ value: unknown; total: number }>,
+) {
+  if (ifNoneMatchMatches(c.req.header('if-none-match'), validator.etag))
+    return notModified(validator.etag, 'Accept-Encoding');
+  return cachedJson(c, freshness, validator, async () => {
+    const { value, total } = await compute();
+    return renderJson(value, total);
+  });
+}
+
+/** A small JSON answer as bytes, for cachedJson. */
 function renderJson(value: unknown, total: number): RenderedJson {
   return {
     bytes: Buffer.from(JSON.stringify(value)),
@@ -544,23 +562,17 @@ export function registerReportingRoutes(app: OpenAPIHono<AppEnv>, reports: Repor
   app.openAPIRegistry.registerPath(markupsRoute);
   app.get(markupsRoute.path, async (c) => {
     const query = markupQuery(c.req.url, c.get('auth').organizationId);
-    const validator = reports.markupsValidator(query);
-    if (ifNoneMatchMatches(c.req.header('if-none-match'), validator.etag))
-      return notModified(validator.etag, 'Accept-Encoding');
-    return cachedJson(c, reports.freshness, validator, async () => {
+    return smallJson(c, reports.freshness, reports.markupsValidator(query), async () => {
       const { total, markups } = await reports.markups(query);
-      return renderJson({ markups }, total);
+      return { value: { markups }, total };
     });
   });
   app.openAPIRegistry.registerPath(callDetailsRoute);
   app.get(callDetailsRoute.path, async (c) => {
     const prepared = reports.prepareCallDetails(callDetailsQuery(c.req.url, c.get('auth').organizationId));
-    const validator = reports.callDetailsValidator(prepared);
-    if (ifNoneMatchMatches(c.req.header('if-none-match'), validator.etag))
-      return notModified(validator.etag, 'Accept-Encoding');
-    return cachedJson(c, reports.freshness, validator, async () => {
+    return smallJson(c, reports.freshness, reports.callDetailsValidator(prepared), async () => {
       const { total, callDetails } = await reports.callDetails(prepared);
-      return renderJson({ callDetails }, total);
+      return { value: { callDetails }, total };
     });
   });
 
