@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 import { addDays } from '../src/shared/dates.js';
-import { post, startServer, stopServer } from './lib.js';
+import { clientToken, startServer, stopServer } from './lib.js';
 
 const arg = (name: string, fallback?: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -46,17 +46,7 @@ try {
   const { port } = await ready;
   const base = `https://127.0.0.1:${port}`;
   const ca = readFileSync(path.join(path.dirname(dbPath), 'tls', 'cert.pem'), 'utf8');
-  const token = (
-    (await post(
-      `${base}/token`,
-      {
-        authorization: `Basic ${Buffer.from(`${org.clientId}:${org.clientSecret}`).toString('base64')}`,
-        'content-type': 'application/x-www-form-urlencoded',
-      },
-      'grant_type=client_credentials',
-      ca,
-    )) as { access_token: string }
-  ).access_token;
+  const token = await clientToken(base, ca, org);
   const agent = new https.Agent({ keepAlive: true, ca });
   const get = (p: string) =>
     new Promise<{ status: number; rateLimit: string }>((resolve, reject) => {

@@ -19,7 +19,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { MIX_NAMES, mixParams, serviceUrlPath } from './peer/report-queries.js';
-import { post, root } from './lib.js';
+import { clientToken, root } from './lib.js';
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -132,18 +132,7 @@ const { child, port } = startServer();
 try {
   const base = `https://127.0.0.1:${await port}`;
   const ca = readFileSync(path.join(path.dirname(dbPath), 'tls', 'cert.pem'), 'utf8');
-  const token = async (org: Org) =>
-    (
-      (await post(
-        `${base}/token`,
-        {
-          authorization: `Basic ${Buffer.from(`${org.clientId}:${org.clientSecret}`).toString('base64')}`,
-          'content-type': 'application/x-www-form-urlencoded',
-        },
-        'grant_type=client_credentials',
-        ca,
-      )) as { access_token: string }
-    ).access_token;
+  const token = (org: Org) => clientToken(base, ca, org);
   const [tokenA, tokenB] = [await token(orgA), await token(orgB)];
   await measureB(base, tokenB, ca, 2000); // warm-up
   const idle = await measureB(base, tokenB, ca, seconds * 1000);

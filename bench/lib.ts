@@ -91,6 +91,18 @@ export function post(url: string, headers: Record<string, string>, body: string,
   });
 }
 
+/** An access token of a client (client credentials grant) over node:https. */
+export async function clientToken(
+  base: string,
+  ca: string,
+  client: { clientId: string; clientSecret: string },
+): Promise<string> {
+  const basic = `Basic ${Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64')}`;
+  const form = { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' };
+  const answer = (await post(`${base}/token`, form, 'grant_type=client_credentials', ca)) as { access_token: string };
+  return answer.access_token;
+}
+
 /** One autocannon run. autocannon always connects with rejectUnauthorized: false. */
 export async function load(opts: autocannon.Options, durationSeconds: number): Promise<Run> {
   const r = await autocannon({ connections: CONNECTIONS, duration: durationSeconds, ...opts });

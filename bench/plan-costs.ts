@@ -9,6 +9,7 @@ import { buildPlan } from '../src/planner/build-plan.js';
 import type { ReportRequest } from '../src/planner/report-plan.js';
 import { reportSlots } from '../src/planner/report-weight.js';
 import { addDays } from '../src/shared/dates.js';
+import { reportRequestOf } from '../test/helpers/report-request.js';
 import { compileReport } from '../src/sql/compile-report.js';
 import { loadFxReference } from '../src/reference/fx-rates.js';
 import { Database } from '../src/store/database.js';
@@ -44,22 +45,12 @@ const db = await Database.open(file, { readConnections: 1, maxQueued: 16, report
 await loadFxReference(db).catch(() => undefined);
 console.log('| report | slots | ms (median of 5) |\n|---|---|---:|');
 for (const [name, path, days, extra] of shapes) {
-  const request: ReportRequest = {
+  const request: ReportRequest = reportRequestOf({
     organizationId,
     startDate: addDays(lastDay, 1 - days),
     endDate: lastDay,
-    statistics: undefined,
-    segments: undefined,
-    filter: undefined,
-    sort: undefined,
-    formulas: [],
-    embed: undefined,
-    name: undefined,
-    limit: 100,
-    offset: 0,
-    totals: false,
     ...extra,
-  };
+  });
   const plan = buildPlan(ENDPOINT_BY_PATH.get(path)!, request, new Date(`${addDays(lastDay, 1)}T12:00:00Z`));
   const page = compileReport(plan).jsonPage();
   const times: number[] = [];

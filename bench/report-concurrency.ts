@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { MIX_NAMES, mixParams, serviceUrlPath } from './peer/report-queries.js';
-import { median, post, startServer, stopServer } from './lib.js';
+import { clientToken, median, startServer, stopServer } from './lib.js';
 
 const arg = (name: string, fallback?: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -37,17 +37,7 @@ for (let round = 0; round < rounds; round++) {
       const { port } = await ready;
       const base = `https://127.0.0.1:${port}`;
       const ca = readFileSync(path.join(path.dirname(dbPath), 'tls', 'cert.pem'), 'utf8');
-      const token = (
-        (await post(
-          `${base}/token`,
-          {
-            authorization: `Basic ${Buffer.from(`${org.clientId}:${org.clientSecret}`).toString('base64')}`,
-            'content-type': 'application/x-www-form-urlencoded',
-          },
-          'grant_type=client_credentials',
-          ca,
-        )) as { access_token: string }
-      ).access_token;
+      const token = await clientToken(base, ca, org);
       const requests = MIX_NAMES.map((name) => ({
         method: 'GET' as const,
         path: serviceUrlPath(name, mixParams(name, org.id, generated.lastDay)),

@@ -12,6 +12,7 @@ import { ENDPOINT_BY_PATH } from '../src/catalog/endpoints.js';
 import { buildPlan } from '../src/planner/build-plan.js';
 import type { ReportRequest } from '../src/planner/report-plan.js';
 import { addDays } from '../src/shared/dates.js';
+import { reportRequestOf } from '../test/helpers/report-request.js';
 import { compileReport, type CompiledQuery } from '../src/sql/compile-report.js';
 import { Database } from '../src/store/database.js';
 import { migrate } from '../src/store/migrate.js';
@@ -36,21 +37,11 @@ const lastDay = (await db.read((r) =>
   r.one<{ d: string }>("SELECT strftime(max(day), '%Y-%m-%d') AS d FROM fact_ad_daily"),
 ))!.d;
 const now = new Date(`${addDays(lastDay, 1)}T12:00:00Z`);
-const base: ReportRequest = {
+const base: ReportRequest = reportRequestOf({
   organizationId,
   startDate: addDays(lastDay, -29),
   endDate: lastDay,
-  statistics: undefined,
-  segments: undefined,
-  filter: undefined,
-  sort: undefined,
-  formulas: [],
-  embed: undefined,
-  name: undefined,
-  limit: 100,
-  offset: 0,
-  totals: false,
-};
+});
 const CASES: ReadonlyArray<[string, string, ReportRequest]> = [
   ['campaigns, 30 days (campaigns30d)', 'campaigns', base],
   ['accounts, 30 days', 'accounts', base],

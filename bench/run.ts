@@ -30,7 +30,7 @@ import { compileReport } from '../src/sql/compile-report.js';
 import type { SqlValue } from '../src/store/sql-values.js';
 import { generatedDatabase, type Generated } from './generated.js';
 import { watchEventLoop, type LoopWatched } from './loop-watch.js';
-import { median, post, root, type LoadRun } from './lib.js';
+import { clientToken, median, root, type LoadRun } from './lib.js';
 import { runMicro, type MicroResult } from './micro.js';
 import { loadFacts, pgbench, startPostgres } from './peer/postgres.js';
 import type { OpenLoopOptions, OpenLoopResult } from './open-loop-child.js';
@@ -324,13 +324,6 @@ const COMPUTE_ENV: NodeJS.ProcessEnv = {
   ADREPORT_DB_TIME_MS_PER_SECOND: '0',
 };
 
-async function tokenOf(base: string, ca: string, tenant: Generated['organizations'][number]): Promise<string> {
-  const basic = `Basic ${Buffer.from(`${tenant.clientId}:${tenant.clientSecret}`).toString('base64')}`;
-  const form = { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' };
-  const answer = (await post(`${base}/token`, form, 'grant_type=client_credentials', ca)) as { access_token: string };
-  return answer.access_token;
-}
-
 async function benchScale(generated: Generated): Promise<ScaleResult> {
   const org = generated.organizations[0]!;
   // ADREPORT_* settings apply as they do to `serve` (e.g. ADREPORT_DB_WORKER_NICE=0 for an A/B run).
@@ -341,7 +334,7 @@ async function benchScale(generated: Generated): Promise<ScaleResult> {
     const base = `https://127.0.0.1:${service.port}`;
     const basic = `Basic ${Buffer.from(`${org.clientId}:${org.clientSecret}`).toString('base64')}`;
     const form = { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' };
-    const token = await tokenOf(base, service.tls!.cert, org);
+    const token = await clientToken(base, service.tls!.cert, org);
     const bearer = { authorization: `Bearer ${token}` };
     const now = new Date(Date.parse(`${generated.lastDay}T12:00:00Z`) + 86_400_000);
     const mix = mixOf(org.id, generated.lastDay);
@@ -466,8 +459,8 @@ async function benchFairness(generated: Generated, loop: LoopWatch): Promise<Sca
     const [first, second] = generated.organizations as [Generated['organizations'][0], Generated['organizations'][0]];
     const base = `https://127.0.0.1:${service.port}`;
     const ca = service.tls!.cert;
-    const firstBearer = { authorization: `Bearer ${await tokenOf(base, ca, first)}` };
-    const secondBearer = { authorization: `Bearer ${await tokenOf(base, ca, second)}` };
+    const firstBearer = { authorization: `Bearer ${await clientToken(base, ca, first)}` };
+    const secondBearer = { authorization: `Bearer ${await clientToken(base, ca, second)}` };
     const flood = mixOf(first.id, generated.lastDay).map((m) => ({
       method: 'GET',
       path: m.urlPath,
@@ -546,7 +539,7 @@ async function benchConditional(generated: Generated, loop: LoopWatch): Promise<
   try {
     const org = generated.organizations[0]!;
     const base = `https://127.0.0.1:${service.port}`;
-    const bearer = { authorization: `Bearer ${await tokenOf(base, service.tls!.cert, org)}` };
+    const bearer = { authorization: `Bearer ${await clientToken(base, service.tls!.cert, org)}` };
     const campaigns = `${base}${mixOf(org.id, generated.lastDay).find((m) => m.name === 'campaigns30d')!.urlPath}`;
     const ca = service.tls!.cert;
     const serial = (label: string, options: Omit<SerialOptions, 'duration' | 'ca'>) =>
