@@ -6,11 +6,11 @@
  * There is no baseline of known breaks: any break fails.
  */
 const LAYERS =
-  'auth|catalog|cli|config|demo|generator|http|jobs|organizations|planner|platforms|provisioning|reference|reporting|runtime|shared|sql|statistics|store';
+  'auth|catalog|clickhouse|cli|config|demo|generator|http|jobs|organizations|planner|platforms|provisioning|reference|reporting|runtime|shared|sql|statistics|store';
 const above = (...names) => `^src/(${names.join('|')})(/|\\.ts$)`;
 /** Node modules that do I/O, and the packages that open files, sockets or threads. */
 const IO_MODULES =
-  '^(node:)?(fs|fs/promises|net|http|http2|https|tls|dgram|dns|child_process|worker_threads|cluster|readline|os)$|^(@duckdb|piscina|selfsigned|@hono/node-server)';
+  '^(node:)?(fs|fs/promises|net|http|http2|https|tls|dgram|dns|child_process|worker_threads|cluster|readline|os)$|^(@duckdb|@clickhouse|chdb|piscina|selfsigned|@hono/node-server)';
 
 module.exports = {
   forbidden: [
