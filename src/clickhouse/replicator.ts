@@ -113,6 +113,8 @@ export class ClickHouseReplicator {
         { fingerprint, version: VERSION },
       );
     }
+    // Files of a copy killed half-way are of no use: the copy starts again from DuckDB.
+    fs.rmSync(this.options.stagingDirectory, { recursive: true, force: true });
     fs.mkdirSync(this.options.stagingDirectory, { recursive: true, mode: 0o700 });
     this.prepared = true;
   }
