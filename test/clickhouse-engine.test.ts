@@ -44,9 +44,15 @@ beforeAll(async () => {
   const connector = server.service.platforms.connector(1, 'GOOGLE_ADS');
   const report = await connector.fetchDailyReport(linked.adPlatformId, from, to);
   const busiest = [...new Set(report.statistics.map((row) => row.campaignId))][0]!;
-  const imported = await jsonRequest(server, token, 'POST', `${P}/adplatform-accounts/id/${linked.platformAccountId}/campaigns`, {
-    campaign: { adPlatformId: busiest, campaignGroup: 'ClickHouse' },
-  });
+  const imported = await jsonRequest(
+    server,
+    token,
+    'POST',
+    `${P}/adplatform-accounts/id/${linked.platformAccountId}/campaigns`,
+    {
+      campaign: { adPlatformId: busiest, campaignGroup: 'ClickHouse' },
+    },
+  );
   const job = await waitForJob(server, token, imported.json.job.id);
   campaignId = job.result.campaign.id;
   await replicated();
@@ -75,8 +81,17 @@ describe('reports on ClickHouse', () => {
 
   it('every replicated table holds the rows DuckDB holds', async () => {
     const replica = server.service.clickhouse!;
-    for (const table of ['fact_ad_daily', 'fact_keyword_daily', 'rollup_campaign_daily', 'campaigns', 'accounts', 'fx_rates']) {
-      const [duck] = await server.service.db.read((r) => r.all<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM ${table}`));
+    for (const table of [
+      'fact_ad_daily',
+      'fact_keyword_daily',
+      'rollup_campaign_daily',
+      'campaigns',
+      'accounts',
+      'fx_rates',
+    ]) {
+      const [duck] = await server.service.db.read((r) =>
+        r.all<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM ${table}`),
+      );
       const count = await replica.engine.read({ organizationId: 1, slots: 'one' }, (r) =>
         r.all<{ n: number }>(`SELECT toInt64(count()) AS n FROM ${table}`),
       );

@@ -18,13 +18,28 @@ let orgs: Array<{ id: number; clientId: string; clientSecret: string }>;
 beforeAll(async () => {
   dir = tempDir('adreport-clickhouse-faults-');
   dbFile = path.join(dir, 'adreport.duckdb');
-  const generated = await runCli(
-    ['data', 'generate', '--scale', '1', '--days', '60', '--seed', '11', '--orgs', '3', '--db', dbFile, '--json'],
-  );
+  const generated = await runCli([
+    'data',
+    'generate',
+    '--scale',
+    '1',
+    '--days',
+    '120',
+    '--seed',
+    '11',
+    '--orgs',
+    '2',
+    '--db',
+    dbFile,
+    '--json',
+  ]);
   expect(generated.code, generated.stderr).toBe(0);
   orgs = JSON.parse(generated.stdout.trim().split('\n').pop()!).organizations;
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** The self-signed certificate `serve` made beside the file. */
+const ca = () => fs.readFileSync(path.join(dir, 'tls', 'cert.pem'), 'utf8');
 
 async function tokenOf(http: HttpClient, org: { clientId: string; clientSecret: string }): Promise<string> {
   const res = await http.request('POST', '/token', {
@@ -68,7 +83,7 @@ describe('replication killed half-way', () => {
 
     const second = await startServe(['--db', dbFile, '--report-engine', 'clickhouse']);
     try {
-      const http = new HttpClient(second.listening.url);
+      const http = new HttpClient(second.listening.url, ca());
       const tokens = await Promise.all(orgs.map((org) => tokenOf(http, org)));
       const query = '/reporting/v0/campaigns?statistics=clicks,cost&limit=10000';
       // Every organization ends on ClickHouse.
@@ -83,6 +98,7 @@ describe('replication killed half-way', () => {
         Number(/organization (\d+)/.exec(line)![1]),
       );
       for (const id of doneBeforeKill) expect(copiedAfter).not.toContain(id);
+      expect(copiedAfter.length, 'the kill came after everything was copied').toBeGreaterThan(0);
       expect(new Set([...doneBeforeKill, ...copiedAfter])).toEqual(new Set(orgs.map((o) => o.id)));
       const onClickHouse = await Promise.all(tokens.map((t) => http.get(query, { authorization: `Bearer ${t}` })));
       http.close();
@@ -90,7 +106,7 @@ describe('replication killed half-way', () => {
 
       // The same reports from DuckDB over the same file: equal.
       const third = await startServe(['--db', dbFile]);
-      const duck = new HttpClient(third.listening.url);
+      const duck = new HttpClient(third.listening.url, ca());
       for (const [i, org] of orgs.entries()) {
         const res = await duck.get(query, { authorization: `Bearer ${await tokenOf(duck, org)}` });
         expect(res.headers['x-report-engine']).toBe('duckdb');
@@ -159,7 +175,10 @@ describe('ClickHouse unreachable', () => {
         lines.some((line) => /replication failed/.test(line)) ? true : undefined,
       );
       http.close();
-      const everything = JSON.stringify([lines, errors.map((e) => (e instanceof Error ? `${e.message} ${e.stack}` : e))]);
+      const everything = JSON.stringify([
+        lines,
+        errors.map((e) => (e instanceof Error ? `${e.message} ${e.stack}` : e)),
+      ]);
       expect(everything).toContain('reporter:***@127.0.0.1:9');
       expect(everything).not.toContain(password);
     } finally {

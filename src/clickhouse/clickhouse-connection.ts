@@ -1,12 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
+import { ClickHouseLogLevel, createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
 
 /** Where reports' ClickHouse is: a server (or cluster) at a URL, or embedded (chdb) in a directory. */
 export type ClickHouseTarget =
-  | { readonly kind: 'server'; readonly url: string }
-  | { readonly kind: 'embedded'; readonly directory: string };
+  { readonly kind: 'server'; readonly url: string } | { readonly kind: 'embedded'; readonly directory: string };
 
 /** Query parameters as @clickhouse/client binds them (server-side, never pasted into the SQL). */
 export type ClickHouseParams = Readonly<Record<string, unknown>>;
@@ -35,7 +34,7 @@ export class ClickHouse {
       const connection = createChdbConnection({ path: path.resolve(target.directory) }) as unknown as NonNullable<
         Parameters<typeof createClient>[0]
       >['connection'];
-      const client = createClient({ connection });
+      const client = createClient({ connection, log: { level: ClickHouseLogLevel.OFF } });
       // chdb's connection ignores `database`: everything lives in its default database.
       return new ClickHouse(client, 'default', `embedded ClickHouse in ${target.directory}`, true);
     }
@@ -48,6 +47,8 @@ export class ClickHouse {
       password: decodeURIComponent(url.password),
       database,
       request_timeout: 60_000,
+      // Its own console log would repeat each failure; ours says it once, without the password.
+      log: { level: ClickHouseLogLevel.OFF },
     });
     return new ClickHouse(client, database, `ClickHouse at ${description}`, false);
   }
@@ -65,7 +66,11 @@ export class ClickHouse {
   }
 
   /** Rows as arrays, in the SELECT's column order. */
-  async compactRows(sql: string, params: ClickHouseParams = {}, settings: ClickHouseSettings = {}): Promise<unknown[][]> {
+  async compactRows(
+    sql: string,
+    params: ClickHouseParams = {},
+    settings: ClickHouseSettings = {},
+  ): Promise<unknown[][]> {
     return this.guard(async () => {
       const result = await this.client.query({
         query: sql,
@@ -78,7 +83,12 @@ export class ClickHouse {
   }
 
   /** The result in a raw output format (CSVWithNames, TSVRaw, Parquet), as a byte stream. */
-  async raw(sql: string, params: ClickHouseParams, format: RawFormat, settings: ClickHouseSettings = {}): Promise<Readable> {
+  async raw(
+    sql: string,
+    params: ClickHouseParams,
+    format: RawFormat,
+    settings: ClickHouseSettings = {},
+  ): Promise<Readable> {
     return this.guard(async () => {
       const result = await this.client.exec({
         query: `${sql}\nFORMAT ${format}`,
@@ -101,7 +111,12 @@ export class ClickHouse {
       return;
     }
     await this.guard(() =>
-      this.client.insert({ table, values: fs.createReadStream(file), format: 'Parquet', columns: [...columns] as [string, ...string[]] }),
+      this.client.insert({
+        table,
+        values: fs.createReadStream(file),
+        format: 'Parquet',
+        columns: [...columns] as [string, ...string[]],
+      }),
     );
   }
 
@@ -150,8 +165,13 @@ export class ClickHouseFailure extends Error {
     const message = redactUrls(String(e.message ?? error));
     const networkCodes = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE', 'EAI_AGAIN'];
     const unreachable =
-      (typeof e.code === 'string' && networkCodes.includes(e.code)) || /timeout|socket hang up|ECONNREFUSED/i.test(message);
-    return new ClickHouseFailure(`${description}: ${message}`, unreachable, e.type ?? (e.code === undefined ? undefined : String(e.code)));
+      (typeof e.code === 'string' && networkCodes.includes(e.code)) ||
+      /timeout|socket hang up|ECONNREFUSED/i.test(message);
+    return new ClickHouseFailure(
+      `${description}: ${message}`,
+      unreachable,
+      e.type ?? (e.code === undefined ? undefined : String(e.code)),
+    );
   }
 }
 

@@ -19,21 +19,10 @@ export interface ClickHouseSql {
   readonly settings: ClickHouseSettings;
 }
 
-/** Export formats as ClickHouse output formats: NDJSON is one `line` column written raw. */
-const OUTPUT_FORMATS: Readonly<Record<ExportFormat, RawFormat>> = {
-  csv: 'CSVWithNames',
-  ndjson: 'TSVRaw',
-  parquet: 'Parquet',
-};
-
-/**
- * Numbers as numbers (DuckDB's reader gives safe BIGINTs and decimals as numbers too); CSV nulls
- * as empty fields, as DuckDB's COPY writes them.
- */
+/** Numbers as numbers, as DuckDB's reader gives safe BIGINTs and decimals. */
 const OUTPUT_SETTINGS: ClickHouseSettings = {
   output_format_json_quote_64bit_integers: 0,
   output_format_json_quote_decimals: 0,
-  format_csv_null_representation: '',
 };
 
 /**
@@ -66,7 +55,11 @@ export class ClickHouseReportEngine implements ReportEngine {
 
   async openExport(_organizationId: number, compiled: CompiledQuery, format: ExportFormat): Promise<ExportStream> {
     const { sql, params } = this.sql.bind(compiled.sql, compiled.params);
-    const source = await this.watch(() => this.clickhouse.raw(sql, params, OUTPUT_FORMATS[format], this.settings));
+    const output = this.dialect.exportFormat(format);
+    if (output === undefined) throw new Error(`the ${this.dialect.name} dialect streams no ${format}`);
+    const source = await this.watch(() =>
+      this.clickhouse.raw(sql, params, output.format as RawFormat, { ...this.settings, ...output.settings }),
+    );
     const out = new PassThrough() as PassThrough & { outcome: Promise<Error | undefined> };
     out.outcome = new Promise((resolve) => {
       source.once('end', () => resolve(undefined));
@@ -122,7 +115,13 @@ export class ClickHouseReportEngine implements ReportEngine {
 
 /** 503 with Retry-After: the report may run again once ClickHouse answers (or on DuckDB, by the fallback). */
 export function reportEngineUnavailable(): ApiError {
-  return new ApiError(503, 'report_engine_unavailable', 'The report engine (ClickHouse) does not answer; retry shortly.', [], {
-    'Retry-After': '5',
-  });
+  return new ApiError(
+    503,
+    'report_engine_unavailable',
+    'The report engine (ClickHouse) does not answer; retry shortly.',
+    [],
+    {
+      'Retry-After': '5',
+    },
+  );
 }

@@ -105,7 +105,9 @@ export class ClickHouseReplicator {
     for (const schema of this.schemas) {
       await this.clickhouse.command(localTableDdl(this.clickhouse.database, schema));
       const name = quoteName(schema.table.name);
-      await this.clickhouse.command(`CREATE TABLE IF NOT EXISTS ${quoteName(`${schema.table.name}_staging`)} AS ${name}`);
+      await this.clickhouse.command(
+        `CREATE TABLE IF NOT EXISTS ${quoteName(`${schema.table.name}_staging`)} AS ${name}`,
+      );
     }
     if (found === undefined) {
       await this.clickhouse.command(
@@ -387,8 +389,14 @@ export class ClickHouseReplicator {
 }
 
 /** Count and sum of hash(row) of each SELECT (whose one column `t` is the row), hashed together. */
-async function fingerprintOf(r: Executor, selects: readonly string[], params: readonly (number | string)[]): Promise<string> {
-  const parts = selects.map((select, i) => `(SELECT count(*) || ':' || coalesce(sum(hash(t)), 0) FROM (${select})) AS p${i}`);
+async function fingerprintOf(
+  r: Executor,
+  selects: readonly string[],
+  params: readonly (number | string)[],
+): Promise<string> {
+  const parts = selects.map(
+    (select, i) => `(SELECT count(*) || ':' || coalesce(sum(hash(t)), 0) FROM (${select})) AS p${i}`,
+  );
   const row = await r.one<Record<string, string>>(`SELECT ${parts.join(', ')}`, [...params]);
   return createHash('sha256')
     .update(Object.values(row ?? {}).join('|'))

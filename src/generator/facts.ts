@@ -57,7 +57,11 @@ export async function insertChunk(tx: Executor, run: FactRun, chunk: Chunk): Pro
   const adRows = await insertItemFacts(tx, run, chunk, 'ad');
   const keywordRows = await insertItemFacts(tx, run, chunk, 'keyword');
   // The chunk's rollup rows, in its transaction; chunks go in (organization, day) order, so do they.
-  const written = { organizationId: chunk.orgId, from: addDays(run.firstDay, chunk.from), to: addDays(run.firstDay, chunk.to) };
+  const written = {
+    organizationId: chunk.orgId,
+    from: addDays(run.firstDay, chunk.from),
+    to: addDays(run.firstDay, chunk.to),
+  };
   await rewriteRollups(tx, written);
   await bumpFactPartitionVersions(tx, written);
   const impressionShareRows = await insertImpressionShares(tx, run, chunk);

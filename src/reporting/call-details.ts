@@ -28,7 +28,7 @@ export async function listCallDetails(
   engine: ReportEngine,
   plan: CallDetailsPlan,
 ): Promise<{ total: number; callDetails: CallDetail[] }> {
-  const queries = compileCallDetails(plan);
+  const queries = compileCallDetails(plan, engine.dialect);
   return engine.read({ organizationId: plan.organizationId, slots: 'one' }, async (r) => {
     const total = await r.one<{ n: number }>(queries.count.sql, queries.count.params);
     const callDetails = await r.all<CallDetail>(queries.rows.sql, queries.rows.params);

@@ -20,7 +20,7 @@ export async function listMarkupPeriods(
   engine: ReportEngine,
   request: MarkupPeriodsRequest,
 ): Promise<{ total: number; markups: MarkupPeriod[] }> {
-  const queries = compileMarkupPeriods(request);
+  const queries = compileMarkupPeriods(request, engine.dialect);
   return engine.read({ organizationId: request.organizationId, slots: 'one' }, async (r) => {
     const total = await r.one<{ n: number }>(queries.count.sql, queries.count.params);
     const markups = await r.all<MarkupPeriod>(queries.rows.sql, queries.rows.params);

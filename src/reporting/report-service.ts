@@ -131,7 +131,11 @@ export class ReportService {
 
   /** Markup queries have no default range and nothing to resolve: the query is its own normal form. */
   markupsValidator({ request, engine }: PreparedMarkups): Validator {
-    return this.freshness.validator(request.organizationId, { kind: `markups@${engine.name}`, format: 'json', request });
+    return this.freshness.validator(request.organizationId, {
+      kind: `markups@${engine.name}`,
+      format: 'json',
+      request,
+    });
   }
 
   /**
@@ -206,13 +210,10 @@ export class ReportService {
     const estimatesQuery = report.estimates();
     const warnings: ReportWarning[] = [];
     if (estimatesQuery) {
-      const row = await engine.read(
-        { organizationId: plan.organizationId, slots: reportSlots(plan) },
-        async (r) => {
-          const gate = await r.one<{ estimated: boolean }>(estimatesQuery.gate.sql, estimatesQuery.gate.params);
-          return gate?.estimated ? r.one(estimatesQuery.estimates.sql, estimatesQuery.estimates.params) : undefined;
-        },
-      );
+      const row = await engine.read({ organizationId: plan.organizationId, slots: reportSlots(plan) }, async (r) => {
+        const gate = await r.one<{ estimated: boolean }>(estimatesQuery.gate.sql, estimatesQuery.gate.params);
+        return gate?.estimated ? r.one(estimatesQuery.estimates.sql, estimatesQuery.estimates.params) : undefined;
+      });
       const estimates = new FxEstimateCollector();
       estimates.add(ESTIMATE_COLUMNS.map((c) => row?.[c]));
       const estimated = estimates.result();
@@ -243,7 +244,12 @@ function pageParts(rows: ReportRows): PageParts {
   };
 }
 
-async function countAll(r: ReportReader, plan: ReportPlan, dialect: SqlDialect, options: CompileOptions): Promise<number> {
+async function countAll(
+  r: ReportReader,
+  plan: ReportPlan,
+  dialect: SqlDialect,
+  options: CompileOptions,
+): Promise<number> {
   if (plan.offset === 0) return 0;
   const firstRow = compileReport({ ...plan, offset: 0, limit: 1, totals: false }, dialect, options).page();
   const rows = await r.all(firstRow.sql, firstRow.params);

@@ -64,7 +64,9 @@ export const serve: Command = {
     };
     const log = (line: string) =>
       io.stderr.write(
-        context.json ? `${JSON.stringify({ level: 'info', time: new Date().toISOString(), message: line })}\n` : `adreport: ${line}\n`,
+        context.json
+          ? `${JSON.stringify({ level: 'info', time: new Date().toISOString(), message: line })}\n`
+          : `adreport: ${line}\n`,
       );
     const service = await startService(parsed.data, { nodeThreads: io.nodeThreads, logError, log }).catch(
       explainStartFailure,
