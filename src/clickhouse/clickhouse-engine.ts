@@ -19,6 +19,8 @@ export interface ClickHouseSql {
   readonly settings: ClickHouseSettings;
 }
 
+const PROBE_INTERVAL_MS = 1_000;
+
 /** Numbers as numbers, as DuckDB's reader gives safe BIGINTs and decimals. */
 const OUTPUT_SETTINGS: ClickHouseSettings = {
   output_format_json_quote_64bit_integers: 0,
@@ -36,8 +38,9 @@ export class ClickHouseReportEngine implements ReportEngine {
   readonly dialect: SqlDialect;
   private readonly limiter: WorkLimiter;
   private readonly settings: ClickHouseSettings;
-  /** Set by a call that got no answer; cleared by `probe`. */
+  /** Set by a call that got no answer; cleared once a ping (every second meanwhile) answers. */
   unreachableSince: number | undefined;
+  private probing: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly clickhouse: ClickHouse,
@@ -73,11 +76,28 @@ export class ClickHouseReportEngine implements ReportEngine {
     return out;
   }
 
-  /** Whether ClickHouse answers; clears the unreachable mark when it does. */
-  async probe(): Promise<boolean> {
-    const up = await this.clickhouse.ping();
-    if (up) this.unreachableSince = undefined;
-    return up;
+  /** No answer came: reports of replicated organizations get 503 (or DuckDB) until a ping answers. */
+  markUnreachable(): void {
+    this.unreachableSince ??= Date.now();
+    if (this.probing) return;
+    this.probing = setInterval(() => {
+      void this.clickhouse.ping().then((up) => {
+        if (up) this.markReachable();
+      });
+    }, PROBE_INTERVAL_MS);
+    this.probing.unref();
+  }
+
+  /** ClickHouse answered (a ping, a replication pass). */
+  markReachable(): void {
+    clearInterval(this.probing);
+    this.probing = undefined;
+    this.unreachableSince = undefined;
+  }
+
+  close(): void {
+    clearInterval(this.probing);
+    this.probing = undefined;
   }
 
   private readonly reader: ReportReader = {
@@ -105,7 +125,7 @@ export class ClickHouseReportEngine implements ReportEngine {
       return await work();
     } catch (error) {
       if (error instanceof ClickHouseFailure && error.unreachable) {
-        this.unreachableSince ??= Date.now();
+        this.markUnreachable();
         throw reportEngineUnavailable();
       }
       throw error;

@@ -49,7 +49,12 @@ export async function startClickHouseReports(
     config.url === undefined
       ? path.join(embeddedDirectory(config.dbPath), 'staging')
       : path.join(path.dirname(path.resolve(config.dbPath)), 'clickhouse-staging');
-  const replicator = new ClickHouseReplicator(db, clickhouse, { stagingDirectory, log });
+  let engine: ClickHouseReportEngine | undefined;
+  const replicator = new ClickHouseReplicator(db, clickhouse, {
+    stagingDirectory,
+    log,
+    onReachability: (up) => (up ? engine?.markReachable() : engine?.markUnreachable()),
+  });
   try {
     await replicator.prepare();
   } catch (error) {
@@ -62,7 +67,7 @@ export async function startClickHouseReports(
     }
   }
   db.versions.onAdvance((scope) => replicator.changed(scope));
-  const engine = new ClickHouseReportEngine(clickhouse, sql, {
+  engine = new ClickHouseReportEngine(clickhouse, sql, {
     concurrency: config.concurrency,
     maxQueued: config.maxQueued,
   });
@@ -75,6 +80,7 @@ export async function startClickHouseReports(
     engine,
     description: clickhouse.description,
     async close() {
+      engine.close();
       await replicator.stop();
       await clickhouse.close();
     },

@@ -41,6 +41,8 @@ export interface ReplicatorOptions {
   readonly log: (line: string) => void;
   /** First retry after a failure; doubles up to a minute. */
   readonly retryMs?: number;
+  /** After each pass: whether ClickHouse answered (false only when no answer came at all). */
+  readonly onReachability?: (reachable: boolean) => void;
 }
 
 /**
@@ -177,6 +179,7 @@ export class ClickHouseReplicator {
           () => {
             this.failures = 0;
             this.lastError = undefined;
+            this.options.onReachability?.(true);
           },
           (error: unknown) => {
             if (error instanceof ClickHouseSchemaMismatch) {
@@ -185,6 +188,7 @@ export class ClickHouseReplicator {
               this.options.log(`clickhouse: replication stopped: ${error.message}`);
               return;
             }
+            if (error instanceof ClickHouseFailure && error.unreachable) this.options.onReachability?.(false);
             this.failures++;
             this.lastError = error instanceof Error ? error.message : String(error);
             this.options.log(`clickhouse: replication failed (attempt ${this.failures}), retrying: ${this.lastError}`);

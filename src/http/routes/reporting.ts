@@ -220,7 +220,7 @@ function renderJson(value: unknown, total: number): RenderedJson {
 const REPORT_ERRORS = {
   400: 'A parameter breaks its rules (invalid_parameter, unknown_parameter); details name it, and the position and token in an expression.',
   406: true,
-  503: "The service is at capacity, or all export slots are busy (exports.maxConcurrent), or the organization's own ones (exports.maxPerOrganization); Retry-After says when to retry.",
+  503: "The service is at capacity, or all export slots are busy (exports.maxConcurrent), or the organization's own ones (exports.maxPerOrganization), or the report engine (ClickHouse) does not answer (report_engine_unavailable); Retry-After says when to retry.",
 } as const;
 
 const EXPORT_HEADERS = {
