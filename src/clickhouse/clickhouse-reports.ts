@@ -49,11 +49,14 @@ export async function startClickHouseReports(
     config.url === undefined
       ? path.join(embeddedDirectory(config.dbPath), 'staging')
       : path.join(path.dirname(path.resolve(config.dbPath)), 'clickhouse-staging');
-  let engine: ClickHouseReportEngine | undefined;
+  const engine = new ClickHouseReportEngine(clickhouse, sql, {
+    concurrency: config.concurrency,
+    maxQueued: config.maxQueued,
+  });
   const replicator = new ClickHouseReplicator(db, clickhouse, {
     stagingDirectory,
     log,
-    onReachability: (up) => (up ? engine?.markReachable() : engine?.markUnreachable()),
+    onReachability: (up) => (up ? engine.markReachable() : engine.markUnreachable()),
   });
   try {
     await replicator.prepare();
@@ -67,10 +70,6 @@ export async function startClickHouseReports(
     }
   }
   db.versions.onAdvance((scope) => replicator.changed(scope));
-  engine = new ClickHouseReportEngine(clickhouse, sql, {
-    concurrency: config.concurrency,
-    maxQueued: config.maxQueued,
-  });
   const selection = new ClickHouseSelection(duckdb, engine, replicator, config.fallback);
   log(`clickhouse: reports on ${clickhouse.description}; replicating from DuckDB in the background`);
   replicator.start();
