@@ -25,6 +25,9 @@ import { SqlDouble, type SqlValue } from '../sql-value.js';
  *   values, as DuckDB); ClickHouse aggregates take no ORDER BY, so an ordered one sorts
  *   `(key, value)` pairs by one ascending key (`orderedAggregates: false` tells the compiler to
  *   number the rows it orders by).
+ * - Columns over three or more joined tables are aliased by the compiler (ClickHouse names an
+ *   unaliased `g.id` there `g.id`); a label operand is a lookup in one map of the label name's
+ *   values (`labelValue`): ClickHouse takes no correlated subquery in ORDER BY.
  * - Exports: no COPY; the engine streams `SELECT ... FORMAT <exportFormat(format).format>` over
  *   the client with `exportFormat(format).settings` (CSV: header, NULL as an empty field;
  *   NDJSON: the one `line` column raw, one per line; Parquet).
@@ -224,6 +227,9 @@ export const clickhouseDialect: SqlDialect = {
     `${alias}.*${replaced.length === 0 ? '' : ` REPLACE (${replaced.map(([name, sql]) => `${sql} AS ${name}`).join(', ')})`}`,
   semiJoin: (table, joined, on) => `${table} LEFT SEMI JOIN ${joined} ON ${on}`,
   orderedAggregates: false,
+
+  labelValue: (table, key, name, id) =>
+    `arrayElementOrNull((SELECT mapFromArrays(groupArray(lb.${key}), groupArray(lb.value)) FROM ${table} lb WHERE lb.name = ${name}), ${id})`,
 
   distinctJoined: (sql) => `nullif(arrayStringConcat(groupUniqArray(${sql}), ','), '')`,
   stringAgg,
