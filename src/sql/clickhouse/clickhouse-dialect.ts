@@ -168,14 +168,15 @@ function objectText(columns: readonly NamedColumn[]): string {
   )})`;
 }
 
-/** string_agg: NULLs skipped, NULL without values (an empty text only from empty values). */
+/** string_agg: NULLs skipped (groupArray skips them), NULL without values. */
 function stringAgg(
   sql: string,
   separator: string,
   options: { readonly distinct?: boolean; readonly orderBy?: string } = {},
 ): string {
   const sep = literal(separator);
-  const agg = (values: string) => `if(count(${sql}) = 0, NULL, arrayStringConcat(${values}, ${sep}))`;
+  // NULL without values, as string_agg; the compiler never aggregates empty texts.
+  const agg = (values: string) => `nullif(arrayStringConcat(${values}, ${sep}), '')`;
   if (options.distinct) {
     if (options.orderBy !== undefined && options.orderBy !== sql)
       throw new Error('ClickHouse: a DISTINCT string_agg orders by its own value only');
@@ -278,7 +279,11 @@ export function bindClickhouseParams(
 ): { readonly sql: string; readonly query_params: Record<string, ClickhouseParam> } {
   const query_params: Record<string, ClickhouseParam> = {};
   params.forEach((value, i) => {
-    query_params[`p${i + 1}`] = value instanceof SqlDouble ? value.value : (value as ClickhouseParam);
+    const plain = value instanceof SqlDouble ? value.value : (value as ClickhouseParam);
+    // An integral number past 2^53 is a Float64 (1e20): as its text, which chdb's binder takes
+    // (it refuses such numbers) and a server parses the same.
+    query_params[`p${i + 1}`] =
+      typeof plain === 'number' && Number.isInteger(plain) && !Number.isSafeInteger(plain) ? String(plain) : plain;
   });
   const bound = sql.replace(/\{p(\d+):([^{}]+)\}/g, (_match, index: string, type: string) => {
     const value = params[Number(index) - 1];
