@@ -2,7 +2,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINT_BY_PATH } from '../src/catalog/endpoints.js';
 import { buildPlan } from '../src/planner/build-plan.js';
 import type { ReportPlan, ReportRequest } from '../src/planner/report-plan.js';
-import { compileReport, type CompiledQuery } from '../src/sql/compile-report.js';
+import {
+  bindClickhouseParams,
+  clickhouseDialect,
+  compileReport,
+  duckdbDialect,
+  type CompiledQuery,
+  type SqlDialect,
+} from '../src/sql/compile-report.js';
 import type { Row, SqlValue } from '../src/store/sql-values.js';
 import { useGeneratedDatabase } from './helpers/generated-database.js';
 import { reportRequestOf } from './helpers/report-request.js';
@@ -70,8 +77,13 @@ const request = (overrides: Partial<ReportRequest>, organizationId = ORG): Repor
 const planOf = (endpoint: string, overrides: Partial<ReportRequest>, now = NOW, organizationId = ORG): ReportPlan =>
   buildPlan(ENDPOINT_BY_PATH.get(endpoint)!, request(overrides, organizationId), now);
 
-function statementOf(plan: ReportPlan, statement: Statement, rollups = true): CompiledQuery | undefined {
-  const report = compileReport(plan, undefined, { rollups });
+function statementOf(
+  plan: ReportPlan,
+  statement: Statement,
+  rollups = true,
+  dialect: SqlDialect = duckdbDialect,
+): CompiledQuery | undefined {
+  const report = compileReport(plan, dialect, { rollups });
   switch (statement) {
     case 'page':
       return report.page();
@@ -293,6 +305,32 @@ function golden(query: CompiledQuery): string {
   const params = query.params.map((value, i) => `-- $${i + 1} = ${JSON.stringify(value)}`);
   return `${params.join('\n')}\n${query.sql.trim()}\n`;
 }
+
+/**
+ * A ClickHouse statement as a reviewer reads it: the values as comments, then the SQL as it runs,
+ * its `{pN:?}` placeholders typed by bindClickhouseParams from the values.
+ */
+function clickhouseGolden(query: CompiledQuery): string {
+  const { sql, query_params } = bindClickhouseParams(query.sql, query.params);
+  const params = Object.entries(query_params).map(([name, value]) => `-- {${name}} = ${JSON.stringify(value)}`);
+  return `${params.join('\n')}\n${sql.trim()}\n`;
+}
+
+/**
+ * The same cases through the ClickHouse dialect (issue 22), reviewed by reading each
+ * test/golden/clickhouse/*.sql: the statements of the DuckDB files with `{pN:Type}` placeholders
+ * (the organization {p1:Int64}, the range {p2:Date32}/{p3:Date32}), toFloat64/toInt64
+ * conversions, DuckDB's rounding spelled with trunc, segments by formatDateTime/toMonday and the
+ * weekday array, JSON objects as concat of toJSONString, string_agg as arrayStringConcat, labels
+ * as a map lookup; no value in the SQL text. test/clickhouse-dialect.test.ts runs them.
+ */
+describe('golden SQL of the ClickHouse dialect', () => {
+  it.each(CASES.map((c) => [c.name, c] as const))('%s', async (name, c) => {
+    const query = statementOf(planOf(c.endpoint, c.request), c.statement, c.rollups, clickhouseDialect);
+    expect(query, `${name}: no ${c.statement} statement`).toBeDefined();
+    await expect(clickhouseGolden(query!)).toMatchFileSnapshot(`golden/clickhouse/${name}.sql`);
+  });
+});
 
 // ---------------------------------------------------------------------------------------------
 // A generated database, read through the store.

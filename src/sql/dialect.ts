@@ -74,6 +74,14 @@ export interface SqlDialect {
    */
   readonly orderedAggregates: boolean;
 
+  // Labels.
+  /**
+   * The value of the label named by the bound `name` on the entity `id` (null without one), from
+   * `table` keyed by `key`: a scalar subquery per row in DuckDB; ClickHouse takes no correlated
+   * subquery in ORDER BY, so it looks the id up in one map of the name's labels.
+   */
+  labelValue(table: string, key: string, name: string, id: string): string;
+
   // Aggregates.
   /** The distinct non-null values of `sql` joined by commas; null without any. */
   distinctJoined(sql: string): string;

@@ -135,7 +135,7 @@ function operandSql(op: Operand, alias: string, c: ExpressionContext): string {
       return `${alias}.${op.column}`;
     case 'label': {
       const labels = levelOf(reportPlanOf(c, 'a label').level).labels!;
-      return `(SELECT lb.value FROM ${labels.table} lb WHERE lb.${labels.key} = ${alias}.id AND lb.name = ${c.binder.bind(op.name)})`;
+      return d.labelValue(labels.table, labels.key, c.binder.bind(op.name), `${alias}.id`);
     }
     case 'segment':
       return `${alias}.${segmentColumn(reportPlanOf(c, 'a segment').segments.indexOf(op.key))}`;

@@ -25,6 +25,9 @@ import { SqlDouble, type SqlValue } from '../sql-value.js';
  *   values, as DuckDB); ClickHouse aggregates take no ORDER BY, so an ordered one sorts
  *   `(key, value)` pairs by one ascending key (`orderedAggregates: false` tells the compiler to
  *   number the rows it orders by).
+ * - Columns over three or more joined tables are aliased by the compiler (ClickHouse names an
+ *   unaliased `g.id` there `g.id`); a label operand is a lookup in one map of the label name's
+ *   values (`labelValue`): ClickHouse takes no correlated subquery in ORDER BY.
  * - Exports: no COPY; the engine streams `SELECT ... FORMAT <exportFormat(format).format>` over
  *   the client with `exportFormat(format).settings` (CSV: header, NULL as an empty field;
  *   NDJSON: the one `line` column raw, one per line; Parquet).
@@ -165,14 +168,15 @@ function objectText(columns: readonly NamedColumn[]): string {
   )})`;
 }
 
-/** string_agg: NULLs skipped, NULL without values (an empty text only from empty values). */
+/** string_agg: NULLs skipped (groupArray skips them), NULL without values. */
 function stringAgg(
   sql: string,
   separator: string,
   options: { readonly distinct?: boolean; readonly orderBy?: string } = {},
 ): string {
   const sep = literal(separator);
-  const agg = (values: string) => `if(count(${sql}) = 0, NULL, arrayStringConcat(${values}, ${sep}))`;
+  // NULL without values, as string_agg; the compiler never aggregates empty texts.
+  const agg = (values: string) => `nullif(arrayStringConcat(${values}, ${sep}), '')`;
   if (options.distinct) {
     if (options.orderBy !== undefined && options.orderBy !== sql)
       throw new Error('ClickHouse: a DISTINCT string_agg orders by its own value only');
@@ -225,6 +229,9 @@ export const clickhouseDialect: SqlDialect = {
   semiJoin: (table, joined, on) => `${table} LEFT SEMI JOIN ${joined} ON ${on}`,
   orderedAggregates: false,
 
+  labelValue: (table, key, name, id) =>
+    `arrayElementOrNull((SELECT mapFromArrays(groupArray(lb.${key}), groupArray(lb.value)) FROM ${table} lb WHERE lb.name = ${name}), ${id})`,
+
   distinctJoined: (sql) => `nullif(arrayStringConcat(groupUniqArray(${sql}), ','), '')`,
   stringAgg,
   boolOr: (sql) => `max(${sql})`,
@@ -272,7 +279,11 @@ export function bindClickhouseParams(
 ): { readonly sql: string; readonly query_params: Record<string, ClickhouseParam> } {
   const query_params: Record<string, ClickhouseParam> = {};
   params.forEach((value, i) => {
-    query_params[`p${i + 1}`] = value instanceof SqlDouble ? value.value : (value as ClickhouseParam);
+    const plain = value instanceof SqlDouble ? value.value : (value as ClickhouseParam);
+    // An integral number past 2^53 is a Float64 (1e20): as its text, which chdb's binder takes
+    // (it refuses such numbers) and a server parses the same.
+    query_params[`p${i + 1}`] =
+      typeof plain === 'number' && Number.isInteger(plain) && !Number.isSafeInteger(plain) ? String(plain) : plain;
   });
   const bound = sql.replace(/\{p(\d+):([^{}]+)\}/g, (_match, index: string, type: string) => {
     const value = params[Number(index) - 1];
