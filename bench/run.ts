@@ -32,6 +32,7 @@ import { generatedDatabase, type Generated } from './generated.js';
 import { watchEventLoop, type LoopWatched } from './loop-watch.js';
 import { clientToken, median, root, type LoadRun } from './lib.js';
 import { runMicro, type MicroResult } from './micro.js';
+import { benchEngines, enginesSection, resultsFile, withEnginesSection, type EnginesResult } from './engines.js';
 import { loadFacts, pgbench, startPostgres } from './peer/postgres.js';
 import type { OpenLoopOptions, OpenLoopResult } from './open-loop-child.js';
 import type { SerialOptions } from './serial-child.js';
@@ -63,6 +64,9 @@ const REUSE = process.argv.includes('--reuse');
 const LABEL = flag('--label');
 /** `--baseline FILE`: results of the code before (a `--label` run), compared in RESULTS.md. */
 const BASELINE = flag('--baseline');
+/** `--engine clickhouse`: also the report engines side by side (bench/engines.ts); `--engines-only`: only that. */
+const ENGINE = flag('--engine');
+const ENGINES_ONLY = process.argv.includes('--engines-only');
 const CONCURRENCY = [1, 16, 64] as const;
 const BIG = 1_000_000;
 
@@ -860,7 +864,34 @@ function loadBaseline(file: string | undefined): Map<number, ScaleResult> {
   return new Map(saved.map((x) => [x.scale, { ...x, loop: new Map(x.loop) }]));
 }
 
+/** The report engines side by side at each scale (bench/engines.ts). */
+async function engineResults(): Promise<EnginesResult[]> {
+  const results: EnginesResult[] = [];
+  for (const scale of SCALES) {
+    const generated = generatedDatabase(scale, undefined, REUSE);
+    const mix = mixOf(generated.organizations[0]!.id, generated.lastDay);
+    const start = (env: NodeJS.ProcessEnv) => startBenchService(generated, env);
+    results.push(await benchEngines(generated, mix, start, (label, options) => measureLoad(label, options, new Map())));
+  }
+  return results;
+}
+
+/** Only the engines: RESULTS.md keeps everything else and gets this section. */
+async function mainEngines(): Promise<number> {
+  const results = await engineResults();
+  const section = enginesSection(results);
+  console.log(section.join('\n'));
+  const file = quick ? path.join(root, 'bench', 'out', 'RESULTS.quick.md') : resultsFile(root);
+  writeFileSync(file, withEnginesSection(file, section));
+  console.error(`wrote ${path.relative(root, file)}`);
+  const runs = results.flatMap((r) => r.engines.flatMap((e) => [...e.single.map((x) => x.run), e.mix16]));
+  return runs.some((x) => x.non2xx + x.errors > 0) ? 1 : 0;
+}
+
 async function main(): Promise<number> {
+  if (ENGINE !== undefined && ENGINE !== 'clickhouse' && ENGINE !== 'duckdb')
+    throw new Error('--engine is duckdb or clickhouse');
+  if (ENGINE === 'clickhouse' && ENGINES_ONLY) return mainEngines();
   const startTicks = cpuTicks();
   const baseline = loadBaseline(BASELINE);
   const micro = await runMicro(quick);
@@ -888,6 +919,7 @@ async function main(): Promise<number> {
     '',
     ...scales.flatMap((x) => [...scaleSection(x), ...baselineSection(x, baseline.get(x.scale))]),
   ];
+  if (ENGINE === 'clickhouse') lines.push('', ...enginesSection(await engineResults()));
   const text = lines.join('\n');
   console.log(text);
   const file = quick ? path.join(root, 'bench', 'out', 'RESULTS.quick.md') : path.join(root, 'bench', 'RESULTS.md');

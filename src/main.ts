@@ -26,6 +26,9 @@ import { LabelService } from './provisioning/labels/label-service.js';
 import { MarkupService } from './provisioning/markups/markup-service.js';
 import { ExportService } from './reporting/export-stream.js';
 import { ReportService } from './reporting/report-service.js';
+import { DuckDbReportEngine } from './reporting/report-engine.js';
+import { startClickHouseReports, type ClickHouseReports } from './clickhouse/clickhouse-reports.js';
+import { clickhouseSql } from './clickhouse/clickhouse-sql.js';
 import { PageCache } from './reporting/page-cache.js';
 import { parseSandboxFaults, SandboxPlatforms } from './platforms/sandbox/index.js';
 import { PlatformAccountService } from './provisioning/platform-accounts/platform-account-service.js';
@@ -38,6 +41,8 @@ import { VERSION } from './version.js';
 
 export interface ServiceIo {
   logError: ErrorLogger;
+  /** Progress lines (ClickHouse replication); none when left out. */
+  log?: (line: string) => void;
   nowMs?: () => number;
   /**
    * Node's own threads, listed at process start: given, every later thread (libuv's pool, DuckDB's
@@ -64,6 +69,8 @@ export interface RunningService {
   readonly jobs: JobService;
   /** Reports and exports, with the service's export slots (the admin channel's `export` uses them). */
   readonly reports: ReportService;
+  /** The ClickHouse replica and engine under `--report-engine clickhouse`. */
+  readonly clickhouse: ClickHouseReports | undefined;
   readonly routes: ReadonlyArray<{ method: string; path: string }>;
   close(): Promise<void>;
 }
@@ -104,6 +111,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
   let jobRunner: JobRunner | undefined;
   let platformSync: NodeJS.Timeout | undefined;
   let statisticsSync: NodeJS.Timeout | undefined;
+  let clickhouse: ClickHouseReports | undefined;
   try {
     await migrate(db);
     await loadFxReference(db);
@@ -158,7 +166,30 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       idleTimeoutMs: config.exports.idleTimeoutMs,
     });
     const pages = new PageCache(Math.floor(config.cacheMb * 2 ** 20));
-    const reports = new ReportService(db, now, exports, pages, { rollups: config.rollups });
+    const duckdbReports = new DuckDbReportEngine(db, exports);
+    if (config.reportEngine === 'clickhouse') {
+      clickhouse = await startClickHouseReports(
+        db,
+        duckdbReports,
+        clickhouseSql,
+        {
+          url: config.clickhouseUrl,
+          dbPath: config.dbPath,
+          fallback: config.clickhouseFallback,
+          concurrency: config.database.reportConcurrency * 2,
+          maxQueued: config.database.maxQueued,
+        },
+        io.log ?? (() => undefined),
+      );
+    }
+    const reports = new ReportService(
+      db,
+      now,
+      exports,
+      pages,
+      { rollups: config.rollups },
+      clickhouse?.selection ?? duckdbReports,
+    );
     const app = buildApp({
       organizations: new OrganizationService(db),
       accounts,
@@ -243,6 +274,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       jobRunner: runner,
       jobs,
       reports,
+      clickhouse,
       routes: servedRoutes(app),
       close() {
         closing ??= (async () => {
@@ -252,6 +284,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
           clearInterval(platformSync);
           clearInterval(statisticsSync);
           await runner.stop(config.shutdownTimeoutMs);
+          await clickhouse?.close();
           stoppable.stop();
           keys.stop();
           await db.close();
@@ -264,6 +297,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     clearInterval(platformSync);
     clearInterval(statisticsSync);
     await jobRunner?.stop(0);
+    await clickhouse?.close().catch(() => undefined);
     disabledClients?.stop();
     signingKeys?.stop();
     await db.close().catch(() => undefined);

@@ -155,6 +155,24 @@ export const serviceConfigSchema = z.object({
    * where they answer the plan (README, Aggregate navigation); false: always the facts.
    */
   rollups: z.boolean().default(true),
+  /**
+   * Which engine runs reports (issue 22). clickhouse: a replica of what reports read, copied from
+   * DuckDB (still the system of record); `clickhouseUrl` names a server, else it is embedded under
+   * `<db dir>/clickhouse`. `clickhouseFallback`: what a report of a replicated organization gets
+   * while ClickHouse does not answer: 503 with Retry-After (`unavailable`) or DuckDB.
+   */
+  reportEngine: z.enum(['duckdb', 'clickhouse']).default('duckdb'),
+  clickhouseUrl: z
+    .string()
+    .refine((text) => {
+      try {
+        return ['http:', 'https:'].includes(new URL(text).protocol);
+      } catch {
+        return false;
+      }
+    }, 'must be an http(s) URL such as https://user:password@host:8443/database')
+    .optional(),
+  clickhouseFallback: z.enum(['unavailable', 'duckdb']).default('unavailable'),
   /** JSON of SandboxFaultConfig, e.g. {"GOOGLE_ADS":{"latencyMs":200,"failureRate":0.1}}. */
   sandboxFaults: z.string().optional(),
 });
@@ -190,6 +208,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServiceConfigInput {
     platformSyncMs: pick('ADREPORT_PLATFORM_SYNC_MS'),
     demoData: bool('ADREPORT_DEMO_DATA'),
     rollups: bool('ADREPORT_ROLLUPS'),
+    reportEngine: pick('ADREPORT_REPORT_ENGINE') as ServiceConfigInput['reportEngine'],
+    clickhouseUrl: pick('ADREPORT_CLICKHOUSE_URL'),
+    clickhouseFallback: pick('ADREPORT_CLICKHOUSE_FALLBACK') as ServiceConfigInput['clickhouseFallback'],
     statistics: {
       backfillDays: pick('ADREPORT_STATISTICS_BACKFILL_DAYS'),
       trailingDays: pick('ADREPORT_STATISTICS_TRAILING_DAYS'),

@@ -1,4 +1,5 @@
 import { addDays } from '../shared/dates.js';
+import { bumpFactPartitionVersions } from '../statistics/fact-partition-versions.js';
 import { rewriteRollups } from '../statistics/rollups.js';
 import type { Executor } from '../store/database.js';
 import { reserveIds } from './ids.js';
@@ -56,11 +57,13 @@ export async function insertChunk(tx: Executor, run: FactRun, chunk: Chunk): Pro
   const adRows = await insertItemFacts(tx, run, chunk, 'ad');
   const keywordRows = await insertItemFacts(tx, run, chunk, 'keyword');
   // The chunk's rollup rows, in its transaction; chunks go in (organization, day) order, so do they.
-  await rewriteRollups(tx, {
+  const written = {
     organizationId: chunk.orgId,
     from: addDays(run.firstDay, chunk.from),
     to: addDays(run.firstDay, chunk.to),
-  });
+  };
+  await rewriteRollups(tx, written);
+  await bumpFactPartitionVersions(tx, written);
   const impressionShareRows = await insertImpressionShares(tx, run, chunk);
   const audienceRuns = await insertAudienceRuns(tx, run, chunk);
   const calls = await insertCallDetails(tx, run, chunk);

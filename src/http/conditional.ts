@@ -51,6 +51,13 @@ export const IF_NONE_MATCH = z.string().optional().openapi({
 });
 
 /** Headers of a report answer's 200 (X-Cache: JSON answers only). */
+/** Which engine computed the answer (issue 22). */
+const REPORT_ENGINE = {
+  description:
+    '`duckdb` or `clickhouse`: the engine that computed this answer. Under `serve --report-engine clickhouse` an organization is answered by DuckDB until everything its reports read is replicated (and again right after each write, until that is replicated too).',
+  schema: { type: 'string' as const, enum: ['duckdb', 'clickhouse'] },
+};
+
 export const VALIDATOR_HEADERS: Headers = {
   ETag: {
     description:
@@ -66,6 +73,7 @@ export const VALIDATOR_HEADERS: Headers = {
       'JSON answers: `hit` when the page cache answered (no query ran), `miss` otherwise. Exports are never cached.',
     schema: { type: 'string' },
   },
+  'X-Report-Engine': REPORT_ENGINE,
 };
 
 /** The 304 of a report operation, for its responses. */
@@ -75,6 +83,7 @@ export const NOT_MODIFIED_RESPONSE = {
     headers: {
       ETag: VALIDATOR_HEADERS.ETag!,
       'Cache-Control': VALIDATOR_HEADERS['Cache-Control']!,
+      'X-Report-Engine': REPORT_ENGINE,
       Vary: {
         description:
           'As the 200 would have it: `Accept, Accept-Encoding` (markups and call details: `Accept-Encoding`).',

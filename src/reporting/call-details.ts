@@ -1,6 +1,6 @@
 import type { CallDetailsPlan } from '../planner/call-details-plan.js';
 import { compileCallDetails } from '../sql/call-details-query.js';
-import type { Database } from '../store/database.js';
+import type { ReportEngine } from './report-engine.js';
 
 export type { CallDetailsRequest } from '../planner/call-details-plan.js';
 
@@ -25,11 +25,11 @@ export interface CallDetail {
 
 /** The runner: plan -> statements -> one page of calls and the total over all pages. */
 export async function listCallDetails(
-  db: Database,
+  engine: ReportEngine,
   plan: CallDetailsPlan,
 ): Promise<{ total: number; callDetails: CallDetail[] }> {
-  const queries = compileCallDetails(plan);
-  return db.readReport({ organizationId: plan.organizationId, slots: 'one' }, async (r) => {
+  const queries = compileCallDetails(plan, engine.dialect);
+  return engine.read({ organizationId: plan.organizationId, slots: 'one' }, async (r) => {
     const total = await r.one<{ n: number }>(queries.count.sql, queries.count.params);
     const callDetails = await r.all<CallDetail>(queries.rows.sql, queries.rows.params);
     return { total: total?.n ?? 0, callDetails };

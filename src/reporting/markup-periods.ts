@@ -1,5 +1,5 @@
 import { compileMarkupPeriods, type MarkupPeriodsRequest } from '../sql/markup-periods-query.js';
-import type { Database } from '../store/database.js';
+import type { ReportEngine } from './report-engine.js';
 
 export type { MarkupPeriodsRequest as MarkupPeriodQuery } from '../sql/markup-periods-query.js';
 
@@ -17,11 +17,11 @@ export interface MarkupPeriod {
 
 /** The organization's markup periods by account, start date and id; the total counts all pages. */
 export async function listMarkupPeriods(
-  db: Database,
+  engine: ReportEngine,
   request: MarkupPeriodsRequest,
 ): Promise<{ total: number; markups: MarkupPeriod[] }> {
-  const queries = compileMarkupPeriods(request);
-  return db.readReport({ organizationId: request.organizationId, slots: 'one' }, async (r) => {
+  const queries = compileMarkupPeriods(request, engine.dialect);
+  return engine.read({ organizationId: request.organizationId, slots: 'one' }, async (r) => {
     const total = await r.one<{ n: number }>(queries.count.sql, queries.count.params);
     const markups = await r.all<MarkupPeriod>(queries.rows.sql, queries.rows.params);
     return { total: total?.n ?? 0, markups };

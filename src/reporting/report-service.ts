@@ -19,8 +19,15 @@ import {
   type ExportFormat,
 } from '../sql/compile-report.js';
 import { estimatedFxRates, FxEstimateCollector, mixedCurrencies, type ReportWarning } from './report-warnings.js';
-import type { Database, Executor } from '../store/database.js';
-import type { LazyRows } from '../store/lazy-rows.js';
+import type { Database } from '../store/database.js';
+import type { SqlDialect } from '../sql/dialect.js';
+import {
+  DuckDbReportEngine,
+  type ReportEngine,
+  type ReportEngineSelector,
+  type ReportReader,
+  type ReportRows,
+} from './report-engine.js';
 import type { Row } from '../store/sql-values.js';
 
 /** A page's rows as JSON text in parts (DuckDB renders them), read out of DuckDB's memory one at a time. */
@@ -50,11 +57,21 @@ export interface ReportPage {
 export interface PreparedReport {
   readonly endpoint: ReportEndpoint;
   readonly plan: ReportPlan;
+  /** The engine chosen for it (X-Report-Engine); all of its statements run there. */
+  readonly engine: ReportEngine;
 }
 
 /** A call-details request made into its plan once (the default range resolved), likewise. */
 export interface PreparedCallDetails {
   readonly plan: CallDetailsPlan;
+  readonly engine: ReportEngine;
+}
+
+export { REPORT_ENGINE_HEADER } from './report-engine.js';
+
+export interface PreparedMarkups {
+  readonly request: MarkupPeriodQuery;
+  readonly engine: ReportEngine;
 }
 
 /** runReport: validated request -> plan -> SQL -> rows in the shape of supplement 5. */
@@ -63,41 +80,62 @@ export class ReportService {
   readonly freshness: ReportFreshness;
 
   constructor(
-    private readonly db: Database,
+    db: Database,
     private readonly now: () => Date,
-    private readonly exports: ExportService,
+    exports: ExportService,
     pages: PageCache = new PageCache(0),
     /** `rollups: false` (ADREPORT_ROLLUPS=false): every report reads the facts. */
     private readonly compileOptions: CompileOptions = {},
+    /** Which engine runs an organization's reports; DuckDB alone unless ClickHouse is configured. */
+    private readonly engines: ReportEngineSelector = new DuckDbReportEngine(db, exports),
   ) {
     this.freshness = new ReportFreshness(db.versions, pages);
   }
 
+  /** The engine that answers the organization's reports now (a 503 when it is away). */
+  engineFor(organizationId: number): ReportEngine {
+    return this.engines.engineFor(organizationId);
+  }
+
   /** Validates and plans; bad parameters throw their 400 here, before anything is looked up or run. */
   prepare(endpoint: ReportEndpoint, request: ReportRequest): PreparedReport {
-    return { endpoint, plan: buildPlan(endpoint, request, this.now()) };
+    const plan = buildPlan(endpoint, request, this.now());
+    return { endpoint, plan, engine: this.engineFor(plan.organizationId) };
   }
 
   /** The validator of a report in one format (json, csv, ndjson, parquet). */
   validator(report: PreparedReport, format: string): Validator {
-    return this.freshness.validator(report.plan.organizationId, { kind: 'report', format, request: report.plan });
+    return this.freshness.validator(report.plan.organizationId, {
+      kind: `report@${report.engine.name}`,
+      format,
+      request: report.plan,
+    });
   }
 
   prepareCallDetails(request: CallDetailsRequest): PreparedCallDetails {
-    return { plan: buildCallDetailsPlan(request, this.now()) };
+    const plan = buildCallDetailsPlan(request, this.now());
+    return { plan, engine: this.engineFor(plan.organizationId) };
   }
 
   callDetailsValidator(prepared: PreparedCallDetails): Validator {
     return this.freshness.validator(prepared.plan.organizationId, {
-      kind: 'call-details',
+      kind: `call-details@${prepared.engine.name}`,
       format: 'json',
       request: prepared.plan,
     });
   }
 
+  prepareMarkups(request: MarkupPeriodQuery): PreparedMarkups {
+    return { request, engine: this.engineFor(request.organizationId) };
+  }
+
   /** Markup queries have no default range and nothing to resolve: the query is its own normal form. */
-  markupsValidator(request: MarkupPeriodQuery): Validator {
-    return this.freshness.validator(request.organizationId, { kind: 'markups', format: 'json', request });
+  markupsValidator({ request, engine }: PreparedMarkups): Validator {
+    return this.freshness.validator(request.organizationId, {
+      kind: `markups@${engine.name}`,
+      format: 'json',
+      request,
+    });
   }
 
   /**
@@ -105,11 +143,11 @@ export class ReportService {
    * 8,214-row keyword page spent ~200 ms of event-loop time as JS objects against a 28 ms
    * query; a 100-row campaign page costs the same either way (11.4 vs 10.9 ms).
    */
-  async run({ plan }: PreparedReport): Promise<ReportPage> {
-    const report = compileReport(plan, undefined, this.compileOptions);
+  async run({ plan, engine }: PreparedReport): Promise<ReportPage> {
+    const report = compileReport(plan, engine.dialect, this.compileOptions);
     const compiled = report.jsonPage();
     const totalsQuery = report.totals();
-    return this.db.readReport({ organizationId: plan.organizationId, slots: reportSlots(plan) }, async (r) => {
+    return engine.read({ organizationId: plan.organizationId, slots: reportSlots(plan) }, async (r) => {
       const parts = await r.lazy(compiled.sql, compiled.params);
       try {
         const warnings: ReportWarning[] = [];
@@ -128,7 +166,9 @@ export class ReportService {
         if (estimated) warnings.push(estimatedFxRates(estimated));
         // An empty page (past the end) has no part to carry the total: count it.
         const total =
-          parts.rowCount > 0 ? Number(parts.get(0, TOTAL_OF_PART)) : await countAll(r, plan, this.compileOptions);
+          parts.rowCount > 0
+            ? Number(parts.get(0, TOTAL_OF_PART))
+            : await countAll(r, plan, engine.dialect, this.compileOptions);
         return { rows: pageParts(parts), total, totals, warnings };
       } catch (error) {
         parts.release();
@@ -139,19 +179,20 @@ export class ReportService {
 
   /** GET /reporting/v0/call-details: one page of calls and the total over all pages. */
   callDetails(prepared: PreparedCallDetails): Promise<{ total: number; callDetails: CallDetail[] }> {
-    return listCallDetails(this.db, prepared.plan);
+    return listCallDetails(prepared.engine, prepared.plan);
   }
 
   /** GET /reporting/v0/markups: one page of markup periods and the total over all pages. */
-  markups(request: MarkupPeriodQuery): Promise<{ total: number; markups: MarkupPeriod[] }> {
-    return listMarkupPeriods(this.db, request);
+  markups({ request, engine }: PreparedMarkups): Promise<{ total: number; markups: MarkupPeriod[] }> {
+    return listMarkupPeriods(engine, request);
   }
 
   /** Rows of the whole result (what X-TotalCount says), for an export's progress. */
   async count(endpoint: ReportEndpoint, request: ReportRequest): Promise<number> {
     const plan = buildPlan(endpoint, { ...request, limit: 1, offset: 0, totals: false }, this.now());
-    return this.db.readReport({ organizationId: plan.organizationId, slots: 'one' }, (r) =>
-      countAll(r, { ...plan, offset: 1 }, this.compileOptions),
+    const engine = this.engineFor(plan.organizationId);
+    return engine.read({ organizationId: plan.organizationId, slots: 'one' }, (r) =>
+      countAll(r, { ...plan, offset: 1 }, engine.dialect, this.compileOptions),
     );
   }
 
@@ -161,27 +202,24 @@ export class ReportService {
    * money, one more query over the same rows finds the days converted at estimated rates.
    */
   async export(
-    { plan }: PreparedReport,
+    { plan, engine }: PreparedReport,
     format: ExportFormat,
   ): Promise<{ plan: ReportPlan; stream: ExportStream; warnings: readonly ReportWarning[] }> {
     // One set of CTEs for the estimates and the export itself.
-    const report = compileReport(plan, undefined, this.compileOptions);
+    const report = compileReport(plan, engine.dialect, this.compileOptions);
     const estimatesQuery = report.estimates();
     const warnings: ReportWarning[] = [];
     if (estimatesQuery) {
-      const row = await this.db.readReport(
-        { organizationId: plan.organizationId, slots: reportSlots(plan) },
-        async (r) => {
-          const gate = await r.one<{ estimated: boolean }>(estimatesQuery.gate.sql, estimatesQuery.gate.params);
-          return gate?.estimated ? r.one(estimatesQuery.estimates.sql, estimatesQuery.estimates.params) : undefined;
-        },
-      );
+      const row = await engine.read({ organizationId: plan.organizationId, slots: reportSlots(plan) }, async (r) => {
+        const gate = await r.one<{ estimated: boolean }>(estimatesQuery.gate.sql, estimatesQuery.gate.params);
+        return gate?.estimated ? r.one(estimatesQuery.estimates.sql, estimatesQuery.estimates.params) : undefined;
+      });
       const estimates = new FxEstimateCollector();
       estimates.add(ESTIMATE_COLUMNS.map((c) => row?.[c]));
       const estimated = estimates.result();
       if (estimated) warnings.push(estimatedFxRates(estimated));
     }
-    return { plan, stream: await this.exports.open(plan.organizationId, report.export(format), format), warnings };
+    return { plan, stream: await engine.openExport(plan.organizationId, report.export(format), format), warnings };
   }
 }
 
@@ -191,20 +229,29 @@ const BYTES_OF_PART = 1;
 const TOTAL_OF_PART = 2;
 const ESTIMATE_OF_PART = [3, 4, 5] as const;
 
-function pageParts(rows: LazyRows): PageParts {
+function pageParts(rows: ReportRows): PageParts {
   let byteLength = 0;
   for (let i = 0; i < rows.rowCount; i++) byteLength += Number(rows.get(i, BYTES_OF_PART));
   return {
     count: rows.rowCount,
     byteLength,
-    part: (i) => rows.get(i, PART) as Uint8Array<ArrayBuffer>,
+    // DuckDB gives the part as a BLOB, ClickHouse as text.
+    part: (i) => {
+      const part = rows.get(i, PART);
+      return typeof part === 'string' ? new Uint8Array(Buffer.from(part)) : (part as Uint8Array<ArrayBuffer>);
+    },
     release: () => rows.release(),
   };
 }
 
-async function countAll(r: Executor, plan: ReportPlan, options: CompileOptions): Promise<number> {
+async function countAll(
+  r: ReportReader,
+  plan: ReportPlan,
+  dialect: SqlDialect,
+  options: CompileOptions,
+): Promise<number> {
   if (plan.offset === 0) return 0;
-  const firstRow = compileReport({ ...plan, offset: 0, limit: 1, totals: false }, undefined, options).page();
+  const firstRow = compileReport({ ...plan, offset: 0, limit: 1, totals: false }, dialect, options).page();
   const rows = await r.all(firstRow.sql, firstRow.params);
   return rows.length === 0 ? 0 : Number(rows[0]![TOTAL_COLUMN]);
 }

@@ -34,9 +34,9 @@ export function compileCallDetails(plan: CallDetailsPlan, d: SqlDialect = duckdb
     `c.${q('accountId')} ASC NULLS LAST`,
   ];
   const base = `(
-    SELECT cd.id, l.account_id AS ${q('accountId')}, cd.campaign_id AS ${q('campaignId')}, cd.ad_group_id AS ${q('adGroupId')},
+    SELECT cd.id AS id, l.account_id AS ${q('accountId')}, cd.campaign_id AS ${q('campaignId')}, cd.ad_group_id AS ${q('adGroupId')},
            cd.adplatform_account_id AS ${q('adPlatformAccountId')}, p.ad_platform_type AS ${q('adPlatformType')},
-           ${d.timestampText('cd.start_time')} AS ${q('startTime')}, cd.duration_seconds AS ${q('durationSeconds')}, cd.status,
+           ${d.timestampText('cd.start_time')} AS ${q('startTime')}, cd.duration_seconds AS ${q('durationSeconds')}, cd.status AS status,
            cd.call_type AS ${q('callType')}, cd.caller_country AS ${q('callerCountry')}, cd.caller_area_code AS ${q('callerAreaCode')},
            cd.is_conversion AS ${q('isConversion')}
       FROM call_details cd

@@ -9,9 +9,15 @@ import type { CompileOptions } from './fact-source.js';
 import { reportQuery, type ReportQuery } from './report-query.js';
 
 export type { CompiledQuery, ExportFormat } from './compiled-query.js';
-export type { SqlDialect } from './dialect.js';
+export type { SqlDialect, StreamedExport } from './dialect.js';
 export type { CompileOptions } from './fact-source.js';
 export { duckdbDialect } from './duckdb/duckdb-dialect.js';
+export {
+  bindClickhouseParams,
+  clickhouseDialect,
+  CLICKHOUSE_QUERY_SETTINGS,
+  type ClickhouseParam,
+} from './clickhouse/clickhouse-dialect.js';
 export { formulaColumn, segmentColumn, statisticColumn } from './expressions.js';
 export { ESTIMATE_COLUMNS } from './finish-estimates.js';
 export { CURRENCIES_COLUMN, TOTAL_COLUMN } from './finish-page.js';

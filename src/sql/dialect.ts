@@ -4,8 +4,17 @@ import type { ExportFormat } from './compiled-query.js';
 /** The types a bound value or a cast names. */
 export type SqlType = 'bigint' | 'integer' | 'double' | 'varchar' | 'date' | 'boolean';
 
-/** A flat output column: its JSON path (`statistics.clicks`) and its SQL. */
-export type NamedColumn = readonly [name: string, sql: string];
+/**
+ * A flat output column: its JSON path (`statistics.clicks`), its SQL, and whether that SQL is a
+ * JSON value (labels, images, specificFields), which a JSON object embeds as JSON, not as text.
+ */
+export type NamedColumn = readonly [name: string, sql: string, json?: boolean];
+
+/** An export the engine's client streams as `SELECT ... FORMAT <format>` with `settings`. */
+export interface StreamedExport {
+  readonly format: string;
+  readonly settings: Readonly<Record<string, string | number>>;
+}
 
 /**
  * Everything the report compiler says that one SQL engine says differently from another. The
@@ -58,6 +67,12 @@ export interface SqlDialect {
   selectAllReplacing(alias: string, replaced: readonly NamedColumn[]): string;
   /** Rows of `table` that have a match `on` (a semi join), as a FROM item. */
   semiJoin(table: string, joined: string, on: string): string;
+  /**
+   * Whether an aggregate takes `ORDER BY` with several keys, directions and NULLS placement
+   * (DuckDB). Without (ClickHouse), `stringAgg`'s `orderBy` is one ascending key, so the
+   * compiler numbers the rows first.
+   */
+  readonly orderedAggregates: boolean;
 
   // Aggregates.
   /** The distinct non-null values of `sql` joined by commas; null without any. */
@@ -90,4 +105,6 @@ export interface SqlDialect {
   // Exports.
   /** The statement that writes a SELECT's rows to a file (or named pipe) at `path` in `format`. */
   copyToFile(select: string, path: string, format: ExportFormat): string;
+  /** How the client streams an export SELECT instead; undefined where `copyToFile` writes it (DuckDB). */
+  exportFormat(format: ExportFormat): StreamedExport | undefined;
 }

@@ -6,8 +6,8 @@ import type { ReportQuery } from './report-query.js';
 
 /**
  * The columns of a report row as [JSON path, SQL], in the order of the JSON form's rows: the
- * JSON page and NDJSON nest them (`nested`), CSV and Parquet keep them flat with labels, images
- * and specificFields as JSON text.
+ * JSON page and NDJSON nest them (`nested`: labels, images and specificFields are JSON values,
+ * flagged so), CSV and Parquet keep them flat with those as JSON text.
  */
 export function rowColumns(query: ReportQuery, binder: Binder, nested: boolean): NamedColumn[] {
   const { plan, dialect: d, level } = query;
@@ -30,7 +30,7 @@ export function rowColumns(query: ReportQuery, binder: Binder, nested: boolean):
       ? Array.from({ length: 30 }, (_, i): NamedColumn => [`customFields.field${i + 1}`, `r.field${i + 1}`])
       : []),
     ...(has('images')
-      ? [['images', json(`coalesce(${d.toJson(`r.${q('__images')}`)}, ${d.emptyJsonArray})`)] as NamedColumn]
+      ? [['images', json(`coalesce(${d.toJson(`r.${q('__images')}`)}, ${d.emptyJsonArray})`), nested] as NamedColumn]
       : []),
     ...(has('specificFields')
       ? [
@@ -39,6 +39,7 @@ export function rowColumns(query: ReportQuery, binder: Binder, nested: boolean):
             json(
               `CASE WHEN r.${q('adPlatformAccountType')} = 'FACEBOOK' THEN ${d.asJson(`r.${q('__specificFields')}`)} END`,
             ),
+            nested,
           ] as NamedColumn,
         ]
       : []),
@@ -49,6 +50,7 @@ export function rowColumns(query: ReportQuery, binder: Binder, nested: boolean):
             json(
               `coalesce((SELECT ${d.jsonGroupObject('lb.name', 'lb.value')} FROM ${labels.table} lb WHERE lb.${labels.key} = r.id AND lb.name NOT LIKE 'sys.%'), ${d.emptyJsonObject})`,
             ),
+            nested,
           ] as NamedColumn,
         ]
       : []),

@@ -63,8 +63,12 @@ export function finishEstimatesGate(query: ReportQuery): CompiledQuery {
       ? `SELECT currency FROM accounts WHERE organization_id = ${org}`
       : `SELECT ${binder.bind(plan.currency, 'varchar')}`;
   return {
-    sql: `SELECT EXISTS (SELECT 1 FROM fx_rates WHERE day BETWEEN ${from} AND ${to} AND NOT published
-             AND currency IN (SELECT currency FROM adplatform_accounts WHERE organization_id = ${org} UNION ${targets})) AS estimated`,
+    // A boolean in every engine (ClickHouse's EXISTS is a UInt8).
+    sql: `SELECT ${d.cast(
+      `(EXISTS (SELECT 1 FROM fx_rates WHERE day BETWEEN ${from} AND ${to} AND NOT published
+             AND currency IN (SELECT currency FROM adplatform_accounts WHERE organization_id = ${org} UNION ${targets})))`,
+      'boolean',
+    )} AS estimated`,
     params: binder.params,
     columns: ['estimated'],
   };

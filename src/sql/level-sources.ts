@@ -6,6 +6,8 @@ const CUSTOM_COLUMNS = Array.from({ length: 30 }, (_, i) => `a.field${i + 1}`).j
 /**
  * One row per entity of the level in the organization (`org`: its bound placeholder), columns
  * named as the level's row keys (quoted by the dialect) plus what embeds and filters read.
+ * Over three or more joined tables every column is aliased: ClickHouse names an unaliased
+ * `g.id` there `g.id`, not `id`.
  */
 export function levelEntities(level: LevelPath, org: string, d: SqlDialect): string {
   const q = d.quote;
@@ -22,19 +24,19 @@ export function levelEntities(level: LevelPath, org: string, d: SqlDialect): str
                  FROM campaigns c JOIN adplatform_accounts p ON p.id = c.adplatform_account_id
                 WHERE c.organization_id = ${org}`;
     case 'adgroups':
-      return `SELECT g.id, g.name, c.adplatform_account_id AS ${q('adPlatformAccountId')}, g.campaign_id AS ${q('campaignId')},
-                      c.ad_platform_type AS ${q('adPlatformAccountType')}, g.ad_platform_id AS ${q('adPlatformId')}, g.status, p.currency
+      return `SELECT g.id AS id, g.name AS name, c.adplatform_account_id AS ${q('adPlatformAccountId')}, g.campaign_id AS ${q('campaignId')},
+                      c.ad_platform_type AS ${q('adPlatformAccountType')}, g.ad_platform_id AS ${q('adPlatformId')}, g.status AS status, p.currency AS currency
                  FROM ad_groups g JOIN campaigns c ON c.id = g.campaign_id JOIN adplatform_accounts p ON p.id = c.adplatform_account_id
                 WHERE g.organization_id = ${org}`;
     case 'keywords':
-      return `SELECT k.id, k.text, c.adplatform_account_id AS ${q('adPlatformAccountId')}, g.campaign_id AS ${q('campaignId')}, k.ad_group_id AS ${q('adGroupId')},
-                      c.ad_platform_type AS ${q('adPlatformAccountType')}, k.ad_platform_id AS ${q('adPlatformId')}, k.match_type AS ${q('matchType')}, k.status, p.currency
+      return `SELECT k.id AS id, k.text AS text, c.adplatform_account_id AS ${q('adPlatformAccountId')}, g.campaign_id AS ${q('campaignId')}, k.ad_group_id AS ${q('adGroupId')},
+                      c.ad_platform_type AS ${q('adPlatformAccountType')}, k.ad_platform_id AS ${q('adPlatformId')}, k.match_type AS ${q('matchType')}, k.status AS status, p.currency AS currency
                  FROM keywords k JOIN ad_groups g ON g.id = k.ad_group_id JOIN campaigns c ON c.id = g.campaign_id
                  JOIN adplatform_accounts p ON p.id = c.adplatform_account_id
                 WHERE k.organization_id = ${org}`;
     case 'ads':
-      return `SELECT a.id, a.name, c.adplatform_account_id AS ${q('adPlatformAccountId')}, g.campaign_id AS ${q('campaignId')}, a.ad_group_id AS ${q('adGroupId')},
-                      c.ad_platform_type AS ${q('adPlatformAccountType')}, a.ad_type AS ${q('adType')}, a.status, p.currency,
+      return `SELECT a.id AS id, a.name AS name, c.adplatform_account_id AS ${q('adPlatformAccountId')}, g.campaign_id AS ${q('campaignId')}, a.ad_group_id AS ${q('adGroupId')},
+                      c.ad_platform_type AS ${q('adPlatformAccountType')}, a.ad_type AS ${q('adType')}, a.status AS status, p.currency AS currency,
                       a.image_urls AS ${q('__images')}, a.specific_fields AS ${q('__specificFields')}
                  FROM ads a JOIN ad_groups g ON g.id = a.ad_group_id JOIN campaigns c ON c.id = g.campaign_id
                  JOIN adplatform_accounts p ON p.id = c.adplatform_account_id

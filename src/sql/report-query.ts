@@ -125,7 +125,7 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
   // /accounts/campaign-labels/name/{name}: an account once per value of the label on campaigns of its platform accounts.
   const label = plan.campaignLabel === undefined ? undefined : binder.bind(plan.campaignLabel.stored);
   const labelled = label
-    ? ` JOIN (SELECT DISTINCT l.account_id, cl.value AS label_value FROM account_adplatform_links l
+    ? ` JOIN (SELECT DISTINCT l.account_id AS account_id, cl.value AS label_value FROM account_adplatform_links l
                JOIN campaigns c ON c.adplatform_account_id = l.adplatform_account_id
                JOIN campaign_labels cl ON cl.campaign_id = c.id
               WHERE cl.name = ${label} AND c.organization_id = ${org}) lv ON lv.account_id = e.id`
@@ -152,14 +152,19 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
   // Group by as few keys as the plan needs: a second BIGINT key made the aggregation ~3x slower
   // (7 -> 19 ms on a month of a scale-10 organization), so the platform account is only kept where
   // it leads to an account (accounts: FX and links; costWithMarkup: the markup's account).
-  const keys = [
-    ...(level.factKey ? [`f.${level.factKey} AS entity_id`] : []),
-    ...(label ? ['cl.value AS label_value'] : []),
-    ...(level.factKey === null || withMarkup ? ['f.adplatform_account_id AS pa'] : []),
-    ...(byDay ? ['f.day'] : []),
-    ...(byDevice ? ['f.device'] : []),
+  const keys: Array<readonly [sql: string, name: string]> = [
+    ...(level.factKey ? [[`f.${level.factKey}`, 'entity_id'] as const] : []),
+    ...(label ? [['cl.value', 'label_value'] as const] : []),
+    ...(level.factKey === null || withMarkup ? [['f.adplatform_account_id', 'pa'] as const] : []),
+    ...(byDay ? [['f.day', 'day'] as const] : []),
+    ...(byDevice ? [['f.device', 'device'] as const] : []),
   ];
-  const daily = `SELECT ${keys.join(', ')},
+  // The daily row's columns, each named: over three or more joined tables ClickHouse names an
+  // unaliased `d.day` (and `d.*`'s day) `d.day` where another table has a `day` too.
+  const dailyColumns = [...keys.map(([, name]) => name), ...Object.values(FACT_SUM_COLUMNS)]
+    .map((c) => `d.${c} AS ${c}`)
+    .join(', ');
+  const daily = `SELECT ${keys.map(([sql, name]) => (sql === `f.${name}` ? sql : `${sql} AS ${name}`)).join(', ')},
       ${Object.values(FACT_SUM_COLUMNS)
         .map((c) => `sum(f.${c}) AS ${c}`)
         .join(', ')}
@@ -181,7 +186,7 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
       ? `, CASE WHEN ${converted} AND NOT (ra.published AND rp.published) THEN d.day END AS est_day,
          nullif(${d.concatWithSeparator(',', [`CASE WHEN ${converted} AND NOT rp.published THEN p.currency END`, `CASE WHEN ${converted} AND NOT ra.published THEN ra.currency END`])}, '') AS est_currencies`
       : '';
-    buckets = `SELECT l.account_id AS entity_id, d.*, ${money('cost', factor)} AS m_cost, ${money('conversion_value', factor)} AS m_conversion_value,
+    buckets = `SELECT l.account_id AS entity_id, ${dailyColumns}, ${money('cost', factor)} AS m_cost, ${money('conversion_value', factor)} AS m_conversion_value,
         ${withMarkup ? `${money('cost', factor)} * (1 + ${double('coalesce(mk.rate, 0)')})` : 'NULL'} AS m_cost_with_markup${estimates}
       FROM daily d
       JOIN account_adplatform_links l ON l.adplatform_account_id = d.pa
@@ -192,7 +197,7 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
       ${withMarkup ? markupJoin('l.account_id') : ''}`;
   } else if (convertLower) {
     // Converted lower levels with markups: the day's factor of the row's platform account (pa_rates).
-    buckets = `SELECT d.*, ${money('cost', 'x.factor')} AS m_cost, ${money('conversion_value', 'x.factor')} AS m_conversion_value,
+    buckets = `SELECT ${dailyColumns}, ${money('cost', 'x.factor')} AS m_cost, ${money('conversion_value', 'x.factor')} AS m_conversion_value,
         ${money('cost', 'x.factor')} * (1 + ${double('coalesce(mk.rate, 0)')}) AS m_cost_with_markup,
         x.est_day, x.src_est, x.tgt_est
       FROM daily d
@@ -200,7 +205,7 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
       ${firstLinkedAccount} ${markupJoin('ma.account_id')}`;
   } else {
     // Lower levels keep the platform account's currency; the markup is that of its first linked account.
-    buckets = `SELECT d.*, d.cost AS m_cost, d.conversion_value AS m_conversion_value,
+    buckets = `SELECT ${dailyColumns}, d.cost AS m_cost, d.conversion_value AS m_conversion_value,
         ${withMarkup ? 'd.cost * (1 + coalesce(mk.rate, 0))' : 'NULL'} AS m_cost_with_markup
       FROM daily d
       ${withMarkup ? `${firstLinkedAccount} ${markupJoin('ma.account_id')}` : ''}`;
@@ -208,7 +213,7 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
   // Per platform account and day of the range: the factor from its currency into the asked one, and
   // whether either rate is not a published one (a conversion within one currency estimates nothing).
   const paRates = `SELECT pa, day, factor, src_est, tgt_est, CASE WHEN src_est OR tgt_est THEN day END AS est_day
-    FROM (SELECT p.id AS pa, rs.day, ${double('rt.units_per_eur')} / ${double('rs.units_per_eur')} AS factor,
+    FROM (SELECT p.id AS pa, rs.day AS day, ${double('rt.units_per_eur')} / ${double('rs.units_per_eur')} AS factor,
                  p.currency <> ${target} AND NOT rs.published AS src_est, p.currency <> ${target} AND NOT rt.published AS tgt_est
             FROM adplatform_accounts p
             JOIN fx_rates rs ON rs.currency = p.currency AND rs.day BETWEEN ${from} AND ${to}
@@ -277,7 +282,7 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
     return source === 'facts' ? 's' : source === 'reach' ? 'rc' : 'sh';
   };
   // With `currency` every row is in it; `e.currency` (filters on `currency`) stays the entity's own.
-  const rows = `SELECT ${d.selectAllReplacing('e', target ? [['currency', target]] : [])}${segmentNames.map((c) => `, s.${c}`).join('')},
+  const rows = `SELECT ${d.selectAllReplacing('e', target ? [['currency', target]] : [])}${segmentNames.map((c) => `, s.${c} AS ${c}`).join('')},
       ${rowMeasures.map((m) => `coalesce(${sourceAlias(m)}.${sumColumn(m)}, 0) AS ${sumColumn(m)}`).join(', ')}${rowEstimates}
     FROM entities e ${joinKind} sums s ON s.entity_id = e.id${label ? ' AND s.label_value = e.label_value' : ''}
     ${withShares ? `LEFT JOIN shares sh ON ${sameBucket('sh')}` : ''}

@@ -2,6 +2,7 @@ import { setImmediate } from 'node:timers/promises';
 import { DEVICE_TYPES, NETWORK_TYPES, type DailyReport } from '../platforms/connector.js';
 import type { AppendColumn, Executor } from '../store/database.js';
 import type { SqlValue } from '../store/sql-values.js';
+import { bumpFactPartitionVersions } from './fact-partition-versions.js';
 import { rewriteRollups } from './rollups.js';
 
 /** What one replacement covers: one platform account, an inclusive day range, some or all of its imported campaigns. */
@@ -68,6 +69,7 @@ export async function replaceDailyReport(
     to: scope.to,
     campaignIds: [...ids.campaigns.values()],
   });
+  await bumpFactPartitionVersions(tx, scope);
   await tx.run(
     `INSERT INTO fact_impression_share_daily
      SELECT $1, ${DAY}, $2, s.campaign_id, ${DEVICE}, ${NETWORK}, s.impressions, s.eligible_impressions,

@@ -23,6 +23,12 @@ export class DataVersions {
   readonly epoch = randomBytes(9).toString('base64url');
   private global = 0;
   private readonly byOrganization = new Map<number, number>();
+  private readonly listeners: Array<(scope: Exclude<WriteScope, 'no-report-data'>) => void> = [];
+
+  /** Called after each write that changed report data (the ClickHouse replicator follows them). */
+  onAdvance(listener: (scope: Exclude<WriteScope, 'no-report-data'>) => void): void {
+    this.listeners.push(listener);
+  }
 
   /** The current version of what `organizationId`'s reports read; opaque, compare with `===`. */
   of(organizationId: number): string {
@@ -31,10 +37,8 @@ export class DataVersions {
 
   advance(scope: WriteScope): void {
     if (scope === 'no-report-data') return;
-    if (scope === 'all-organizations') {
-      this.global++;
-      return;
-    }
-    this.byOrganization.set(scope.organizationId, (this.byOrganization.get(scope.organizationId) ?? 0) + 1);
+    if (scope === 'all-organizations') this.global++;
+    else this.byOrganization.set(scope.organizationId, (this.byOrganization.get(scope.organizationId) ?? 0) + 1);
+    for (const listener of this.listeners) listener(scope);
   }
 }

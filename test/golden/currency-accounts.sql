@@ -8,7 +8,7 @@ WITH entities AS (SELECT e.* FROM (SELECT a.id, a.name, a.currency, a.field1, a.
     daily AS (SELECT f.adplatform_account_id AS pa, f.day,
       sum(f.impressions) AS impressions, sum(f.clicks) AS clicks, sum(f.cost) AS cost, sum(f.conversions) AS conversions, sum(f.conversion_value) AS conversion_value, sum(f.calls) AS calls, sum(f.call_conversions) AS call_conversions, sum(f.call_conversions_fractional) AS call_conversions_fractional
     FROM rollup_platform_account_daily f
-   WHERE f.organization_id = $1::BIGINT AND f.day BETWEEN $2::DATE AND $3::DATE GROUP BY ALL), buckets AS (SELECT l.account_id AS entity_id, d.*, d.cost * (ra.units_per_eur::DOUBLE / rp.units_per_eur::DOUBLE) AS m_cost, d.conversion_value * (ra.units_per_eur::DOUBLE / rp.units_per_eur::DOUBLE) AS m_conversion_value,
+   WHERE f.organization_id = $1::BIGINT AND f.day BETWEEN $2::DATE AND $3::DATE GROUP BY ALL), buckets AS (SELECT l.account_id AS entity_id, d.pa AS pa, d.day AS day, d.impressions AS impressions, d.clicks AS clicks, d.cost AS cost, d.conversions AS conversions, d.conversion_value AS conversion_value, d.calls AS calls, d.call_conversions AS call_conversions, d.call_conversions_fractional AS call_conversions_fractional, d.cost * (ra.units_per_eur::DOUBLE / rp.units_per_eur::DOUBLE) AS m_cost, d.conversion_value * (ra.units_per_eur::DOUBLE / rp.units_per_eur::DOUBLE) AS m_conversion_value,
         NULL AS m_cost_with_markup, CASE WHEN p.currency <> ra.currency AND NOT (ra.published AND rp.published) THEN d.day END AS est_day,
          nullif(concat_ws(',', CASE WHEN p.currency <> ra.currency AND NOT rp.published THEN p.currency END, CASE WHEN p.currency <> ra.currency AND NOT ra.published THEN ra.currency END), '') AS est_currencies
       FROM daily d

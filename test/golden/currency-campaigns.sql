@@ -8,7 +8,7 @@ WITH entities AS (SELECT e.* FROM (SELECT c.id, c.name, c.adplatform_account_id 
                  FROM campaigns c JOIN adplatform_accounts p ON p.id = c.adplatform_account_id
                 WHERE c.organization_id = $1::BIGINT) e),
     pa_rates AS (SELECT pa, day, factor, src_est, tgt_est, CASE WHEN src_est OR tgt_est THEN day END AS est_day
-    FROM (SELECT p.id AS pa, rs.day, rt.units_per_eur::DOUBLE / rs.units_per_eur::DOUBLE AS factor,
+    FROM (SELECT p.id AS pa, rs.day AS day, rt.units_per_eur::DOUBLE / rs.units_per_eur::DOUBLE AS factor,
                  p.currency <> $4::VARCHAR AND NOT rs.published AS src_est, p.currency <> $4::VARCHAR AND NOT rt.published AS tgt_est
             FROM adplatform_accounts p
             JOIN fx_rates rs ON rs.currency = p.currency AND rs.day BETWEEN $2::DATE AND $3::DATE

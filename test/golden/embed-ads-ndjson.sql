@@ -1,8 +1,8 @@
 -- $1 = 2
 -- $2 = "2026-10-23"
 -- $3 = "2026-11-21"
-WITH entities AS (SELECT e.* FROM (SELECT a.id, a.name, c.adplatform_account_id AS "adPlatformAccountId", g.campaign_id AS "campaignId", a.ad_group_id AS "adGroupId",
-                      c.ad_platform_type AS "adPlatformAccountType", a.ad_type AS "adType", a.status, p.currency,
+WITH entities AS (SELECT e.* FROM (SELECT a.id AS id, a.name AS name, c.adplatform_account_id AS "adPlatformAccountId", g.campaign_id AS "campaignId", a.ad_group_id AS "adGroupId",
+                      c.ad_platform_type AS "adPlatformAccountType", a.ad_type AS "adType", a.status AS status, p.currency AS currency,
                       a.image_urls AS "__images", a.specific_fields AS "__specificFields"
                  FROM ads a JOIN ad_groups g ON g.id = a.ad_group_id JOIN campaigns c ON c.id = g.campaign_id
                  JOIN adplatform_accounts p ON p.id = c.adplatform_account_id

@@ -4,8 +4,8 @@
 -- $4 = "a\\_b%\\%"
 -- $5 = 100
 -- $6 = 0
-WITH entities AS (SELECT e.* FROM (SELECT k.id, k.text, c.adplatform_account_id AS "adPlatformAccountId", g.campaign_id AS "campaignId", k.ad_group_id AS "adGroupId",
-                      c.ad_platform_type AS "adPlatformAccountType", k.ad_platform_id AS "adPlatformId", k.match_type AS "matchType", k.status, p.currency
+WITH entities AS (SELECT e.* FROM (SELECT k.id AS id, k.text AS text, c.adplatform_account_id AS "adPlatformAccountId", g.campaign_id AS "campaignId", k.ad_group_id AS "adGroupId",
+                      c.ad_platform_type AS "adPlatformAccountType", k.ad_platform_id AS "adPlatformId", k.match_type AS "matchType", k.status AS status, p.currency AS currency
                  FROM keywords k JOIN ad_groups g ON g.id = k.ad_group_id JOIN campaigns c ON c.id = g.campaign_id
                  JOIN adplatform_accounts p ON p.id = c.adplatform_account_id
                 WHERE k.organization_id = $1::BIGINT) e WHERE e.text LIKE $4 ESCAPE '\'),

@@ -14,7 +14,7 @@ WITH entities AS (SELECT e.* FROM (SELECT c.id, c.name, c.adplatform_account_id 
     FROM (SELECT *, 'UNKNOWN'::device_type AS device, 'SOCIAL'::network_type AS network FROM fact_audience_runs) f WHERE f.organization_id = $1::BIGINT AND f.day BETWEEN $2::DATE AND $3::DATE AND f.campaign_id IN (SELECT id FROM entities)), reach AS (SELECT entity_id, seg_0, coalesce(sum(greatest(0, user_to - greatest(user_from, coalesce(covered, user_from)))), 0) AS s_reach
     FROM (SELECT u.*, max(u.user_to) OVER (PARTITION BY entity_id, seg_0, u.pa ORDER BY u.user_from, u.user_to ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS covered
             FROM runs u) GROUP BY ALL),
-    report_rows AS (SELECT e.*, s.seg_0,
+    report_rows AS (SELECT e.*, s.seg_0 AS seg_0,
       coalesce(s.s_impressions, 0) AS s_impressions, coalesce(s.s_clicks, 0) AS s_clicks, coalesce(s.s_cost, 0) AS s_cost, coalesce(s.s_costWithMarkup, 0) AS s_costWithMarkup, coalesce(s.s_conversions, 0) AS s_conversions, coalesce(s.s_conversionValue, 0) AS s_conversionValue, coalesce(s.s_calls, 0) AS s_calls, coalesce(s.s_callConversions, 0) AS s_callConversions, coalesce(s.s_callConversionsFractional, 0) AS s_callConversionsFractional, coalesce(rc.s_reach, 0) AS s_reach
     FROM entities e JOIN sums s ON s.entity_id = e.id
     

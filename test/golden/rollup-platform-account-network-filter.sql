@@ -13,7 +13,7 @@ WITH entities AS (SELECT e.* FROM (SELECT p.id, p.name, p.ad_platform_type AS "a
         FROM rollup_platform_account_daily f WHERE f.organization_id = $1::BIGINT AND f.day BETWEEN $2::DATE AND $3::DATE AND (f.network <> $4::VARCHAR) GROUP BY ALL),
     
     
-    report_rows AS (SELECT e.*, s.seg_0, s.seg_1,
+    report_rows AS (SELECT e.*, s.seg_0 AS seg_0, s.seg_1 AS seg_1,
       coalesce(s.s_impressions, 0) AS s_impressions, coalesce(s.s_clicks, 0) AS s_clicks, coalesce(s.s_cost, 0) AS s_cost, coalesce(s.s_costWithMarkup, 0) AS s_costWithMarkup, coalesce(s.s_conversions, 0) AS s_conversions, coalesce(s.s_conversionValue, 0) AS s_conversionValue, coalesce(s.s_calls, 0) AS s_calls, coalesce(s.s_callConversions, 0) AS s_callConversions, coalesce(s.s_callConversionsFractional, 0) AS s_callConversionsFractional
     FROM entities e JOIN sums s ON s.entity_id = e.id
     

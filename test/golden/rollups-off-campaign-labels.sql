@@ -5,14 +5,14 @@
 -- $5 = "campaignGroup"
 -- $6 = 100
 -- $7 = 0
-WITH entities AS (SELECT e.* FROM (SELECT e.*, lv.label_value FROM (SELECT a.id, a.name, a.currency, a.field1, a.field2, a.field3, a.field4, a.field5, a.field6, a.field7, a.field8, a.field9, a.field10, a.field11, a.field12, a.field13, a.field14, a.field15, a.field16, a.field17, a.field18, a.field19, a.field20, a.field21, a.field22, a.field23, a.field24, a.field25, a.field26, a.field27, a.field28, a.field29, a.field30 FROM accounts a WHERE a.organization_id = $1::BIGINT) e JOIN (SELECT DISTINCT l.account_id, cl.value AS label_value FROM account_adplatform_links l
+WITH entities AS (SELECT e.* FROM (SELECT e.*, lv.label_value FROM (SELECT a.id, a.name, a.currency, a.field1, a.field2, a.field3, a.field4, a.field5, a.field6, a.field7, a.field8, a.field9, a.field10, a.field11, a.field12, a.field13, a.field14, a.field15, a.field16, a.field17, a.field18, a.field19, a.field20, a.field21, a.field22, a.field23, a.field24, a.field25, a.field26, a.field27, a.field28, a.field29, a.field30 FROM accounts a WHERE a.organization_id = $1::BIGINT) e JOIN (SELECT DISTINCT l.account_id AS account_id, cl.value AS label_value FROM account_adplatform_links l
                JOIN campaigns c ON c.adplatform_account_id = l.adplatform_account_id
                JOIN campaign_labels cl ON cl.campaign_id = c.id
               WHERE cl.name = $4 AND c.organization_id = $1::BIGINT) lv ON lv.account_id = e.id) e),
     daily AS (SELECT cl.value AS label_value, f.adplatform_account_id AS pa, f.day,
       sum(f.impressions) AS impressions, sum(f.clicks) AS clicks, sum(f.cost) AS cost, sum(f.conversions) AS conversions, sum(f.conversion_value) AS conversion_value, sum(f.calls) AS calls, sum(f.call_conversions) AS call_conversions, sum(f.call_conversions_fractional) AS call_conversions_fractional
     FROM fact_ad_daily f JOIN campaign_labels cl ON cl.campaign_id = f.campaign_id AND cl.name = $4
-   WHERE f.organization_id = $1::BIGINT AND f.day BETWEEN $2::DATE AND $3::DATE GROUP BY ALL), buckets AS (SELECT l.account_id AS entity_id, d.*, d.cost * (ra.units_per_eur::DOUBLE / rp.units_per_eur::DOUBLE) AS m_cost, d.conversion_value * (ra.units_per_eur::DOUBLE / rp.units_per_eur::DOUBLE) AS m_conversion_value,
+   WHERE f.organization_id = $1::BIGINT AND f.day BETWEEN $2::DATE AND $3::DATE GROUP BY ALL), buckets AS (SELECT l.account_id AS entity_id, d.label_value AS label_value, d.pa AS pa, d.day AS day, d.impressions AS impressions, d.clicks AS clicks, d.cost AS cost, d.conversions AS conversions, d.conversion_value AS conversion_value, d.calls AS calls, d.call_conversions AS call_conversions, d.call_conversions_fractional AS call_conversions_fractional, d.cost * (ra.units_per_eur::DOUBLE / rp.units_per_eur::DOUBLE) AS m_cost, d.conversion_value * (ra.units_per_eur::DOUBLE / rp.units_per_eur::DOUBLE) AS m_conversion_value,
         NULL AS m_cost_with_markup, CASE WHEN p.currency <> ra.currency AND NOT (ra.published AND rp.published) THEN d.day END AS est_day,
          nullif(concat_ws(',', CASE WHEN p.currency <> ra.currency AND NOT rp.published THEN p.currency END, CASE WHEN p.currency <> ra.currency AND NOT ra.published THEN ra.currency END), '') AS est_currencies
       FROM daily d

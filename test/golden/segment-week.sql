@@ -12,7 +12,7 @@ WITH entities AS (SELECT e.* FROM (SELECT c.id, c.name, c.adplatform_account_id 
         FROM rollup_campaign_daily f WHERE f.organization_id = $1::BIGINT AND f.day BETWEEN $2::DATE AND $3::DATE GROUP BY ALL),
     
     
-    report_rows AS (SELECT e.*, s.seg_0,
+    report_rows AS (SELECT e.*, s.seg_0 AS seg_0,
       coalesce(s.s_impressions, 0) AS s_impressions, coalesce(s.s_clicks, 0) AS s_clicks, coalesce(s.s_cost, 0) AS s_cost, coalesce(s.s_costWithMarkup, 0) AS s_costWithMarkup, coalesce(s.s_conversions, 0) AS s_conversions, coalesce(s.s_conversionValue, 0) AS s_conversionValue, coalesce(s.s_calls, 0) AS s_calls, coalesce(s.s_callConversions, 0) AS s_callConversions, coalesce(s.s_callConversionsFractional, 0) AS s_callConversionsFractional
     FROM entities e JOIN sums s ON s.entity_id = e.id
     

@@ -3,8 +3,8 @@
 -- $3 = "2026-11-21"
 -- $4 = 100
 -- $5 = 0
-WITH entities AS (SELECT e.* FROM (SELECT a.id, a.name, c.adplatform_account_id AS "adPlatformAccountId", g.campaign_id AS "campaignId", a.ad_group_id AS "adGroupId",
-                      c.ad_platform_type AS "adPlatformAccountType", a.ad_type AS "adType", a.status, p.currency,
+WITH entities AS (SELECT e.* FROM (SELECT a.id AS id, a.name AS name, c.adplatform_account_id AS "adPlatformAccountId", g.campaign_id AS "campaignId", a.ad_group_id AS "adGroupId",
+                      c.ad_platform_type AS "adPlatformAccountType", a.ad_type AS "adType", a.status AS status, p.currency AS currency,
                       a.image_urls AS "__images", a.specific_fields AS "__specificFields"
                  FROM ads a JOIN ad_groups g ON g.id = a.ad_group_id JOIN campaigns c ON c.id = g.campaign_id
                  JOIN adplatform_accounts p ON p.id = c.adplatform_account_id
@@ -15,7 +15,7 @@ WITH entities AS (SELECT e.* FROM (SELECT a.id, a.name, c.adplatform_account_id 
         FROM fact_ad_daily f WHERE f.organization_id = $1::BIGINT AND f.day BETWEEN $2::DATE AND $3::DATE GROUP BY ALL),
     
     
-    report_rows AS (SELECT e.*, s.seg_0,
+    report_rows AS (SELECT e.*, s.seg_0 AS seg_0,
       coalesce(s.s_impressions, 0) AS s_impressions, coalesce(s.s_clicks, 0) AS s_clicks, coalesce(s.s_cost, 0) AS s_cost, coalesce(s.s_costWithMarkup, 0) AS s_costWithMarkup, coalesce(s.s_conversions, 0) AS s_conversions, coalesce(s.s_conversionValue, 0) AS s_conversionValue, coalesce(s.s_calls, 0) AS s_calls, coalesce(s.s_callConversions, 0) AS s_callConversions, coalesce(s.s_callConversionsFractional, 0) AS s_callConversionsFractional
     FROM entities e JOIN sums s ON s.entity_id = e.id
     

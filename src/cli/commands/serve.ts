@@ -2,6 +2,7 @@ import { configFromEnv, mergeConfig, serviceConfigSchema, type ServiceConfigInpu
 import type { StatisticsSyncSettings } from '../../jobs/statistics-sync-queue.js';
 import { PortInUseError, startService, type RunningService } from '../../main.js';
 import { VERSION } from '../../version.js';
+import { ClickHouseSchemaMismatch } from '../../clickhouse/replicator.js';
 import { ADMIN_COMMANDS } from '../admin-commands.js';
 import { listenAdminChannel, type AdminChannel } from '../admin/channel-server.js';
 import type { AdminServices } from '../admin/operation.js';
@@ -12,7 +13,7 @@ export const serve: Command = {
   path: ['serve'],
   summary: 'Run the HTTPS service',
   usage:
-    'adreport serve [--port 8443] [--tls-cert F --tls-key F] [--http-port N] [--trust-proxy] [--demo] [--host H] [--db FILE] [--json]',
+    'adreport serve [--port 8443] [--tls-cert F --tls-key F] [--http-port N] [--trust-proxy] [--demo] [--host H] [--report-engine duckdb|clickhouse] [--db FILE] [--json]',
   optionHelp: [
     '--port N           HTTPS port (default 8443; 0 picks a free one)',
     '--tls-cert F       PEM certificate; with --tls-key. Default: a self-signed pair under <db dir>/tls',
@@ -21,6 +22,7 @@ export const serve: Command = {
     '--trust-proxy      behind a TLS-terminating proxy: listen for plain HTTP, serve only X-Forwarded-Proto: https',
     '--demo             on an empty database, create a demo organization, client and accounts (400 days of sandbox history,\n                     fetched in the background; ADREPORT_DEMO_DATA=false leaves the accounts out) and print the credentials',
     '--host H           interface to bind (default 0.0.0.0)',
+    '--report-engine E  duckdb (default) or clickhouse: reports read a ClickHouse replica, ADREPORT_CLICKHOUSE_URL\n                     (https://user:password@host:8443/database) or embedded under <db dir>/clickhouse',
     'Environment: ADREPORT_DB, ADREPORT_PORT, ADREPORT_RATE_LIMIT_PER_SECOND, ADREPORT_RATE_LIMIT_BURST, ...',
   ],
   options: {
@@ -31,6 +33,7 @@ export const serve: Command = {
     'trust-proxy': { type: 'boolean' },
     demo: { type: 'boolean' },
     host: { type: 'string' },
+    'report-engine': { type: 'string' },
   },
   async run(context) {
     const { values, io } = context;
@@ -45,6 +48,7 @@ export const serve: Command = {
       // The demo organization comes with demo accounts and their history unless ADREPORT_DEMO_DATA=false.
       demoData: values.demo === true && configFromEnv(io.env).demoData !== false ? true : undefined,
       host: values.host as string | undefined,
+      reportEngine: values['report-engine'] as ServiceConfigInput['reportEngine'],
     };
     const parsed = serviceConfigSchema.safeParse(mergeConfig(configFromEnv(io.env), flags));
     if (!parsed.success) {
@@ -58,7 +62,15 @@ export const serve: Command = {
           : entry.error;
       io.stderr.write(`${JSON.stringify({ level: 'error', time: new Date().toISOString(), ...entry, error })}\n`);
     };
-    const service = await startService(parsed.data, { nodeThreads: io.nodeThreads, logError }).catch(explainPortInUse);
+    const log = (line: string) =>
+      io.stderr.write(
+        context.json
+          ? `${JSON.stringify({ level: 'info', time: new Date().toISOString(), message: line })}\n`
+          : `adreport: ${line}\n`,
+      );
+    const service = await startService(parsed.data, { nodeThreads: io.nodeThreads, logError, log }).catch(
+      explainStartFailure,
+    );
     let channel: AdminChannel;
     try {
       channel = await listenAdminChannel({
@@ -102,6 +114,12 @@ function adminServices(service: RunningService, statistics: StatisticsSyncSettin
     jobs: async () => service.jobs,
     clientsDisabled: () => service.disabledClients.refresh(),
   };
+}
+
+/** A ClickHouse replica of another schema stops the start with what to do about it. */
+function explainStartFailure(error: unknown): never {
+  if (error instanceof ClickHouseSchemaMismatch) throw new CliError(error.message);
+  return explainPortInUse(error);
 }
 
 /** EADDRINUSE alone names neither the flag nor the variable that picks another port. */

@@ -16,7 +16,7 @@ import {
   type ReportRequest,
 } from '../../reporting/report-request.js';
 import { CALL_DETAIL_FIELDS } from '../../catalog/call-details.js';
-import type { ReportService } from '../../reporting/report-service.js';
+import { REPORT_ENGINE_HEADER, type PreparedReport, type ReportService } from '../../reporting/report-service.js';
 import type { ReportFreshness, Validator } from '../../reporting/report-freshness.js';
 import type { CachedPage } from '../../reporting/page-cache.js';
 import { chooseEncoding } from '../content-coding.js';
@@ -73,8 +73,23 @@ async function respond(
   endpoint: ReportEndpoint,
   parsed: { request: ReportRequest; format: ResponseFormat },
 ) {
-  const { request, format } = parsed;
-  const report = reports.prepare(endpoint, request);
+  const report = reports.prepare(endpoint, parsed.request);
+  return withEngine(report.engine, await respondWith(c, reports, report, endpoint, parsed));
+}
+
+/** Every report answer names the engine that computed it (issue 22). */
+function withEngine(engine: { readonly name: string }, response: Response): Response {
+  response.headers.set(REPORT_ENGINE_HEADER, engine.name);
+  return response;
+}
+
+async function respondWith(
+  c: Context<AppEnv>,
+  reports: ReportService,
+  report: PreparedReport,
+  endpoint: ReportEndpoint,
+  { request, format }: { request: ReportRequest; format: ResponseFormat },
+) {
   const validator = reports.validator(report, format);
   if (ifNoneMatchMatches(c.req.header('if-none-match'), validator.etag)) return notModified(validator.etag);
   if (format === 'json') {
@@ -205,7 +220,7 @@ function renderJson(value: unknown, total: number): RenderedJson {
 const REPORT_ERRORS = {
   400: 'A parameter breaks its rules (invalid_parameter, unknown_parameter); details name it, and the position and token in an expression.',
   406: true,
-  503: "The service is at capacity, or all export slots are busy (exports.maxConcurrent), or the organization's own ones (exports.maxPerOrganization); Retry-After says when to retry.",
+  503: "The service is at capacity, or all export slots are busy (exports.maxConcurrent), or the organization's own ones (exports.maxPerOrganization), or the report engine (ClickHouse) does not answer (report_engine_unavailable); Retry-After says when to retry.",
 } as const;
 
 const EXPORT_HEADERS = {
@@ -561,19 +576,21 @@ export function registerReportingRoutes(app: OpenAPIHono<AppEnv>, reports: Repor
   });
   app.openAPIRegistry.registerPath(markupsRoute);
   app.get(markupsRoute.path, async (c) => {
-    const query = markupQuery(c.req.url, c.get('auth').organizationId);
-    return smallJson(c, reports.freshness, reports.markupsValidator(query), async () => {
-      const { total, markups } = await reports.markups(query);
+    const prepared = reports.prepareMarkups(markupQuery(c.req.url, c.get('auth').organizationId));
+    const response = await smallJson(c, reports.freshness, reports.markupsValidator(prepared), async () => {
+      const { total, markups } = await reports.markups(prepared);
       return { value: { markups }, total };
     });
+    return withEngine(prepared.engine, response);
   });
   app.openAPIRegistry.registerPath(callDetailsRoute);
   app.get(callDetailsRoute.path, async (c) => {
     const prepared = reports.prepareCallDetails(callDetailsQuery(c.req.url, c.get('auth').organizationId));
-    return smallJson(c, reports.freshness, reports.callDetailsValidator(prepared), async () => {
+    const response = await smallJson(c, reports.freshness, reports.callDetailsValidator(prepared), async () => {
       const { total, callDetails } = await reports.callDetails(prepared);
       return { value: { callDetails }, total };
     });
+    return withEngine(prepared.engine, response);
   });
 
   for (const endpoint of ENDPOINTS) {

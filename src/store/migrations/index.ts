@@ -8,6 +8,7 @@ import { m007Statistics } from './007-statistics.js';
 import { m008TokenKeysOut } from './008-token-keys-out.js';
 import { m009FxPublished } from './009-fx-published.js';
 import { m010Rollups } from './010-rollups.js';
+import { m011FactPartitionVersions } from './011-fact-partition-versions.js';
 import type { Migration } from './migration.js';
 
 export type { Migration, MigrationContext } from './migration.js';
@@ -24,4 +25,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m008TokenKeysOut,
   m009FxPublished,
   m010Rollups,
+  m011FactPartitionVersions,
 ];

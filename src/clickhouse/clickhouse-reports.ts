@@ -1,0 +1,87 @@
+import path from 'node:path';
+import type { ReportEngine } from '../reporting/report-engine.js';
+import type { Database } from '../store/database.js';
+import { ClickHouse, ClickHouseFailure, type ClickHouseTarget } from './clickhouse-connection.js';
+import { ClickHouseReportEngine, type ClickHouseSql } from './clickhouse-engine.js';
+import { ClickHouseSelection, type ClickHouseFallback } from './engine-selection.js';
+import { ClickHouseReplicator } from './replicator.js';
+
+export interface ClickHouseReportsConfig {
+  /** A server URL (credentials in it), or undefined: embedded next to the DuckDB file. */
+  readonly url: string | undefined;
+  readonly dbPath: string;
+  readonly fallback: ClickHouseFallback;
+  readonly concurrency: number;
+  readonly maxQueued: number;
+}
+
+export interface ClickHouseReports {
+  readonly selection: ClickHouseSelection;
+  readonly replicator: ClickHouseReplicator;
+  readonly engine: ClickHouseReportEngine;
+  readonly description: string;
+  close(): Promise<void>;
+}
+
+/** Where the embedded engine keeps its data: `<db dir>/clickhouse`. */
+export function embeddedDirectory(dbPath: string): string {
+  return path.join(path.dirname(path.resolve(dbPath)), 'clickhouse');
+}
+
+/**
+ * `serve --report-engine clickhouse`: connects, checks or creates the replica's schema (a
+ * mismatch stops the start with its message), then replicates in the background; until an
+ * organization is caught up, DuckDB answers its reports.
+ */
+export async function startClickHouseReports(
+  db: Database,
+  duckdb: ReportEngine,
+  sql: ClickHouseSql,
+  config: ClickHouseReportsConfig,
+  log: (line: string) => void,
+): Promise<ClickHouseReports> {
+  const target: ClickHouseTarget =
+    config.url === undefined
+      ? { kind: 'embedded', directory: path.join(embeddedDirectory(config.dbPath), 'data') }
+      : { kind: 'server', url: config.url };
+  const clickhouse = await ClickHouse.connect(target);
+  const stagingDirectory =
+    config.url === undefined
+      ? path.join(embeddedDirectory(config.dbPath), 'staging')
+      : path.join(path.dirname(path.resolve(config.dbPath)), 'clickhouse-staging');
+  const engine = new ClickHouseReportEngine(clickhouse, sql, {
+    concurrency: config.concurrency,
+    maxQueued: config.maxQueued,
+  });
+  const replicator = new ClickHouseReplicator(db, clickhouse, {
+    stagingDirectory,
+    log,
+    onReachability: (up) => (up ? engine.markReachable() : engine.markUnreachable()),
+  });
+  try {
+    await replicator.prepare();
+  } catch (error) {
+    // Away at start: serve anyway (DuckDB answers until replicated); the replicator retries.
+    if (error instanceof ClickHouseFailure && error.unreachable) {
+      log(`clickhouse: ${error.message}; reports stay on DuckDB until it answers`);
+    } else {
+      await clickhouse.close().catch(() => undefined);
+      throw error;
+    }
+  }
+  db.versions.onAdvance((scope) => replicator.changed(scope));
+  const selection = new ClickHouseSelection(duckdb, engine, replicator, config.fallback);
+  log(`clickhouse: reports on ${clickhouse.description}; replicating from DuckDB in the background`);
+  replicator.start();
+  return {
+    selection,
+    replicator,
+    engine,
+    description: clickhouse.description,
+    async close() {
+      engine.close();
+      await replicator.stop();
+      await clickhouse.close();
+    },
+  };
+}

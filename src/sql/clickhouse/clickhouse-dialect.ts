@@ -1,0 +1,284 @@
+import type { SegmentDefinition, SegmentKey } from '../../catalog/segments.js';
+import { assertNever } from '../../shared/assert-never.js';
+import type { ExportFormat } from '../compiled-query.js';
+import type { NamedColumn, SqlDialect, SqlType, StreamedExport } from '../dialect.js';
+import { SqlDouble, type SqlValue } from '../sql-value.js';
+
+/**
+ * ClickHouse (issue 22; chdb 26.7 and servers of the same SQL): the same statements as DuckDB's,
+ * with the same answers. What differs, and how it is made equal:
+ *
+ * - Placeholders are `{pN:Type}`, bound server-side (`query_params`). Where the compiler gives no
+ *   type the dialect cannot know it: it writes `{pN:?}` and `bindClickhouseParams` names the type
+ *   of the bound value (null: Nullable). No value is ever pasted into the SQL text.
+ * - Every query runs with CLICKHOUSE_QUERY_SETTINGS: `join_use_nulls` (an unmatched LEFT JOIN
+ *   gives NULL, as in DuckDB, not 0: a missing FX rate stays null) and the rest listed there.
+ * - Rounding: ClickHouse's `round` is banker's on floats, DuckDB's `round(x, n)` is
+ *   `std::round(x * 10^n) / 10^n` (half away from zero); `halfAway` spells std::round exactly.
+ *   DuckDB's DOUBLE -> INTEGER cast is half to even: `roundBankers` before the integer cast.
+ * - Decimal / Decimal keeps the scale in ClickHouse (6 digits); the compiler casts money to
+ *   Float64 before every division, as DuckDB computes ratios in DOUBLE.
+ * - JSON: a JSON value is its text (String). `jsonObject` writes the object text itself, each
+ *   plain value through `toJSONString`, each JSON value (flag 3 of a NamedColumn) as it is, so
+ *   embedded labels, images and specificFields stay JSON rather than quoted strings.
+ * - Aggregates: string_agg is `arrayStringConcat` over `groupArray` (skips NULLs; NULL without
+ *   values, as DuckDB); ClickHouse aggregates take no ORDER BY, so an ordered one sorts
+ *   `(key, value)` pairs by one ascending key (`orderedAggregates: false` tells the compiler to
+ *   number the rows it orders by).
+ * - Exports: no COPY; the engine streams `SELECT ... FORMAT <exportFormat(format).format>` over
+ *   the client with `exportFormat(format).settings` (CSV: header, NULL as an empty field;
+ *   NDJSON: the one `line` column raw, one per line; Parquet).
+ */
+
+const TYPE_NAMES: Readonly<Record<SqlType, string>> = {
+  bigint: 'Int64',
+  integer: 'Int32',
+  double: 'Float64',
+  varchar: 'String',
+  date: 'Date32',
+  boolean: 'Bool',
+};
+
+/** Conversions that keep NULL (ClickHouse's CAST to a non-Nullable type fails on NULL). */
+const CONVERSIONS: Readonly<Record<SqlType, string>> = {
+  bigint: 'toInt64',
+  integer: 'toInt32',
+  double: 'toFloat64',
+  varchar: 'toString',
+  date: 'toDate32',
+  boolean: 'toBool',
+};
+
+/**
+ * Settings every report statement runs with (the engine passes them as `clickhouse_settings`):
+ * - join_use_nulls, group_by_use_nulls: NULL for what is missing, as in SQL (and DuckDB);
+ * - enable_named_columns_in_function_tuple: `tuple(x AS a)` keeps its names;
+ * - aggregate_functions_null_for_empty: an aggregate over no rows is NULL (DuckDB), not 0; a
+ *   window's `max` over an empty frame too (the reach's first run has nothing covered);
+ * - union_default_mode: a plain UNION is UNION DISTINCT, as in SQL;
+ * - output_format_json_quote_64bit_integers=0: Int64 as JSON numbers (ids and counts < 2^53),
+ *   in rows and in toJSONString; output_format_json_escape_forward_slashes=0: `/` as DuckDB writes it.
+ */
+export const CLICKHOUSE_QUERY_SETTINGS = {
+  join_use_nulls: 1,
+  group_by_use_nulls: 1,
+  enable_named_columns_in_function_tuple: 1,
+  aggregate_functions_null_for_empty: 1,
+  union_default_mode: 'DISTINCT',
+  output_format_json_quote_64bit_integers: 0,
+  output_format_json_escape_forward_slashes: 0,
+} as const;
+
+/** How the engine streams an export: `SELECT ... FORMAT <format>` with these settings. */
+export interface ClickhouseExportFormat extends StreamedExport {
+  readonly format: 'CSVWithNames' | 'TSVRaw' | 'Parquet';
+  readonly settings: Readonly<Record<string, string | number>>;
+}
+
+const EXPORT_FORMATS: Readonly<Record<ExportFormat, ClickhouseExportFormat>> = {
+  // DuckDB's CSV writes NULL as an empty field.
+  csv: { format: 'CSVWithNames', settings: { format_csv_null_representation: '' } },
+  // One column of JSON text, which never holds a raw newline or tab: written as it is.
+  ndjson: { format: 'TSVRaw', settings: {} },
+  parquet: { format: 'Parquet', settings: { output_format_parquet_string_as_string: 1 } },
+};
+
+const WEEKDAY_NAMES = "['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY']";
+
+/** A column or tuple name: names come from the catalogue and formula names (letters, digits, _, one dot). */
+function quote(name: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)?$/.test(name)) throw new Error(`not a column name: ${name}`);
+  return `"${name}"`;
+}
+
+/** A string literal of text the compiler wrote (catalogue values, separators). */
+function literal(text: string): string {
+  return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+/** std::round (half away from zero), exactly: the integer part plus the fraction doubled and truncated. */
+function halfAway(y: string): string {
+  return `(trunc(${y}) + trunc((${y} - trunc(${y})) * 2))`;
+}
+
+/** DuckDB's round(DOUBLE, n): std::round(x * 10^n) / 10^n, or for n < 0 std::round(x / 10^-n) * 10^-n. */
+function round(sql: string, digits?: string): string {
+  if (digits === undefined) return halfAway(sql);
+  if (/^\d+$/.test(digits)) {
+    const scale = `1e${digits}`;
+    return `(${halfAway(`(${sql} * ${scale})`)} / ${scale})`;
+  }
+  const n = `(${digits})`;
+  return `if(${n} < 0, ${halfAway(`(${sql} / pow(10, -${n}))`)} * pow(10, -${n}), ${halfAway(`(${sql} * pow(10, ${n}))`)} / pow(10, ${n}))`;
+}
+
+function segmentValue(key: SegmentKey, day: string, device: string): string {
+  switch (key) {
+    case 'day':
+      return `formatDateTime(${day}, '%Y-%m-%d')`;
+    case 'week':
+      // ISO weeks start on Monday (2024-12-30 is the Monday of 2025-W01).
+      return `formatDateTime(toMonday(${day}), '%Y-%m-%d')`;
+    case 'month':
+      return `formatDateTime(${day}, '%Y-%m')`;
+    case 'year':
+      return `toInt64(toYear(${day}))`;
+    case 'dayOfWeek':
+      return `${WEEKDAY_NAMES}[toDayOfWeek(${day})]`;
+    case 'deviceType':
+      return `toString(${device})`;
+    default:
+      return assertNever(key, 'segment');
+  }
+}
+
+/** A JSON value's text inside an object: null for NULL. */
+const embedded = ([, sql, json]: NamedColumn): string => `ifNull(${json ? sql : `toJSONString(${sql})`}, 'null')`;
+
+/** `{"id":..,"segments":{"day":..},...}` as text, nested one level by the names' dots. */
+function objectText(columns: readonly NamedColumn[]): string {
+  const groups = new Map<string, NamedColumn[]>();
+  const fields: Array<NamedColumn | string> = [];
+  for (const column of columns) {
+    const [head, tail] = column[0].split('.') as [string, string | undefined];
+    quote(column[0]);
+    if (tail === undefined) {
+      fields.push(column);
+      continue;
+    }
+    if (!groups.has(head)) {
+      groups.set(head, []);
+      fields.push(head);
+    }
+    groups.get(head)!.push([tail, column[1], column[2]]);
+  }
+  const object = (members: ReadonlyArray<readonly [string, string]>) => {
+    const parts = members.flatMap(([name, sql], i) => [`'${i === 0 ? '{' : ','}"${name}":'`, sql]);
+    return parts.length === 0 ? `'{}'` : [...parts, `'}'`].join(', ');
+  };
+  return `concat(${object(
+    fields.map((f) =>
+      typeof f === 'string'
+        ? [f, `concat(${object(groups.get(f)!.map((c) => [c[0], embedded(c)]))})`]
+        : [f[0], embedded(f)],
+    ),
+  )})`;
+}
+
+/** string_agg: NULLs skipped, NULL without values (an empty text only from empty values). */
+function stringAgg(
+  sql: string,
+  separator: string,
+  options: { readonly distinct?: boolean; readonly orderBy?: string } = {},
+): string {
+  const sep = literal(separator);
+  const agg = (values: string) => `if(count(${sql}) = 0, NULL, arrayStringConcat(${values}, ${sep}))`;
+  if (options.distinct) {
+    if (options.orderBy !== undefined && options.orderBy !== sql)
+      throw new Error('ClickHouse: a DISTINCT string_agg orders by its own value only');
+    return agg(options.orderBy === undefined ? `groupUniqArray(${sql})` : `arraySort(groupUniqArray(${sql}))`);
+  }
+  if (options.orderBy === undefined) return agg(`groupArray(${sql})`);
+  // One ascending key (the compiler numbers the rows, orderedAggregates: false).
+  return agg(`arrayMap(x -> x.2, arraySort(x -> x.1, groupArray(tuple(${options.orderBy}, ${sql}))))`);
+}
+
+/** ClickHouse: `{pN:Type}` placeholders, to* conversions, JSON as text, GROUP BY ALL, LEFT SEMI JOIN. */
+export const clickhouseDialect: SqlDialect = {
+  name: 'clickhouse',
+  quote,
+  placeholder: (index, type) => `{p${index}:${type === undefined ? '?' : TYPE_NAMES[type]}}`,
+  cast: (sql, type) => {
+    if (sql === 'NULL') return `CAST(NULL AS Nullable(${TYPE_NAMES[type]}))`;
+    // DuckDB casts a DOUBLE to an integer half to even (2.5 -> 2); toInt* truncates.
+    if (type === 'bigint' || type === 'integer') return `${CONVERSIONS[type]}(roundBankers(${sql}))`;
+    return `${CONVERSIONS[type]}(${sql})`;
+  },
+  tryCastBigint: (sql) => `accurateCastOrNull(${sql}, 'Int64')`,
+  dateLiteral: (isoDay) => {
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(isoDay)) throw new Error(`not a YYYY-MM-DD literal: ${isoDay}`);
+    return `toDate32('${isoDay}')`;
+  },
+  dateText: (sql) => `formatDateTime(${sql}, '%Y-%m-%d')`,
+  // Milliseconds truncated from the microseconds, as DuckDB's %g.
+  timestampText: (sql) => `concat(substring(formatDateTime(${sql}, '%Y-%m-%dT%H:%i:%S.%f', 'UTC'), 1, 23), 'Z')`,
+  factEnumLiteral: (_column, value) => literal(value),
+
+  round,
+  textMatch: (fn, subject, pattern) =>
+    fn === 'contains'
+      ? `(position(${subject}, ${pattern}) > 0)`
+      : `${fn === 'startsWith' ? 'startsWith' : 'endsWith'}(${subject}, ${pattern})`,
+  // ClickHouse's LIKE escapes % and _ with a backslash already.
+  like: (subject, pattern) => `${subject} LIKE ${pattern}`,
+  concatWithSeparator: (separator, values) =>
+    `arrayStringConcat(arrayFilter(x -> x IS NOT NULL, [${values.join(', ')}]), ${literal(separator)})`,
+  integerDivide: (left, right) => `intDiv(${left}, ${right})`,
+
+  segment: (segment, day, device) => segmentValue(segment.key, day, device),
+  segmentOrder: (segment: SegmentDefinition, column) =>
+    segment.order === 'value' ? column : `indexOf([${segment.order.map(literal).join(', ')}], ${column})`,
+
+  groupByAll: 'GROUP BY ALL',
+  selectAllReplacing: (alias, replaced) =>
+    `${alias}.*${replaced.length === 0 ? '' : ` REPLACE (${replaced.map(([name, sql]) => `${sql} AS ${name}`).join(', ')})`}`,
+  semiJoin: (table, joined, on) => `${table} LEFT SEMI JOIN ${joined} ON ${on}`,
+  orderedAggregates: false,
+
+  distinctJoined: (sql) => `nullif(arrayStringConcat(groupUniqArray(${sql}), ','), '')`,
+  stringAgg,
+  boolOr: (sql) => `max(${sql})`,
+
+  jsonObject: (columns) => objectText(columns),
+  jsonText: (sql) => sql,
+  asJson: (sql) => sql,
+  toJson: (sql) => `toJSONString(${sql})`,
+  emptyJsonObject: `'{}'`,
+  emptyJsonArray: `'[]'`,
+  jsonGroupObject: (name, value) =>
+    `concat('{', arrayStringConcat(groupArray(concat(toJSONString(${name}), ':', toJSONString(${value}))), ','), '}')`,
+  utf8Bytes: (sql) => sql,
+  byteLength: (sql) => `length(${sql})`,
+
+  copyToFile: () => {
+    throw new Error('ClickHouse writes no files: the engine streams SELECT ... FORMAT (exportFormat)');
+  },
+  exportFormat: (format) => EXPORT_FORMATS[format],
+};
+
+/** The ClickHouse type of a bound JS value (null: Nullable(Nothing), which takes NULL only). */
+function clickhouseTypeOf(value: SqlValue): string {
+  if (value === null) return 'Nullable(Nothing)';
+  if (value instanceof SqlDouble) return 'Float64';
+  if (value instanceof Date) return "DateTime64(3, 'UTC')";
+  if (Array.isArray(value)) return 'Array(String)';
+  if (typeof value === 'bigint') return 'Int64';
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? 'Int64' : 'Float64';
+  if (typeof value === 'boolean') return 'Bool';
+  return 'String';
+}
+
+/** A bound value as @clickhouse/client formats query_params (SqlDouble: its number). */
+export type ClickhouseParam = string | number | bigint | boolean | null | Date | readonly string[];
+
+/**
+ * A compiled statement's SQL and values for the ClickHouse client: `{pN:?}` gets the type of
+ * value N, a NULL bound to a typed placeholder that type made Nullable, and `query_params` maps
+ * pN to the value. Pure; values stay out of the SQL text.
+ */
+export function bindClickhouseParams(
+  sql: string,
+  params: readonly SqlValue[],
+): { readonly sql: string; readonly query_params: Record<string, ClickhouseParam> } {
+  const query_params: Record<string, ClickhouseParam> = {};
+  params.forEach((value, i) => {
+    query_params[`p${i + 1}`] = value instanceof SqlDouble ? value.value : (value as ClickhouseParam);
+  });
+  const bound = sql.replace(/\{p(\d+):([^{}]+)\}/g, (_match, index: string, type: string) => {
+    const value = params[Number(index) - 1];
+    if (value === undefined) throw new Error(`no value bound for p${index}`);
+    if (type === '?') return `{p${index}:${clickhouseTypeOf(value)}}`;
+    return value === null && !type.startsWith('Nullable(') ? `{p${index}:Nullable(${type})}` : `{p${index}:${type}}`;
+  });
+  return { sql: bound, query_params };
+}
