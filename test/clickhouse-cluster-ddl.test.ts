@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localTableDdl, tableSchema, type TableSchema } from '../src/clickhouse/clickhouse-schema.js';
 import { remoteServersXml } from '../src/clickhouse/cluster-ddl.js';
 import { REPLICATED_TABLES } from '../src/clickhouse/replicated-tables.js';
+import { BOOKKEEPING_DDL, SCHEMA_TABLE, WATERMARK_TABLE } from '../src/clickhouse/replicator.js';
 import { readSourceColumns } from '../src/clickhouse/source-columns.js';
 import { runCli, type CliResult } from './helpers/cli.js';
 import { useTempDatabase } from './helpers/temp-database.js';
@@ -70,7 +71,9 @@ function expectShard2(sql: string): void {
 function onOneNode(statement: string): string {
   const local = statement
     .replace(` ON CLUSTER \`${CLUSTER}\``, '')
-    .replace(/ReplicatedMergeTree\('[^']*', '[^']*'\)/, 'MergeTree');
+    .replace(/Replicated(\w*)MergeTree\('[^']*', '[^']*'(?:, ([^)]*))?\)/, (_, kind: string, args?: string) =>
+      args === undefined ? `${kind}MergeTree` : `${kind}MergeTree(${args})`,
+    );
   if (local === statement) throw new Error(`nothing to make local in: ${statement.slice(0, 80)}`);
   return local;
 }
@@ -120,7 +123,7 @@ describe('adreport clickhouse schema: the printed DDL', () => {
       expect(printed.stdout).toContain(setting);
     // Three shards of two replicas in the remote_servers shape: six replica entries.
     expect(printed.stdout.match(/<replica><host>/g)).toHaveLength(6);
-    expect(statements).toHaveLength(1 + 2 * ORG_TABLES.length + WHOLE_TABLES.length);
+    expect(statements).toHaveLength(1 + 2 * ORG_TABLES.length + WHOLE_TABLES.length + BOOKKEEPING_DDL.length);
     expect(statements[0]).toBe(`CREATE DATABASE IF NOT EXISTS \`${DATABASE}\` ON CLUSTER \`${CLUSTER}\``);
   });
 
@@ -148,6 +151,15 @@ describe('adreport clickhouse schema: the printed DDL', () => {
       );
       expect(distributed, table.name).toContain(
         `ENGINE = Distributed('${CLUSTER}', '${DATABASE}', '${table.name}_local', organization_id)`,
+      );
+    }
+    for (const name of [SCHEMA_TABLE, WATERMARK_TABLE]) {
+      const mine = statements.filter((s) => s.includes(`.\`${name}\``));
+      expect(mine, name).toHaveLength(1);
+      expect(mine[0]).toMatch(
+        new RegExp(
+          `Replicated\\w*MergeTree\\('/clickhouse/tables/all/${DATABASE}/${name}', '\\{shard\\}-\\{replica\\}'`,
+        ),
       );
     }
     for (const table of WHOLE_TABLES) {
@@ -193,21 +205,24 @@ describe('the cluster DDL run on one node (ON CLUSTER dropped, MergeTree for Rep
     // The one-node tables of the same release, to compare the shapes with.
     query('CREATE DATABASE single');
     for (const schema of schemas) query(localTableDdl('single', schema));
+    query('USE single');
+    for (const ddl of BOOKKEEPING_DDL) query(ddl);
+    query('USE default');
   });
 
-  it('gives the local tables the columns, partition key and sorting key of the one-node tables', () => {
+  it("gives the local tables the columns, engine, partition key and sorting key of the one-node tables and the replicator's", () => {
     const shape = (database: string, suffix: string) =>
       rows(
-        `SELECT replaceRegexpOne(table, '${suffix}$', ''), partition_key, sorting_key FROM system.tables
-          WHERE database = '${database}' AND engine = 'MergeTree' ORDER BY 1`,
+        `SELECT replaceRegexpOne(name, '${suffix}$', ''), engine, partition_key, sorting_key FROM system.tables
+          WHERE database = '${database}' AND engine != 'Distributed' ORDER BY 1`,
       );
     const columns = (database: string, suffix: string) =>
       rows(
         `SELECT replaceRegexpOne(table, '${suffix}$', ''), name, type, position FROM system.columns
-          WHERE database = '${database}' AND table IN (SELECT name FROM system.tables WHERE database = '${database}' AND engine = 'MergeTree')
+          WHERE database = '${database}' AND table IN (SELECT name FROM system.tables WHERE database = '${database}' AND engine != 'Distributed')
           ORDER BY 1, position`,
       );
-    expect(shape('single', '')).toHaveLength(REPLICATED_TABLES.length);
+    expect(shape('single', '')).toHaveLength(REPLICATED_TABLES.length + BOOKKEEPING_DDL.length);
     expect(shape(DATABASE, '_local')).toEqual(shape('single', ''));
     expect(columns(DATABASE, '_local')).toEqual(columns('single', ''));
     expect(

@@ -75,8 +75,17 @@ export const CLUSTER_REPORT_SETTINGS: ReadonlyArray<readonly [setting: string, w
   ],
 ];
 
-/** The DDL statements, without `;`, in the order they must run: database, then per table the local table before the Distributed one. */
-export function clusterDdl(layout: ClusterLayout, schemas: readonly TableSchema[]): string[] {
+/**
+ * The DDL statements, without `;`, in the order they must run: database, then per table the local
+ * table before the Distributed one, then the replicator's bookkeeping tables (`bookkeeping`: its
+ * one-node `CREATE TABLE IF NOT EXISTS name (...) ENGINE = <X>MergeTree...`), which become one
+ * replica set across every node like FX: whichever node the replicator reaches sees them.
+ */
+export function clusterDdl(
+  layout: ClusterLayout,
+  schemas: readonly TableSchema[],
+  bookkeeping: readonly string[] = [],
+): string[] {
   assertLayout(layout);
   const db = quoteName(layout.database);
   const onCluster = `ON CLUSTER ${quoteName(layout.cluster)}`;
@@ -99,7 +108,21 @@ export function clusterDdl(layout: ClusterLayout, schemas: readonly TableSchema[
         `ENGINE = Distributed('${layout.cluster}', '${layout.database}', '${local}', organization_id)`,
     );
   }
+  for (const ddl of bookkeeping) statements.push(everywhere(layout, ddl));
   return statements;
+}
+
+/** A one-node bookkeeping table as a replica set spanning every node (one ZooKeeper path). */
+function everywhere(layout: ClusterLayout, ddl: string): string {
+  const shape =
+    /^CREATE TABLE IF NOT EXISTS ([A-Za-z_][A-Za-z0-9_]*) \(([\s\S]*)\)\s*ENGINE = (\w*)MergeTree(?:\(([^)]*)\))? ([\s\S]*)$/.exec(
+      ddl.trim(),
+    );
+  if (!shape) throw new Error(`not a one-node MergeTree table: ${ddl.slice(0, 60)}`);
+  const [, name = '', columns = '', kind = '', args, rest = ''] = shape;
+  const path = `'/clickhouse/tables/all/${layout.database}/${name}', '{shard}-{replica}'`;
+  const engine = `Replicated${kind}MergeTree(${args ? `${path}, ${args}` : path})`;
+  return `CREATE TABLE IF NOT EXISTS ${quoteName(layout.database)}.${quoteName(name)} ON CLUSTER ${quoteName(layout.cluster)}\n(${columns.trim().replace(/\s+/g, ' ')})\nENGINE = ${engine}\n${rest.trim()}`;
 }
 
 function assertLayout(layout: ClusterLayout): void {
@@ -156,11 +179,18 @@ function sample(n: number): number[] {
 }
 
 /** `-- ` comment lines before the statements: what the DDL is for and what the cluster needs around it. */
-export function clusterDdlHeader(layout: ClusterLayout, schemas: readonly TableSchema[]): string[] {
+export function clusterDdlHeader(
+  layout: ClusterLayout,
+  schemas: readonly TableSchema[],
+  bookkeeping: readonly string[] = [],
+): string[] {
   assertLayout(layout);
   const { cluster, shards, replicas, database } = layout;
   const sharded = schemas.filter((s) => s.table.partition !== 'whole').map((s) => s.table.name);
-  const everywhere = schemas.filter((s) => s.table.partition === 'whole').map((s) => s.table.name);
+  const everywhere = [
+    ...schemas.filter((s) => s.table.partition === 'whole').map((s) => s.table.name),
+    ...bookkeeping.map((ddl) => /^CREATE TABLE IF NOT EXISTS (\w+)/.exec(ddl.trim())?.[1] ?? '?'),
+  ];
   const shownShards = sample(shards);
   const config = remoteServersXml(
     cluster,
@@ -174,7 +204,8 @@ export function clusterDdlHeader(layout: ClusterLayout, schemas: readonly TableS
     `Sharded by organization_id (${sharded.length} tables): <table>_local (ReplicatedMergeTree, ZooKeeper path`,
     `/clickhouse/tables/{shard}/${database}/<table>) on every node, <table> (Distributed) over them. With equal`,
     `shard weights organization N lives on shard (N mod ${shards}) + 1, all of its tables on that one shard.`,
-    `On every node, one replica set for all shards: ${everywhere.join(', ') || '(none)'} (no organization).`,
+    `On every node, one replica set for all shards (ZooKeeper path /clickhouse/tables/all/${database}/<table>):`,
+    `${everywhere.join(', ') || '(none)'} (no organization: FX rates, the replicator's bookkeeping).`,
     '',
     "Settings reports need on the cluster (in the adreport user's settings profile):",
     ...CLUSTER_REPORT_SETTINGS.map(([setting, why]) => `  ${setting.padEnd(36)} ${why}`),
@@ -191,8 +222,12 @@ export function clusterDdlHeader(layout: ClusterLayout, schemas: readonly TableS
 }
 
 /** The whole printed file: header, then each statement ended by `;`. */
-export function clusterDdlText(layout: ClusterLayout, schemas: readonly TableSchema[]): string {
-  return `${clusterDdlHeader(layout, schemas).join('\n')}\n\n${clusterDdl(layout, schemas)
+export function clusterDdlText(
+  layout: ClusterLayout,
+  schemas: readonly TableSchema[],
+  bookkeeping: readonly string[] = [],
+): string {
+  return `${clusterDdlHeader(layout, schemas, bookkeeping).join('\n')}\n\n${clusterDdl(layout, schemas, bookkeeping)
     .map((s) => `${s};\n`)
     .join('\n')}`;
 }

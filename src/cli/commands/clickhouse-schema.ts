@@ -14,6 +14,7 @@ import {
   type ClusterLayout,
 } from '../../clickhouse/cluster-ddl.js';
 import { REPLICATED_TABLES } from '../../clickhouse/replicated-tables.js';
+import { BOOKKEEPING_DDL } from '../../clickhouse/replicator.js';
 import { readSourceColumns } from '../../clickhouse/source-columns.js';
 import { Database } from '../../store/database.js';
 import { migrate } from '../../store/migrate.js';
@@ -60,11 +61,11 @@ export const clickhouseSchema: Command = {
     }
     const schemas = await migratedSchemas();
     if (context.json) {
-      const statements = clusterDdl(layout, schemas);
+      const statements = clusterDdl(layout, schemas, BOOKKEEPING_DDL);
       const settings = CLUSTER_REPORT_SETTINGS.map(([setting]) => setting);
       context.io.stdout.write(`${JSON.stringify({ ...layout, settings, statements })}\n`);
     } else {
-      context.io.stdout.write(clusterDdlText(layout, schemas));
+      context.io.stdout.write(clusterDdlText(layout, schemas, BOOKKEEPING_DDL));
     }
     return 0;
   },
