@@ -284,6 +284,23 @@ describe('the cluster DDL run on one node (ON CLUSTER dropped, MergeTree for Rep
       ).toThrow(/DISTRIBUTED_IN_JOIN_SUBQUERY_DENIED/);
     });
 
+    it("replication must REPLACE PARTITION on the shard's <table>_local: the Distributed table refuses it", () => {
+      const staging = `${DATABASE}.fact_ad_daily_staging`;
+      query(`CREATE TABLE ${staging} AS ${DATABASE}.fact_ad_daily_local`);
+      query(`INSERT INTO ${staging} (organization_id, day, adplatform_account_id, campaign_id, ad_group_id, ad_id, impressions)
+        VALUES (4, '2025-01-03', 40, 400, 1, 1, 7)`);
+      expect(() =>
+        query(`ALTER TABLE ${DATABASE}.fact_ad_daily REPLACE PARTITION (4, 202501) FROM ${staging}`),
+      ).toThrow(/Distributed doesn't support partitioning/);
+      query(`ALTER TABLE ${DATABASE}.fact_ad_daily_local REPLACE PARTITION (4, 202501) FROM ${staging}`);
+      // January of organization 4 is the staged row alone now; December (2024-12-30) is untouched.
+      expect(
+        rows(
+          `SELECT day, impressions FROM ${DATABASE}.fact_ad_daily WHERE organization_id = 4 ORDER BY day ${REPORT_SETTINGS}`,
+        ),
+      ).toEqual(['2024-12-30\t41', '2025-01-03\t7']);
+    });
+
     it('an insert through a Distributed table lands on the shard of its organization', () => {
       query(
         `INSERT INTO ${DATABASE}.campaigns (organization_id, adplatform_account_id, id, name) SETTINGS distributed_foreground_insert = 1 VALUES (4, 40, 402, 'c4c')`,
