@@ -37,6 +37,14 @@ module.exports = {
       to: { path: '^src/jobs/' },
     },
     {
+      name: 'nothing-imports-clickhouse',
+      severity: 'error',
+      comment:
+        'Issue 22: the ClickHouse replica and engine are wired by the composition roots (main.ts, cli/) only; reporting sees the ReportEngine interface.',
+      from: { path: '^src/', pathNot: ['^src/clickhouse/', '^src/main\\.ts$', '^src/cli/'] },
+      to: { path: '^src/clickhouse/' },
+    },
+    {
       name: 'nothing-imports-main',
       severity: 'error',
       comment: "D4: nothing imports main.ts but the CLI's serve command, the other half of the composition root.",

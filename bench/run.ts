@@ -313,7 +313,11 @@ async function startBenchService(generated: Generated, env: NodeJS.ProcessEnv): 
   );
   // bench/node-threads.cjs listed Node's own threads at start (npm run bench preloads it).
   const nodeThreads = (globalThis as { adreportNodeThreads?: ReadonlySet<number> }).adreportNodeThreads;
-  return startService(config, { logError: (entry) => console.error('server error:', entry.error), nodeThreads });
+  return startService(config, {
+    logError: (entry) => console.error('server error:', entry.error),
+    log: (line) => console.error(line),
+    nodeThreads,
+  });
 }
 
 /**

@@ -187,3 +187,28 @@ describe('ClickHouse unreachable', () => {
     }
   });
 });
+
+describe('bad settings', () => {
+  it('an unknown engine or a URL that is none stops serve with exit 2 and the setting named', async () => {
+    const engine = await runCli([
+      'serve',
+      '--port',
+      '0',
+      '--db',
+      path.join(dir, 'never.duckdb'),
+      '--report-engine',
+      'oracle',
+    ]);
+    expect(engine.code).toBe(2);
+    expect(engine.stderr).toMatch(/invalid setting reportEngine/);
+    const url = await runCli(
+      ['serve', '--port', '0', '--db', path.join(dir, 'never.duckdb'), '--report-engine', 'clickhouse'],
+      {
+        ADREPORT_CLICKHOUSE_URL: 'clickhouse.example:8443',
+      },
+    );
+    expect(url.code).toBe(2);
+    expect(url.stderr).toMatch(/invalid setting clickhouseUrl: must be an http\(s\) URL/);
+    expect(fs.existsSync(path.join(dir, 'never.duckdb'))).toBe(false);
+  });
+});

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { ReportEngine } from '../reporting/report-engine.js';
 import type { Database } from '../store/database.js';
@@ -45,10 +47,8 @@ export async function startClickHouseReports(
       ? { kind: 'embedded', directory: path.join(embeddedDirectory(config.dbPath), 'data') }
       : { kind: 'server', url: config.url };
   const clickhouse = await ClickHouse.connect(target);
-  const stagingDirectory =
-    config.url === undefined
-      ? path.join(embeddedDirectory(config.dbPath), 'staging')
-      : path.join(path.dirname(path.resolve(config.dbPath)), 'clickhouse-staging');
+  // DuckDB writes files under the temp directory only (the store's allowed_directories).
+  const stagingDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'adreport-replication-'));
   const engine = new ClickHouseReportEngine(clickhouse, sql, {
     concurrency: config.concurrency,
     maxQueued: config.maxQueued,

@@ -163,6 +163,7 @@ export class ClickHouseReplicator {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     await this.running?.catch(() => undefined);
+    fs.rmSync(this.options.stagingDirectory, { recursive: true, force: true });
   }
 
   private noteWrite(organizationId: number): void {
