@@ -2,11 +2,12 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_DB_PATH } from '../config/config.js';
 import { CliError, failureOf, type CliIo, type Command } from './command.js';
 import { ADMIN_COMMANDS } from './admin-commands.js';
+import { clickhouseSchema } from './commands/clickhouse-schema.js';
 import { dataGenerate } from './commands/data-generate.js';
 import { keysRotate } from './commands/keys.js';
 import { serve } from './commands/serve.js';
 
-export const COMMANDS: readonly Command[] = [serve, ...ADMIN_COMMANDS, dataGenerate, keysRotate];
+export const COMMANDS: readonly Command[] = [serve, ...ADMIN_COMMANDS, dataGenerate, keysRotate, clickhouseSchema];
 
 const COMMON_HELP = [
   `--db FILE          the database file (default ${DEFAULT_DB_PATH}; env ADREPORT_DB)`,

@@ -12,7 +12,7 @@ import { DIMENSION_TABLES, FACT_TABLES, REPLICATED_TABLES, type ReplicatedTable 
 /** Bookkeeping tables of the replica: which schema made it, and what each partition holds. */
 export const SCHEMA_TABLE = 'adreport_schema';
 export const WATERMARK_TABLE = 'adreport_watermarks';
-const BOOKKEEPING_DDL = [
+export const BOOKKEEPING_DDL = [
   `CREATE TABLE IF NOT EXISTS ${SCHEMA_TABLE} (fingerprint String, adreport_version String, created_at DateTime64(3, 'UTC'))
    ENGINE = MergeTree ORDER BY tuple()`,
   // One row per (organization, partition) once merged; read with FINAL. version: the DuckDB
