@@ -8,29 +8,42 @@ import { parse } from 'csv-parse/sync';
  */
 const RELATIVE = 1e-9;
 
+/** Relaxations for a known difference (KnownDifference in parity-suite.ts). */
+export interface CompareOptions {
+  /** Numbers with at most 6 decimals may differ by one millionth (money rounded to micros). */
+  readonly oneMicro?: boolean;
+  /** Objects at paths ending so compare as sets of keys (JSON maps whose key order differs). */
+  readonly unorderedKeysAt?: RegExp;
+}
+
+const isMicros = (x: number) => Math.abs(x * 1e6 - Math.round(x * 1e6)) < 1e-3;
+
 /** The first difference between two parsed values, or undefined. */
-export function firstDifference(a: unknown, b: unknown, path = '$'): string | undefined {
+export function firstDifference(a: unknown, b: unknown, path = '$', options: CompareOptions = {}): string | undefined {
   if (typeof a === 'bigint') a = Number(a);
   if (typeof b === 'bigint') b = Number(b);
   if (typeof a === 'number' && typeof b === 'number') {
     if (Number.isInteger(a) && Number.isInteger(b)) return a === b ? undefined : `${path}: ${a} != ${b}`;
     if (Number.isNaN(a) || Number.isNaN(b))
       return Number.isNaN(a) && Number.isNaN(b) ? undefined : `${path}: ${a} != ${b}`;
-    return Math.abs(a - b) <= RELATIVE * Math.max(Math.abs(a), Math.abs(b)) ? undefined : `${path}: ${a} != ${b}`;
+    if (Math.abs(a - b) <= RELATIVE * Math.max(Math.abs(a), Math.abs(b))) return undefined;
+    if (options.oneMicro && isMicros(a) && isMicros(b) && Math.abs(a - b) <= 1.000001e-6) return undefined;
+    return `${path}: ${a} != ${b}`;
   }
   if (Array.isArray(a) || Array.isArray(b)) {
     if (!Array.isArray(a) || !Array.isArray(b)) return `${path}: ${JSON.stringify(a)} != ${JSON.stringify(b)}`;
     if (a.length !== b.length) return `${path}: ${a.length} items != ${b.length} items`;
     for (let i = 0; i < a.length; i++) {
-      const d = firstDifference(a[i], b[i], `${path}[${i}]`);
+      const d = firstDifference(a[i], b[i], `${path}[${i}]`, options);
       if (d !== undefined) return d;
     }
     return undefined;
   }
   if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime() ? undefined : `${path}: dates differ`;
   if (a !== null && b !== null && typeof a === 'object' && typeof b === 'object') {
-    const ka = Object.keys(a);
-    const kb = Object.keys(b);
+    const unordered = options.unorderedKeysAt?.test(path) === true;
+    const ka = unordered ? Object.keys(a).sort() : Object.keys(a);
+    const kb = unordered ? Object.keys(b).sort() : Object.keys(b);
     if (ka.join('\u0000') !== kb.join('\u0000')) return `${path}: keys ${ka.join(',')} != ${kb.join(',')}`;
     for (const key of ka) {
       if (path === '$.error' && key === 'requestId') continue;

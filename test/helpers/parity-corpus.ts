@@ -27,8 +27,8 @@ export interface CorpusContext {
   /** Days copied into the ISO-week / year edge (2024-12-23 .. 2025-01-05). */
   readonly edgeFrom: string;
   readonly edgeTo: string;
-  /** A currency whose rates are missing on `missingFxDays`. */
-  readonly missingFxCurrency: string;
+  /** Currencies whose rates are missing on some days: one only asked for, one of platform accounts. */
+  readonly missingFx: { readonly target: string; readonly source: string };
   /** Some JSON rows of each statistics endpoint (full range, org 0), to take filter values from. */
   readonly samples: ReadonlyMap<string, ReadonlyArray<Record<string, unknown>>>;
 }
@@ -70,24 +70,40 @@ export function buildCorpus(ctx: CorpusContext): ParityRequest[] {
   const range = { startDate: ctx.from, endDate: ctx.to };
   const segmentNames = SEGMENTS.map((s) => s.name);
 
-  for (const path of STAT_ENDPOINTS) {
+  // Every pair of segments on the endpoints whose figures come from different places: ad facts,
+  // keyword facts, accounts (FX per day), reach runs, impression shares; single segments everywhere.
+  const PAIRS_ON = new Set(['campaigns', 'keywords', 'accounts', 'ads/facebook', 'adplatform-accounts/google-ads']);
+  const errors: QueryInput[] = [
+    { statistics: 'clicsk' },
+    { segments: 'Hour' },
+    { filter: 'statistics.clicks >' },
+    { startDate: ctx.to, endDate: ctx.from },
+    { currency: 'usd' },
+    { format: 'csv', totals: true },
+    { limit: 10, offset: 15 },
+    { sort: 'accountId' },
+    { formulas: 'x:statistics.nope / 2:Money' },
+    { limit: 0 },
+  ];
+  let rotation = 0;
+
+  STAT_ENDPOINTS.forEach((path, e) => {
     const { endpoint, level } = catalogOf(path);
     const all = endpoint.statistics.map((s) => s.name).join(',');
     const ratios = ['impressions', 'clicks', 'cost', 'ctr', 'averageCpc', 'conversionRate', 'costPerConversion'];
     const sample = ctx.samples.get(path) ?? [];
 
-    // Defaults, every statistic, totals, paging.
+    // Defaults, every statistic, totals, paging (offset past the end too).
     add(path, {});
-    add(path, { ...range, statistics: all, limit: 10000 });
     add(path, { ...range, statistics: all, totals: true, limit: 10000 });
     add(path, { ...range, statistics: all, totals: true, limit: 10000 }, 1);
-    add(path, { ...range, limit: 7, offset: 7 });
     add(path, { ...range, limit: 7, offset: 21, segments: 'Day' });
     add(path, { ...range, limit: 100, offset: 100000 });
 
-    // Every segment alone and every pair.
+    // Every segment alone; every pair (and a reversed pair and a triple) where PAIRS_ON says.
     for (let i = 0; i < segmentNames.length; i++) {
-      add(path, { ...range, segments: segmentNames[i], statistics: all, totals: true, limit: 500 });
+      add(path, { ...range, segments: segmentNames[i], statistics: all, totals: i % 2 === 0, limit: 200 });
+      if (!PAIRS_ON.has(path)) continue;
       for (let j = i + 1; j < segmentNames.length; j++)
         add(path, {
           ...range,
@@ -96,51 +112,42 @@ export function buildCorpus(ctx: CorpusContext): ParityRequest[] {
           limit: 300,
         });
     }
-    // Reversed pair order and a triple.
-    add(path, { ...range, segments: 'DeviceType,Month', statistics: 'clicks,cost' });
-    add(path, { ...range, segments: 'Year,Month,DayOfWeek', statistics: 'clicks,cost,ctr' });
+    if (path === 'campaigns') {
+      add(path, { ...range, segments: 'DeviceType,Month', statistics: 'clicks,cost' });
+      add(path, { ...range, segments: 'Year,Month,DayOfWeek', statistics: 'clicks,cost,ctr' });
+    }
 
     // ISO weeks and the year boundary over the copied edge days (2024-12-30 is week 2025-W01).
     add(path, { startDate: '2024-12-29', endDate: '2025-01-05', segments: 'Week', statistics: all, totals: true });
     add(path, { startDate: ctx.edgeFrom, endDate: ctx.edgeTo, segments: 'Week,Year', statistics: 'clicks,cost' });
-    add(path, { startDate: ctx.edgeFrom, endDate: ctx.edgeTo, segments: 'Day,Week', statistics: 'clicks' });
-    add(path, {
-      startDate: ctx.edgeFrom,
-      endDate: ctx.edgeTo,
-      segments: 'Month,DayOfWeek',
-      statistics: 'impressions,cost',
-      currency: 'USD',
-    });
-    add(path, {
-      startDate: ctx.edgeFrom,
-      endDate: ctx.to,
-      segments: 'Year',
-      statistics: 'clicks,cost,roas',
-      totals: true,
-    });
+    if (e % 2 === 0 || path === 'campaigns')
+      add(path, { startDate: ctx.edgeFrom, endDate: ctx.edgeTo, segments: 'Day,Week', statistics: 'clicks' });
+    if (e % 2 === 0)
+      add(path, {
+        startDate: ctx.edgeFrom,
+        endDate: ctx.to,
+        segments: 'Year',
+        statistics: 'clicks,cost,roas',
+        totals: true,
+        currency: 'USD',
+      });
 
-    // Sorts with ties (low-cardinality statistics), both ways, plus names and segments.
+    // Sorts with ties (low-cardinality statistics), both ways, plus names, segments, nulls.
     const lowCard = endpoint.statistics.some((s) => s.name === 'calls') ? 'calls' : 'conversions';
     add(path, { ...range, statistics: `clicks,${lowCard}`, sort: `statistics.${lowCard}`, limit: 50 });
     add(path, { ...range, statistics: `clicks,${lowCard}`, sort: `-statistics.${lowCard}`, limit: 50 });
-    add(path, { startDate: ctx.to, endDate: ctx.to, statistics: 'clicks,ctr', sort: '-statistics.clicks', limit: 100 });
-    add(path, { startDate: ctx.to, endDate: ctx.to, statistics: 'clicks,ctr', sort: 'statistics.ctr', limit: 100 });
+    if (e % 2 === 0)
+      add(path, { startDate: ctx.to, endDate: ctx.to, statistics: 'clicks,ctr', sort: 'statistics.ctr', limit: 100 });
     add(path, {
       ...range,
-      segments: 'DeviceType',
-      statistics: 'clicks,calls'.replace('calls', lowCard),
-      sort: `-statistics.${lowCard},segments.deviceType`,
+      segments: 'DayOfWeek',
+      statistics: `clicks,${lowCard}`,
+      sort: `-statistics.${lowCard},-segments.dayOfWeek`,
+      limit: 40,
     });
-    add(path, { ...range, segments: 'DayOfWeek', statistics: 'clicks', sort: '-segments.dayOfWeek', limit: 40 });
-    add(path, { ...range, sort: `-${level.nameParameter}`, limit: 30 });
-    add(path, {
-      ...range,
-      sort: 'statistics.costPerConversion',
-      statistics: 'cost,conversions,costPerConversion',
-      limit: 60,
-    });
+    if (e % 2 === 1) add(path, { ...range, sort: `-${level.nameParameter}`, limit: 30 });
 
-    // Formulas: every type, functions, division by zero (null).
+    // Formulas: every type, functions, 7 / 2, division by zero (null), in filter and sort.
     add(path, {
       ...range,
       statistics: 'clicks,cost,conversions',
@@ -155,18 +162,20 @@ export function buildCorpus(ctx: CorpusContext): ParityRequest[] {
       sort: '-formulas.cpa',
       limit: 80,
     });
-    add(path, {
-      ...range,
-      segments: 'Month',
-      statistics: 'clicks,cost',
-      formulas: 'perClick:statistics.cost / statistics.clicks:Money',
-      filter: 'formulas.perClick > 0.1 || formulas.perClick == null',
-      sort: 'formulas.perClick',
-      totals: true,
-    });
+    if (e % 3 === 0)
+      add(path, {
+        ...range,
+        segments: 'Month',
+        statistics: 'clicks,cost',
+        formulas: 'perClick:statistics.cost / statistics.clicks:Money',
+        filter: 'formulas.perClick > 0.1 || formulas.perClick == null',
+        sort: 'formulas.perClick',
+        totals: true,
+      });
 
-    // Filters: numbers, booleans of comparisons, and/or/not, in, null, strings.
-    const filters = [
+    // Filters: numbers, and/or/not, in, null, strings (==, contains, startsWith, endsWith, in),
+    // labels, custom fields, accountId; a rotating share of them per endpoint.
+    const statFilters = [
       'statistics.clicks > 10',
       'statistics.clicks >= 0 && statistics.cost < 50',
       'statistics.clicks == 0 || statistics.ctr > 0.05',
@@ -179,96 +188,82 @@ export function buildCorpus(ctx: CorpusContext): ParityRequest[] {
       "segments.deviceType in ['DESKTOP', 'TABLET']",
       "segments.networkType != 'SEARCH'",
     ];
+    const fieldFilters: string[] = [];
     for (const f of level.fields) {
       const values = [...new Set(sample.map((r) => r[f.name]).filter((v) => v !== null && v !== undefined))];
       if (f.type === 'number') {
         const nums = values.map(Number).sort((a, b) => a - b);
-        if (nums.length > 0) {
-          filters.push(`${f.name} >= ${nums[Math.floor(nums.length / 2)]}`);
-          filters.push(`${f.name} in [${nums.slice(0, 3).join(', ')}]`);
-          filters.push(`${f.name} != ${nums[0]}`);
-        }
+        if (nums.length > 0)
+          fieldFilters.push(
+            `${f.name} >= ${nums[Math.floor(nums.length / 2)]}`,
+            `${f.name} in [${nums.slice(0, 3).join(', ')}]`,
+          );
       } else {
-        const strs = values.map(String).sort();
-        if (strs.length > 0) {
-          const s = strs[0]!;
-          filters.push(`${f.name} == ${quote(s)}`);
-          filters.push(`contains(${f.name}, ${quote(s.slice(1, 4))})`);
-          filters.push(`startsWith(${f.name}, ${quote(s.slice(0, 2))})`);
-          filters.push(`endsWith(${f.name}, ${quote(s.slice(-2))})`);
-          filters.push(`${f.name} in [${strs.slice(0, 3).map(quote).join(', ')}]`);
-          filters.push(`!(${f.name} == null)`);
-        }
+        const s = values.map(String).sort()[0];
+        if (s !== undefined)
+          fieldFilters.push(
+            `${f.name} == ${quote(s)}`,
+            `contains(${f.name}, ${quote(s.slice(1, 4))})`,
+            `startsWith(${f.name}, ${quote(s.slice(0, 2))}) || endsWith(${f.name}, ${quote(s.slice(-2))})`,
+            `${f.name} in [${values.map(String).sort().slice(0, 3).map(quote).join(', ')}]`,
+          );
       }
     }
-    if (level.labels) {
-      filters.push("labels.tier == 'gold' || labels.team == 'east'");
-      filters.push('labels.region == null');
-    }
-    if (level.customFields) filters.push("customFields.field1 != 'x' && customFields.field21 > 0");
-    if (level.platformAccountColumn !== undefined) {
-      filters.push('accountId == 1', 'accountId in [1, 2]', 'accountId != 1', 'accountId == null');
-    }
-    if (path.startsWith('accounts/campaign-labels')) filters.push("startsWith(campaignLabel.value, 'e')");
+    if (level.labels) fieldFilters.push("labels.tier == 'gold' || labels.team == 'east'", 'labels.region == null');
+    if (level.customFields) fieldFilters.push("customFields.field1 != 'x' && customFields.field21 > 0");
+    if (level.platformAccountColumn !== undefined)
+      fieldFilters.push('accountId == 1', 'accountId in [1, 2]', 'accountId != 1', 'accountId == null');
+    if (path.startsWith('accounts/campaign-labels')) fieldFilters.push("startsWith(campaignLabel.value, 'e')");
+    const filters = [
+      ...[0, 1].map((k) => statFilters[(e * 2 + k) % statFilters.length]!),
+      ...fieldFilters.filter((_, k) => (k + e) % 3 === 0),
+    ];
     filters.forEach((filter, i) => {
       const segments = i % 3 === 0 ? 'Month' : i % 3 === 1 ? undefined : 'DeviceType';
       add(path, { ...range, filter, segments, statistics: 'impressions,clicks,cost,ctr', totals: i % 2 === 0 });
     });
 
-    // Currency: straight conversion, a currency with missing rates (null money), totals mixed.
+    // Currency: straight conversion, currencies with missing rates, the row currency filter.
     add(path, { ...range, currency: 'USD', statistics: all, totals: true });
     add(path, {
       ...range,
-      currency: 'EUR',
-      segments: 'Week',
-      statistics: 'cost,costWithMarkup,averageCpc,roas',
-      totals: true,
-    });
-    add(path, {
-      ...range,
-      currency: ctx.missingFxCurrency,
+      currency: ctx.missingFx.target,
       segments: 'Day',
       statistics: 'clicks,cost,averageCpc',
       limit: 200,
     });
     add(path, {
       ...range,
-      currency: ctx.missingFxCurrency,
-      statistics: 'clicks,cost,costWithMarkup,roas',
+      currency: 'EUR',
+      segments: 'Day',
+      filter: `currency == '${ctx.missingFx.source}'`,
+      statistics: 'clicks,cost,costWithMarkup,averageCpc,roas',
       totals: true,
+      limit: 300,
     });
-    add(path, {
-      ...range,
-      currency: 'CHF',
-      filter: "currency == 'EUR' && statistics.cost > 0",
-      sort: '-statistics.cost',
-    });
-    add(path, { ...range, statistics: 'cost,clicks', totals: true }, 0);
+    if (e % 2 === 0)
+      add(path, {
+        ...range,
+        currency: 'CHF',
+        filter: "currency == 'EUR' && statistics.cost > 0",
+        sort: '-statistics.cost',
+      });
 
     // Embeds.
-    if (level.embeds.length > 0) {
+    if (level.embeds.length > 0)
       add(path, { ...range, embed: level.embeds.join(','), statistics: 'clicks', limit: 200 });
-      add(path, { ...range, embed: level.embeds[0], segments: 'Month', limit: 200 }, 1);
-    }
 
-    // Exports: CSV of most shapes, NDJSON and Parquet of some.
-    add(path, { ...range, format: 'csv' });
+    // Exports: CSV everywhere, NDJSON and Parquet in turn.
     add(path, { ...range, format: 'csv', segments: 'Week,DeviceType', statistics: all, currency: 'USD' });
-    add(path, { ...range, format: 'ndjson', segments: 'DayOfWeek', formulas: 'z:statistics.clicks / 0:Decimal' });
-    add(path, { ...range, format: 'parquet', segments: 'Month', statistics: all });
-    add(path, { ...range, format: 'csv', limit: 5, offset: 10, sort: '-statistics.clicks' });
+    if (e % 2 === 0)
+      add(path, { ...range, format: 'ndjson', segments: 'DayOfWeek', formulas: 'z:statistics.clicks / 0:Decimal' });
+    else add(path, { ...range, format: 'parquet', segments: 'Month', statistics: all });
+    if (e % 4 === 0) add(path, { ...range, format: 'csv', limit: 5, offset: 10, sort: '-statistics.clicks' });
     if (level.embeds.length > 0) add(path, { ...range, format: 'ndjson', embed: level.embeds.join(',') });
 
     // Bad input: the same 400 from both.
-    add(path, { ...range, statistics: 'clicsk' });
-    add(path, { ...range, segments: 'Hour' });
-    add(path, { ...range, filter: 'statistics.clicks >' });
-    add(path, { startDate: ctx.to, endDate: ctx.from });
-    add(path, { ...range, currency: 'usd' });
-    add(path, { ...range, format: 'csv', totals: true });
-    add(path, { ...range, limit: 10, offset: 15 });
-    add(path, { ...range, sort: 'accountId' });
-  }
+    for (let k = 0; k < 2; k++) add(path, { ...range, ...errors[rotation++ % errors.length]! });
+  });
 
   // A label name that is none; the objective label.
   add('accounts/campaign-labels/name/nolabel', { startDate: ctx.from, endDate: ctx.to });
