@@ -51,6 +51,7 @@ export function firstDifference(a: unknown, b: unknown, path = '$', options: Com
         (a as Record<string, unknown>)[key],
         (b as Record<string, unknown>)[key],
         `${path}.${key}`,
+        options,
       );
       if (d !== undefined) return d;
     }
