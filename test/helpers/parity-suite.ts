@@ -258,7 +258,7 @@ export function defineParitySuite(spec: ParitySpec): void {
     timings.push(
       `request time duckdb ${((spent.get(duck) ?? 0) / 1000).toFixed(1)} s, clickhouse ${((spent.get(click) ?? 0) / 1000).toFixed(1)} s`,
     );
-  }, 240_000);
+  }, 600_000);
 
   afterAll(async () => {
     reader?.closeSync();
