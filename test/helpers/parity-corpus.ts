@@ -1,0 +1,306 @@
+import { ENDPOINT_BY_PATH } from '../../src/catalog/endpoints.js';
+import { LEVEL_BY_PATH, type LevelPath } from '../../src/catalog/levels.js';
+import { SEGMENTS } from '../../src/catalog/segments.js';
+import { encodeQuery, type QueryInput } from './reporting-fixture.js';
+
+/**
+ * The engine-parity corpus (issue 22 item 5): report requests made programmatically from the
+ * catalog (endpoints, statistics, segments, fields) and from sample rows of the data, the same
+ * list for the same data every run. Each is sent to a DuckDB and a ClickHouse service over copies
+ * of one generated database, and the answers must be equal.
+ */
+export interface ParityRequest {
+  /** Path and query as sent (for messages and KNOWN_DIFFERENCES). */
+  readonly key: string;
+  /** Index into the fixture's organizations. */
+  readonly org: number;
+  /** Below /reporting/v0. */
+  readonly path: string;
+  readonly query: QueryInput;
+  readonly format: 'json' | 'csv' | 'ndjson' | 'parquet';
+}
+
+export interface CorpusContext {
+  /** The generated data's first and last day. */
+  readonly from: string;
+  readonly to: string;
+  /** Days copied into the ISO-week / year edge (2024-12-23 .. 2025-01-05). */
+  readonly edgeFrom: string;
+  readonly edgeTo: string;
+  /** Currencies whose rates are missing on some days: one only asked for, one of platform accounts. */
+  readonly missingFx: { readonly target: string; readonly source: string };
+  /** Some JSON rows of each statistics endpoint (full range, org 0), to take filter values from. */
+  readonly samples: ReadonlyMap<string, ReadonlyArray<Record<string, unknown>>>;
+}
+
+/** The statistics endpoints: the six levels, FACEBOOK reach, Google Ads shares, campaign labels. */
+export const STAT_ENDPOINTS = [
+  'accounts',
+  'adplatform-accounts',
+  'campaigns',
+  'adgroups',
+  'keywords',
+  'ads',
+  'adplatform-accounts/facebook',
+  'campaigns/facebook',
+  'ads/facebook',
+  'adplatform-accounts/google-ads',
+  'accounts/campaign-labels/name/team',
+  'accounts/campaign-labels/name/campaignGroup',
+] as const;
+
+function catalogOf(path: string) {
+  const base = path.startsWith('accounts/campaign-labels') ? 'accounts' : path;
+  const endpoint = ENDPOINT_BY_PATH.get(base)!;
+  return { endpoint, level: LEVEL_BY_PATH.get(endpoint.level.path as LevelPath)! };
+}
+
+const quote = (s: string) => `'${s.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+
+export function buildCorpus(ctx: CorpusContext): ParityRequest[] {
+  const out: ParityRequest[] = [];
+  const seen = new Set<string>();
+  const add = (path: string, query: QueryInput, org = out.length % 4 === 3 ? 1 : 0) => {
+    const format = (query.format as ParityRequest['format'] | undefined) ?? 'json';
+    const key = `${path}?${encodeQuery(query)}#org${org}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.push({ key, org, path, query, format });
+  };
+  const range = { startDate: ctx.from, endDate: ctx.to };
+  const segmentNames = SEGMENTS.map((s) => s.name);
+
+  // Every pair of segments on the endpoints whose figures come from different places: ad facts,
+  // keyword facts, accounts (FX per day), reach runs, impression shares; single segments everywhere.
+  const PAIRS_ON = new Set(['campaigns', 'keywords', 'accounts', 'ads/facebook', 'adplatform-accounts/google-ads']);
+  const errors: QueryInput[] = [
+    { statistics: 'clicsk' },
+    { segments: 'Hour' },
+    { filter: 'statistics.clicks >' },
+    { startDate: ctx.to, endDate: ctx.from },
+    { currency: 'usd' },
+    { format: 'csv', totals: true },
+    { limit: 10, offset: 15 },
+    { sort: 'accountId' },
+    { formulas: 'x:statistics.nope / 2:Money' },
+    { limit: 0 },
+  ];
+  let rotation = 0;
+
+  STAT_ENDPOINTS.forEach((path, e) => {
+    const { endpoint, level } = catalogOf(path);
+    const all = endpoint.statistics.map((s) => s.name).join(',');
+    const ratios = ['impressions', 'clicks', 'cost', 'ctr', 'averageCpc', 'conversionRate', 'costPerConversion'];
+    const sample = ctx.samples.get(path) ?? [];
+
+    // Defaults, every statistic, totals, paging (offset past the end too).
+    add(path, {});
+    add(path, { ...range, statistics: all, totals: true, limit: 10000 });
+    add(path, { ...range, statistics: all, totals: true, limit: 10000 }, 1);
+    add(path, { ...range, limit: 7, offset: 21, segments: 'Day' });
+    add(path, { ...range, limit: 100, offset: 100000 });
+
+    // Every segment alone; every pair (and a reversed pair and a triple) where PAIRS_ON says.
+    for (let i = 0; i < segmentNames.length; i++) {
+      add(path, { ...range, segments: segmentNames[i], statistics: all, totals: i % 2 === 0, limit: 200 });
+      if (!PAIRS_ON.has(path)) continue;
+      for (let j = i + 1; j < segmentNames.length; j++)
+        add(path, {
+          ...range,
+          segments: `${segmentNames[i]},${segmentNames[j]}`,
+          statistics: ratios.join(','),
+          limit: 300,
+        });
+    }
+    if (path === 'campaigns') {
+      add(path, { ...range, segments: 'DeviceType,Month', statistics: 'clicks,cost' });
+      add(path, { ...range, segments: 'Year,Month,DayOfWeek', statistics: 'clicks,cost,ctr' });
+    }
+
+    // ISO weeks and the year boundary over the copied edge days (2024-12-30 is week 2025-W01).
+    add(path, { startDate: '2024-12-29', endDate: '2025-01-05', segments: 'Week', statistics: all, totals: true });
+    add(path, { startDate: ctx.edgeFrom, endDate: ctx.edgeTo, segments: 'Week,Year', statistics: 'clicks,cost' });
+    if (e % 2 === 0 || path === 'campaigns')
+      add(path, { startDate: ctx.edgeFrom, endDate: ctx.edgeTo, segments: 'Day,Week', statistics: 'clicks' });
+    if (e % 2 === 0)
+      add(path, {
+        startDate: ctx.edgeFrom,
+        endDate: ctx.to,
+        segments: 'Year',
+        statistics: 'clicks,cost,roas',
+        totals: true,
+        currency: 'USD',
+      });
+
+    // Sorts with ties (low-cardinality statistics), both ways, plus names, segments, nulls.
+    const lowCard = endpoint.statistics.some((s) => s.name === 'calls') ? 'calls' : 'conversions';
+    add(path, { ...range, statistics: `clicks,${lowCard}`, sort: `statistics.${lowCard}`, limit: 50 });
+    add(path, { ...range, statistics: `clicks,${lowCard}`, sort: `-statistics.${lowCard}`, limit: 50 });
+    if (e % 2 === 0)
+      add(path, { startDate: ctx.to, endDate: ctx.to, statistics: 'clicks,ctr', sort: 'statistics.ctr', limit: 100 });
+    add(path, {
+      ...range,
+      segments: 'DayOfWeek',
+      statistics: `clicks,${lowCard}`,
+      sort: `-statistics.${lowCard},-segments.dayOfWeek`,
+      limit: 40,
+    });
+    if (e % 2 === 1) add(path, { ...range, sort: `-${level.nameParameter}`, limit: 30 });
+
+    // Formulas: every type, functions, 7 / 2, division by zero (null), in filter and sort.
+    add(path, {
+      ...range,
+      statistics: 'clicks,cost,conversions',
+      formulas: [
+        'cpa:statistics.cost / statistics.conversions:Money',
+        'zero:statistics.clicks / 0:Decimal',
+        'half:7 / 2:Decimal',
+        'clicks2:statistics.clicks * 2 + 1:Integer',
+        'share:if(statistics.impressions > 0, statistics.clicks / statistics.impressions, 0):Percentage',
+        'mix:round(max(statistics.cost, 1) - min(statistics.clicks, 3) + abs(-2), 2):Decimal',
+      ],
+      sort: '-formulas.cpa',
+      limit: 80,
+    });
+    if (e % 3 === 0)
+      add(path, {
+        ...range,
+        segments: 'Month',
+        statistics: 'clicks,cost',
+        formulas: 'perClick:statistics.cost / statistics.clicks:Money',
+        filter: 'formulas.perClick > 0.1 || formulas.perClick == null',
+        sort: 'formulas.perClick',
+        totals: true,
+      });
+
+    // Filters: numbers, and/or/not, in, null, strings (==, contains, startsWith, endsWith, in),
+    // labels, custom fields, accountId; a rotating share of them per endpoint.
+    const statFilters = [
+      'statistics.clicks > 10',
+      'statistics.clicks >= 0 && statistics.cost < 50',
+      'statistics.clicks == 0 || statistics.ctr > 0.05',
+      '!(statistics.impressions <= 100)',
+      'not (statistics.conversions > 1) and statistics.cost != 0',
+      'statistics.costPerConversion == null',
+      'statistics.conversionRate > 0.01 or statistics.averageCpc < 0.5',
+      '(statistics.clicks > 5 && statistics.cost > 1) || statistics.impressions in [0, 1, 2, 3]',
+      "segments.deviceType == 'MOBILE'",
+      "segments.deviceType in ['DESKTOP', 'TABLET']",
+      "segments.networkType != 'SEARCH'",
+    ];
+    const fieldFilters: string[] = [];
+    for (const f of level.fields) {
+      const values = [...new Set(sample.map((r) => r[f.name]).filter((v) => v !== null && v !== undefined))];
+      if (f.type === 'number') {
+        const nums = values.map(Number).sort((a, b) => a - b);
+        if (nums.length > 0)
+          fieldFilters.push(
+            `${f.name} >= ${nums[Math.floor(nums.length / 2)]}`,
+            `${f.name} in [${nums.slice(0, 3).join(', ')}]`,
+          );
+      } else {
+        const s = values.map(String).sort()[0];
+        if (s !== undefined)
+          fieldFilters.push(
+            `${f.name} == ${quote(s)}`,
+            `contains(${f.name}, ${quote(s.slice(1, 4))})`,
+            `startsWith(${f.name}, ${quote(s.slice(0, 2))}) || endsWith(${f.name}, ${quote(s.slice(-2))})`,
+            `${f.name} in [${values.map(String).sort().slice(0, 3).map(quote).join(', ')}]`,
+          );
+      }
+    }
+    if (level.labels) fieldFilters.push("labels.tier == 'gold' || labels.team == 'east'", 'labels.region == null');
+    if (level.customFields) fieldFilters.push("customFields.field1 != 'x' && customFields.field21 > 0");
+    if (level.platformAccountColumn !== undefined)
+      fieldFilters.push('accountId == 1', 'accountId in [1, 2]', 'accountId != 1', 'accountId == null');
+    if (path.startsWith('accounts/campaign-labels')) fieldFilters.push("startsWith(campaignLabel.value, 'e')");
+    const filters = [
+      ...[0, 1].map((k) => statFilters[(e * 2 + k) % statFilters.length]!),
+      ...fieldFilters.filter((_, k) => (k + e) % 3 === 0),
+    ];
+    filters.forEach((filter, i) => {
+      const segments = i % 3 === 0 ? 'Month' : i % 3 === 1 ? undefined : 'DeviceType';
+      add(path, { ...range, filter, segments, statistics: 'impressions,clicks,cost,ctr', totals: i % 2 === 0 });
+    });
+
+    // Currency: straight conversion, currencies with missing rates, the row currency filter.
+    add(path, { ...range, currency: 'USD', statistics: all, totals: true });
+    add(path, {
+      ...range,
+      currency: ctx.missingFx.target,
+      segments: 'Day',
+      statistics: 'clicks,cost,averageCpc',
+      limit: 200,
+    });
+    add(path, {
+      ...range,
+      currency: 'EUR',
+      segments: 'Day',
+      filter: `currency == '${ctx.missingFx.source}'`,
+      statistics: 'clicks,cost,costWithMarkup,averageCpc,roas',
+      totals: true,
+      limit: 300,
+    });
+    if (e % 2 === 0)
+      add(path, {
+        ...range,
+        currency: 'CHF',
+        filter: "currency == 'EUR' && statistics.cost > 0",
+        sort: '-statistics.cost',
+      });
+
+    // Embeds.
+    if (level.embeds.length > 0)
+      add(path, { ...range, embed: level.embeds.join(','), statistics: 'clicks', limit: 200 });
+
+    // Exports: CSV everywhere, NDJSON and Parquet in turn.
+    add(path, { ...range, format: 'csv', segments: 'Week,DeviceType', statistics: all, currency: 'USD' });
+    if (e % 2 === 0)
+      add(path, { ...range, format: 'ndjson', segments: 'DayOfWeek', formulas: 'z:statistics.clicks / 0:Decimal' });
+    else add(path, { ...range, format: 'parquet', segments: 'Month', statistics: all });
+    if (e % 4 === 0) add(path, { ...range, format: 'csv', limit: 5, offset: 10, sort: '-statistics.clicks' });
+    if (level.embeds.length > 0) add(path, { ...range, format: 'ndjson', embed: level.embeds.join(',') });
+
+    // Bad input: the same 400 from both.
+    for (let k = 0; k < 2; k++) add(path, { ...range, ...errors[rotation++ % errors.length]! });
+  });
+
+  // A label name that is none; the objective label.
+  add('accounts/campaign-labels/name/nolabel', { startDate: ctx.from, endDate: ctx.to });
+  add('accounts/campaign-labels/name/objective', {
+    startDate: ctx.from,
+    endDate: ctx.to,
+    segments: 'Month',
+    totals: true,
+  });
+
+  // Markups.
+  add('markups', {});
+  add('markups', {}, 1);
+  add('markups', { startDate: ctx.from, endDate: ctx.to });
+  add('markups', { startDate: ctx.to });
+  add('markups', { accountId: '1,2', limit: 1, offset: 1 });
+  add('markups', { endDate: '2020-01-01' });
+  add('markups', { limit: 0 });
+
+  // Call details.
+  const calls = { startDate: ctx.from, endDate: ctx.to };
+  add('call-details', {});
+  add('call-details', { ...calls, limit: 10000 });
+  add('call-details', { ...calls, limit: 10000 }, 1);
+  add('call-details', { ...calls, limit: 20, offset: 40 });
+  add('call-details', { ...calls, sort: '-durationSeconds', limit: 50 });
+  add('call-details', { ...calls, sort: 'status,-startTime', limit: 50 });
+  add('call-details', { ...calls, sort: 'isConversion,callerCountry', limit: 10000 });
+  add('call-details', { ...calls, filter: "status == 'MISSED' and durationSeconds >= 60" });
+  add('call-details', { ...calls, filter: 'isConversion == true || accountId == null' });
+  add('call-details', { ...calls, filter: "adPlatformType in ['ADWORDS', 'BING_ADS']", limit: 1000 });
+  add('call-details', { ...calls, filter: "startsWith(callerAreaCode, '2') && !(callType == 'MOBILE')" });
+  add('call-details', { ...calls, filter: `startTime >= '${ctx.to}'` });
+  add('call-details', { ...calls, filter: "contains(callerCountry, 'E')", sort: '-id' });
+  add('call-details', { ...calls, filter: 'accountId in [1, 3]', limit: 1000 });
+  add('call-details', { ...calls, filter: 'durationSeconds >' });
+  add('call-details', { ...calls, sort: 'nonsense' });
+  add('call-details', { startDate: ctx.edgeFrom, endDate: ctx.edgeTo });
+  return out;
+}

@@ -1,0 +1,366 @@
+import fs from 'node:fs';
+import https from 'node:https';
+import path from 'node:path';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildCorpus, STAT_ENDPOINTS, type ParityRequest } from './parity-corpus.js';
+import { COMPARED_HEADERS, firstDifference, parseCsv, parseNdjson, type CompareOptions } from './parity-compare.js';
+import { addDays, encodeQuery, mondayOf, startReportingFixture, type ReportingFixture } from './reporting-fixture.js';
+
+/**
+ * The engine-parity suite (issue 22 item 5), run by two files (aggregate tables on and off): one
+ * generated database, a DuckDB and a ClickHouse service over copies of it, the corpus sent to
+ * both, every answer compared. Days of the data are copied to 2024-12-23 .. 2025-01-05 so that
+ * ISO weeks across a year boundary are asked with data, and a currency loses its rates on some
+ * days so that a missing rate is asked.
+ */
+export interface ParitySpec {
+  readonly seed: number;
+  readonly rollups: boolean;
+  /** A currency of the generated platform accounts: its rates go missing on some days. */
+  readonly missingSourceCurrency: string;
+  /** Differences known and not yet fixed; the lead fixes them. */
+  readonly knownDifferences: readonly KnownDifference[];
+}
+
+/**
+ * A known difference: the requests it may concern and how their comparison is relaxed for it.
+ * Such a request must still be equal once relaxed, so nothing else hides behind it.
+ */
+export interface KnownDifference {
+  readonly name: string;
+  readonly why: string;
+  readonly concerns: (request: ParityRequest) => boolean;
+  readonly relax: CompareOptions;
+}
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+/**
+ * KNOWN_DIFFERENCES: what ClickHouse answers differently today, found by this suite; each relaxes
+ * the comparison of the requests it concerns only as far as it says, so anything else in them
+ * still fails. Take an entry off when it is fixed (the suite's report, PARITY_REPORT=file, lists
+ * the requests each one explained).
+ */
+export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
+  {
+    name: 'converted money one micro apart',
+    why:
+      'Money converted per day (accounts, campaign labels, currency=) is a sum of doubles (cost x rate), ' +
+      'rounded to 6 decimals at the edge; the engines add in different orders and a sum on a half micro ' +
+      'rounds either way (150.99986 in DuckDB, 150.999861 in ClickHouse).',
+    concerns: (r) => r.query.currency !== undefined || r.path.startsWith('accounts'),
+    relax: { oneMicro: true },
+  },
+  {
+    name: 'label embed key order on the campaign-label endpoint',
+    why:
+      'embed=labels on /accounts/campaign-labels/name/{name}: DuckDB writes {"tier","region","clientId"}, ' +
+      'ClickHouse {"clientId","region","tier"}; the labels object is aggregated without an order in both.',
+    concerns: (r) => r.path.startsWith('accounts/campaign-labels') && String(r.query.embed ?? '').includes('labels'),
+    relax: { unorderedKeysAt: /\.labels$/ },
+  },
+];
+
+const EDGE_FROM = '2024-12-23';
+const EDGE_TO = '2025-01-05';
+const MISSING_TARGET = 'JPY';
+const JSON_CONCURRENCY = 4;
+
+function fetchBytes(fx: ReportingFixture, target: string, token: string): Promise<Answer> {
+  const url = new URL(fx.service.url);
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: target,
+        headers: { authorization: `Bearer ${token}` },
+        ca: fx.service.tls?.cert,
+        servername: 'localhost',
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const spent = new Map<ReportingFixture, number>();
+
+async function send(fx: ReportingFixture, request: ParityRequest): Promise<Answer> {
+  const t0 = performance.now();
+  try {
+    return await sendUntimed(fx, request);
+  } finally {
+    spent.set(fx, (spent.get(fx) ?? 0) + performance.now() - t0);
+  }
+}
+
+async function sendUntimed(fx: ReportingFixture, request: ParityRequest): Promise<Answer> {
+  const query = encodeQuery(request.query);
+  const target = `/reporting/v0/${request.path}${query === '' ? '' : `?${query}`}`;
+  const token = fx.orgs[request.org]!.token;
+  if (request.format === 'parquet') return fetchBytes(fx, target, token);
+  const res = await fx.get(target, token);
+  return { status: res.status, headers: res.headers, body: Buffer.from(res.text, 'utf8') };
+}
+
+/** Copies 14 days of every fact table (a Monday on) to the edge days, in one write per fixture. */
+async function addEdgeDaysAndMissingRates(fx: ReportingFixture, from: string, source: string): Promise<string[]> {
+  const copied = mondayOf(addDays(from, 13));
+  const shift = Math.round((Date.parse(copied) - Date.parse(EDGE_FROM)) / 86_400_000);
+  const tables = [
+    'fact_ad_daily',
+    'fact_keyword_daily',
+    'fact_impression_share_daily',
+    'fact_audience_runs',
+    'rollup_campaign_daily',
+    'rollup_platform_account_daily',
+  ];
+  for (const table of tables)
+    await fx.write(
+      `INSERT INTO ${table} SELECT * REPLACE (CAST(day - ${shift} AS DATE) AS day) FROM ${table}
+        WHERE day BETWEEN $1::DATE AND $1::DATE + 13`,
+      [copied],
+    );
+  await fx.write(
+    `INSERT INTO call_details SELECT * REPLACE (id + 1000000 AS id, CAST(day - ${shift} AS DATE) AS day,
+            start_time - to_days(${shift}) AS start_time)
+       FROM call_details WHERE day BETWEEN $1::DATE AND $1::DATE + 13`,
+    [copied],
+  );
+  await fx.write(
+    `INSERT INTO fact_partition_versions SELECT id, m, 1 FROM organizations, (VALUES (DATE '2024-12-01'), (DATE '2025-01-01')) v(m)`,
+  );
+  const missing = [addDays(from, 1), addDays(from, 2), addDays(from, 5)];
+  await fx.write(`DELETE FROM fx_rates WHERE currency IN ($1, $2) AND day IN ($3::DATE, $4::DATE, $5::DATE)`, [
+    MISSING_TARGET,
+    source,
+    ...missing,
+  ]);
+  return missing;
+}
+
+function arrayOf(body: Record<string, unknown>): Array<Record<string, unknown>> {
+  const list = Object.entries(body).find(([k, v]) => Array.isArray(v) && k !== 'warnings');
+  return (list?.[1] as Array<Record<string, unknown>> | undefined) ?? [];
+}
+
+export function defineParitySuite(spec: ParitySpec): void {
+  let duck: ReportingFixture;
+  let click: ReportingFixture;
+  let corpus: ParityRequest[];
+  let missingDays: string[];
+  const answers = new Map<string, { duck: Answer; click: Answer }>();
+  let reader: DuckDBConnection;
+  let scratch: string;
+  let parquetSeq = 0;
+  const timings: string[] = [];
+  const started = performance.now();
+  const mark = (what: string) => timings.push(`${what}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+  async function parquetRows(bytes: Buffer): Promise<unknown> {
+    const file = path.join(scratch, `p${++parquetSeq}.parquet`);
+    fs.writeFileSync(file, bytes);
+    const quoted = `'${file.replaceAll("'", "''")}'`;
+    const columns = (await reader.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${quoted})`)).getRowObjectsJS();
+    const rows = (await reader.runAndReadAll(`SELECT * FROM read_parquet(${quoted})`)).getRowObjectsJS();
+    return { columns: columns.map((c) => String(c.column_name)), rows };
+  }
+
+  /** Both answers as comparable values. */
+  async function parsed(request: ParityRequest, answer: Answer): Promise<unknown> {
+    const text = answer.body.toString('utf8');
+    if (answer.status !== 200 || request.format === 'json') return text === '' ? '' : (JSON.parse(text) as unknown);
+    if (request.format === 'csv') return parseCsv(text);
+    if (request.format === 'ndjson') return parseNdjson(text);
+    if (answer.body.length === 0) return 'empty parquet';
+    return parquetRows(answer.body);
+  }
+
+  async function difference(
+    request: ParityRequest,
+    a: Answer,
+    b: Answer,
+    options: CompareOptions = {},
+  ): Promise<string | undefined> {
+    if (a.status !== b.status)
+      return `status ${a.status} != ${b.status}: ${a.body.toString('utf8').slice(0, 300)} | ${b.body.toString('utf8').slice(0, 300)}`;
+    for (const name of COMPARED_HEADERS)
+      if (a.headers[name] !== b.headers[name])
+        return `header ${name}: ${String(a.headers[name])} != ${String(b.headers[name])}`;
+    try {
+      return firstDifference(await parsed(request, a), await parsed(request, b), '$', options);
+    } catch (error) {
+      return `unreadable answer: ${(error as Error).message}`;
+    }
+  }
+
+  beforeAll(async () => {
+    const generate = { scale: '2', days: 60, seed: spec.seed, orgs: 2 } as const;
+    duck = await startReportingFixture({ ...generate, service: { rollups: spec.rollups } });
+    click = await startReportingFixture({
+      ...generate,
+      service: { rollups: spec.rollups, reportEngine: 'clickhouse' },
+    });
+    mark('fixtures');
+    const from = addDays(duck.yesterday, -59);
+    missingDays = await addEdgeDaysAndMissingRates(duck, from, spec.missingSourceCurrency);
+    await addEdgeDaysAndMissingRates(click, from, spec.missingSourceCurrency);
+    await click.service.clickhouse!.replicator.idle();
+    mark('replicated');
+    scratch = fs.mkdtempSync(path.join(duck.dir, 'parquet-'));
+    reader = await (await DuckDBInstance.create(':memory:')).connect();
+
+    const samples = new Map<string, Array<Record<string, unknown>>>();
+    for (const p of STAT_ENDPOINTS) {
+      const res = await duck.report(p, duck.orgs[0]!.token, { startDate: from, endDate: duck.yesterday, limit: 40 });
+      samples.set(p, res.status === 200 ? arrayOf(res.json) : []);
+    }
+    corpus = buildCorpus({
+      from,
+      to: duck.yesterday,
+      edgeFrom: EDGE_FROM,
+      edgeTo: EDGE_TO,
+      missingFx: { target: MISSING_TARGET, source: spec.missingSourceCurrency },
+      samples,
+    });
+    const json = corpus.filter((r) => r.format === 'json');
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: JSON_CONCURRENCY }, async () => {
+        while (next < json.length) {
+          const request = json[next++]!;
+          const [a, b] = await Promise.all([send(duck, request), send(click, request)]);
+          answers.set(request.key, { duck: a, click: b });
+        }
+      }),
+    );
+    mark(`${json.length} JSON requests`);
+    // Exports one at a time: the service runs one per organization at once.
+    for (const request of corpus.filter((r) => r.format !== 'json')) {
+      const [a, b] = await Promise.all([send(duck, request), send(click, request)]);
+      answers.set(request.key, { duck: a, click: b });
+    }
+    mark('exports');
+    timings.push(
+      `request time duckdb ${((spent.get(duck) ?? 0) / 1000).toFixed(1)} s, clickhouse ${((spent.get(click) ?? 0) / 1000).toFixed(1)} s`,
+    );
+  }, 600_000);
+
+  afterAll(async () => {
+    reader?.closeSync();
+    await click?.close();
+    await duck?.close();
+  });
+
+  describe(`engine parity, aggregate tables ${spec.rollups ? 'on' : 'off'}`, () => {
+    it('sends a corpus of at least 500 requests, most of them answered', () => {
+      expect(corpus.length).toBeGreaterThanOrEqual(500);
+      const ok = corpus.filter((r) => answers.get(r.key)!.duck.status === 200).length;
+      expect(ok / corpus.length).toBeGreaterThan(0.8);
+      const failing = corpus.filter((r) => answers.get(r.key)!.duck.status === 400).length;
+      expect(failing).toBeGreaterThan(20);
+    });
+
+    it('every answer names the engine that made it', () => {
+      const wrong: string[] = [];
+      for (const request of corpus) {
+        const { duck: a, click: b } = answers.get(request.key)!;
+        if (a.status !== 200 || b.status !== 200) continue;
+        if (a.headers['x-report-engine'] !== 'duckdb')
+          wrong.push(`duckdb ${request.key}: ${String(a.headers['x-report-engine'])}`);
+        if (b.headers['x-report-engine'] !== 'clickhouse')
+          wrong.push(`clickhouse ${request.key}: ${String(b.headers['x-report-engine'])}`);
+      }
+      expect(wrong).toEqual([]);
+      expect(duck.errors).toEqual([]);
+      expect(click.errors).toEqual([]);
+    });
+
+    it('both engines answer every request alike', async () => {
+      const differences: string[] = [];
+      const known: string[] = [];
+      for (const request of corpus) {
+        const { duck: a, click: b } = answers.get(request.key)!;
+        const d = await difference(request, a, b);
+        if (d === undefined) continue;
+        // Every known difference that concerns the request, relaxed together.
+        const concerned = spec.knownDifferences.filter((k) => k.concerns(request));
+        const relax = Object.assign({}, ...concerned.map((k) => k.relax)) as CompareOptions;
+        const relaxed = concerned.length === 0 ? d : await difference(request, a, b, relax);
+        if (relaxed === undefined)
+          known.push(`known (${concerned.map((k) => k.name).join('; ')}) ${request.key}: ${d}`);
+        else differences.push(`${request.key}: ${relaxed}`);
+      }
+      // PARITY_REPORT=file writes every difference there (the assertion shows them cut short).
+      if (process.env.PARITY_REPORT)
+        fs.writeFileSync(
+          process.env.PARITY_REPORT,
+          `${timings.join('\n')}\n${corpus.length} requests\n${[...differences, ...known].join('\n')}\n`,
+        );
+      expect(differences).toEqual([]);
+    });
+
+    it('ISO weeks across the year boundary: the Monday, 2024-12-30 for 2025-W01', () => {
+      const request = corpus.find(
+        (r) => r.query.segments === 'Day,Week' && r.query.startDate === EDGE_FROM && r.path === 'campaigns',
+      )!;
+      const body = JSON.parse(answers.get(request.key)!.click.body.toString('utf8'));
+      const rows = arrayOf(body) as Array<{ segments: { day: string; week: string } }>;
+      expect(rows.length).toBeGreaterThan(0);
+      for (const row of rows) expect(row.segments.week).toBe(mondayOf(row.segments.day));
+      const weekYear = corpus.find(
+        (r) => r.query.segments === 'Week,Year' && r.query.startDate === EDGE_FROM && r.path === 'accounts',
+      )!;
+      const buckets = arrayOf(JSON.parse(answers.get(weekYear.key)!.click.body.toString('utf8'))).map(
+        (r) => `${(r.segments as { week: string }).week}/${(r.segments as { year: number }).year}`,
+      );
+      expect(new Set(buckets)).toEqual(new Set(['2024-12-23/2024', '2024-12-30/2024', '2024-12-30/2025']));
+    });
+
+    it('division by zero is null; 7 / 2 is 3.5', () => {
+      const request = corpus.find((r) => r.path === 'campaigns' && Array.isArray(r.query.formulas))!;
+      const rows = arrayOf(JSON.parse(answers.get(request.key)!.click.body.toString('utf8')));
+      expect(rows.length).toBeGreaterThan(0);
+      for (const row of rows) {
+        const formulas = row.formulas as Record<string, unknown>;
+        expect(formulas.zero).toBeNull();
+        expect(formulas.half).toBe(3.5);
+      }
+    });
+
+    it('a missing FX rate converts nothing: 0 on the day as in DuckDB, neither the unconverted money nor Infinity', () => {
+      // The rows coalesce a bucket's money sums to 0 (src/sql/report-query.ts), so a day whose rate is
+      // missing adds nothing; without join_use_nulls ClickHouse would divide by a rate of 0.
+      for (const currency of ['JPY', 'EUR']) {
+        const request = corpus.find(
+          (r) => r.path === 'campaigns' && r.query.currency === currency && r.query.segments === 'Day',
+        )!;
+        for (const engine of ['duck', 'click'] as const) {
+          const rows = arrayOf(JSON.parse(answers.get(request.key)![engine].body.toString('utf8'))) as Array<{
+            segments: { day: string };
+            statistics: { clicks: number; cost: number | null };
+          }>;
+          const onMissing = rows.filter((r) => missingDays.includes(r.segments.day) && r.statistics.clicks > 0);
+          const onOthers = rows.filter((r) => !missingDays.includes(r.segments.day));
+          expect(onMissing.length, `${engine} ${currency}`).toBeGreaterThan(0);
+          for (const row of onMissing) expect(row.statistics.cost, `${engine} ${currency} ${row.segments.day}`).toBe(0);
+          expect(onOthers.some((r) => r.statistics.cost !== null && r.statistics.cost > 0)).toBe(true);
+        }
+      }
+    });
+  });
+}
