@@ -45,6 +45,12 @@ export interface SqlDialect {
 
   // Arithmetic and text.
   round(sql: string, digits?: string): string;
+  /**
+   * Money computed in floating point (an amount converted at a rate, or with a markup) as an exact
+   * DECIMAL(38,9) of its nearest nano-unit (halves away from zero): its sums are then exact and the
+   * same in any order, so two engines (or two runs) round a total to the same micro.
+   */
+  exactMoney(sql: string): string;
   /** contains / starts with / ends with, over text. */
   textMatch(fn: 'contains' | 'startsWith' | 'endsWith', subject: string, pattern: string): string;
   /** `subject LIKE pattern` where `\` escapes % and _ in the pattern. */
@@ -104,7 +110,7 @@ export interface SqlDialect {
   toJson(sql: string): string;
   readonly emptyJsonObject: string;
   readonly emptyJsonArray: string;
-  /** `{name: value, ...}` of the rows of a subquery, as a JSON aggregate. */
+  /** `{name: value, ...}` of the rows of a subquery, keys in byte order of the names, as a JSON aggregate. */
   jsonGroupObject(name: string, value: string): string;
   /** Text as its UTF-8 bytes (a BLOB) and the byte count of such bytes. */
   utf8Bytes(sql: string): string;

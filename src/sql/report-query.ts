@@ -174,7 +174,10 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
   const markupJoin = (accountColumn: string) =>
     `LEFT JOIN markups mk ON mk.account_id = ${accountColumn} AND d.day BETWEEN mk.start_date AND coalesce(mk.end_date, ${d.dateLiteral('9999-12-31')})`;
   const firstLinkedAccount = `LEFT JOIN (SELECT adplatform_account_id, min(account_id) AS account_id FROM account_adplatform_links ${d.groupByAll}) ma ON ma.adplatform_account_id = d.pa`;
-  const money = (column: string, factor: string) => `d.${column} * ${factor}`;
+  // Converted money and money with a markup are exact decimals per row (dialect.exactMoney): summed
+  // as doubles, a total on a half micro rounded either way with the order of the rows.
+  const money = (column: string, factor: string, markup = '') => d.exactMoney(`d.${column} * ${factor}${markup}`);
+  const withMarkupRate = ` * (1 + ${double('coalesce(mk.rate, 0)')})`;
   let buckets: string;
   if (level.factKey === null) {
     // Accounts: every linked platform account's days, converted at the day's rate into the account
@@ -187,7 +190,7 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
          nullif(${d.concatWithSeparator(',', [`CASE WHEN ${converted} AND NOT rp.published THEN p.currency END`, `CASE WHEN ${converted} AND NOT ra.published THEN ra.currency END`])}, '') AS est_currencies`
       : '';
     buckets = `SELECT l.account_id AS entity_id, ${dailyColumns}, ${money('cost', factor)} AS m_cost, ${money('conversion_value', factor)} AS m_conversion_value,
-        ${withMarkup ? `${money('cost', factor)} * (1 + ${double('coalesce(mk.rate, 0)')})` : 'NULL'} AS m_cost_with_markup${estimates}
+        ${withMarkup ? money('cost', factor, withMarkupRate) : 'NULL'} AS m_cost_with_markup${estimates}
       FROM daily d
       JOIN account_adplatform_links l ON l.adplatform_account_id = d.pa
       JOIN entities e ON e.id = l.account_id${label ? ' AND e.label_value = d.label_value' : ''}
@@ -198,7 +201,7 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
   } else if (convertLower) {
     // Converted lower levels with markups: the day's factor of the row's platform account (pa_rates).
     buckets = `SELECT ${dailyColumns}, ${money('cost', 'x.factor')} AS m_cost, ${money('conversion_value', 'x.factor')} AS m_conversion_value,
-        ${money('cost', 'x.factor')} * (1 + ${double('coalesce(mk.rate, 0)')}) AS m_cost_with_markup,
+        ${money('cost', 'x.factor', withMarkupRate)} AS m_cost_with_markup,
         x.est_day, x.src_est, x.tgt_est
       FROM daily d
       LEFT JOIN pa_rates x ON x.pa = d.pa AND x.day = d.day
@@ -243,7 +246,7 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
     m === 'costWithMarkup'
       ? double('NULL')
       : convertLower && MONEY_MEASURES.has(m)
-        ? `sum(f.${FACT_SUM_COLUMNS[m]} * x.factor)`
+        ? `sum(${d.exactMoney(`f.${FACT_SUM_COLUMNS[m]} * x.factor`)})`
         : `sum(f.${FACT_SUM_COLUMNS[m]})`;
   const sums = direct
     ? `SELECT f.${level.factKey} AS entity_id${segmentKeys('f.day', 'f.device')},

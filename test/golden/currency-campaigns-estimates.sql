@@ -16,7 +16,7 @@ WITH entities AS (SELECT e.* FROM (SELECT c.id, c.name, c.adplatform_account_id 
            WHERE p.organization_id = $1::BIGINT)),
     
     sums AS (SELECT f.campaign_id AS entity_id,
-        sum(f.impressions) AS s_impressions, sum(f.clicks) AS s_clicks, sum(f.cost * x.factor) AS s_cost, NULL::DOUBLE AS s_costWithMarkup, sum(f.conversions) AS s_conversions, sum(f.conversion_value * x.factor) AS s_conversionValue, sum(f.calls) AS s_calls, sum(f.call_conversions) AS s_callConversions, sum(f.call_conversions_fractional) AS s_callConversionsFractional, min(x.est_day) AS est_first, max(x.est_day) AS est_last, bool_or(x.src_est) AS src_est, bool_or(x.tgt_est) AS tgt_est
+        sum(f.impressions) AS s_impressions, sum(f.clicks) AS s_clicks, sum((CAST(round((f.cost * x.factor) * 1e9) AS DECIMAL(38,0)) * CAST(0.000000001 AS DECIMAL(18,9)))) AS s_cost, NULL::DOUBLE AS s_costWithMarkup, sum(f.conversions) AS s_conversions, sum((CAST(round((f.conversion_value * x.factor) * 1e9) AS DECIMAL(38,0)) * CAST(0.000000001 AS DECIMAL(18,9)))) AS s_conversionValue, sum(f.calls) AS s_calls, sum(f.call_conversions) AS s_callConversions, sum(f.call_conversions_fractional) AS s_callConversionsFractional, min(x.est_day) AS est_first, max(x.est_day) AS est_last, bool_or(x.src_est) AS src_est, bool_or(x.tgt_est) AS tgt_est
         FROM rollup_campaign_daily f LEFT JOIN pa_rates x ON x.pa = f.adplatform_account_id AND x.day = f.day WHERE f.organization_id = $1::BIGINT AND f.day BETWEEN $2::DATE AND $3::DATE GROUP BY ALL),
     
     

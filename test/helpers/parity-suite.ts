@@ -47,23 +47,9 @@ interface Answer {
  * the requests each one explained).
  */
 export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
-  {
-    name: 'converted money one micro apart',
-    why:
-      'Money converted per day (accounts, campaign labels, currency=) is a sum of doubles (cost x rate), ' +
-      'rounded to 6 decimals at the edge; the engines add in different orders and a sum on a half micro ' +
-      'rounds either way (150.99986 in DuckDB, 150.999861 in ClickHouse).',
-    concerns: (r) => r.query.currency !== undefined || r.path.startsWith('accounts'),
-    relax: { oneMicro: true },
-  },
-  {
-    name: 'label embed key order on the campaign-label endpoint',
-    why:
-      'embed=labels on /accounts/campaign-labels/name/{name}: DuckDB writes {"tier","region","clientId"}, ' +
-      'ClickHouse {"clientId","region","tier"}; the labels object is aggregated without an order in both.',
-    concerns: (r) => r.path.startsWith('accounts/campaign-labels') && String(r.query.embed ?? '').includes('labels'),
-    relax: { unorderedKeysAt: /\.labels$/ },
-  },
+  // Empty: converted money was one micro apart (sums of doubles in different orders) until it
+  // became exact decimals per row (dialect.exactMoney); label embeds differed in key order until
+  // both engines sorted them by name.
 ];
 
 const EDGE_FROM = '2024-12-23';

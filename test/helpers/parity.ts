@@ -23,17 +23,11 @@ export function normalized(column: string, value: unknown): unknown {
   return value;
 }
 
-const isMicros = (x: number) => Math.abs(x * 1e6 - Math.round(x * 1e6)) < 1e-3 && !Number.isInteger(x);
-
 /** The first difference between two normalized values, or undefined (path: where in the value). */
 export function difference(a: unknown, b: unknown, path: string): string | undefined {
   if (typeof a === 'number' && typeof b === 'number') {
     // Counts below 10^9 (all of the generated data's) differ by at least 1, past the tolerance.
     if (Math.abs(a - b) <= RELATIVE * Math.max(Math.abs(a), Math.abs(b))) return undefined;
-    // Money rounded to micros from a sum of doubles (converted money): the engines sum in
-    // different orders, and a sum on a half micro (cost x rate often ends in 5 at the 7th digit)
-    // rounds either way; one micro apart is the same answer.
-    if (isMicros(a) && isMicros(b) && Math.abs(a - b) <= 1.000001e-6) return undefined;
     return `${path}: ${a} != ${b}`;
   }
   if (Array.isArray(a) && Array.isArray(b)) {

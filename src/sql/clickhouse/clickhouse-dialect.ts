@@ -209,6 +209,13 @@ export const clickhouseDialect: SqlDialect = {
   factEnumLiteral: (_column, value) => literal(value),
 
   round,
+  // toDecimal128 of a float truncates: the nano-units are rounded first (a whole number, exact below
+  // 2^53). A NULL row (a missing rate) still computes its hidden value, x / 0 = inf, which
+  // toDecimal128 refuses: `if(isFinite(..))` puts NULL there (isFinite(NULL) is NULL: the else, NULL too).
+  exactMoney: (sql) => {
+    const nanos = halfAway(`((${sql}) * 1e9)`);
+    return `(toDecimal128(if(isFinite(${nanos}), ${nanos}, NULL), 0) * toDecimal128('0.000000001', 9))`;
+  },
   textMatch: (fn, subject, pattern) =>
     fn === 'contains'
       ? `(position(${subject}, ${pattern}) > 0)`
@@ -242,8 +249,9 @@ export const clickhouseDialect: SqlDialect = {
   toJson: (sql) => `toJSONString(${sql})`,
   emptyJsonObject: `'{}'`,
   emptyJsonArray: `'[]'`,
+  // Sorted by name (arraySort orders the tuples by their first element), as DuckDB's ORDER BY.
   jsonGroupObject: (name, value) =>
-    `concat('{', arrayStringConcat(groupArray(concat(toJSONString(${name}), ':', toJSONString(${value}))), ','), '}')`,
+    `concat('{', arrayStringConcat(arrayMap(x -> x.2, arraySort(groupArray(tuple(${name}, concat(toJSONString(${name}), ':', toJSONString(${value})))))), ','), '}')`,
   utf8Bytes: (sql) => sql,
   byteLength: (sql) => `length(${sql})`,
 

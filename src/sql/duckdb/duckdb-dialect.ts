@@ -88,6 +88,7 @@ export const duckdbDialect: SqlDialect = {
   timestampText: (sql) => `strftime(${sql}, '%Y-%m-%dT%H:%M:%S.%gZ')`,
   factEnumLiteral: (column, value) => `'${value.replace(/'/g, "''")}'::${FACT_ENUM_TYPES[column]}`,
 
+  exactMoney: (sql) => `(CAST(round((${sql}) * 1e9) AS DECIMAL(38,0)) * CAST(0.000000001 AS DECIMAL(18,9)))`,
   round: (sql, digits) => (digits === undefined ? `round(${sql})` : `round(${sql}, ${digits})`),
   textMatch: (fn, subject, pattern) => `${TEXT_FUNCTIONS[fn]}(${subject}, ${pattern})`,
   like: (subject, pattern) => `${subject} LIKE ${pattern} ESCAPE '\\'`,
@@ -121,7 +122,8 @@ export const duckdbDialect: SqlDialect = {
   toJson: (sql) => `to_json(${sql})`,
   emptyJsonObject: `'{}'::JSON`,
   emptyJsonArray: `'[]'::JSON`,
-  jsonGroupObject: (name, value) => `json_group_object(${name}, ${value})`,
+  // json_group_object is a macro that takes no ORDER BY: a map of the sorted lists is the same object, keys sorted.
+  jsonGroupObject: (name, value) => `to_json(map(list(${name} ORDER BY ${name}), list(${value} ORDER BY ${name})))`,
   utf8Bytes: (sql) => `encode(${sql})`,
   byteLength: (sql) => `octet_length(${sql})`,
 
