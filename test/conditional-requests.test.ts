@@ -253,7 +253,7 @@ describe('ETag and If-None-Match on report answers', () => {
 });
 
 describe('the OpenAPI document', () => {
-  it('shows every report operation with If-None-Match, its 304, and ETag, Cache-Control and X-Cache on the 200', async () => {
+  it('shows every report operation with If-None-Match, its 304, and ETag, Cache-Control, X-Cache and X-Report-Engine on the 200', async () => {
     const doc = (await server.http.get('/openapi.json')).json;
     const operations = Object.entries(doc.paths as Record<string, { get?: any }>).filter(
       ([p]) => p.startsWith('/reporting/v0/') && p !== '/reporting/v0/fields',
@@ -263,10 +263,15 @@ describe('the OpenAPI document', () => {
     for (const [p, item] of operations) {
       const parameters = item.get.parameters.filter((x: any) => x.in === 'header').map((x: any) => x.name);
       expect(parameters, p).toEqual(['If-None-Match']);
-      expect(Object.keys(item.get.responses['304'].headers), p).toEqual(['ETag', 'Cache-Control', 'Vary']);
+      expect(Object.keys(item.get.responses['304'].headers), p).toEqual([
+        'ETag',
+        'Cache-Control',
+        'X-Report-Engine',
+        'Vary',
+      ]);
       expect(item.get.responses['304'].content, p).toBeUndefined();
       expect(Object.keys(item.get.responses['200'].headers), p).toEqual(
-        expect.arrayContaining(['ETag', 'Cache-Control', 'X-Cache']),
+        expect.arrayContaining(['ETag', 'Cache-Control', 'X-Cache', 'X-Report-Engine']),
       );
     }
   });

@@ -209,13 +209,12 @@ export const clickhouseDialect: SqlDialect = {
   factEnumLiteral: (_column, value) => literal(value),
 
   round,
-  // toDecimal128 of a float truncates: the nano-units are rounded first (a whole number, exact below
-  // 2^53). A NULL row (a missing rate) still computes its hidden value, x / 0 = inf, which
-  // toDecimal128 refuses: `if(isFinite(..))` puts NULL there (isFinite(NULL) is NULL: the else, NULL too).
-  exactMoney: (sql) => {
-    const nanos = halfAway(`((${sql}) * 1e9)`);
-    return `(toDecimal128(if(isFinite(${nanos}), ${nanos}, NULL), 0) * toDecimal128('0.000000001', 9))`;
-  },
+  // A Decimal from a float truncates: the nano-units are rounded first (a whole number, exact below
+  // 2^53). accurateCastOrNull: a NULL row (a missing rate) still computes its hidden value, x / 0 =
+  // inf, which a plain cast refuses (and an if() on the Nullable does not shield); the row is NULL anyway.
+  exactMoney: (sql) =>
+    `(accurateCastOrNull(${halfAway(`((${sql}) * 1e9)`)}, 'Decimal(38, 0)') * toDecimal128('0.000000001', 9))`,
+
   textMatch: (fn, subject, pattern) =>
     fn === 'contains'
       ? `(position(${subject}, ${pattern}) > 0)`
