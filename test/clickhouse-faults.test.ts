@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceConfigSchema } from '../src/config/config.js';
 import { startService } from '../src/main.js';
-import { runCli, startServe, stopServe, type ServeProcess } from './helpers/cli.js';
+import { generateDatabase, runCli, startServe, stopServe, type ServeProcess } from './helpers/cli.js';
 import { basic, FORM, HttpClient } from './helpers/http.js';
 import { tempDir } from './helpers/server.js';
 
@@ -18,23 +18,7 @@ let orgs: Array<{ id: number; clientId: string; clientSecret: string }>;
 beforeAll(async () => {
   dir = tempDir('adreport-clickhouse-faults-');
   dbFile = path.join(dir, 'adreport.duckdb');
-  const generated = await runCli([
-    'data',
-    'generate',
-    '--scale',
-    '1',
-    '--days',
-    '120',
-    '--seed',
-    '11',
-    '--orgs',
-    '2',
-    '--db',
-    dbFile,
-    '--json',
-  ]);
-  expect(generated.code, generated.stderr).toBe(0);
-  orgs = JSON.parse(generated.stdout.trim().split('\n').pop()!).organizations;
+  orgs = await generateDatabase(dbFile, { scale: '1', days: 120, seed: 11, orgs: 2 });
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 

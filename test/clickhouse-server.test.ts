@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceConfigSchema } from '../src/config/config.js';
 import { startService, type RunningService } from '../src/main.js';
-import { runCli } from './helpers/cli.js';
+import { generateDatabase } from './helpers/cli.js';
 import { startClickHouseShim, type ClickHouseShim } from './helpers/clickhouse-http-shim.js';
 import { basic, FORM, HttpClient } from './helpers/http.js';
 import { tempDir } from './helpers/server.js';
@@ -22,23 +22,7 @@ let org: { id: number; clientId: string; clientSecret: string };
 beforeAll(async () => {
   dir = tempDir('adreport-clickhouse-server-');
   template = path.join(dir, 'template.duckdb');
-  const generated = await runCli([
-    'data',
-    'generate',
-    '--scale',
-    '1',
-    '--days',
-    '40',
-    '--seed',
-    '5',
-    '--orgs',
-    '1',
-    '--db',
-    template,
-    '--json',
-  ]);
-  expect(generated.code, generated.stderr).toBe(0);
-  org = JSON.parse(generated.stdout.trim().split('\n').pop()!).organizations[0];
+  org = (await generateDatabase(template, { scale: '1', days: 40, seed: 5, orgs: 1 }))[0]!;
   shim = await startClickHouseShim(path.join(dir, 'clickhouse'), { user: 'reporter', password: PASSWORD });
 });
 afterAll(async () => {
