@@ -176,6 +176,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
           url: config.clickhouseUrl,
           dbPath: config.dbPath,
           fallback: config.clickhouseFallback,
+          shardUrls: config.clickhouseShardUrls,
           concurrency: config.database.reportConcurrency * 2,
           maxQueued: config.database.maxQueued,
         },

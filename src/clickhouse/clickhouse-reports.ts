@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import type { ClickHouseSettings } from '@clickhouse/client';
 import os from 'node:os';
 import path from 'node:path';
 import type { ReportEngine } from '../reporting/report-engine.js';
@@ -13,6 +14,8 @@ export interface ClickHouseReportsConfig {
   readonly url: string | undefined;
   readonly dbPath: string;
   readonly fallback: ClickHouseFallback;
+  /** A sharded cluster: a URL per shard, for replication (reads go through `url`). */
+  readonly shardUrls?: readonly string[] | undefined;
   readonly concurrency: number;
   readonly maxQueued: number;
 }
@@ -47,15 +50,24 @@ export async function startClickHouseReports(
       ? { kind: 'embedded', directory: path.join(embeddedDirectory(config.dbPath), 'data') }
       : { kind: 'server', url: config.url };
   const clickhouse = await ClickHouse.connect(target);
+  const shards = await Promise.all((config.shardUrls ?? []).map((url) => ClickHouse.connect({ kind: 'server', url })));
   // DuckDB writes files under the temp directory only (the store's allowed_directories).
   const stagingDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'adreport-replication-'));
-  const engine = new ClickHouseReportEngine(clickhouse, sql, {
-    concurrency: config.concurrency,
-    maxQueued: config.maxQueued,
-  });
+  // On a cluster: joins of co-sharded tables run on each shard, a one-organization query on its own.
+  const clusterSettings: ClickHouseSettings =
+    shards.length === 0 ? {} : { distributed_product_mode: 'local', optimize_skip_unused_shards: 1 };
+  const engine = new ClickHouseReportEngine(
+    clickhouse,
+    { ...sql, settings: { ...sql.settings, ...clusterSettings } },
+    {
+      concurrency: config.concurrency,
+      maxQueued: config.maxQueued,
+    },
+  );
   const replicator = new ClickHouseReplicator(db, clickhouse, {
     stagingDirectory,
     log,
+    shards,
     onReachability: (up) => (up ? engine.markReachable() : engine.markUnreachable()),
   });
   try {
@@ -65,7 +77,7 @@ export async function startClickHouseReports(
     if (error instanceof ClickHouseFailure && error.unreachable) {
       log(`clickhouse: ${error.message}; reports stay on DuckDB until it answers`);
     } else {
-      await clickhouse.close().catch(() => undefined);
+      await Promise.all([clickhouse, ...shards].map((c) => c.close().catch(() => undefined)));
       throw error;
     }
   }
@@ -81,7 +93,7 @@ export async function startClickHouseReports(
     async close() {
       engine.close();
       await replicator.stop();
-      await clickhouse.close();
+      await Promise.all([clickhouse, ...shards].map((c) => c.close()));
     },
   };
 }

@@ -5,7 +5,14 @@ import type { Database, Executor } from '../store/database.js';
 import type { WriteScope } from '../store/data-versions.js';
 import { VERSION } from '../version.js';
 import { ClickHouseFailure, type ClickHouse } from './clickhouse-connection.js';
-import { localTableDdl, quoteName, schemaFingerprint, tableSchema, type TableSchema } from './clickhouse-schema.js';
+import {
+  localTableDdl,
+  PARTITION_EXPRESSIONS,
+  quoteName,
+  schemaFingerprint,
+  tableSchema,
+  type TableSchema,
+} from './clickhouse-schema.js';
 import { readSourceColumns } from './source-columns.js';
 import { DIMENSION_TABLES, FACT_TABLES, REPLICATED_TABLES, type ReplicatedTable } from './replicated-tables.js';
 
@@ -26,6 +33,12 @@ const GLOBAL = 0;
 const DIMENSIONS = 'dimensions';
 const FX = 'fx_rates';
 
+interface Target {
+  readonly clickhouse: ClickHouse;
+  readonly name: string;
+  readonly staging: string;
+}
+
 /** The replica was made by an adreport of another schema: it must be rebuilt, not read. */
 export class ClickHouseSchemaMismatch extends Error {}
 
@@ -41,6 +54,13 @@ export interface ReplicatorOptions {
   readonly log: (line: string) => void;
   /** First retry after a failure; doubles up to a minute. */
   readonly retryMs?: number;
+  /**
+   * A sharded cluster (`adreport clickhouse schema`): one connection per shard, in the order of its
+   * remote_servers. Organization K's partitions go to `<table>_local` on shard K mod N (the
+   * Distributed tables' sharding key is organization_id); FX rates and the bookkeeping tables, one
+   * replica set on every node, to the first. The cluster's tables come from its DDL, not from here.
+   */
+  readonly shards?: readonly ClickHouse[];
   /** After each pass: whether ClickHouse answered (false only when no answer came at all). */
   readonly onReachability?: (reachable: boolean) => void;
 }
@@ -92,30 +112,36 @@ export class ClickHouseReplicator {
     const columns = await this.db.read((r) => readSourceColumns(r));
     this.schemas = REPLICATED_TABLES.map((t) => tableSchema(t, columns.get(t.name) ?? []));
     const fingerprint = schemaFingerprint(this.schemas);
-    for (const ddl of BOOKKEEPING_DDL) await this.clickhouse.command(ddl);
-    const made = await this.clickhouse.rows<{ fingerprint: string; adreport_version: string }>(
+    const book = this.bookkeeping;
+    if (!this.sharded) for (const ddl of BOOKKEEPING_DDL) await book.command(ddl);
+    const made = await book.rows<{ fingerprint: string; adreport_version: string }>(
       `SELECT fingerprint, adreport_version FROM ${SCHEMA_TABLE} ORDER BY created_at DESC LIMIT 1`,
     );
     const found = made[0];
     if (found !== undefined && found.fingerprint !== fingerprint) {
       throw new ClickHouseSchemaMismatch(
-        `${this.clickhouse.description} holds tables of another schema (${found.fingerprint}, made by adreport ${found.adreport_version}); ` +
-          `adreport ${VERSION} needs schema ${fingerprint}. Drop database ${this.clickhouse.database} there ` +
+        `${book.description} holds tables of another schema (${found.fingerprint}, made by adreport ${found.adreport_version}); ` +
+          `adreport ${VERSION} needs schema ${fingerprint}. Drop database ${book.database} there ` +
           `(embedded: delete the directory) and start again: replication rebuilds it from DuckDB.`,
       );
     }
     for (const schema of this.schemas) {
-      await this.clickhouse.command(localTableDdl(this.clickhouse.database, schema));
-      const name = quoteName(schema.table.name);
-      await this.clickhouse.command(
-        `CREATE TABLE IF NOT EXISTS ${quoteName(`${schema.table.name}_staging`)} AS ${name}`,
-      );
+      if (!this.sharded) await this.clickhouse.command(localTableDdl(this.clickhouse.database, schema));
+      // A plain MergeTree with the table's partitioning: REPLACE PARTITION takes it into a
+      // ReplicatedMergeTree too, and a staging table needs no replicas of its own.
+      const partition = PARTITION_EXPRESSIONS[schema.table.partition];
+      for (const { clickhouse, name, staging } of this.targetsOf(schema.table)) {
+        await clickhouse.command(
+          `CREATE TABLE IF NOT EXISTS ${quoteName(staging)} AS ${quoteName(name)} ENGINE = MergeTree` +
+            `${partition === undefined ? '' : ` PARTITION BY ${partition}`} ORDER BY (${schema.table.orderBy.join(', ')})`,
+        );
+      }
     }
     if (found === undefined) {
-      await this.clickhouse.command(
-        `INSERT INTO ${SCHEMA_TABLE} VALUES ({fingerprint:String}, {version:String}, now64(3))`,
-        { fingerprint, version: VERSION },
-      );
+      await book.command(`INSERT INTO ${SCHEMA_TABLE} VALUES ({fingerprint:String}, {version:String}, now64(3))`, {
+        fingerprint,
+        version: VERSION,
+      });
     }
     // Files of a copy killed half-way are of no use: the copy starts again from DuckDB.
     fs.rmSync(this.options.stagingDirectory, { recursive: true, force: true });
@@ -277,7 +303,7 @@ export class ClickHouseReplicator {
   }
 
   private async watermarks(organizationId: number): Promise<Map<string, string>> {
-    const rows = await this.clickhouse.rows<{ partition: string; version: string }>(
+    const rows = await this.bookkeeping.rows<{ partition: string; version: string }>(
       `SELECT partition, version FROM ${WATERMARK_TABLE} FINAL WHERE organization_id = {organization:Int64}`,
       { organization: organizationId },
     );
@@ -344,20 +370,22 @@ export class ClickHouseReplicator {
   ): Promise<number> {
     const started = performance.now();
     const file = path.join(this.options.stagingDirectory, `${table.name}-${partitionId}.parquet`);
-    const staging = quoteName(`${table.name}_staging`);
-    const name = quoteName(table.name);
+    const target = this.targetOf(table, organizationId);
+    const staging = quoteName(target.staging);
+    const name = quoteName(target.name);
+    const clickhouse = target.clickhouse;
     try {
       await this.db.readExport(organizationId, (r) =>
         r.runOnce(`COPY (${select}) TO '${file.replace(/'/g, "''")}' (FORMAT parquet)`, [...params]),
       );
-      await this.clickhouse.command(`TRUNCATE TABLE ${staging}`);
-      await this.clickhouse.loadParquet(staging, file, this.columnsOf(table));
-      const [{ rows }] = (await this.clickhouse.rows<{ rows: string | number }>(
+      await clickhouse.command(`TRUNCATE TABLE ${staging}`);
+      await clickhouse.loadParquet(staging, file, this.columnsOf(table));
+      const [{ rows }] = (await clickhouse.rows<{ rows: string | number }>(
         `SELECT count() AS rows FROM ${staging}`,
       )) as [{ rows: string | number }];
       const id = partitionId.replace(/'/g, '');
-      if (Number(rows) === 0) await this.clickhouse.command(`ALTER TABLE ${name} DROP PARTITION ID '${id}'`);
-      else await this.clickhouse.command(`ALTER TABLE ${name} REPLACE PARTITION ID '${id}' FROM ${staging}`);
+      if (Number(rows) === 0) await clickhouse.command(`ALTER TABLE ${name} DROP PARTITION ID '${id}'`);
+      else await clickhouse.command(`ALTER TABLE ${name} REPLACE PARTITION ID '${id}' FROM ${staging}`);
       this.copied.partitions++;
       this.copied.rows += Number(rows);
       this.copied.ms += performance.now() - started;
@@ -368,10 +396,39 @@ export class ClickHouseReplicator {
   }
 
   private async mark(organizationId: number, partition: string, version: string, rows: number): Promise<void> {
-    await this.clickhouse.command(
+    await this.bookkeeping.command(
       `INSERT INTO ${WATERMARK_TABLE} VALUES ({organization:Int64}, {partition:String}, {version:String}, {rows:UInt64}, now64(3))`,
       { organization: organizationId, partition, version, rows },
     );
+  }
+
+  private get sharded(): boolean {
+    return (this.options.shards?.length ?? 0) > 0;
+  }
+
+  /** Where the schema and the watermarks live: the one node, or the first shard (one replica set everywhere). */
+  private get bookkeeping(): ClickHouse {
+    return this.options.shards?.[0] ?? this.clickhouse;
+  }
+
+  /** Where one organization's partitions of a table are swapped in. */
+  private targetOf(table: ReplicatedTable, organizationId: number): Target {
+    const shards = this.options.shards ?? [];
+    if (shards.length === 0) return { clickhouse: this.clickhouse, name: table.name, staging: `${table.name}_staging` };
+    if (table.partition === 'whole')
+      return { clickhouse: shards[0]!, name: table.name, staging: `${table.name}_staging` };
+    return {
+      clickhouse: shards[organizationId % shards.length]!,
+      name: `${table.name}_local`,
+      staging: `${table.name}_staging`,
+    };
+  }
+
+  /** Every place a table is written to: one, or (sharded) each shard's local table. */
+  private targetsOf(table: ReplicatedTable): Target[] {
+    const shards = this.options.shards ?? [];
+    if (shards.length === 0 || table.partition === 'whole') return [this.targetOf(table, 0)];
+    return shards.map((_, i) => this.targetOf(table, i));
   }
 
   /** The DuckDB columns of a table, organization_id last where it is borrowed from the parent. */

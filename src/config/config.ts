@@ -173,6 +173,26 @@ export const serviceConfigSchema = z.object({
     }, 'must be an http(s) URL such as https://user:password@host:8443/database')
     .optional(),
   clickhouseFallback: z.enum(['unavailable', 'duckdb']).default('unavailable'),
+  /**
+   * A sharded cluster: one URL per shard (a node of it), comma-separated, in its remote_servers
+   * order. Replication writes each organization's partitions to its shard's local tables; reports
+   * read the Distributed tables at `clickhouseUrl`.
+   */
+  clickhouseShardUrls: z
+    .string()
+    .transform((text) => text.split(',').map((url) => url.trim()))
+    .refine(
+      (urls) =>
+        urls.every((url) => {
+          try {
+            return ['http:', 'https:'].includes(new URL(url).protocol);
+          } catch {
+            return false;
+          }
+        }),
+      'must be http(s) URLs separated by commas, one per shard',
+    )
+    .optional(),
   /** JSON of SandboxFaultConfig, e.g. {"GOOGLE_ADS":{"latencyMs":200,"failureRate":0.1}}. */
   sandboxFaults: z.string().optional(),
 });
@@ -211,6 +231,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServiceConfigInput {
     reportEngine: pick('ADREPORT_REPORT_ENGINE') as ServiceConfigInput['reportEngine'],
     clickhouseUrl: pick('ADREPORT_CLICKHOUSE_URL'),
     clickhouseFallback: pick('ADREPORT_CLICKHOUSE_FALLBACK') as ServiceConfigInput['clickhouseFallback'],
+    clickhouseShardUrls: pick('ADREPORT_CLICKHOUSE_SHARD_URLS'),
     statistics: {
       backfillDays: pick('ADREPORT_STATISTICS_BACKFILL_DAYS'),
       trailingDays: pick('ADREPORT_STATISTICS_TRAILING_DAYS'),
