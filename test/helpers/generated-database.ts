@@ -5,7 +5,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { loadFxReference } from '../../src/reference/fx-rates.js';
 import { Database } from '../../src/store/database.js';
 import type { Row, SqlValue } from '../../src/store/sql-values.js';
-import { runCli } from './cli.js';
+import { generateDatabase } from './cli.js';
 
 /**
  * A database made by the real generator (`adreport data generate`, scale 1, 30 days to
@@ -29,22 +29,7 @@ export function useGeneratedDatabase(prefix: string): GeneratedDatabase {
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
     const file = path.join(dir, 'generated.duckdb');
-    const generated = await runCli([
-      'data',
-      'generate',
-      '--scale',
-      '1',
-      '--days',
-      '30',
-      '--seed',
-      '7',
-      '--orgs',
-      '2',
-      '--db',
-      file,
-      '--json',
-    ]);
-    if (generated.code !== 0) throw new Error(`data generate failed (${generated.code}): ${generated.stderr}`);
+    await generateDatabase(file, { scale: '1', days: 30, seed: 7, orgs: 2 });
     handle.db = await Database.open(file, { readConnections: 2, maxQueued: 10_000 });
     await loadFxReference(handle.db);
     handle.lastDay = (

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { serviceConfigSchema, type ServiceConfigInput } from '../../src/config/config.js';
 import { startService, type RunningService } from '../../src/main.js';
 import type { SqlValue } from '../../src/store/sql-values.js';
-import { runCli } from './cli.js';
+import { generateDatabase } from './cli.js';
 import { basic, FORM, HttpClient, type HttpResponse } from './http.js';
 import { tempDir } from './server.js';
 
@@ -81,23 +81,7 @@ function generatedTemplate(spec: GenerateSpec): Promise<{ file: string; output: 
       const dir = tempDir('adreport-reporting-template-');
       process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
       const file = path.join(dir, TEMPLATE_FILE);
-      const generated = await runCli([
-        'data',
-        'generate',
-        '--scale',
-        spec.scale,
-        '--days',
-        String(spec.days),
-        '--seed',
-        String(spec.seed),
-        '--orgs',
-        String(spec.orgs),
-        '--db',
-        file,
-        '--json',
-      ]);
-      if (generated.code !== 0) throw new Error(`data generate failed (${generated.code}): ${generated.stderr}`);
-      return { file, output: JSON.parse(generated.stdout.trim().split('\n').pop()!) as GeneratedOutput };
+      return { file, output: { organizations: await generateDatabase(file, spec) } };
     })();
     templates.set(key, template);
   }
