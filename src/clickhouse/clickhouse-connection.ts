@@ -54,15 +54,7 @@ export class ClickHouse {
   }
 
   async rows<T>(sql: string, params: ClickHouseParams = {}, settings: ClickHouseSettings = {}): Promise<T[]> {
-    return this.guard(async () => {
-      const result = await this.client.query({
-        query: sql,
-        query_params: params,
-        format: 'JSONEachRow',
-        clickhouse_settings: settings,
-      });
-      return result.json<T>();
-    });
+    return this.json<T>(sql, params, settings, 'JSONEachRow');
   }
 
   /** Rows as arrays, in the SELECT's column order. */
@@ -71,14 +63,23 @@ export class ClickHouse {
     params: ClickHouseParams = {},
     settings: ClickHouseSettings = {},
   ): Promise<unknown[][]> {
+    return this.json<unknown[]>(sql, params, settings, 'JSONCompactEachRow');
+  }
+
+  private json<T>(
+    sql: string,
+    params: ClickHouseParams,
+    settings: ClickHouseSettings,
+    format: 'JSONEachRow' | 'JSONCompactEachRow',
+  ): Promise<T[]> {
     return this.guard(async () => {
       const result = await this.client.query({
         query: sql,
         query_params: params,
-        format: 'JSONCompactEachRow',
+        format,
         clickhouse_settings: settings,
       });
-      return result.json<unknown[]>();
+      return result.json<T>();
     });
   }
 

@@ -164,13 +164,7 @@ export const serviceConfigSchema = z.object({
   reportEngine: z.enum(['duckdb', 'clickhouse']).default('duckdb'),
   clickhouseUrl: z
     .string()
-    .refine((text) => {
-      try {
-        return ['http:', 'https:'].includes(new URL(text).protocol);
-      } catch {
-        return false;
-      }
-    }, 'must be an http(s) URL such as https://user:password@host:8443/database')
+    .refine(isHttpUrl, 'must be an http(s) URL such as https://user:password@host:8443/database')
     .optional(),
   clickhouseFallback: z.enum(['unavailable', 'duckdb']).default('unavailable'),
   /**
@@ -181,17 +175,7 @@ export const serviceConfigSchema = z.object({
   clickhouseShardUrls: z
     .string()
     .transform((text) => text.split(',').map((url) => url.trim()))
-    .refine(
-      (urls) =>
-        urls.every((url) => {
-          try {
-            return ['http:', 'https:'].includes(new URL(url).protocol);
-          } catch {
-            return false;
-          }
-        }),
-      'must be http(s) URLs separated by commas, one per shard',
-    )
+    .refine((urls) => urls.every(isHttpUrl), 'must be http(s) URLs separated by commas, one per shard')
     .optional(),
   /** JSON of SandboxFaultConfig, e.g. {"GOOGLE_ADS":{"latencyMs":200,"failureRate":0.1}}. */
   sandboxFaults: z.string().optional(),
@@ -279,4 +263,12 @@ export function mergeConfig(...layers: ServiceConfigInput[]): ServiceConfigInput
     }
   }
   return out as ServiceConfigInput;
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    return ['http:', 'https:'].includes(new URL(text).protocol);
+  } catch {
+    return false;
+  }
 }
