@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importFxRates } from '../src/reference/fx-import.js';
 import { addDays, isoDate } from '../src/shared/dates.js';
 import { jsonRequest, linkedGoogleAccount } from './helpers/accounts.js';
 import { waitForJob } from './helpers/jobs.js';
@@ -116,6 +117,26 @@ describe('reports on ClickHouse', () => {
     expect(after.headers['x-report-engine']).toBe('clickhouse');
     const afterRow = after.json.campaigns.find((c: { id: number }) => c.id === campaignId);
     expect(afterRow.statistics.costWithMarkup).toBeCloseTo(before.statistics.cost * (1 + rate), 6);
+  });
+
+  it('an FX import (a write for every organization) is replicated before ClickHouse answers again, converted at the new rate', async () => {
+    const day = addDays(today, -2);
+    const query = `/reporting/v0/campaigns?startDate=${day}&endDate=${day}&statistics=cost&currency=USD&filter=${encodeURIComponent(`accountId == ${accountId}`)}`;
+    const before = (await server.http.get(query, auth)).json.campaigns.find((c: { id: number }) => c.id === campaignId);
+    const [rate] = await server.service.db.read((r) =>
+      r.all<{ usd: number }>(
+        "SELECT units_per_eur::DOUBLE AS usd FROM fx_rates WHERE currency = 'USD' AND day = $1::DATE",
+        [day],
+      ),
+    );
+    // USD twice as many units per EUR that day: money converted into USD doubles.
+    await importFxRates(server.service.db, `date,currency,unitsPerEur\n${day},USD,${rate!.usd * 2}\n`);
+    await replicated();
+    const after = await server.http.get(query, auth);
+    expect(after.headers['x-report-engine']).toBe('clickhouse');
+    const row = after.json.campaigns.find((c: { id: number }) => c.id === campaignId);
+    expect(before.statistics.cost).toBeGreaterThan(0);
+    expect(row.statistics.cost).toBeCloseTo(before.statistics.cost * 2, 4);
   });
 
   it('names the engine on exports, markups, call details and 304s', async () => {
