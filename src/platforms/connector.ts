@@ -235,6 +235,12 @@ export class PlatformError extends Error {
 /** One platform as seen by one organization (its credentials, its catalog). */
 export interface PlatformConnector {
   readonly platform: AdPlatformType;
+  /**
+   * Days after a day ends until the platform's figures of it are final (conversions attributed
+   * late, restatements). A synced day counts as complete once it was fetched this long after
+   * it ended (reports' X-Data-Complete-Through); recorded with every sync.
+   */
+  readonly conversionLagDays: number;
   /** Whether this id has the platform's own format (no call is made). */
   isWellFormedAccountId(adPlatformId: string): boolean;
   /** A master (manager / reseller customer) we may act through; FACEBOOK has none. */

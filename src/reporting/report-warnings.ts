@@ -10,6 +10,16 @@ export type ReportWarning =
       readonly firstDay: string;
       readonly lastDay: string;
       readonly currencies: readonly string[];
+    }
+  | {
+      readonly code: 'incomplete_data';
+      readonly message: string;
+      /** The last day with final figures of every platform account of the report; null when one was never synced. */
+      readonly completeThrough: string | null;
+      /** How many platform accounts of the report are not final through the range's end. */
+      readonly platformAccountCount: number;
+      /** Their ids, the first 100 by id (meta.freshness lists every account). */
+      readonly platformAccountIds: readonly number[];
     };
 
 /** Where money was converted at rates that are not published ones: the days and the rates' currencies. */
@@ -73,13 +83,18 @@ export class FxEstimateCollector {
  * ASCII only; the message stays in the JSON form and the README.
  */
 export function warningsHeader(warnings: readonly ReportWarning[]): string {
-  return warnings
-    .map((w) =>
-      w.code === 'estimated_fx_rates'
-        ? `${w.code};first="${w.firstDay}";last="${w.lastDay}";currencies="${w.currencies.join(' ')}"`
-        : `${w.code};currencies="${w.currencies.join(' ')}"`,
-    )
-    .join(', ');
+  return warnings.map(headerMember).join(', ');
+}
+
+function headerMember(w: ReportWarning): string {
+  switch (w.code) {
+    case 'estimated_fx_rates':
+      return `${w.code};first="${w.firstDay}";last="${w.lastDay}";currencies="${w.currencies.join(' ')}"`;
+    case 'mixed_currencies':
+      return `${w.code};currencies="${w.currencies.join(' ')}"`;
+    case 'incomplete_data':
+      return `${w.code}${w.completeThrough === null ? '' : `;through="${w.completeThrough}"`};accounts=${w.platformAccountCount}`;
+  }
 }
 
 export const WARNINGS_HEADER = 'Adreport-Warnings';

@@ -311,3 +311,32 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
     factTable,
   };
 }
+
+/**
+ * The report's entities alone, as its `entities` CTE selects them (organization, the endpoint's
+ * platform, name and entity filters, campaign label values), for a statement of its own: the
+ * freshness of the report's platform accounts. Binds the organization first, like reportQuery.
+ */
+export function reportEntities(plan: ReportPlan, d: SqlDialect, binder: Binder): string {
+  const org = binder.bind(plan.organizationId, 'bigint');
+  const level = levelOf(plan.level);
+  const endpoint = ENDPOINT_BY_PATH.get(plan.endpoint)!;
+  const where: string[] = [];
+  if (endpoint.platform !== undefined)
+    where.push(
+      `e.${d.quote(level.fields.find((f) => f.name === 'adPlatformType')!.column)} = ${binder.bind(endpoint.platform)}`,
+    );
+  if (plan.namePattern !== undefined)
+    where.push(d.like(`e.${level.nameParameter === 'text' ? 'text' : 'name'}`, binder.bind(plan.namePattern)));
+  if (plan.entityFilter) where.push(conditionSql(plan.entityFilter, 'e', { plan, dialect: d, binder }));
+  const entitySource = levelEntities(level.path, org, d);
+  const label = plan.campaignLabel === undefined ? undefined : binder.bind(plan.campaignLabel.stored);
+  const source = label
+    ? `(SELECT e.*, lv.label_value FROM (${entitySource}) e
+         JOIN (SELECT DISTINCT l.account_id AS account_id, cl.value AS label_value FROM account_adplatform_links l
+                 JOIN campaigns c ON c.adplatform_account_id = l.adplatform_account_id
+                 JOIN campaign_labels cl ON cl.campaign_id = c.id
+                WHERE cl.name = ${label} AND c.organization_id = ${org}) lv ON lv.account_id = e.id)`
+    : `(${entitySource})`;
+  return `SELECT e.* FROM ${source} e${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
+}

@@ -72,7 +72,10 @@ export async function syncStatistics(
     );
     for (const key of Object.keys(totals) as Array<keyof ReplacementCounts>) totals[key] += counts[key];
   }
-  await db.write('no-report-data', (tx) => recordSync(tx, organizationId, platformAccount, request, now));
+  // Reports read this row (their freshness), but fold what they read of it into their ETags themselves.
+  await db.write('no-report-data', (tx) =>
+    recordSync(tx, organizationId, platformAccount, request, now, connector.conversionLagDays),
+  );
   return { status: 'SYNCED', campaigns: campaignIds.length, chunks: chunks.length, rows: totals };
 }
 
@@ -119,14 +122,16 @@ async function recordSync(
   platformAccount: KnownPlatformAccount,
   request: StatisticsSyncRequest,
   now: Date,
+  conversionLagDays: number,
 ): Promise<void> {
   await tx.run(
-    `INSERT INTO statistics_sources (adplatform_account_id, organization_id, source, synced_from, synced_through, synced_at)
-     VALUES ($1, $2, 'PLATFORM', $3::DATE, $4::DATE, $5::TIMESTAMPTZ)
+    `INSERT INTO statistics_sources (adplatform_account_id, organization_id, source, synced_from, synced_through, synced_at, conversion_lag_days)
+     VALUES ($1, $2, 'PLATFORM', $3::DATE, $4::DATE, $5::TIMESTAMPTZ, $6::INTEGER)
      ON CONFLICT (adplatform_account_id) DO UPDATE SET
        synced_from = least(statistics_sources.synced_from, excluded.synced_from),
        synced_through = greatest(statistics_sources.synced_through, excluded.synced_through),
-       synced_at = excluded.synced_at`,
-    [platformAccount.id, organizationId, request.from, request.to, now],
+       synced_at = excluded.synced_at,
+       conversion_lag_days = excluded.conversion_lag_days`,
+    [platformAccount.id, organizationId, request.from, request.to, now, conversionLagDays],
   );
 }

@@ -48,6 +48,7 @@ import {
 } from './reporting-docs.js';
 import { invalidParameter, parsePaging, QueryParams } from '../../shared/query-params.js';
 import { WARNINGS_HEADER, warningsHeader } from '../../reporting/report-warnings.js';
+import { completeThroughHeader, metaMember } from '../../reporting/data-freshness.js';
 
 /** Fast gzip: exports are large and the CPU is shared with DuckDB rendering them. */
 const GZIP_LEVEL = 1;
@@ -73,7 +74,7 @@ async function respond(
   endpoint: ReportEndpoint,
   parsed: { request: ReportRequest; format: ResponseFormat },
 ) {
-  const report = reports.prepare(endpoint, parsed.request);
+  const report = await reports.withFreshness(reports.prepare(endpoint, parsed.request));
   return withEngine(report.engine, await respondWith(c, reports, report, endpoint, parsed));
 }
 
@@ -98,9 +99,14 @@ async function respondWith(
       const totals = page.totals ? `,"totals":${JSON.stringify(page.totals)}` : '';
       const warnings = page.warnings.length > 0 ? `,"warnings":${JSON.stringify(page.warnings)}` : '';
       const head = `{"${endpoint.level.plural}":`;
-      const tail = `${totals}${warnings}}`;
+      const tail = `${totals}${warnings}${metaMember(report.freshness)}}`;
       const length = page.rows.byteLength + head.length + tail.length + 2;
-      const headers = { 'Content-Type': 'application/json', 'X-TotalCount': String(page.total), Vary: 'Accept' };
+      const headers = {
+        'Content-Type': 'application/json',
+        'X-TotalCount': String(page.total),
+        Vary: 'Accept',
+        ...completeThroughHeader(report.freshness),
+      };
       return reports.freshness.caches(length)
         ? { bytes: jsonPageBytes(head, page.rows, tail), headers }
         : { streamed: jsonPageBody(head, page.rows, tail), headers };
@@ -120,6 +126,7 @@ async function respondWith(
     ...validatorHeaders(validator.etag),
     ...(gzip ? { 'Content-Encoding': 'gzip' } : {}),
     ...(warnings.length > 0 ? { [WARNINGS_HEADER]: warningsHeader(warnings) } : {}),
+    ...completeThroughHeader(report.freshness),
   });
 }
 

@@ -33,6 +33,7 @@ import { Overlay } from './overlay.js';
 import { Rng } from './random.js';
 import * as store from './sandbox-store.js';
 import { audienceOf, dailyReport, trueReach, type CampaignWithChildren, type ReachSelection } from './statistics.js';
+import { RESTATEMENT_DAYS } from './traffic-model.js';
 
 export interface SandboxEnvironment {
   readonly db: Database;
@@ -53,6 +54,8 @@ export const MAX_RANGE_DAYS = 92;
 export class SandboxConnector implements PlatformConnector {
   private readonly ids: IdScheme;
   private readonly scope: { organizationId: number; platform: AdPlatformType };
+  /** The traffic model's conversions trickle in for RESTATEMENT_DAYS on every platform. */
+  readonly conversionLagDays = RESTATEMENT_DAYS;
 
   constructor(
     private readonly env: SandboxEnvironment,

@@ -9,6 +9,7 @@ import { m008TokenKeysOut } from './008-token-keys-out.js';
 import { m009FxPublished } from './009-fx-published.js';
 import { m010Rollups } from './010-rollups.js';
 import { m011FactPartitionVersions } from './011-fact-partition-versions.js';
+import { m012ConversionLag } from './012-conversion-lag.js';
 import type { Migration } from './migration.js';
 
 export type { Migration, MigrationContext } from './migration.js';
@@ -26,4 +27,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m009FxPublished,
   m010Rollups,
   m011FactPartitionVersions,
+  m012ConversionLag,
 ];

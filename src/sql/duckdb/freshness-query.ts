@@ -1,0 +1,64 @@
+import { levelOf } from '../../catalog/levels.js';
+import type { ReportPlan } from '../../planner/report-plan.js';
+import { Binder } from '../binder.js';
+import type { CompiledQuery } from '../compiled-query.js';
+import { reportEntities } from '../report-query.js';
+import { duckdbDialect } from './duckdb-dialect.js';
+
+/** The columns of the freshness statement, one row per platform account of the report. */
+export interface FreshnessRow {
+  readonly id: number;
+  readonly adPlatformType: string;
+  /** YYYY-MM-DD or null (never synced). */
+  readonly syncedThrough: string | null;
+  /** ISO timestamp (UTC) or null. */
+  readonly lastSyncedAt: string | null;
+  readonly completeThrough: string | null;
+  readonly backfillRunning: boolean;
+}
+
+/**
+ * The freshness of a report's platform accounts (issue 23): the platform accounts of its
+ * entities (accounts: their linked ones), each with how far it is synced, when it was synced
+ * last, the last day whose figures are final, and whether a SYNC_STATISTICS job for it is queued
+ * or running. DuckDB only, whatever engine serves the report: statistics_sources and jobs live in
+ * the system of record and are not replicated.
+ *
+ * A platform-synced day D is final when it was fetched at least the platform's conversion lag
+ * after it ended (UTC): D <= synced_at - lag - 1 day, and D <= synced_through. Generated figures
+ * are final as generated (through synced_through).
+ */
+export function compileFreshness(plan: ReportPlan): CompiledQuery {
+  const d = duckdbDialect;
+  const binder = Binder.start(d);
+  const entities = reportEntities(plan, d, binder);
+  // reportEntities binds the organization first.
+  const org = binder.placeholder(1, 'bigint');
+  const column = levelOf(plan.level).platformAccountColumn;
+  const platformAccounts =
+    column === undefined
+      ? `SELECT l.adplatform_account_id AS id FROM account_adplatform_links l WHERE l.account_id IN (SELECT id FROM entities)`
+      : `SELECT e.${d.quote(column)} AS id FROM entities e`;
+  const sql = `WITH entities AS (${entities}),
+    report_pas AS (${platformAccounts}),
+    syncing AS (SELECT DISTINCT TRY_CAST(json_extract_string(j.input, '$.adPlatformAccountId') AS BIGINT) AS id
+                  FROM jobs j
+                 WHERE j.organization_id = ${org} AND j.type = 'SYNC_STATISTICS' AND j.status IN ('QUEUED', 'RUNNING'))
+    SELECT p.id AS id, p.ad_platform_type AS "adPlatformType",
+           strftime(s.synced_through, '%Y-%m-%d') AS "syncedThrough",
+           strftime(s.synced_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS "lastSyncedAt",
+           strftime(CASE WHEN s.source = 'GENERATED' THEN s.synced_through
+                         ELSE least(s.synced_through, CAST(s.synced_at - to_days(s.conversion_lag_days) AS DATE) - 1) END,
+                    '%Y-%m-%d') AS "completeThrough",
+           y.id IS NOT NULL AS "backfillRunning"
+      FROM adplatform_accounts p
+      LEFT JOIN statistics_sources s ON s.adplatform_account_id = p.id AND s.organization_id = ${org}
+      LEFT JOIN syncing y ON y.id = p.id
+     WHERE p.organization_id = ${org} AND p.id IN (SELECT id FROM report_pas)
+     ORDER BY p.id`;
+  return {
+    sql,
+    params: binder.params,
+    columns: ['id', 'adPlatformType', 'syncedThrough', 'lastSyncedAt', 'completeThrough', 'backfillRunning'],
+  };
+}
