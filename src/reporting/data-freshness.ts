@@ -1,10 +1,12 @@
 import type { ReportPlan } from '../planner/report-plan.js';
-import { compileFreshness, type FreshnessRow } from '../sql/compile-report.js';
+import { compileFreshness, type SyncStateRow } from '../sql/compile-report.js';
 import type { Database } from '../store/database.js';
 import type { ReportWarning } from './report-warnings.js';
 
-/** One platform account of a report: how far its figures are synced and final. */
-export type PlatformAccountFreshness = FreshnessRow;
+/** One platform account of a report: how far its figures are synced and final, and whether a sync of it is pending. */
+export interface PlatformAccountFreshness extends SyncStateRow {
+  readonly backfillRunning: boolean;
+}
 
 /**
  * How complete a report's data is (issue 23, `meta.freshness`): the last day for which every
@@ -14,6 +16,71 @@ export type PlatformAccountFreshness = FreshnessRow;
 export interface DataFreshness {
   readonly completeThrough: string | null;
   readonly platformAccounts: readonly PlatformAccountFreshness[];
+}
+
+/** Sync states kept (entries, each a few accounts): what a day of distinct report requests needs. */
+const CACHED_STATES = 1024;
+
+/**
+ * Reads a report's freshness from DuckDB (the system of record, also when ClickHouse serves the
+ * report) in the cheap read lane. The sync state of the report's platform accounts (its
+ * entities, their links, statistics_sources) is kept per statement while the organization's data
+ * version is unchanged: every write of those advances it. Which syncs are pending is read every
+ * time (jobs change state without a data version): one statement of a few rows. bench/freshness.ts
+ * measures both.
+ */
+export class FreshnessReader {
+  /** Map order is use order: the first entry is the least recently used. */
+  private readonly states = new Map<string, readonly SyncStateRow[]>();
+
+  constructor(private readonly db: Database) {}
+
+  async read(plan: ReportPlan): Promise<DataFreshness> {
+    const { syncState, syncing } = compileFreshness(plan);
+    const organizationId = plan.organizationId;
+    const version = this.db.versions.of(organizationId);
+    // The statement and its values name everything the rows depend on besides the data version.
+    const key = `${organizationId} ${version} ${syncState.sql} ${JSON.stringify(syncState.params)}`;
+    const cached = this.states.get(key);
+    const { states, pending } = await this.db.read(async (r) => ({
+      states: cached ?? (await r.all<SyncStateRow>(syncState.sql, syncState.params)).map(syncStateOf),
+      pending: await r.all<{ input: string }>(syncing.sql, syncing.params),
+    }));
+    if (cached) this.states.delete(key);
+    // Kept only if no write ended while it was read (it may mix versions otherwise).
+    if (cached || this.db.versions.of(organizationId) === version) this.remember(key, states);
+    const running = new Set(
+      pending.map((row) => (JSON.parse(row.input) as { adPlatformAccountId?: unknown }).adPlatformAccountId),
+    );
+    const platformAccounts = states.map((state) => ({ ...state, backfillRunning: running.has(state.id) }));
+    return { completeThrough: completeThroughOf(platformAccounts), platformAccounts };
+  }
+
+  private remember(key: string, states: readonly SyncStateRow[]): void {
+    this.states.set(key, states);
+    if (this.states.size > CACHED_STATES) this.states.delete(this.states.keys().next().value!);
+  }
+}
+
+/** In the documented member order, ids as numbers (BIGINT comes back as bigint). */
+function syncStateOf(row: SyncStateRow): SyncStateRow {
+  return {
+    id: Number(row.id),
+    adPlatformType: row.adPlatformType,
+    syncedThrough: row.syncedThrough,
+    lastSyncedAt: row.lastSyncedAt,
+    completeThrough: row.completeThrough,
+  };
+}
+
+/** The minimum over the accounts; null when one is unknown or there are none. */
+function completeThroughOf(accounts: readonly PlatformAccountFreshness[]): string | null {
+  let min: string | null = null;
+  for (const account of accounts) {
+    if (account.completeThrough === null) return null;
+    if (min === null || account.completeThrough < min) min = account.completeThrough;
+  }
+  return min;
 }
 
 /** A warning names at most this many accounts (an organization may have thousands); meta lists them all. */
@@ -30,35 +97,6 @@ export function completeThroughHeader(freshness: DataFreshness | undefined): Rec
 /** `,"meta":{...}`: the last member of a JSON report body. */
 export function metaMember(freshness: DataFreshness | undefined): string {
   return freshness === undefined ? '' : `,"meta":${JSON.stringify({ freshness })}`;
-}
-
-/**
- * Reads the freshness of the report's platform accounts from DuckDB (the system of record, also
- * when ClickHouse serves the report), in the cheap read lane: one small statement.
- */
-export async function readDataFreshness(db: Database, plan: ReportPlan): Promise<DataFreshness> {
-  const compiled = compileFreshness(plan);
-  const rows = await db.read((r) => r.all<FreshnessRow>(compiled.sql, compiled.params));
-  // In the documented member order, ids as numbers (BIGINT comes back as bigint).
-  const platformAccounts = rows.map((row) => ({
-    id: Number(row.id),
-    adPlatformType: row.adPlatformType,
-    syncedThrough: row.syncedThrough,
-    lastSyncedAt: row.lastSyncedAt,
-    completeThrough: row.completeThrough,
-    backfillRunning: row.backfillRunning === true,
-  }));
-  return { completeThrough: completeThroughOf(platformAccounts), platformAccounts };
-}
-
-/** The minimum over the accounts; null when one is unknown or there are none. */
-function completeThroughOf(accounts: readonly PlatformAccountFreshness[]): string | null {
-  let min: string | null = null;
-  for (const account of accounts) {
-    if (account.completeThrough === null) return null;
-    if (min === null || account.completeThrough < min) min = account.completeThrough;
-  }
-  return min;
 }
 
 /**

@@ -29,7 +29,7 @@ import {
   type ReportRows,
 } from './report-engine.js';
 import type { Row } from '../store/sql-values.js';
-import { incompleteData, readDataFreshness, type DataFreshness } from './data-freshness.js';
+import { FreshnessReader, incompleteData, type DataFreshness } from './data-freshness.js';
 
 /** A page's rows as JSON text in parts (DuckDB renders them), read out of DuckDB's memory one at a time. */
 export interface PageParts {
@@ -82,8 +82,11 @@ export class ReportService {
   /** ETags from the data versions, and the page cache (none unless the caller gives one: the CLI's export). */
   readonly freshness: ReportFreshness;
 
+  /** What `withFreshness` reads, with the sync states it keeps. */
+  private readonly dataFreshness: FreshnessReader;
+
   constructor(
-    private readonly db: Database,
+    db: Database,
     private readonly now: () => Date,
     exports: ExportService,
     pages: PageCache = new PageCache(0),
@@ -93,6 +96,7 @@ export class ReportService {
     private readonly engines: ReportEngineSelector = new DuckDbReportEngine(db, exports),
   ) {
     this.freshness = new ReportFreshness(db.versions, pages);
+    this.dataFreshness = new FreshnessReader(db);
   }
 
   /** The engine that answers the organization's reports now (a 503 when it is away). */
@@ -112,7 +116,7 @@ export class ReportService {
    * the validator reads it: a 304 or a cached page is never older than its meta.
    */
   async withFreshness(report: PreparedReport): Promise<PreparedReport> {
-    return { ...report, freshness: await readDataFreshness(this.db, report.plan) };
+    return { ...report, freshness: await this.dataFreshness.read(report.plan) };
   }
 
   /** The validator of a report in one format (json, csv, ndjson, parquet). */

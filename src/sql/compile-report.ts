@@ -12,7 +12,7 @@ export type { CompiledQuery, ExportFormat } from './compiled-query.js';
 export type { SqlDialect, StreamedExport } from './dialect.js';
 export type { CompileOptions } from './fact-source.js';
 export { duckdbDialect } from './duckdb/duckdb-dialect.js';
-export { compileFreshness, type FreshnessRow } from './duckdb/freshness-query.js';
+export { compileFreshness, type FreshnessStatements, type SyncStateRow } from './duckdb/freshness-query.js';
 export {
   bindClickhouseParams,
   clickhouseDialect,

@@ -72,8 +72,8 @@ export async function syncStatistics(
     );
     for (const key of Object.keys(totals) as Array<keyof ReplacementCounts>) totals[key] += counts[key];
   }
-  // Reports read this row (their freshness), but fold what they read of it into their ETags themselves.
-  await db.write('no-report-data', (tx) =>
+  // Report data since issue 23: reports say how complete their figures are from this row.
+  await db.write({ organizationId }, (tx) =>
     recordSync(tx, organizationId, platformAccount, request, now, connector.conversionLagDays),
   );
   return { status: 'SYNCED', campaigns: campaignIds.length, chunks: chunks.length, rows: totals };

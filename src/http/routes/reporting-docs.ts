@@ -147,16 +147,71 @@ export const WARNINGS = z
   .array(
     z
       .object({
-        code: z.enum(['mixed_currencies', 'estimated_fx_rates']),
+        code: z.enum(['mixed_currencies', 'estimated_fx_rates', 'incomplete_data']),
         message: z.string(),
-        currencies: z.array(z.string()),
+        currencies: z
+          .array(z.string())
+          .optional()
+          .openapi({ description: 'mixed_currencies, estimated_fx_rates: the currencies concerned.' }),
         firstDay: z.string().openapi({ format: 'date' }).optional(),
         lastDay: z.string().openapi({ format: 'date' }).optional(),
+        completeThrough: z.string().nullable().optional().openapi({
+          format: 'date',
+          description:
+            'incomplete_data: meta.freshness.completeThrough, which the range ends after (null: a platform account of the report was never synced).',
+        }),
+        platformAccountCount: z.number().int().optional().openapi({
+          description: 'incomplete_data: how many platform accounts of the report may still change within the range.',
+        }),
+        platformAccountIds: z
+          .array(z.number().int())
+          .optional()
+          .openapi({ description: 'incomplete_data: their ids, the first 100 by id.' }),
       })
       .openapi('ReportWarning'),
   )
   .optional()
   .openapi({ description: 'Only when there is something to say.' });
+
+/** `meta` of every JSON report body (issue 23): how complete its data is. */
+export const META = z
+  .object({
+    freshness: z.object({
+      completeThrough: z.string().nullable().openapi({
+        format: 'date',
+        description:
+          "The last day for which every platform account of the report has final figures (as X-Data-Complete-Through). null when one of them was never synced, or the report has no platform account (its entities' platform accounts after the entity filters; statistic filters do not narrow them).",
+      }),
+      platformAccounts: z.array(
+        z
+          .object({
+            id: z.number().int(),
+            adPlatformType: z.enum(AD_PLATFORM_TYPES),
+            syncedThrough: z
+              .string()
+              .nullable()
+              .openapi({ format: 'date', description: 'The last day synced; null: never synced.' }),
+            lastSyncedAt: z
+              .string()
+              .nullable()
+              .openapi({
+                format: 'date-time',
+                description: 'When the last successful sync ended (generated data: when generated).',
+              }),
+            completeThrough: z.string().nullable().openapi({
+              format: 'date',
+              description:
+                "The last synced day fetched at least the platform's conversion lag after it ended (14 days in the sandbox); generated data: syncedThrough.",
+            }),
+            backfillRunning: z
+              .boolean()
+              .openapi({ description: 'A statistics sync (SYNC_STATISTICS job) of it is queued or running.' }),
+          })
+          .openapi('PlatformAccountFreshness'),
+      ),
+    }),
+  })
+  .openapi('ReportMeta', { description: 'Always present, the last member of the body.' });
 
 /*
  * Expression parameters (filter, sort, formulas) have a grammar no JSON Schema pattern captures.

@@ -45,10 +45,11 @@ import {
   reportRowSchema,
   totalsSchema,
   WARNINGS,
+  META,
 } from './reporting-docs.js';
 import { invalidParameter, parsePaging, QueryParams } from '../../shared/query-params.js';
 import { WARNINGS_HEADER, warningsHeader } from '../../reporting/report-warnings.js';
-import { completeThroughHeader, metaMember } from '../../reporting/data-freshness.js';
+import { COMPLETE_THROUGH_HEADER, completeThroughHeader, metaMember } from '../../reporting/data-freshness.js';
 
 /** Fast gzip: exports are large and the CPU is shared with DuckDB rendering them. */
 const GZIP_LEVEL = 1;
@@ -239,9 +240,14 @@ const EXPORT_HEADERS = {
     description: 'Exports only: attachment; filename="<path>_<from>_<to>.<format>".',
     schema: { type: 'string' as const },
   },
+  [COMPLETE_THROUGH_HEADER]: {
+    description:
+      "JSON and exports: the last day for which every platform account of the report has final figures (synced, and fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough). Absent when unknown: a platform account of the report was never synced, or it has none. A range ending after it gets the incomplete_data warning.",
+    schema: { type: 'string' as const, format: 'date' },
+  },
   [WARNINGS_HEADER]: {
     description:
-      'Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD".',
+      'Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2 (through absent when a platform account was never synced).',
     schema: { type: 'string' as const },
   },
 };
@@ -252,11 +258,16 @@ function reportResponses(endpoint: ReportEndpoint, campaignLabel: boolean) {
   return {
     200: {
       description:
-        'JSON: one page; `warnings` when totals mix currencies or money was converted at estimated FX rates. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response.',
+        'JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, or the range ends after the last complete day (incomplete_data); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response.',
       headers: { ...EXPORT_HEADERS, ...VALIDATOR_HEADERS },
       content: {
         'application/json': {
-          schema: z.object({ [level.plural]: z.array(row), totals: totalsSchema(endpoint), warnings: WARNINGS }),
+          schema: z.object({
+            [level.plural]: z.array(row),
+            totals: totalsSchema(endpoint),
+            warnings: WARNINGS,
+            meta: META,
+          }),
         },
         'text/csv': {
           schema: z.string().openapi({
