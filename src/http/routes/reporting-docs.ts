@@ -191,13 +191,10 @@ export const META = z
               .string()
               .nullable()
               .openapi({ format: 'date', description: 'The last day synced; null: never synced.' }),
-            lastSyncedAt: z
-              .string()
-              .nullable()
-              .openapi({
-                format: 'date-time',
-                description: 'When the last successful sync ended (generated data: when generated).',
-              }),
+            lastSyncedAt: z.string().nullable().openapi({
+              format: 'date-time',
+              description: 'When the last successful sync ended (generated data: when generated).',
+            }),
             completeThrough: z.string().nullable().openapi({
               format: 'date',
               description:
