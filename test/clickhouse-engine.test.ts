@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importFxRates } from '../src/reference/fx-import.js';
 import { addDays, isoDate } from '../src/shared/dates.js';
 import { jsonRequest, linkedGoogleAccount } from './helpers/accounts.js';
-import { waitForJob } from './helpers/jobs.js';
+import { waitForIdleJobs, waitForJob } from './helpers/jobs.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 /**
@@ -137,6 +137,43 @@ describe('reports on ClickHouse', () => {
     const row = after.json.campaigns.find((c: { id: number }) => c.id === campaignId);
     expect(before.statistics.cost).toBeGreaterThan(0);
     expect(row.statistics.cost).toBeCloseTo(before.statistics.cost * 2, 4);
+  });
+
+  it('says how complete the data is from DuckDB (statistics_sources, jobs) while ClickHouse computes the rows', async () => {
+    await waitForIdleJobs(server, token);
+    await replicated();
+    const res = await campaignsReport();
+    expect(res.status, res.text).toBe(200);
+    expect(res.headers['x-report-engine']).toBe('clickhouse');
+    const [source] = await server.service.db.read((r) =>
+      r.all<{ id: number; syncedThrough: string; syncedAtMs: number }>(
+        `SELECT s.adplatform_account_id::INTEGER AS id, strftime(s.synced_through, '%Y-%m-%d') AS "syncedThrough", epoch_ms(s.synced_at)::DOUBLE AS "syncedAtMs"
+           FROM statistics_sources s JOIN campaigns c ON c.adplatform_account_id = s.adplatform_account_id WHERE c.id = $1`,
+        [campaignId],
+      ),
+    );
+    // By hand: the last synced day whose end lies 14 days (the sandbox's conversion lag) before the sync.
+    let complete = source!.syncedThrough;
+    while (Date.parse(`${addDays(complete, 1)}T00:00:00Z`) > source!.syncedAtMs - 14 * 24 * 3600_000)
+      complete = addDays(complete, -1);
+    expect(res.json.meta).toEqual({
+      freshness: {
+        completeThrough: complete,
+        platformAccounts: [
+          {
+            id: source!.id,
+            adPlatformType: 'GOOGLE_ADS',
+            syncedThrough: source!.syncedThrough,
+            lastSyncedAt: new Date(source!.syncedAtMs).toISOString(),
+            completeThrough: complete,
+            backfillRunning: false,
+          },
+        ],
+      },
+    });
+    expect(res.headers['x-data-complete-through']).toBe(complete);
+    // The range ends yesterday, after the complete day.
+    expect(res.json.warnings.map((w: { code: string }) => w.code)).toContain('incomplete_data');
   });
 
   it('names the engine on exports, markups, call details and 304s', async () => {
