@@ -44,12 +44,12 @@ export function compileFreshness(plan: ReportPlan): FreshnessStatements {
   // reportEntities binds the organization first.
   const org = binder.placeholder(1, 'bigint');
   const column = levelOf(plan.level).platformAccountColumn;
+  // Inline, not a CTE: 2.6 instead of 4.2 ms p50 for a month of keywords (bench/freshness.ts).
   const platformAccounts =
     column === undefined
-      ? `SELECT l.adplatform_account_id AS id FROM account_adplatform_links l WHERE l.account_id IN (SELECT id FROM entities)`
-      : `SELECT e.${d.quote(column)} AS id FROM entities e`;
-  const syncState = `WITH entities AS (${entities}), report_pas AS (${platformAccounts})
-    SELECT p.id AS id, p.ad_platform_type AS "adPlatformType",
+      ? `SELECT l.adplatform_account_id FROM account_adplatform_links l WHERE l.account_id IN (SELECT e.id FROM (${entities}) e)`
+      : `SELECT e.${d.quote(column)} FROM (${entities}) e`;
+  const syncState = `SELECT p.id AS id, p.ad_platform_type AS "adPlatformType",
            strftime(s.synced_through, '%Y-%m-%d') AS "syncedThrough",
            strftime(s.synced_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS "lastSyncedAt",
            strftime(CASE WHEN s.source = 'GENERATED' THEN s.synced_through
@@ -57,7 +57,7 @@ export function compileFreshness(plan: ReportPlan): FreshnessStatements {
                     '%Y-%m-%d') AS "completeThrough"
       FROM adplatform_accounts p
       LEFT JOIN statistics_sources s ON s.adplatform_account_id = p.id AND s.organization_id = ${org}
-     WHERE p.organization_id = ${org} AND p.id IN (SELECT id FROM report_pas)
+     WHERE p.organization_id = ${org} AND p.id IN (${platformAccounts})
      ORDER BY p.id`;
   // The inputs as text, parsed by the caller: a few rows, and json_extract made the statement 40% slower.
   const syncing = `SELECT j.input AS input FROM jobs j
