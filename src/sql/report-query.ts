@@ -340,6 +340,7 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
     ${withReach ? `${n('runs')} AS (${runs}), ${n('reach')} AS (${reach}),` : ''}`;
   };
 
+  const bucketKeys = ['entity_id', ...(label ? ['label_value'] : []), ...segmentNames];
   const current = periodCtes({ prefix: '', from, to, segmentDay: (_, day) => day });
   // With compare: the compared range's CTEs, then each of sums, shares and reach of both ranges in
   // one row per bucket (p_*): the compared sums as c_* columns beside the report's own.
@@ -361,7 +362,6 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
         .map((cte) => `\n    ${cte},`)
         .join('')
     : '';
-  const bucketKeys = ['entity_id', ...(label ? ['label_value'] : []), ...segmentNames];
   function pivot(name: string, measures: readonly BaseMeasure[], extra: readonly string[]): string {
     const of = (period: number, m: BaseMeasure) => `sum(CASE WHEN period = ${period} THEN ${sumColumn(m)} END)`;
     const keyColumns = name === 'sums' ? bucketKeys : ['entity_id', ...segmentNames];
