@@ -10,8 +10,11 @@ import { ReportFreshness, type Validator } from './report-freshness.js';
 import { listMarkupPeriods, type MarkupPeriod, type MarkupPeriodQuery } from './markup-periods.js';
 import type { ExportService, ExportStream } from './export-stream.js';
 import {
+  changeColumn,
+  comparedStatisticColumn,
   compileReport,
   CURRENCIES_COLUMN,
+  segmentColumn,
   ESTIMATE_COLUMNS,
   statisticColumn,
   TOTAL_COLUMN,
@@ -42,14 +45,21 @@ export interface PageParts {
   release(): void;
 }
 
-/** `totals=true`: the statistics over the whole filtered result and the one currency they are in (null: none, or several). */
-export type ReportTotals = { readonly currency: string | null } & Readonly<Record<string, number | string | null>>;
+/**
+ * `totals=true`: the statistics over the whole filtered result and the one currency they are in
+ * (null: none, or several); with compare, `comparison` and `change` of the same statistics.
+ */
+export type ReportTotals = { readonly currency: string | null } & Readonly<
+  Record<string, number | string | null | Readonly<Record<string, number | string | null>>>
+>;
 
 export interface ReportPage {
   readonly rows: PageParts;
   /** Rows of the whole result, all pages. */
   readonly total: number;
   readonly totals: ReportTotals | undefined;
+  /** `totals=segments`: the totals of each segment bucket, `segments` first, in segment order. */
+  readonly segmentTotals: readonly ReportTotals[] | undefined;
   /** Mixed currencies under totals, money converted at estimated rates; empty when there is nothing to say. */
   readonly warnings: readonly ReportWarning[];
 }
@@ -163,6 +173,7 @@ export class ReportService {
     const report = compileReport(plan, engine.dialect, this.compileOptions);
     const compiled = report.jsonPage();
     const totalsQuery = report.totals();
+    const segmentTotalsQuery = report.segmentTotals();
     return engine.read({ organizationId: plan.organizationId, slots: reportSlots(plan) }, async (r) => {
       const parts = await r.lazy(compiled.sql, compiled.params);
       try {
@@ -173,7 +184,20 @@ export class ReportService {
           for (let i = 0; i < parts.rowCount; i++) estimates.add(ESTIMATE_OF_PART.map((c) => parts.get(i, c)));
         }
         let totals: ReportTotals | undefined;
-        if (totalsQuery !== undefined) {
+        let segmentTotals: ReportTotals[] | undefined;
+        if (segmentTotalsQuery !== undefined) {
+          // totals=segments: the totals row first, then the buckets', from one statement.
+          const [row = {}, ...buckets] = await r.all(segmentTotalsQuery.sql, segmentTotalsQuery.params);
+          estimates.add(ESTIMATE_COLUMNS.map((c) => row[c]));
+          totals = totalsOf(plan, row, warnings);
+          // A bucket's money is null on the rule of the totals, which already say why.
+          segmentTotals = buckets.map((bucket) => ({
+            segments: Object.fromEntries(
+              plan.segments.map((key, i) => [key, (bucket[segmentColumn(i)] as string | number | null) ?? null]),
+            ),
+            ...totalsOf(plan, bucket, []),
+          }));
+        } else if (totalsQuery !== undefined) {
           const row = (await r.all(totalsQuery.sql, totalsQuery.params))[0] ?? {};
           estimates.add(ESTIMATE_COLUMNS.map((c) => row[c]));
           totals = totalsOf(plan, row, warnings);
@@ -186,7 +210,7 @@ export class ReportService {
             ? Number(parts.get(0, TOTAL_OF_PART))
             : await countAll(r, plan, engine.dialect, this.compileOptions);
         warnings.push(...freshnessWarnings(freshness, plan));
-        return { rows: pageParts(parts), total, totals, warnings };
+        return { rows: pageParts(parts), total, totals, segmentTotals, warnings };
       } catch (error) {
         parts.release();
         throw error;
@@ -284,14 +308,21 @@ function totalsOf(plan: ReportPlan, row: Row, warnings: ReportWarning[]): Report
   const mixed = plan.currency === undefined && found.length > 1;
   if (mixed) warnings.push(mixedCurrencies(found));
   const currency = plan.currency ?? (found.length === 1 ? found[0]! : null);
-  const statistics = plan.statistics.map(
-    (name, i) =>
-      [
-        name,
-        mixed && readsMoney(statisticOf(name)) ? null : ((row[statisticColumn(i)] as number | null) ?? null),
-      ] as const,
-  );
-  return { currency, ...Object.fromEntries(statistics) } as ReportTotals;
+  const statistics = (column: (i: number) => string) =>
+    Object.fromEntries(
+      plan.statistics.map(
+        (name, i) =>
+          [
+            name,
+            mixed && readsMoney(statisticOf(name)) ? null : ((row[column(i)] as number | null) ?? null),
+          ] as const,
+      ),
+    );
+  return {
+    currency,
+    ...statistics(statisticColumn),
+    ...(plan.compare ? { comparison: statistics(comparedStatisticColumn), change: statistics(changeColumn) } : {}),
+  } as ReportTotals;
 }
 
 /** incomplete_data when the range ends after the complete day (none without freshness). */

@@ -43,6 +43,7 @@ import {
   operationIdOf,
   reportQuerySchema,
   reportRowSchema,
+  segmentTotalsSchema,
   totalsSchema,
   WARNINGS,
   META,
@@ -76,8 +77,18 @@ async function respond(
   parsed: { request: ReportRequest; format: ResponseFormat },
 ) {
   const report = await reports.withFreshness(reports.prepare(endpoint, parsed.request));
-  return withEngine(report.engine, await respondWith(c, reports, report, endpoint, parsed));
+  const response = withEngine(report.engine, await respondWith(c, reports, report, endpoint, parsed));
+  const compared = report.plan.compare;
+  if (compared) {
+    response.headers.set(COMPARE_START_HEADER, compared.from);
+    response.headers.set(COMPARE_END_HEADER, compared.to);
+  }
+  return response;
 }
+
+/** With compare: the compared range as resolved (PREVIOUS_PERIOD, PREVIOUS_YEAR), on every report answer. */
+const COMPARE_START_HEADER = 'X-Compare-Start-Date';
+const COMPARE_END_HEADER = 'X-Compare-End-Date';
 
 /** Every report answer names the engine that computed it (issue 22). */
 function withEngine(engine: { readonly name: string }, response: Response): Response {
@@ -98,9 +109,10 @@ async function respondWith(
     return cachedJson(c, reports.freshness, validator, async () => {
       const page = await reports.run(report);
       const totals = page.totals ? `,"totals":${JSON.stringify(page.totals)}` : '';
+      const segmentTotals = page.segmentTotals ? `,"segmentTotals":${JSON.stringify(page.segmentTotals)}` : '';
       const warnings = page.warnings.length > 0 ? `,"warnings":${JSON.stringify(page.warnings)}` : '';
       const head = `{"${endpoint.level.plural}":`;
-      const tail = `${totals}${warnings}${metaMember(report.freshness)}}`;
+      const tail = `${totals}${segmentTotals}${warnings}${metaMember(report.freshness)}}`;
       const length = page.rows.byteLength + head.length + tail.length + 2;
       const headers = {
         'Content-Type': 'application/json',
@@ -119,7 +131,8 @@ async function respondWith(
   const gzip = format !== 'parquet' && acceptsGzip(c.req.header('accept-encoding'));
   const body = gzip ? pipeline(stream, createGzip({ level: GZIP_LEVEL }), () => undefined) : stream;
   const path = request.campaignLabel ? `accounts/campaign-labels/name/${request.campaignLabel.name}` : endpoint.path;
-  const base = `${path.replaceAll('/', '-')}_${plan.from}_${plan.to}`;
+  const compared = plan.compare ? `_vs_${plan.compare.from}_${plan.compare.to}` : '';
+  const base = `${path.replaceAll('/', '-')}_${plan.from}_${plan.to}${compared}`;
   return c.body(Readable.toWeb(body) as ReadableStream, 200, {
     'Content-Type': CONTENT_TYPES[format],
     'Content-Disposition': `attachment; filename="${base}.${format}"`,
@@ -237,12 +250,21 @@ const EXPORT_HEADERS = {
     schema: { type: 'integer' as const, minimum: 0 },
   },
   'Content-Disposition': {
-    description: 'Exports only: attachment; filename="<path>_<from>_<to>.<format>".',
+    description:
+      'Exports only: attachment; filename="<path>_<from>_<to>.<format>", with compare "<path>_<from>_<to>_vs_<compared from>_<compared to>.<format>".',
     schema: { type: 'string' as const },
   },
   [COMPLETE_THROUGH_HEADER]: {
     description:
       "JSON and exports: the last day for which every platform account of the report has final figures (synced, and fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough). Absent when unknown: a platform account of the report was never synced, or it has none. A range ending after it gets the incomplete_data warning.",
+    schema: { type: 'string' as const, format: 'date' },
+  },
+  'X-Compare-Start-Date': {
+    description: 'With compare= only: the first day of the compared range, as resolved.',
+    schema: { type: 'string' as const, format: 'date' },
+  },
+  'X-Compare-End-Date': {
+    description: 'With compare= only: the last day of the compared range, as resolved.',
     schema: { type: 'string' as const, format: 'date' },
   },
   [WARNINGS_HEADER]: {
@@ -265,6 +287,7 @@ function reportResponses(endpoint: ReportEndpoint, campaignLabel: boolean) {
           schema: z.object({
             [level.plural]: z.array(row),
             totals: totalsSchema(endpoint),
+            segmentTotals: segmentTotalsSchema(endpoint),
             warnings: WARNINGS,
             meta: META,
           }),
@@ -331,6 +354,24 @@ const fieldsRoute = createRoute({
   },
 });
 
+/** What `compare` takes, and how rows pair (GET /reporting/v0/fields). */
+const COMPARE_FORMS = {
+  forms: [
+    { value: 'PREVIOUS_PERIOD', description: 'as many days as the range, ending the day before it starts' },
+    { value: 'PREVIOUS_YEAR', description: 'both ends one calendar year earlier (29 February: 28 February)' },
+    { value: 'YYYY-MM-DD..YYYY-MM-DD', description: 'an inclusive range, under five years' },
+  ],
+  pairing:
+    'rows pair by entity; Day, Week, Month and Year buckets by position (the i-th with the i-th: both ranges need as many), DayOfWeek and DeviceType by value',
+};
+/** Filter and sort keys of the compared range, with compare only. */
+const COMPARED_FIELDS = [
+  'comparison.statistics.<name>',
+  'change.statistics.<name>',
+  'comparison.formulas.<name>',
+  'change.formulas.<name>',
+];
+
 /** The catalogue as clients see it; built from the same definitions the planner uses. */
 function describeFields() {
   return {
@@ -355,6 +396,8 @@ function describeFields() {
           ...(endpoint.platform ? { adPlatformType: endpoint.platform } : {}),
           statistics,
           segments: SEGMENTS.map((s) => ({ name: s.name, key: `segments.${s.key}`, description: s.description })),
+          compare: COMPARE_FORMS,
+          totals: ['false', 'true', 'segments'],
           filterable: [
             ...dimensions,
             ...(level.platformAccountColumn ? ['accountId'] : []),
@@ -363,6 +406,7 @@ function describeFields() {
             'formulas.<name>',
             'segments.deviceType',
             'segments.networkType',
+            ...COMPARED_FIELDS,
           ],
           sortable: [
             ...dimensions,
@@ -370,6 +414,7 @@ function describeFields() {
             'statistics.<name>',
             'formulas.<name>',
             'segments.<key of a requested segment>',
+            ...COMPARED_FIELDS,
           ],
           embeddable: [...level.embeds],
           nameParameter: level.nameParameter,
