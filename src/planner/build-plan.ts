@@ -472,7 +472,9 @@ function fieldHint(context: Context, statisticsOnly: boolean, forSort = false): 
   return `; /${context.endpoint.path} ${forSort ? 'sorts' : 'filters'} on statistics.<name>, formulas.<name>, ${fields.join(', ')}${context.level.labels ? ', labels.<name>' : ''}${
     context.level.customFields ? ', customFields.field<N>' : ''
   }, segments.deviceType, segments.networkType${
-    context.compare ? ', comparison.statistics.<name>, change.statistics.<name>, comparison.formulas.<name>, change.formulas.<name>' : ''
+    context.compare
+      ? ', comparison.statistics.<name>, change.statistics.<name>, comparison.formulas.<name>, change.formulas.<name>'
+      : ''
   }`;
 }
 

@@ -312,10 +312,7 @@ function totalsOf(plan: ReportPlan, row: Row, warnings: ReportWarning[]): Report
     Object.fromEntries(
       plan.statistics.map(
         (name, i) =>
-          [
-            name,
-            mixed && readsMoney(statisticOf(name)) ? null : ((row[column(i)] as number | null) ?? null),
-          ] as const,
+          [name, mixed && readsMoney(statisticOf(name)) ? null : ((row[column(i)] as number | null) ?? null)] as const,
       ),
     );
   return {

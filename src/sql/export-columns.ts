@@ -1,14 +1,7 @@
 import { statisticOf } from '../catalog/statistics.js';
 import type { Binder } from './binder.js';
 import type { NamedColumn } from './dialect.js';
-import {
-  changeSql,
-  formulaOutput,
-  segmentColumn,
-  statisticOutput,
-  statisticSql,
-  valueSql,
-} from './expressions.js';
+import { changeSql, formulaOutput, segmentColumn, statisticOutput, statisticSql, valueSql } from './expressions.js';
 import type { ReportQuery } from './report-query.js';
 
 /**

@@ -1,12 +1,6 @@
 import { statisticOf } from '../catalog/statistics.js';
 import type { CompiledQuery } from './compiled-query.js';
-import {
-  formulaColumn,
-  formulaOutput,
-  segmentColumn,
-  statisticColumn,
-  statisticOutput,
-} from './expressions.js';
+import { formulaColumn, formulaOutput, segmentColumn, statisticColumn, statisticOutput } from './expressions.js';
 import type { ReportQuery } from './report-query.js';
 import { filteredRows, orderBy, orderKeys } from './report-rows.js';
 

@@ -23,7 +23,9 @@ export const changeColumn = (i: number) => `chg_${i}`;
 /** The statistic outputs of summed rows `r`: the report's, then with compare the compared ones and their change. */
 function statisticOutputs(query: ReportQuery): Array<readonly [sql: string, column: string]> {
   const { plan, dialect: d } = query;
-  const own = plan.statistics.map((name, i) => [statisticOutput(statisticOf(name), 'r', d), statisticColumn(i)] as const);
+  const own = plan.statistics.map(
+    (name, i) => [statisticOutput(statisticOf(name), 'r', d), statisticColumn(i)] as const,
+  );
   if (!plan.compare) return own;
   return [
     ...own,
@@ -135,7 +137,10 @@ export function finishSegmentTotals(query: ReportQuery): CompiledQuery | undefin
   ];
   const withReach = `SELECT ${groupedColumns.map((c) => `g.${c} AS ${c}`).join(', ')}${reaches.map((r) => `, coalesce(${r.alias}.${sumColumn('reach')}, 0) AS ${r.column}`).join('')}
         FROM (${grouped}) g${reaches
-          .map((r) => ` LEFT JOIN (${r.sql}) ${r.alias} ON ${segments.map((c) => `${r.alias}.${c} = g.${c}`).join(' AND ')}`)
+          .map(
+            (r) =>
+              ` LEFT JOIN (${r.sql}) ${r.alias} ON ${segments.map((c) => `${r.alias}.${c} = g.${c}`).join(' AND ')}`,
+          )
           .join('')}`;
   const outputs = statisticOutputs(query);
   const totals = totalsSelect(query);

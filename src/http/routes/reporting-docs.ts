@@ -162,7 +162,9 @@ export function totalsSchema(endpoint: ReportEndpoint) {
       change: z
         .record(z.string(), z.number().nullable())
         .optional()
-        .openapi({ description: 'With compare= only: (current - compared) / compared; null when compared is 0 or null.' }),
+        .openapi({
+          description: 'With compare= only: (current - compared) / compared; null when compared is 0 or null.',
+        }),
     })
     .optional()
     .openapi({

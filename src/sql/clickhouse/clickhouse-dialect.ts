@@ -91,7 +91,8 @@ const WEEKDAY_NAMES = "['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 
 
 /** A column or tuple name: names come from the catalogue and formula names (letters, digits, _, one dot). */
 function quote(name: string): string {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*){0,2}$/.test(name)) throw new Error(`not a column name: ${name}`);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*){0,2}$/.test(name))
+    throw new Error(`not a column name: ${name}`);
   return `"${name}"`;
 }
 

@@ -30,7 +30,8 @@ export const COPY_OPTIONS: Readonly<Record<ExportFormat, string>> = {
 
 /** A struct key or column name: names come from the catalogue and formula names (letters, digits, _, up to two dots). */
 function quote(name: string): string {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*){0,2}$/.test(name)) throw new Error(`not a column name: ${name}`);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*){0,2}$/.test(name))
+    throw new Error(`not a column name: ${name}`);
   return `"${name}"`;
 }
 
