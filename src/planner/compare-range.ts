@@ -1,4 +1,5 @@
 import { SEGMENT_BY_KEY, type SegmentKey } from '../catalog/segments.js';
+import { assertNever } from '../shared/assert-never.js';
 import { addDays, daysBetween, isCalendarDay } from '../shared/dates.js';
 import { invalidParameter } from './parameter-errors.js';
 
@@ -43,8 +44,12 @@ export function bucketCount(key: SegmentKey, from: string, to: string): number {
       return monthIndex(to) - monthIndex(from) + 1;
     case 'year':
       return Number(to.slice(0, 4)) - Number(from.slice(0, 4)) + 1;
-    default:
+    // Pair by value: no count to match.
+    case 'dayOfWeek':
+    case 'deviceType':
       return 0;
+    default:
+      return assertNever(key, 'segment');
   }
 }
 
