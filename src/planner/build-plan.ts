@@ -33,7 +33,7 @@ const MAX_FORMULAS = 20;
  */
 export function buildPlan(endpoint: ReportEndpoint, request: ReportRequest, now: Date): ReportPlan {
   const level = endpoint.level;
-  const { from, to } = reportDateRange(request.startDate, request.endDate, now);
+  const { from, to } = reportDateRange(request.startDate, request.endDate, now, request.dateRange);
   const statistics = pickStatistics(endpoint, request.statistics);
   const segments = pickSegments(request.segments);
   const context: Context = {

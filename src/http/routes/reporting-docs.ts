@@ -6,7 +6,12 @@ import type { StatisticDefinition } from '../../catalog/statistics.js';
 import { AD_PLATFORM_TYPES, DEVICE_TYPES } from '../../shared/ad-platforms.js';
 import { LABEL_NAME } from '../../provisioning/labels.js';
 import { EXPRESSION_LIMITS } from '../../reporting/report-request.js';
-import { MAX_LIMIT, type REPORT_PARAMETERS } from '../../reporting/report-request.js';
+import {
+  DATE_PRESET_DESCRIPTIONS,
+  DATE_PRESETS,
+  MAX_LIMIT,
+  type REPORT_PARAMETERS,
+} from '../../reporting/report-request.js';
 import { supportedCurrencies } from '../../reference/fx-rates.js';
 
 type ReportParameter = (typeof REPORT_PARAMETERS)[number];
@@ -223,6 +228,14 @@ export function reportQuerySchema(endpoint: ReportEndpoint) {
     endDate: dateQuery(
       'Last day, inclusive; not before startDate, under five years after it (otherwise 400). Default: yesterday (UTC), or startDate when that is later.',
     ),
+    dateRange: z
+      .string()
+      .optional()
+      .openapi({
+        type: 'string',
+        enum: [...DATE_PRESETS],
+        description: `A named range instead of startDate/endDate (with either of them: 400), in UTC days: ${DATE_PRESETS.map((p) => `${p} (${DATE_PRESET_DESCRIPTIONS[p]})`).join(', ')}. Weeks are ISO weeks. The resolved range is in X-Start-Date and X-End-Date.`,
+      }),
     statistics: commaListParameter(
       { type: 'string', enum: [...names, ...names.map((n) => `statistics.${n}`)] },
       {

@@ -9,6 +9,8 @@ import { SEGMENTS } from '../../catalog/segments.js';
 import { DEFAULT_STATISTICS } from '../../catalog/statistics.js';
 import {
   commaList,
+  DATE_PRESET_DESCRIPTIONS,
+  DATE_PRESETS,
   EXPRESSION_LIMITS,
   MAX_LIMIT,
   parseReportQuery,
@@ -74,7 +76,16 @@ async function respond(
   parsed: { request: ReportRequest; format: ResponseFormat },
 ) {
   const report = reports.prepare(endpoint, parsed.request);
-  return withEngine(report.engine, await respondWith(c, reports, report, endpoint, parsed));
+  return withRange(report.plan, withEngine(report.engine, await respondWith(c, reports, report, endpoint, parsed)));
+}
+
+/** The resolved date range (a preset's, the defaults', or the dates as given), on every report answer, 304s too. */
+const RANGE_HEADERS = { start: 'X-Start-Date', end: 'X-End-Date' } as const;
+
+function withRange(range: { readonly from: string; readonly to: string }, response: Response): Response {
+  response.headers.set(RANGE_HEADERS.start, range.from);
+  response.headers.set(RANGE_HEADERS.end, range.to);
+  return response;
 }
 
 /** Every report answer names the engine that computed it (issue 22). */
@@ -239,6 +250,19 @@ const EXPORT_HEADERS = {
   },
 };
 
+/** X-Start-Date and X-End-Date, as withRange sets them. */
+const RANGE_HEADER_DOCS = {
+  [RANGE_HEADERS.start]: {
+    description:
+      'The first day of the resolved range (YYYY-MM-DD): startDate, the start of the dateRange preset, or the default.',
+    schema: { type: 'string' as const, format: 'date' },
+  },
+  [RANGE_HEADERS.end]: {
+    description: 'The last day of the resolved range, inclusive (YYYY-MM-DD).',
+    schema: { type: 'string' as const, format: 'date' },
+  },
+};
+
 function reportResponses(endpoint: ReportEndpoint, campaignLabel: boolean) {
   const level = endpoint.level;
   const row = reportRowSchema(endpoint, campaignLabel);
@@ -246,7 +270,7 @@ function reportResponses(endpoint: ReportEndpoint, campaignLabel: boolean) {
     200: {
       description:
         'JSON: one page; `warnings` when totals mix currencies or money was converted at estimated FX rates. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response.',
-      headers: { ...EXPORT_HEADERS, ...VALIDATOR_HEADERS },
+      headers: { ...EXPORT_HEADERS, ...VALIDATOR_HEADERS, ...RANGE_HEADER_DOCS },
       content: {
         'application/json': {
           schema: z.object({ [level.plural]: z.array(row), totals: totalsSchema(endpoint), warnings: WARNINGS }),
@@ -265,7 +289,10 @@ function reportResponses(endpoint: ReportEndpoint, campaignLabel: boolean) {
         },
       },
     },
-    ...NOT_MODIFIED_RESPONSE,
+    304: {
+      ...NOT_MODIFIED_RESPONSE[304],
+      headers: { ...NOT_MODIFIED_RESPONSE[304].headers, ...RANGE_HEADER_DOCS },
+    },
     ...errorResponses('get', REPORT_ERRORS),
   };
 }
@@ -337,6 +364,7 @@ function describeFields() {
           ...(endpoint.platform ? { adPlatformType: endpoint.platform } : {}),
           statistics,
           segments: SEGMENTS.map((s) => ({ name: s.name, key: `segments.${s.key}`, description: s.description })),
+          dateRanges: DATE_PRESETS.map((name) => ({ name, description: DATE_PRESET_DESCRIPTIONS[name] })),
           filterable: [
             ...dimensions,
             ...(level.platformAccountColumn ? ['accountId'] : []),
