@@ -122,7 +122,7 @@ describe('bad parameters: 400 naming the parameter', () => {
   });
 
   it('an unknown segment', async () => {
-    for (const segments of ['Hour', 'Day,Quarter', 'Network', ''])
+    for (const segments of ['Hour', 'Day,Quarterly', 'Network', ''])
       await expect400('campaigns', { segments }, 'segments');
   });
 

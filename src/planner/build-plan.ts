@@ -488,7 +488,7 @@ function resolveField(context: Context, path: readonly string[], statisticsOnly:
   }
   if (head === 'segments' && name !== undefined) {
     const segment = SEGMENT_BY_KEY.get(name);
-    if (segment && context.segments.includes(segment.key) && name !== 'deviceType')
+    if (segment && context.segments.includes(segment.key) && !Object.hasOwn(FACT_FILTER_FIELDS, name))
       return ref({ kind: 'segment', key: segment.key }, segment.type);
     const fact = Object.hasOwn(FACT_FILTER_FIELDS, name) ? FACT_FILTER_FIELDS[name] : undefined;
     return fact ? ref({ kind: 'fact', column: fact.column }, 'string') : undefined;

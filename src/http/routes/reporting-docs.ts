@@ -3,7 +3,7 @@ import type { ReportEndpoint } from '../../catalog/endpoints.js';
 import type { LevelDefinition } from '../../catalog/levels.js';
 import { SEGMENTS, type SegmentDefinition } from '../../catalog/segments.js';
 import type { StatisticDefinition } from '../../catalog/statistics.js';
-import { AD_PLATFORM_TYPES, DEVICE_TYPES } from '../../shared/ad-platforms.js';
+import { AD_PLATFORM_TYPES, DEVICE_TYPES, NETWORK_TYPES } from '../../shared/ad-platforms.js';
 import { LABEL_NAME } from '../../provisioning/labels.js';
 import { EXPRESSION_LIMITS } from '../../reporting/report-request.js';
 import {
@@ -58,6 +58,8 @@ const SEGMENT_VALUES: Readonly<Record<SegmentDefinition['key'], z.ZodType>> = {
   year: z.number().int(),
   dayOfWeek: z.enum(DAYS_OF_WEEK),
   deviceType: z.enum(DEVICE_TYPES),
+  quarter: z.string().openapi({ pattern: '^\\d{4}-Q[1-4]$' }),
+  networkType: z.enum(NETWORK_TYPES),
 };
 
 /** A statistic's value: ratios are null over a zero denominator (supplement 5). */

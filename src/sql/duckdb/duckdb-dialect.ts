@@ -33,7 +33,7 @@ function quote(name: string): string {
   return `"${name}"`;
 }
 
-function segmentValue(key: SegmentKey, day: string, device: string): string {
+function segmentValue(key: SegmentKey, day: string, device: string, network: string): string {
   switch (key) {
     case 'day':
       return `strftime(${day}, '%Y-%m-%d')`;
@@ -47,6 +47,10 @@ function segmentValue(key: SegmentKey, day: string, device: string): string {
       return `upper(dayname(${day}))`;
     case 'deviceType':
       return `${device}::VARCHAR`;
+    case 'quarter':
+      return `concat(strftime(${day}, '%Y'), '-Q', quarter(${day}))`;
+    case 'networkType':
+      return `${network}::VARCHAR`;
     default:
       return assertNever(key, 'segment');
   }
@@ -95,7 +99,7 @@ export const duckdbDialect: SqlDialect = {
   concatWithSeparator: (separator, values) => `concat_ws('${separator.replace(/'/g, "''")}', ${values.join(', ')})`,
   integerDivide: (left, right) => `${left} // ${right}`,
 
-  segment: (segment, day, device) => segmentValue(segment.key, day, device),
+  segment: (segment, day, device, network) => segmentValue(segment.key, day, device, network),
   segmentOrder: (segment: SegmentDefinition, column) =>
     segment.order === 'value'
       ? column
