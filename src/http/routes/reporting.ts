@@ -329,7 +329,7 @@ const fieldsRoute = createRoute({
   tags: ['Reporting'],
   summary: 'What each reporting endpoint offers',
   description:
-    'Per endpoint: statistics (type, additive or ratio), segments, and the fields filter, sort and embed accept.',
+    'Per endpoint: statistics (type, additive or ratio), segments, dateRanges (the presets of dateRange), and the fields filter, sort and embed accept.',
   ...bearer('reporting'),
   responses: {
     200: {
