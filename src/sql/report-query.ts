@@ -262,7 +262,7 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
       ${SHARE_MEASURES.map((m) => `sum(f.${SHARE_SUM_COLUMNS[m]}) AS ${sumColumn(m)}`).join(', ')}
     FROM fact_impression_share_daily f WHERE ${factWhere.join(' AND ')} ${d.groupByAll}`;
   // FACEBOOK reports no device and one network (supplement 2: UNKNOWN, SOCIAL); the runs carry
-  // them so that device and network filters and the DeviceType segment mean what they mean on its facts.
+  // them so that device and network filters and the DeviceType and NetworkType segments mean what they mean on its facts.
   const runs = `SELECT f.${level.factKey} AS entity_id${segmentKeys('f.day', 'f.device', 'f.network')}, f.adplatform_account_id AS pa, f.user_from, f.user_to
     FROM (SELECT *, ${d.factEnumLiteral('device', 'UNKNOWN')} AS device, ${d.factEnumLiteral('network', 'SOCIAL')} AS network FROM fact_audience_runs) f WHERE ${factWhere.join(' AND ')}`;
   const segmentNames = plan.segments.map((_, i) => segmentColumn(i));
