@@ -200,7 +200,7 @@ describe('dateRange over HTTP', () => {
     }
   });
 
-  it('/reporting/v0/fields lists the presets per endpoint; OpenAPI types dateRange and both headers', async () => {
+  it('/reporting/v0/fields lists the presets and the new segments per endpoint; OpenAPI types dateRange, the segments and both headers', async () => {
     const fields = await fx.get('/reporting/v0/fields', token);
     const reports = (fields.json.endpoints as any[]).filter((e) => Array.isArray(e.statistics));
     expect(reports.length).toBe(ENDPOINTS.length);
@@ -210,6 +210,14 @@ describe('dateRange over HTTP', () => {
         endpoint.path,
       ).toEqual([...PRESETS]);
       for (const d of endpoint.dateRanges) expect(d.description, d.name).toMatch(/\w/);
+      // The segments of issue 23, and filters on requested segment keys (segments.quarter).
+      expect(endpoint.segments).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ name: 'Quarter', key: 'segments.quarter' }),
+          expect.objectContaining({ name: 'NetworkType', key: 'segments.networkType' }),
+        ]),
+      );
+      expect(endpoint.filterable).toContain('segments.<key of a requested segment>');
     }
     const doc = (await fx.http.get('/openapi.json')).json;
     for (const p of [
@@ -220,6 +228,9 @@ describe('dateRange over HTTP', () => {
       const param = op.parameters.find((x: { name: string }) => x.name === 'dateRange');
       expect(param?.schema?.enum, p).toEqual([...PRESETS]);
       expect(param.in).toBe('query');
+      const segments = op.parameters.find((x: { name: string }) => x.name === 'segments');
+      expect(segments.schema.items.enum, p).toEqual(expect.arrayContaining(['Quarter', 'NetworkType']));
+      expect(segments.description, p).toContain('YYYY-Qn');
       for (const status of ['200', '304']) {
         expect(op.responses[status].headers['X-Start-Date'], `${p} ${status}`).toBeDefined();
         expect(op.responses[status].headers['X-End-Date'], `${p} ${status}`).toBeDefined();

@@ -225,10 +225,10 @@ export function reportQuerySchema(endpoint: ReportEndpoint) {
   // Typed by REPORT_PARAMETERS: a parameter the parser learns must be documented here to compile.
   const documented: Record<ReportParameter, z.ZodType | undefined> = {
     startDate: dateQuery(
-      'First day, inclusive. Default: 29 days before endDate. The range, defaults included, must be under five years (otherwise 400).',
+      'First day, inclusive. Default: 29 days before endDate. The range, defaults included, must be under five years (otherwise 400). Not with dateRange.',
     ),
     endDate: dateQuery(
-      'Last day, inclusive; not before startDate, under five years after it (otherwise 400). Default: yesterday (UTC), or startDate when that is later.',
+      'Last day, inclusive; not before startDate, under five years after it (otherwise 400). Default: yesterday (UTC), or startDate when that is later. Not with dateRange.',
     ),
     dateRange: z
       .string()

@@ -373,6 +373,7 @@ function describeFields() {
             'formulas.<name>',
             'segments.deviceType',
             'segments.networkType',
+            'segments.<key of a requested segment>',
           ],
           sortable: [
             ...dimensions,
