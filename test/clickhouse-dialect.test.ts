@@ -615,6 +615,7 @@ describe('edges', () => {
         SEGMENTS.find((s) => s.key === 'week')!,
         clickhouseDialect.dateLiteral('2024-12-30'),
         "'MOBILE'",
+        "'SEARCH'",
       )} AS monday`,
       params: [],
       columns: [],

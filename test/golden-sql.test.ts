@@ -325,6 +325,25 @@ const CASES: readonly GoldenCase[] = [
     request: { segments: ['Week', 'DeviceType'], totals: true, segmentTotals: true },
     statement: 'segmentTotals',
   },
+  // Issue 23: Quarter from the day; NetworkType from the network column, in the direct sums and
+  // (accounts, through the daily keys) in the buckets; its filter stays on the fact rows.
+  {
+    name: 'segment-quarter',
+    endpoint: 'campaigns',
+    request: { statistics: S, segments: ['Quarter'] },
+    statement: 'page',
+  },
+  {
+    name: 'segment-networktype-accounts',
+    endpoint: 'accounts',
+    request: {
+      statistics: S,
+      segments: ['NetworkType', 'Quarter'],
+      filter: "segments.networkType != 'SOCIAL'",
+      sort: '-segments.networkType',
+    },
+    statement: 'page',
+  },
 ];
 
 /** The statement as a reviewer reads it: the bound values as comments, then the SQL as emitted. */

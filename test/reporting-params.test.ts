@@ -122,7 +122,7 @@ describe('bad parameters: 400 naming the parameter', () => {
   });
 
   it('an unknown segment', async () => {
-    for (const segments of ['Hour', 'Day,Quarter', 'Network', ''])
+    for (const segments of ['Hour', 'Day,Quarterly', 'Network', ''])
       await expect400('campaigns', { segments }, 'segments');
   });
 
@@ -666,7 +666,16 @@ describe('GET /reporting/v0/fields', () => {
       ])
         expect(statistics.get(name).additive, name).toBe(false);
       const segments = endpoint.segments.map((s: any) => (typeof s === 'string' ? s : s.name));
-      expect([...segments].sort()).toEqual(['Day', 'DayOfWeek', 'DeviceType', 'Month', 'Week', 'Year']);
+      expect([...segments].sort()).toEqual([
+        'Day',
+        'DayOfWeek',
+        'DeviceType',
+        'Month',
+        'NetworkType',
+        'Quarter',
+        'Week',
+        'Year',
+      ]);
       expect([...endpoint.embeddable].sort(), level.path).toEqual(embeds[level.path]);
       const filterable: string[] = endpoint.filterable;
       const sortable: string[] = endpoint.sortable;

@@ -1,14 +1,24 @@
 /**
- * Breakdowns (supplement 5). The catalogue says what a segment is; the dialect says how its SQL
- * engine computes it from a fact row's day and device (src/sql/<dialect>/).
+ * Breakdowns (supplement 5; Quarter and NetworkType: issue 23). The catalogue says what a segment
+ * is; the dialect says how its SQL engine computes it from a fact row's day, device and network
+ * (src/sql/<dialect>/).
  */
-export const SEGMENT_KEYS = ['day', 'week', 'month', 'year', 'dayOfWeek', 'deviceType'] as const;
+export const SEGMENT_KEYS = [
+  'day',
+  'week',
+  'month',
+  'year',
+  'dayOfWeek',
+  'deviceType',
+  'quarter',
+  'networkType',
+] as const;
 /** As rows carry it: `segments.day`. */
 export type SegmentKey = (typeof SEGMENT_KEYS)[number];
 
 export interface SegmentDefinition {
   /** As the `segments` parameter names it. */
-  readonly name: 'Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType';
+  readonly name: 'Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType';
   readonly key: SegmentKey;
   readonly type: 'string' | 'number';
   /** How bucket values order: as their text (YYYY-MM-DD sorts by date) or by a list (DayOfWeek: MONDAY first). */
@@ -32,6 +42,15 @@ export const SEGMENTS: readonly SegmentDefinition[] = [
     order: 'value',
     description: 'DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN',
   },
+  // Appended, not beside Month: the existing segments keep their place in every list.
+  { name: 'Quarter', key: 'quarter', type: 'string', order: 'value', description: 'YYYY-Qn, e.g. 2026-Q4' },
+  {
+    name: 'NetworkType',
+    key: 'networkType',
+    type: 'string',
+    order: 'value',
+    description: 'SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)',
+  },
 ];
 
 export const SEGMENT_BY_NAME: ReadonlyMap<string, SegmentDefinition> = new Map(SEGMENTS.map((s) => [s.name, s]));
@@ -42,7 +61,10 @@ export function segmentOf(key: SegmentKey): SegmentDefinition {
   return SEGMENT_BY_KEY.get(key)!;
 }
 
-/** Fact-level fields a filter may test before aggregation (`segments.networkType` is not a breakdown). */
+/**
+ * Fact-level fields a filter may test before aggregation: a filter on them stays a fact filter
+ * even when the same segment is requested (it removes fact rows, then buckets are summed).
+ */
 export const FACT_FILTER_FIELDS: Readonly<Record<string, { column: 'device' | 'network' }>> = {
   deviceType: { column: 'device' },
   networkType: { column: 'network' },

@@ -42,7 +42,7 @@ const MAX_FORMULAS = 20;
  */
 export function buildPlan(endpoint: ReportEndpoint, request: ReportRequest, now: Date): ReportPlan {
   const level = endpoint.level;
-  const { from, to } = reportDateRange(request.startDate, request.endDate, now);
+  const { from, to } = reportDateRange(request.startDate, request.endDate, now, request.dateRange);
   const statistics = pickStatistics(endpoint, request.statistics);
   const segments = pickSegments(request.segments);
   if (request.segmentTotals && segments.length === 0)
@@ -531,7 +531,7 @@ function resolveField(context: Context, path: readonly string[], statisticsOnly:
   }
   if (head === 'segments' && name !== undefined) {
     const segment = SEGMENT_BY_KEY.get(name);
-    if (segment && context.segments.includes(segment.key) && name !== 'deviceType')
+    if (segment && context.segments.includes(segment.key) && !Object.hasOwn(FACT_FILTER_FIELDS, name))
       return ref({ kind: 'segment', key: segment.key }, segment.type);
     const fact = Object.hasOwn(FACT_FILTER_FIELDS, name) ? FACT_FILTER_FIELDS[name] : undefined;
     return fact ? ref({ kind: 'fact', column: fact.column }, 'string') : undefined;

@@ -13,7 +13,7 @@ export interface ComparedRange {
 }
 
 /** Time segments pair by position (the i-th bucket with the i-th); the others by value. */
-export const TIME_SEGMENTS: ReadonlySet<SegmentKey> = new Set<SegmentKey>(['day', 'week', 'month', 'year']);
+export const TIME_SEGMENTS: ReadonlySet<SegmentKey> = new Set<SegmentKey>(['day', 'week', 'month', 'quarter', 'year']);
 
 const MAX_YEARS = 5;
 const RANGE = /^(\d{4}-\d{2}-\d{2})\.\.(\d{4}-\d{2}-\d{2})$/;
@@ -42,11 +42,14 @@ export function bucketCount(key: SegmentKey, from: string, to: string): number {
       return daysBetween(mondayOf(from), mondayOf(to)) / 7 + 1;
     case 'month':
       return monthIndex(to) - monthIndex(from) + 1;
+    case 'quarter':
+      return Math.floor(monthIndex(to) / 3) - Math.floor(monthIndex(from) / 3) + 1;
     case 'year':
       return Number(to.slice(0, 4)) - Number(from.slice(0, 4)) + 1;
     // Pair by value: no count to match.
     case 'dayOfWeek':
     case 'deviceType':
+    case 'networkType':
       return 0;
     default:
       return assertNever(key, 'segment');

@@ -1,4 +1,5 @@
 import { addDays, checkDates, isoDate, type ParameterFailure } from '../shared/dates.js';
+import { resolveDateRange } from './date-presets.js';
 import { invalidParameter } from './parameter-errors.js';
 
 /** Longest range a request may ask for: end before the same day five years after the start. */
@@ -13,12 +14,16 @@ function addYears(date: string, years: number): string {
 /**
  * startDate/endDate of every reporting endpoint (supplement 1), inclusive: default the 30 days
  * ending yesterday (UTC); a start after yesterday alone is a one-day range; at most five years.
+ * Or `dateRange`, a preset (date-presets.ts), instead of both.
  */
 export function reportDateRange(
   startDate: string | undefined,
   endDate: string | undefined,
   now: Date,
+  dateRange?: string,
 ): { from: string; to: string } {
+  const preset = resolveDateRange(dateRange, startDate, endDate, now);
+  if (preset) return preset;
   const fail: ParameterFailure = (name, message) => invalidParameter(name, message);
   checkDates(startDate, endDate, fail);
   const yesterday = addDays(isoDate(now), -1);

@@ -12,6 +12,8 @@ export interface ReportRequest {
   readonly organizationId: number;
   readonly startDate: string | undefined;
   readonly endDate: string | undefined;
+  /** `dateRange`: a preset (TODAY, LAST_7_DAYS, ...) instead of startDate/endDate. */
+  readonly dateRange?: string | undefined;
   readonly statistics: readonly string[] | undefined;
   readonly segments: readonly string[] | undefined;
   readonly filter: string | undefined;

@@ -4,6 +4,7 @@ import { NO_LIMIT, type ReportRequest } from '../planner/report-plan.js';
 /** What the HTTP layer hands the reporting service (http may import reporting, not the planner: DESIGN D4). */
 export type { ReportRequest } from '../planner/report-plan.js';
 export { EXPRESSION_LIMITS } from '../planner/expression/expression-types.js';
+export { DATE_PRESETS, DATE_PRESET_DESCRIPTIONS } from '../planner/date-presets.js';
 import type { ExportFormat } from '../sql/compile-report.js';
 import { supportedCurrencies } from '../reference/fx-rates.js';
 import { isCurrencyCode, noRatesMessage } from '../shared/currencies.js';
@@ -19,6 +20,7 @@ const MAX_EXPORT_LIMIT = 1_000_000_000;
 export const REPORT_PARAMETERS = [
   'startDate',
   'endDate',
+  'dateRange',
   'statistics',
   'segments',
   'filter',
@@ -75,6 +77,7 @@ export function reportRequest(
     currency: reportCurrency(query.get('currency')),
     startDate: query.get('startDate'),
     endDate: query.get('endDate'),
+    dateRange: query.get('dateRange'),
     statistics: commaList(query, 'statistics'),
     segments: commaList(query, 'segments'),
     filter: query.get('filter'),

@@ -73,8 +73,8 @@ export interface SqlDialect {
   addMonths(sql: string, months: string): string;
 
   // Segments.
-  /** The segment's bucket value on a row with `day` (DATE) and `device` (the enum). */
-  segment(segment: SegmentDefinition, day: string, device: string): string;
+  /** The segment's bucket value on a row with `day` (DATE), `device` and `network` (the enums). */
+  segment(segment: SegmentDefinition, day: string, device: string, network: string): string;
   /** How a segment column sorts (DayOfWeek: MONDAY first). */
   segmentOrder(segment: SegmentDefinition, column: string): string;
 

@@ -10,7 +10,7 @@ export interface CompileOptions {
   readonly rollups?: boolean | undefined;
 }
 
-/** The fact column a segment is computed from (the dialect computes it from day and device only). */
+/** The fact column a segment is computed from (the dialect computes it from day, device and network only). */
 function segmentColumnOf(key: SegmentKey): FactColumn {
   switch (key) {
     case 'day':
@@ -18,9 +18,12 @@ function segmentColumnOf(key: SegmentKey): FactColumn {
     case 'month':
     case 'year':
     case 'dayOfWeek':
+    case 'quarter':
       return 'day';
     case 'deviceType':
       return 'device';
+    case 'networkType':
+      return 'network';
     default:
       return assertNever(key, 'segment');
   }

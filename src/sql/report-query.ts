@@ -137,10 +137,13 @@ function pairedDay(key: SegmentKey, day: string, comparedFrom: string, from: str
       return d.addDays(from, `(${d.dayNumber(d.weekStart(day))} - ${d.dayNumber(d.weekStart(comparedFrom))})`);
     case 'month':
       return months(1);
+    case 'quarter':
+      return months(3);
     case 'year':
       return months(12);
     case 'dayOfWeek':
     case 'deviceType':
+    case 'networkType':
       return day;
     default:
       return assertNever(key, 'segment');
@@ -196,6 +199,7 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
   const entityScope = level.factKey && entityWhere.length > 0 ? `f.${level.factKey} IN (SELECT id FROM entities)` : '';
   const factFilter = plan.factFilter ? conditionSql(plan.factFilter, 'f', context) : '';
   const byDevice = plan.segments.includes('deviceType');
+  const byNetwork = plan.segments.includes('networkType');
   const withMarkup = measures.has('costWithMarkup');
   const withShares = [...measures].some((m) => sourceOf(m) === 'impressionShare');
   const withReach = measures.has('reach');
@@ -205,7 +209,8 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
   // Accounts convert whenever they read money; the days converted at estimated rates are tracked for the warning.
   const tracksEstimates = withMoney && (level.factKey === null || convertLower);
   // Days matter for FX (accounts), markups and time segments; otherwise one row per entity is enough.
-  const byDay = level.factKey === null || withMarkup || plan.segments.some((s) => s !== 'deviceType');
+  const byDay =
+    level.factKey === null || withMarkup || plan.segments.some((s) => s !== 'deviceType' && s !== 'networkType');
   // Group by as few keys as the plan needs: a second BIGINT key made the aggregation ~3x slower
   // (7 -> 19 ms on a month of a scale-10 organization), so the platform account is only kept where
   // it leads to an account (accounts: FX and links; costWithMarkup: the markup's account).
@@ -215,6 +220,7 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
     ...(level.factKey === null || withMarkup ? [['f.adplatform_account_id', 'pa'] as const] : []),
     ...(byDay ? [['f.day', 'day'] as const] : []),
     ...(byDevice ? [['f.device', 'device'] as const] : []),
+    ...(byNetwork ? [['f.network', 'network'] as const] : []),
   ];
   // The daily row's columns, each named: over three or more joined tables ClickHouse names an
   // unaliased `d.day` (and `d.*`'s day) `d.day` where another table has a `day` too.
@@ -308,9 +314,12 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
             LEFT JOIN fx_rates rt ON rt.currency = ${target} AND rt.day = rs.day
            WHERE p.organization_id = ${org})`;
 
-    const segmentKeys = (day: string, device: string) =>
+    const segmentKeys = (day: string, device: string, network: string) =>
       plan.segments
-        .map((key, i) => `, ${d.segment(segmentOf(key), period.segmentDay(key, day), device)} AS ${segmentColumn(i)}`)
+        .map(
+          (key, i) =>
+            `, ${d.segment(segmentOf(key), period.segmentDay(key, day), device, network)} AS ${segmentColumn(i)}`,
+        )
         .join('');
     const directSum = (m: FactMeasure) =>
       m === 'costWithMarkup'
@@ -319,18 +328,18 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
           ? `sum(${d.exactMoney(`f.${FACT_SUM_COLUMNS[m]} * x.factor`)})`
           : `sum(f.${FACT_SUM_COLUMNS[m]})`;
     const sums = direct
-      ? `SELECT f.${level.factKey} AS entity_id${segmentKeys('f.day', 'f.device')},
+      ? `SELECT f.${level.factKey} AS entity_id${segmentKeys('f.day', 'f.device', 'f.network')},
         ${FACT_MEASURES.map((m) => `${directSum(m)} AS ${sumColumn(m)}`).join(', ')}${bucketEstimates('x.est_day', 'x')}
         FROM ${factTable} f${convertLower ? ` LEFT JOIN ${n('pa_rates')} x ON x.pa = f.adplatform_account_id AND x.day = f.day` : ''} WHERE ${factWhere.join(' AND ')} ${d.groupByAll}`
-      : `SELECT b.entity_id${label ? ', b.label_value' : ''}${segmentKeys('b.day', 'b.device')}, ${sumSelect.join(', ')}${bucketEstimates('b.est_day', 'b')} FROM ${n('buckets')} b ${d.groupByAll}`;
+      : `SELECT b.entity_id${label ? ', b.label_value' : ''}${segmentKeys('b.day', 'b.device', 'b.network')}, ${sumSelect.join(', ')}${bucketEstimates('b.est_day', 'b')} FROM ${n('buckets')} b ${d.groupByAll}`;
 
     // Impression share and reach come from their own fact tables, per entity and segments like the sums.
-    const shares = `SELECT f.${level.factKey} AS entity_id${segmentKeys('f.day', 'f.device')},
+    const shares = `SELECT f.${level.factKey} AS entity_id${segmentKeys('f.day', 'f.device', 'f.network')},
       ${SHARE_MEASURES.map((m) => `sum(f.${SHARE_SUM_COLUMNS[m]}) AS ${sumColumn(m)}`).join(', ')}
     FROM fact_impression_share_daily f WHERE ${factWhere.join(' AND ')} ${d.groupByAll}`;
     // FACEBOOK reports no device and one network (supplement 2: UNKNOWN, SOCIAL); the runs carry
-    // them so that device and network filters and the DeviceType segment mean what they mean on its facts.
-    const runs = `SELECT f.${level.factKey} AS entity_id${segmentKeys('f.day', 'f.device')}, f.adplatform_account_id AS pa, f.user_from, f.user_to
+    // them so that device and network filters and the DeviceType and NetworkType segments mean what they mean on its facts.
+    const runs = `SELECT f.${level.factKey} AS entity_id${segmentKeys('f.day', 'f.device', 'f.network')}, f.adplatform_account_id AS pa, f.user_from, f.user_to
     FROM (SELECT *, ${d.factEnumLiteral('device', 'UNKNOWN')} AS device, ${d.factEnumLiteral('network', 'SOCIAL')} AS network FROM fact_audience_runs) f WHERE ${factWhere.join(' AND ')}`;
     const reach = unionLength(`${n('runs')} u`, ['entity_id', ...segmentNames].join(', '), d);
     return `${convertLower ? `\n    ${n('pa_rates')} AS (${paRates}),` : ''}

@@ -76,4 +76,11 @@ export function parseNdjson(text: string): unknown[] {
 }
 
 /** The headers both engines must send alike. */
-export const COMPARED_HEADERS = ['x-totalcount', 'content-type', 'content-disposition', 'adreport-warnings'] as const;
+export const COMPARED_HEADERS = [
+  'x-totalcount',
+  'content-type',
+  'content-disposition',
+  'adreport-warnings',
+  'x-start-date',
+  'x-end-date',
+] as const;

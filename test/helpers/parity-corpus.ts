@@ -68,7 +68,9 @@ export function buildCorpus(ctx: CorpusContext): ParityRequest[] {
     out.push({ key, org, path, query, format });
   };
   const range = { startDate: ctx.from, endDate: ctx.to };
-  const segmentNames = SEGMENTS.map((s) => s.name);
+  // The segments of issue 22; those added later are asked at the end (appended: the earlier
+  // requests keep their place and organization).
+  const segmentNames = SEGMENTS.map((s) => s.name).filter((name) => !ISSUE_23_SEGMENTS.includes(name));
 
   // Every pair of segments on the endpoints whose figures come from different places: ad facts,
   // keyword facts, accounts (FX per day), reach runs, impression shares; single segments everywhere.
@@ -379,5 +381,64 @@ export function buildCorpus(ctx: CorpusContext): ParityRequest[] {
   add('call-details', { ...calls, filter: 'durationSeconds >' });
   add('call-details', { ...calls, sort: 'nonsense' });
   add('call-details', { startDate: ctx.edgeFrom, endDate: ctx.edgeTo });
+
+  addPresetsAndNewSegments(add, ctx, segmentNames);
   return out;
+}
+
+const ISSUE_23_SEGMENTS: readonly string[] = ['Quarter', 'NetworkType'];
+
+/**
+ * Issue 23 items 1 and 3: dateRange presets (the services share the clock, so both resolve the
+ * same range; X-Start-Date/X-End-Date are compared), and the segments Quarter and NetworkType
+ * alone everywhere, with every other segment where the figures come from different places, in
+ * filters, sorts, exports and over the ISO-week/year edge days.
+ */
+function addPresetsAndNewSegments(
+  add: (path: string, query: QueryInput, org?: number) => void,
+  ctx: CorpusContext,
+  older: readonly string[],
+): void {
+  const range = { startDate: ctx.from, endDate: ctx.to };
+  const presets = ['LAST_7_DAYS', 'LAST_MONTH', 'THIS_QUARTER', 'LAST_QUARTER', 'THIS_YEAR', 'TODAY', 'LAST_WEEK'];
+  const pairsOn = new Set(['campaigns', 'keywords', 'accounts', 'ads/facebook', 'adplatform-accounts/google-ads']);
+  STAT_ENDPOINTS.forEach((path, e) => {
+    const { endpoint } = catalogOf(path);
+    const all = endpoint.statistics.map((s) => s.name).join(',');
+    add(path, { dateRange: presets[e % presets.length]!, statistics: all, totals: true, limit: 300 });
+    add(path, { dateRange: presets[(e + 3) % presets.length]!, segments: 'Day', limit: 300 });
+    for (const [i, segment] of ISSUE_23_SEGMENTS.entries())
+      add(path, { ...range, segments: segment, statistics: all, totals: i === 0, limit: 300 });
+    if (!pairsOn.has(path)) return;
+    add(path, { ...range, segments: 'Quarter,NetworkType', statistics: all, limit: 300 });
+    for (const other of older) {
+      add(path, { ...range, segments: `${other},Quarter`, statistics: 'impressions,clicks,cost,ctr', limit: 300 });
+      add(path, { ...range, segments: `NetworkType,${other}`, statistics: 'impressions,clicks,cost,ctr', limit: 300 });
+    }
+  });
+  add('campaigns', {
+    startDate: ctx.edgeFrom,
+    endDate: ctx.edgeTo,
+    segments: 'Quarter,Week',
+    statistics: 'clicks,cost',
+  });
+  add('accounts', { startDate: ctx.edgeFrom, endDate: ctx.edgeTo, segments: 'Quarter', totals: true, currency: 'USD' });
+  add('campaigns', {
+    ...range,
+    segments: 'Quarter,NetworkType',
+    filter: "segments.networkType in ['SEARCH', 'DISPLAY'] && statistics.clicks > 0",
+    sort: '-segments.quarter,-segments.networkType,-statistics.clicks',
+    limit: 200,
+  });
+  add('keywords', { ...range, segments: 'Quarter', filter: `segments.quarter >= '${ctx.to.slice(0, 4)}-Q2'` });
+  add('adgroups', { ...range, segments: 'NetworkType', sort: 'segments.networkType,-statistics.cost', limit: 100 });
+  add('campaigns/facebook', { ...range, segments: 'NetworkType,Month', statistics: 'impressions,reach,frequency' });
+  add('accounts/campaign-labels/name/team', { dateRange: 'LAST_30_DAYS', segments: 'NetworkType', totals: true });
+  add('campaigns', { dateRange: 'LAST_QUARTER', format: 'csv', segments: 'Quarter,NetworkType' });
+  add('ads', { ...range, format: 'parquet', segments: 'NetworkType,DeviceType', statistics: 'clicks,cost' });
+  add('keywords', { dateRange: 'THIS_YEAR', format: 'ndjson', segments: 'Quarter' });
+  // Bad input: a preset with dates, an unknown preset, an unknown segment key in sort.
+  add('campaigns', { dateRange: 'LAST_7_DAYS', startDate: ctx.from });
+  add('accounts', { dateRange: 'NEXT_WEEK', format: 'csv' });
+  add('campaigns', { ...range, segments: 'NetworkType', sort: 'segments.quarter' });
 }

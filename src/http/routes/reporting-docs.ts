@@ -3,10 +3,15 @@ import type { ReportEndpoint } from '../../catalog/endpoints.js';
 import type { LevelDefinition } from '../../catalog/levels.js';
 import { SEGMENTS, type SegmentDefinition } from '../../catalog/segments.js';
 import type { StatisticDefinition } from '../../catalog/statistics.js';
-import { AD_PLATFORM_TYPES, DEVICE_TYPES } from '../../shared/ad-platforms.js';
+import { AD_PLATFORM_TYPES, DEVICE_TYPES, NETWORK_TYPES } from '../../shared/ad-platforms.js';
 import { LABEL_NAME } from '../../provisioning/labels.js';
 import { EXPRESSION_LIMITS } from '../../reporting/report-request.js';
-import { MAX_LIMIT, type REPORT_PARAMETERS } from '../../reporting/report-request.js';
+import {
+  DATE_PRESET_DESCRIPTIONS,
+  DATE_PRESETS,
+  MAX_LIMIT,
+  type REPORT_PARAMETERS,
+} from '../../reporting/report-request.js';
 import { supportedCurrencies } from '../../reference/fx-rates.js';
 
 type ReportParameter = (typeof REPORT_PARAMETERS)[number];
@@ -53,6 +58,8 @@ const SEGMENT_VALUES: Readonly<Record<SegmentDefinition['key'], z.ZodType>> = {
   year: z.number().int(),
   dayOfWeek: z.enum(DAYS_OF_WEEK),
   deviceType: z.enum(DEVICE_TYPES),
+  quarter: z.string().openapi({ pattern: '^\\d{4}-Q[1-4]$' }),
+  networkType: z.enum(NETWORK_TYPES),
 };
 
 /** A statistic's value: ratios are null over a zero denominator (supplement 5). */
@@ -159,12 +166,9 @@ export function totalsSchema(endpoint: ReportEndpoint) {
         .object(statistics)
         .optional()
         .openapi({ description: 'With compare= only: the same over the compared range.' }),
-      change: z
-        .record(z.string(), z.number().nullable())
-        .optional()
-        .openapi({
-          description: 'With compare= only: (current - compared) / compared; null when compared is 0 or null.',
-        }),
+      change: z.record(z.string(), z.number().nullable()).optional().openapi({
+        description: 'With compare= only: (current - compared) / compared; null when compared is 0 or null.',
+      }),
     })
     .optional()
     .openapi({
@@ -315,11 +319,19 @@ export function reportQuerySchema(endpoint: ReportEndpoint) {
   // Typed by REPORT_PARAMETERS: a parameter the parser learns must be documented here to compile.
   const documented: Record<ReportParameter, z.ZodType | undefined> = {
     startDate: dateQuery(
-      'First day, inclusive. Default: 29 days before endDate. The range, defaults included, must be under five years (otherwise 400).',
+      'First day, inclusive. Default: 29 days before endDate. The range, defaults included, must be under five years (otherwise 400). Not with dateRange.',
     ),
     endDate: dateQuery(
-      'Last day, inclusive; not before startDate, under five years after it (otherwise 400). Default: yesterday (UTC), or startDate when that is later.',
+      'Last day, inclusive; not before startDate, under five years after it (otherwise 400). Default: yesterday (UTC), or startDate when that is later. Not with dateRange.',
     ),
+    dateRange: z
+      .string()
+      .optional()
+      .openapi({
+        type: 'string',
+        enum: [...DATE_PRESETS],
+        description: `A named range instead of startDate/endDate (with either of them: 400), in UTC days: ${DATE_PRESETS.map((p) => `${p} (${DATE_PRESET_DESCRIPTIONS[p]})`).join(', ')}. Weeks are ISO weeks. The resolved range is in X-Start-Date and X-End-Date.`,
+      }),
     statistics: commaListParameter(
       { type: 'string', enum: [...names, ...names.map((n) => `statistics.${n}`)] },
       {
@@ -380,7 +392,7 @@ export function reportQuerySchema(endpoint: ReportEndpoint) {
         type: 'string',
         pattern: '^(PREVIOUS_PERIOD|PREVIOUS_YEAR|\\d{4}-\\d{2}-\\d{2}\\.\\.\\d{4}-\\d{2}-\\d{2})$',
         description:
-          'Compare with another range: PREVIOUS_PERIOD (as many days, ending the day before the start), PREVIOUS_YEAR (both ends a calendar year earlier) or YYYY-MM-DD..YYYY-MM-DD. Rows (and totals) gain `comparison` (the same statistics and formulas over that range) and `change` ((current - compared) / compared). Rows pair by entity; time segments by position (the i-th Day with the i-th Day), so with one both ranges need as many of its buckets (otherwise 400); other segments by value. filter and sort accept comparison.statistics.<name>, change.statistics.<name>, comparison.formulas.<name>, change.formulas.<name>.',
+          'Compare with another range: PREVIOUS_PERIOD (as many days, ending the day before the start), PREVIOUS_YEAR (both ends a calendar year earlier) or YYYY-MM-DD..YYYY-MM-DD. Rows (and totals) gain `comparison` (the same statistics and formulas over that range) and `change` ((current - compared) / compared). Rows pair by entity; time segments (Day, Week, Month, Quarter, Year) by position (the i-th Day with the i-th Day), so with one both ranges need as many of its buckets (otherwise 400); DayOfWeek, DeviceType and NetworkType by value. filter and sort accept comparison.statistics.<name>, change.statistics.<name>, comparison.formulas.<name>, change.formulas.<name>.',
         param: {
           examples: {
             previousPeriod: { value: 'PREVIOUS_PERIOD' },

@@ -9,6 +9,8 @@ import { SEGMENTS } from '../../catalog/segments.js';
 import { DEFAULT_STATISTICS } from '../../catalog/statistics.js';
 import {
   commaList,
+  DATE_PRESET_DESCRIPTIONS,
+  DATE_PRESETS,
   EXPRESSION_LIMITS,
   MAX_LIMIT,
   parseReportQuery,
@@ -77,18 +79,27 @@ async function respond(
   parsed: { request: ReportRequest; format: ResponseFormat },
 ) {
   const report = await reports.withFreshness(reports.prepare(endpoint, parsed.request));
-  const response = withEngine(report.engine, await respondWith(c, reports, report, endpoint, parsed));
-  const compared = report.plan.compare;
-  if (compared) {
-    response.headers.set(COMPARE_START_HEADER, compared.from);
-    response.headers.set(COMPARE_END_HEADER, compared.to);
+  return withRange(report.plan, withEngine(report.engine, await respondWith(c, reports, report, endpoint, parsed)));
+}
+
+/** The resolved date range (a preset's, the defaults', or the dates as given), on every report answer, 304s too. */
+const RANGE_HEADERS = { start: 'X-Start-Date', end: 'X-End-Date' } as const;
+/** With compare: the compared range as resolved (PREVIOUS_PERIOD, PREVIOUS_YEAR), likewise. */
+const COMPARE_START_HEADER = 'X-Compare-Start-Date';
+const COMPARE_END_HEADER = 'X-Compare-End-Date';
+
+function withRange(
+  plan: { readonly from: string; readonly to: string; readonly compare?: { from: string; to: string } | undefined },
+  response: Response,
+): Response {
+  response.headers.set(RANGE_HEADERS.start, plan.from);
+  response.headers.set(RANGE_HEADERS.end, plan.to);
+  if (plan.compare) {
+    response.headers.set(COMPARE_START_HEADER, plan.compare.from);
+    response.headers.set(COMPARE_END_HEADER, plan.compare.to);
   }
   return response;
 }
-
-/** With compare: the compared range as resolved (PREVIOUS_PERIOD, PREVIOUS_YEAR), on every report answer. */
-const COMPARE_START_HEADER = 'X-Compare-Start-Date';
-const COMPARE_END_HEADER = 'X-Compare-End-Date';
 
 /** Every report answer names the engine that computed it (issue 22). */
 function withEngine(engine: { readonly name: string }, response: Response): Response {
@@ -274,6 +285,19 @@ const EXPORT_HEADERS = {
   },
 };
 
+/** X-Start-Date and X-End-Date, as withRange sets them. */
+const RANGE_HEADER_DOCS = {
+  [RANGE_HEADERS.start]: {
+    description:
+      'The first day of the resolved range (YYYY-MM-DD): startDate, the start of the dateRange preset, or the default.',
+    schema: { type: 'string' as const, format: 'date' },
+  },
+  [RANGE_HEADERS.end]: {
+    description: 'The last day of the resolved range, inclusive (YYYY-MM-DD).',
+    schema: { type: 'string' as const, format: 'date' },
+  },
+};
+
 function reportResponses(endpoint: ReportEndpoint, campaignLabel: boolean) {
   const level = endpoint.level;
   const row = reportRowSchema(endpoint, campaignLabel);
@@ -281,7 +305,7 @@ function reportResponses(endpoint: ReportEndpoint, campaignLabel: boolean) {
     200: {
       description:
         'JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, or the range ends after the last complete day (incomplete_data); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response.',
-      headers: { ...EXPORT_HEADERS, ...VALIDATOR_HEADERS },
+      headers: { ...EXPORT_HEADERS, ...VALIDATOR_HEADERS, ...RANGE_HEADER_DOCS },
       content: {
         'application/json': {
           schema: z.object({
@@ -306,7 +330,10 @@ function reportResponses(endpoint: ReportEndpoint, campaignLabel: boolean) {
         },
       },
     },
-    ...NOT_MODIFIED_RESPONSE,
+    304: {
+      ...NOT_MODIFIED_RESPONSE[304],
+      headers: { ...NOT_MODIFIED_RESPONSE[304].headers, ...RANGE_HEADER_DOCS },
+    },
     ...errorResponses('get', REPORT_ERRORS),
   };
 }
@@ -343,7 +370,7 @@ const fieldsRoute = createRoute({
   tags: ['Reporting'],
   summary: 'What each reporting endpoint offers',
   description:
-    'Per endpoint: statistics (type, additive or ratio), segments, and the fields filter, sort and embed accept.',
+    'Per endpoint: statistics (type, additive or ratio), segments, dateRanges (the presets of dateRange), and the fields filter, sort and embed accept.',
   ...bearer('reporting'),
   responses: {
     200: {
@@ -362,7 +389,7 @@ const COMPARE_FORMS = {
     { value: 'YYYY-MM-DD..YYYY-MM-DD', description: 'an inclusive range, under five years' },
   ],
   pairing:
-    'rows pair by entity; Day, Week, Month and Year buckets by position (the i-th with the i-th: both ranges need as many), DayOfWeek and DeviceType by value',
+    'rows pair by entity; Day, Week, Month, Quarter and Year buckets by position (the i-th with the i-th: both ranges need as many), DayOfWeek, DeviceType and NetworkType by value',
 };
 /** Filter and sort keys of the compared range, with compare only. */
 const COMPARED_FIELDS = [
@@ -396,6 +423,7 @@ function describeFields() {
           ...(endpoint.platform ? { adPlatformType: endpoint.platform } : {}),
           statistics,
           segments: SEGMENTS.map((s) => ({ name: s.name, key: `segments.${s.key}`, description: s.description })),
+          dateRanges: DATE_PRESETS.map((name) => ({ name, description: DATE_PRESET_DESCRIPTIONS[name] })),
           compare: COMPARE_FORMS,
           totals: ['false', 'true', 'segments'],
           filterable: [
@@ -406,6 +434,7 @@ function describeFields() {
             'formulas.<name>',
             'segments.deviceType',
             'segments.networkType',
+            'segments.<key of a requested segment>',
             ...COMPARED_FIELDS,
           ],
           sortable: [

@@ -117,7 +117,7 @@ function round(sql: string, digits?: string): string {
   return `if(${n} < 0, ${halfAway(`(${sql} / pow(10, -${n}))`)} * pow(10, -${n}), ${halfAway(`(${sql} * pow(10, ${n}))`)} / pow(10, ${n}))`;
 }
 
-function segmentValue(key: SegmentKey, day: string, device: string): string {
+function segmentValue(key: SegmentKey, day: string, device: string, network: string): string {
   switch (key) {
     case 'day':
       return `formatDateTime(${day}, '%Y-%m-%d')`;
@@ -132,6 +132,10 @@ function segmentValue(key: SegmentKey, day: string, device: string): string {
       return `${WEEKDAY_NAMES}[toDayOfWeek(${day})]`;
     case 'deviceType':
       return `toString(${device})`;
+    case 'quarter':
+      return `concat(formatDateTime(${day}, '%Y'), '-Q', toString(toQuarter(${day})))`;
+    case 'networkType':
+      return `toString(${network})`;
     default:
       return assertNever(key, 'segment');
   }
@@ -215,7 +219,7 @@ export const clickhouseDialect: SqlDialect = {
   addDays: (sql, days) => `addDays(${sql}, ${days})`,
   addMonths: (sql, months) => `addMonths(${sql}, ${months})`,
 
-  segment: (segment, day, device) => segmentValue(segment.key, day, device),
+  segment: (segment, day, device, network) => segmentValue(segment.key, day, device, network),
   segmentOrder: (segment: SegmentDefinition, column) =>
     segment.order === 'value' ? column : `indexOf([${segment.order.map(literal).join(', ')}], ${column})`,
 

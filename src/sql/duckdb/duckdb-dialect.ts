@@ -35,7 +35,7 @@ function quote(name: string): string {
   return `"${name}"`;
 }
 
-function segmentValue(key: SegmentKey, day: string, device: string): string {
+function segmentValue(key: SegmentKey, day: string, device: string, network: string): string {
   switch (key) {
     case 'day':
       return `strftime(${day}, '%Y-%m-%d')`;
@@ -49,6 +49,10 @@ function segmentValue(key: SegmentKey, day: string, device: string): string {
       return `upper(dayname(${day}))`;
     case 'deviceType':
       return `${device}::VARCHAR`;
+    case 'quarter':
+      return `concat(strftime(${day}, '%Y'), '-Q', quarter(${day}))`;
+    case 'networkType':
+      return `${network}::VARCHAR`;
     default:
       return assertNever(key, 'segment');
   }
@@ -90,7 +94,7 @@ export const duckdbDialect: SqlDialect = {
   addDays: (sql, days) => `(${sql} + CAST(${days} AS INTEGER))`,
   addMonths: (sql, months) => `CAST(${sql} + to_months(CAST(${months} AS INTEGER)) AS DATE)`,
 
-  segment: (segment, day, device) => segmentValue(segment.key, day, device),
+  segment: (segment, day, device, network) => segmentValue(segment.key, day, device, network),
   segmentOrder: (segment: SegmentDefinition, column) =>
     segment.order === 'value'
       ? column

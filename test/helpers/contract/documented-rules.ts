@@ -91,6 +91,20 @@ export const RULES: readonly Rule[] = [
     },
   },
   {
+    name: 'dateRange is given instead of startDate and endDate, not with them',
+    appliesTo: (_op, d) =>
+      d.query.dateRange !== undefined && (d.query.startDate !== undefined || d.query.endDate !== undefined),
+    stated: (op) => states(op, 'dateRange', /instead of startDate\/endDate \(with either of them: 400\)/),
+    apply: (d) => {
+      // Keep either side, so that both the presets and the date rules below are exercised.
+      if (String(d.query.dateRange).length % 2 === 0) delete d.query.dateRange;
+      else {
+        delete d.query.startDate;
+        delete d.query.endDate;
+      }
+    },
+  },
+  {
     name: 'endDate is not before startDate',
     appliesTo: (_op, d) => typeof d.query.startDate === 'string' && typeof d.query.endDate === 'string',
     stated: (op) => states(op, 'endDate', /not before startDate/),
