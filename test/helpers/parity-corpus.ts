@@ -346,6 +346,13 @@ export function buildCorpus(ctx: CorpusContext): ParityRequest[] {
   add('campaigns', { ...compared, segments: 'Day', compare: `${ctx.edgeFrom}..${ctx.edgeTo}` });
   add('campaigns', { ...compared, totals: 'segments' });
   add('campaigns', { ...compared, filter: 'change.statistics.clicks > 0' });
+  add('campaigns', { ...compared, compare: 'PREVIOUS_YEAR', segments: 'Quarter,NetworkType', totals: 'segments' });
+  add('accounts', {
+    statistics: compared.statistics,
+    dateRange: 'LAST_30_DAYS',
+    compare: 'PREVIOUS_PERIOD',
+    segments: 'NetworkType',
+  });
   add('accounts/campaign-labels/name/objective', {
     ...compared,
     compare: 'PREVIOUS_PERIOD',
