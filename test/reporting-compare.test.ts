@@ -1168,3 +1168,59 @@ describe('bad compare input: a clear 400 with the error envelope, never a 500', 
     expect(fx.errors).toEqual([]);
   });
 });
+
+// ---------------------------------------------------------------------------------------------
+// Without rollups (ADREPORT_ROLLUPS=false): the same answers from the facts alone
+
+describe('ADREPORT_ROLLUPS=false: a copy of the database, a service without rollups', () => {
+  let withRollups: ReportingFixture;
+  beforeAll(async () => {
+    withRollups = fx;
+    fx = await startReportingFixture({ scale: '2', days: DAYS, seed: 3, orgs: 2, service: { rollups: false } });
+  });
+  afterAll(async () => {
+    const without = fx;
+    fx = withRollups;
+    await without?.close();
+  });
+
+  it('campaigns per Day PREVIOUS_PERIOD and accounts PREVIOUS_YEAR against the oracle', async () => {
+    const current = { from: addDays(Y, -9), to: Y };
+    await oracle({
+      path: 'campaigns',
+      org: 0,
+      current,
+      compared: previousPeriod(current),
+      compare: 'PREVIOUS_PERIOD',
+      segments: ['Day'],
+    });
+    await oracle({
+      path: 'accounts',
+      org: 1,
+      current,
+      compared: { from: previousYear(current.from), to: previousYear(current.to) },
+      compare: 'PREVIOUS_YEAR',
+      segments: ['DeviceType'],
+    });
+  });
+
+  it('adgroups per Week against two separate requests', async () => {
+    const monday = addDays(mondayOf(Y), -21);
+    const cmpMonday = addDays(monday, -7 * 10);
+    const { problems } = await separately({
+      path: 'adgroups',
+      plural: 'adGroups',
+      org: 1,
+      current: { from: monday, to: addDays(monday, 20) },
+      compared: { from: cmpMonday, to: addDays(cmpMonday, 20) },
+      compare: `${cmpMonday}..${addDays(cmpMonday, 20)}`,
+      segments: ['Week'],
+      statistics: WIDE,
+    });
+    expect(problems).toEqual([]);
+  });
+
+  it('nothing logged as a server error', () => {
+    expect(fx.errors).toEqual([]);
+  });
+});
