@@ -3,6 +3,7 @@ import { customFieldType, type DimensionField, type EmbedName, type LevelDefinit
 import { FACT_FILTER_FIELDS, SEGMENT_BY_KEY, SEGMENT_BY_NAME, SEGMENTS, type SegmentKey } from '../catalog/segments.js';
 import { FORMULA_TYPES, STATISTIC_BY_NAME, type StatisticDefinition } from '../catalog/statistics.js';
 import { assertNever } from '../shared/assert-never.js';
+import { comparedRange } from './compare-range.js';
 import { reportDateRange } from './date-range.js';
 import { ExpressionError, parseExpression, splitFormulas, type Expr } from './expression/index.js';
 import { expressionFailure, invalidParameter as invalid } from './parameter-errors.js';
@@ -21,7 +22,15 @@ import {
   ref,
   textMatch,
 } from './plan-nodes.js';
-import type { ConditionNode, PlannedFormula, ReportPlan, ReportRequest, SortKey, ValueNode } from './report-plan.js';
+import type {
+  ComparedPeriod,
+  ConditionNode,
+  PlannedFormula,
+  ReportPlan,
+  ReportRequest,
+  SortKey,
+  ValueNode,
+} from './report-plan.js';
 
 const MAX_FORMULAS = 20;
 
@@ -36,12 +45,16 @@ export function buildPlan(endpoint: ReportEndpoint, request: ReportRequest, now:
   const { from, to } = reportDateRange(request.startDate, request.endDate, now);
   const statistics = pickStatistics(endpoint, request.statistics);
   const segments = pickSegments(request.segments);
+  if (request.segmentTotals && segments.length === 0)
+    invalid('totals', 'totals=segments gives the totals of each segment bucket: ask for segments too');
+  const compare = request.compare === undefined ? undefined : comparedRange(request.compare, { from, to }, segments);
   const context: Context = {
     endpoint,
     level,
     segments,
     formulas: [],
     campaignLabel: level.path === 'accounts' && request.campaignLabel !== undefined,
+    compare: compare !== undefined,
   };
   const formulas = planFormulas(context, request.formulas);
   context.formulas = formulas;
@@ -63,7 +76,9 @@ export function buildPlan(endpoint: ReportEndpoint, request: ReportRequest, now:
     embed: pickEmbeds(level, request.embed),
     limit: request.limit,
     offset: request.offset,
-    totals: request.totals,
+    totals: request.totals || request.segmentTotals === true,
+    segmentTotals: request.segmentTotals === true,
+    compare,
     currency: request.currency,
     campaignLabel: level.path === 'accounts' ? request.campaignLabel : undefined,
   };
@@ -76,6 +91,8 @@ interface Context {
   formulas: readonly PlannedFormula[];
   /** /accounts/campaign-labels/name/{name}: rows show campaignLabel.value, so filters and sorts may name it. */
   readonly campaignLabel?: boolean;
+  /** `compare` is asked: comparison.* and change.* name statistics and formulas of the compared range. */
+  readonly compare?: boolean;
 }
 
 function pickStatistics(endpoint: ReportEndpoint, names: readonly string[] | undefined): string[] {
@@ -384,6 +401,7 @@ function planValue(
         );
       const offered = unofferedStatistic(context, expr.path);
       if (offered) return fail(notOffered(context.endpoint, offered), expr, expr.text);
+      if (!statisticsOnly && comparedWithoutCompare(context, expr.path)) return fail(COMPARED_USE, expr, expr.text);
       const resolved = resolveField(context, expr.path, statisticsOnly);
       if (!resolved) return fail(`unknown field ${expr.text}`, expr, expr.text, fieldHint(context, statisticsOnly));
       return resolved;
@@ -453,17 +471,40 @@ function fieldHint(context: Context, statisticsOnly: boolean, forSort = false): 
   if (context.level.platformAccountColumn !== undefined && !forSort) fields.push(ACCOUNT_ID);
   return `; /${context.endpoint.path} ${forSort ? 'sorts' : 'filters'} on statistics.<name>, formulas.<name>, ${fields.join(', ')}${context.level.labels ? ', labels.<name>' : ''}${
     context.level.customFields ? ', customFields.field<N>' : ''
-  }, segments.deviceType, segments.networkType`;
+  }, segments.deviceType, segments.networkType${
+    context.compare ? ', comparison.statistics.<name>, change.statistics.<name>, comparison.formulas.<name>, change.formulas.<name>' : ''
+  }`;
 }
 
 /** A statistic of the catalogue that this endpoint does not offer (statistics.reach on /campaigns). */
 function unofferedStatistic(context: Context, path: readonly string[]): StatisticDefinition | undefined {
+  if (path.length === 3 && COMPARED_PERIODS.has(path[0]!)) return unofferedStatistic(context, path.slice(1));
   if (path.length !== 2 || path[0] !== 'statistics') return undefined;
   const statistic = STATISTIC_BY_NAME.get(path[1]!);
   return statistic && !context.endpoint.statistics.includes(statistic) ? statistic : undefined;
 }
 
+const COMPARED_PERIODS: ReadonlySet<string> = new Set<ComparedPeriod>(['comparison', 'change']);
+const COMPARED_USE =
+  'comparison.statistics.<name>, change.statistics.<name>, comparison.formulas.<name> and change.formulas.<name> need compare=PREVIOUS_PERIOD, PREVIOUS_YEAR or YYYY-MM-DD..YYYY-MM-DD';
+
+/** `comparison.statistics.clicks` without compare: what to say instead of "unknown field". */
+function comparedWithoutCompare(context: Context, path: readonly string[]): boolean {
+  return !context.compare && path.length === 3 && COMPARED_PERIODS.has(path[0]!);
+}
+
+/** `comparison.statistics.clicks`, `change.formulas.f`: the statistic or formula of the compared range or its change. */
+function resolveCompared(context: Context, path: readonly string[]): ValueNode | undefined {
+  const [period, head, name, ...rest] = path;
+  if (!context.compare || !COMPARED_PERIODS.has(period!) || rest.length > 0 || name === undefined) return undefined;
+  const current = head === 'statistics' || head === 'formulas' ? resolveField(context, [head, name], false) : undefined;
+  if (current?.kind !== 'ref' || (current.operand.kind !== 'statistic' && current.operand.kind !== 'formula'))
+    return undefined;
+  return ref({ ...current.operand, period: period as ComparedPeriod }, 'number');
+}
+
 function resolveField(context: Context, path: readonly string[], statisticsOnly: boolean): ValueNode | undefined {
+  if (path.length === 3) return statisticsOnly ? undefined : resolveCompared(context, path);
   const [head, name, ...rest] = path;
   if (rest.length > 0 || head === undefined) return undefined;
   if (head === 'statistics' && name !== undefined) {
@@ -508,7 +549,7 @@ function planSort(context: Context, text: string): SortKey[] {
   for (const raw of text.split(',')) {
     const descending = raw.startsWith('-');
     const name = descending ? raw.slice(1) : raw;
-    if (!/^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)?$/.test(name))
+    if (!/^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*){0,2}$/.test(name))
       invalid('sort', `"${raw}" at position ${position} is not a sort key`, 'invalid_expression');
     const path = name.split('.');
     let value: ValueNode | undefined;
@@ -519,6 +560,8 @@ function planSort(context: Context, text: string): SortKey[] {
     } else {
       const offered = unofferedStatistic(context, path);
       if (offered) invalid('sort', notOffered(context.endpoint, offered), 'statistic_not_available');
+      if (comparedWithoutCompare(context, path))
+        invalid('sort', `${name} at position ${position + (descending ? 1 : 0)}: ${COMPARED_USE}`, 'unknown_field');
       value = resolveField(context, path, false);
       if (value?.kind === 'ref' && value.operand.kind === 'fact') value = undefined;
     }

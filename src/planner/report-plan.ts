@@ -2,6 +2,7 @@ import type { EmbedName, LevelPath } from '../catalog/levels.js';
 import type { SegmentKey } from '../catalog/segments.js';
 import type { FormulaType } from '../catalog/statistics.js';
 import { assertNever } from '../shared/assert-never.js';
+import type { ComparedRange } from './compare-range.js';
 
 /**
  * The validated request as the planner takes it: parameter texts already split, nothing
@@ -23,6 +24,10 @@ export interface ReportRequest {
   readonly limit: number;
   readonly offset: number;
   readonly totals: boolean;
+  /** `totals=segments`: besides totals, the totals of every segment bucket (totals is true then). */
+  readonly segmentTotals?: boolean | undefined;
+  /** `compare`: PREVIOUS_PERIOD, PREVIOUS_YEAR or `YYYY-MM-DD..YYYY-MM-DD`, unchecked. */
+  readonly compare?: string | undefined;
   /** `currency`: every money figure converted per day into this supported ISO 4217 code (checked by the caller). */
   readonly currency?: string | undefined;
   /** /accounts/campaign-labels/name/{name}: the label as the path names it and as it is stored (campaignGroup is sys.campaignGroup). */
@@ -34,6 +39,13 @@ export interface CampaignLabelName {
   readonly stored: string;
 }
 
+/**
+ * With `compare`: a statistic or formula over the compared range (`comparison.statistics.x`) or
+ * its relative change ((current - compared) / compared, `change.statistics.x`); absent: the
+ * report's own range.
+ */
+export type ComparedPeriod = 'comparison' | 'change';
+
 /** Where an operand can be evaluated: on fact rows before aggregation, on entities, or on buckets. */
 export type Stage = 'fact' | 'entity' | 'bucket';
 
@@ -43,8 +55,8 @@ export type Stage = 'fact' | 'entity' | 'bucket';
  * rows), a label, an account custom field, a segment of the request, a fact column.
  */
 export type Operand =
-  | { readonly kind: 'statistic'; readonly name: string }
-  | { readonly kind: 'formula'; readonly index: number }
+  | { readonly kind: 'statistic'; readonly name: string; readonly period?: ComparedPeriod }
+  | { readonly kind: 'formula'; readonly index: number; readonly period?: ComparedPeriod }
   | { readonly kind: 'dimension'; readonly column: string }
   | { readonly kind: 'label'; readonly name: string }
   | { readonly kind: 'customField'; readonly column: string }
@@ -175,6 +187,10 @@ export interface ReportPlan {
   readonly limit: number;
   readonly offset: number;
   readonly totals: boolean;
+  /** `totals=segments`: the statistics of every segment bucket over the whole filtered result. */
+  readonly segmentTotals: boolean;
+  /** `compare`: the compared range; rows, totals and segment totals carry comparison and change. */
+  readonly compare: ComparedRange | undefined;
   /**
    * Money of every row converted per day into this currency; undefined: accounts in their own
    * currency, lower levels in the platform account's.

@@ -29,6 +29,7 @@ export const REPORT_PARAMETERS = [
   'offset',
   'totals',
   'currency',
+  'compare',
   'format',
 ] as const;
 
@@ -56,9 +57,9 @@ export function reportRequest(
   format: 'json' | ExportFormat,
 ): ReportRequest {
   const totals = query.get('totals');
-  if (totals !== undefined && totals !== 'true' && totals !== 'false')
-    invalidParameter('totals', 'must be true or false');
-  if (format !== 'json' && totals === 'true')
+  if (totals !== undefined && totals !== 'true' && totals !== 'false' && totals !== 'segments')
+    invalidParameter('totals', 'must be true, false or segments');
+  if (format !== 'json' && (totals === 'true' || totals === 'segments'))
     invalidParameter('totals', `is part of the JSON form only; a ${format} export has the rows alone`);
   const paging =
     format === 'json'
@@ -82,7 +83,9 @@ export function reportRequest(
     embed: commaList(query, 'embed'),
     name,
     ...paging,
-    totals: totals === 'true',
+    totals: totals === 'true' || totals === 'segments',
+    segmentTotals: totals === 'segments',
+    compare: query.get('compare'),
   };
 }
 

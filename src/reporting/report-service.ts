@@ -10,8 +10,11 @@ import { ReportFreshness, type Validator } from './report-freshness.js';
 import { listMarkupPeriods, type MarkupPeriod, type MarkupPeriodQuery } from './markup-periods.js';
 import type { ExportService, ExportStream } from './export-stream.js';
 import {
+  changeColumn,
+  comparedStatisticColumn,
   compileReport,
   CURRENCIES_COLUMN,
+  segmentColumn,
   ESTIMATE_COLUMNS,
   statisticColumn,
   TOTAL_COLUMN,
@@ -41,14 +44,21 @@ export interface PageParts {
   release(): void;
 }
 
-/** `totals=true`: the statistics over the whole filtered result and the one currency they are in (null: none, or several). */
-export type ReportTotals = { readonly currency: string | null } & Readonly<Record<string, number | string | null>>;
+/**
+ * `totals=true`: the statistics over the whole filtered result and the one currency they are in
+ * (null: none, or several); with compare, `comparison` and `change` of the same statistics.
+ */
+export type ReportTotals = { readonly currency: string | null } & Readonly<
+  Record<string, number | string | null | Readonly<Record<string, number | string | null>>>
+>;
 
 export interface ReportPage {
   readonly rows: PageParts;
   /** Rows of the whole result, all pages. */
   readonly total: number;
   readonly totals: ReportTotals | undefined;
+  /** `totals=segments`: the totals of each segment bucket, `segments` first, in segment order. */
+  readonly segmentTotals: readonly ReportTotals[] | undefined;
   /** Mixed currencies under totals, money converted at estimated rates; empty when there is nothing to say. */
   readonly warnings: readonly ReportWarning[];
 }
@@ -147,6 +157,7 @@ export class ReportService {
     const report = compileReport(plan, engine.dialect, this.compileOptions);
     const compiled = report.jsonPage();
     const totalsQuery = report.totals();
+    const segmentTotalsQuery = report.segmentTotals();
     return engine.read({ organizationId: plan.organizationId, slots: reportSlots(plan) }, async (r) => {
       const parts = await r.lazy(compiled.sql, compiled.params);
       try {
@@ -162,6 +173,17 @@ export class ReportService {
           estimates.add(ESTIMATE_COLUMNS.map((c) => row[c]));
           totals = totalsOf(plan, row, warnings);
         }
+        let segmentTotals: ReportTotals[] | undefined;
+        if (segmentTotalsQuery !== undefined) {
+          const rows = await r.all(segmentTotalsQuery.sql, segmentTotalsQuery.params);
+          // The totals already say when the result mixes currencies; a bucket's nulls follow the same rule.
+          segmentTotals = rows.map((row) => ({
+            segments: Object.fromEntries(
+              plan.segments.map((key, i) => [key, (row[segmentColumn(i)] as string | number | null) ?? null]),
+            ),
+            ...totalsOf(plan, row, []),
+          }));
+        }
         const estimated = estimates.result();
         if (estimated) warnings.push(estimatedFxRates(estimated));
         // An empty page (past the end) has no part to carry the total: count it.
@@ -169,7 +191,7 @@ export class ReportService {
           parts.rowCount > 0
             ? Number(parts.get(0, TOTAL_OF_PART))
             : await countAll(r, plan, engine.dialect, this.compileOptions);
-        return { rows: pageParts(parts), total, totals, warnings };
+        return { rows: pageParts(parts), total, totals, segmentTotals, warnings };
       } catch (error) {
         parts.release();
         throw error;
@@ -266,12 +288,19 @@ function totalsOf(plan: ReportPlan, row: Row, warnings: ReportWarning[]): Report
   const mixed = plan.currency === undefined && found.length > 1;
   if (mixed) warnings.push(mixedCurrencies(found));
   const currency = plan.currency ?? (found.length === 1 ? found[0]! : null);
-  const statistics = plan.statistics.map(
-    (name, i) =>
-      [
-        name,
-        mixed && readsMoney(statisticOf(name)) ? null : ((row[statisticColumn(i)] as number | null) ?? null),
-      ] as const,
-  );
-  return { currency, ...Object.fromEntries(statistics) } as ReportTotals;
+  const statistics = (column: (i: number) => string) =>
+    Object.fromEntries(
+      plan.statistics.map(
+        (name, i) =>
+          [
+            name,
+            mixed && readsMoney(statisticOf(name)) ? null : ((row[column(i)] as number | null) ?? null),
+          ] as const,
+      ),
+    );
+  return {
+    currency,
+    ...statistics(statisticColumn),
+    ...(plan.compare ? { comparison: statistics(comparedStatisticColumn), change: statistics(changeColumn) } : {}),
+  } as ReportTotals;
 }

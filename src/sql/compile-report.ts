@@ -3,7 +3,8 @@ import type { CompiledQuery, ExportFormat } from './compiled-query.js';
 import type { SqlDialect } from './dialect.js';
 import { duckdbDialect } from './duckdb/duckdb-dialect.js';
 import { finishEstimates, finishEstimatesGate } from './finish-estimates.js';
-import { finishPage, finishTotals } from './finish-page.js';
+import { finishPage } from './finish-page.js';
+import { finishSegmentTotals, finishTotals } from './finish-totals.js';
 import { finishExport, finishJsonPage } from './finish-rows.js';
 import type { CompileOptions } from './fact-source.js';
 import { reportQuery, type ReportQuery } from './report-query.js';
@@ -20,7 +21,8 @@ export {
 } from './clickhouse/clickhouse-dialect.js';
 export { formulaColumn, segmentColumn, statisticColumn } from './expressions.js';
 export { ESTIMATE_COLUMNS } from './finish-estimates.js';
-export { CURRENCIES_COLUMN, TOTAL_COLUMN } from './finish-page.js';
+export { TOTAL_COLUMN } from './finish-page.js';
+export { changeColumn, comparedStatisticColumn, CURRENCIES_COLUMN } from './finish-totals.js';
 export { PAGE_PART_ROWS } from './finish-rows.js';
 
 /** The statements of one report, all finished from the same CTEs (built once, on first use). */
@@ -30,6 +32,8 @@ export interface CompiledReport {
   page(): CompiledQuery;
   /** `totals=true`: the statistics over the whole filtered result; undefined otherwise. */
   totals(): CompiledQuery | undefined;
+  /** `totals=segments`: the statistics of every segment bucket of the whole filtered result; undefined otherwise. */
+  segmentTotals(): CompiledQuery | undefined;
   /** The page as JSON text in parts (see finishJsonPage). */
   jsonPage(): CompiledQuery;
   /** The whole result (or the asked page) as export rows. */
@@ -54,6 +58,7 @@ export function compileReport(
     query,
     page: () => finishPage(query),
     totals: () => finishTotals(query),
+    segmentTotals: () => finishSegmentTotals(query),
     jsonPage: () => finishJsonPage(query),
     export: (format) => finishExport(query, format),
     estimates() {

@@ -60,6 +60,18 @@ export interface SqlDialect {
   /** Integer division. */
   integerDivide(left: string, right: string): string;
 
+  // Calendar arithmetic (compare pairs the i-th time bucket of two ranges).
+  /** A DATE as a whole number of days; only differences mean anything. */
+  dayNumber(sql: string): string;
+  /** A DATE's month as year * 12 + month - 1 (so that whole quarters and years divide it). */
+  monthNumber(sql: string): string;
+  /** The Monday of a DATE's ISO week, as a DATE. */
+  weekStart(sql: string): string;
+  /** A DATE `days` (an integer expression) later, as a DATE. */
+  addDays(sql: string, days: string): string;
+  /** A DATE `months` later (the month's last day where the day does not exist), as a DATE. */
+  addMonths(sql: string, months: string): string;
+
   // Segments.
   /** The segment's bucket value on a row with `day` (DATE) and `device` (the enum). */
   segment(segment: SegmentDefinition, day: string, device: string): string;
@@ -100,7 +112,7 @@ export interface SqlDialect {
   boolOr(sql: string): string;
 
   // JSON.
-  /** A JSON object (nested one level by the names' dots) from flat columns, as the engine's JSON value. */
+  /** A JSON object (nested by the names' dots) from flat columns, as the engine's JSON value. */
   jsonObject(columns: readonly NamedColumn[]): string;
   /** A JSON value as text. */
   jsonText(sql: string): string;

@@ -1,7 +1,14 @@
 import { statisticOf } from '../catalog/statistics.js';
 import type { Binder } from './binder.js';
 import type { NamedColumn } from './dialect.js';
-import { formulaOutput, segmentColumn, statisticOutput } from './expressions.js';
+import {
+  changeSql,
+  formulaOutput,
+  segmentColumn,
+  statisticOutput,
+  statisticSql,
+  valueSql,
+} from './expressions.js';
 import type { ReportQuery } from './report-query.js';
 
 /**
@@ -26,6 +33,7 @@ export function rowColumns(query: ReportQuery, binder: Binder, nested: boolean):
     ...plan.segments.map((key, i): NamedColumn => [`segments.${key}`, `r.${segmentColumn(i)}`]),
     ...plan.statistics.map((name): NamedColumn => [`statistics.${name}`, statisticOutput(statisticOf(name), 'r', d)]),
     ...plan.formulas.map((f): NamedColumn => [`formulas.${f.name}`, formulaOutput(f, { plan, dialect: d, binder })]),
+    ...(plan.compare ? comparedColumns(query, binder) : []),
     ...(has('customFields')
       ? Array.from({ length: 30 }, (_, i): NamedColumn => [`customFields.field${i + 1}`, `r.field${i + 1}`])
       : []),
@@ -54,5 +62,34 @@ export function rowColumns(query: ReportQuery, binder: Binder, nested: boolean):
           ] as NamedColumn,
         ]
       : []),
+  ];
+}
+
+/**
+ * With compare: `comparison.statistics.<name>` and `comparison.formulas.<name>` (the same outputs
+ * over the compared range's sums), then `change.statistics.<name>` and `change.formulas.<name>`
+ * ((current - compared) / compared, a double; null over a compared 0 or null).
+ */
+export function comparedColumns(query: ReportQuery, binder: Binder, alias = 'r'): NamedColumn[] {
+  const { plan, dialect: d } = query;
+  const comparison = { plan, dialect: d, binder, period: 'comparison' as const };
+  const current = { plan, dialect: d, binder };
+  return [
+    ...plan.statistics.map((name): NamedColumn => [
+      `comparison.statistics.${name}`,
+      statisticOutput(statisticOf(name), alias, d, 'comparison'),
+    ]),
+    ...plan.formulas.map((f): NamedColumn => [`comparison.formulas.${f.name}`, formulaOutput(f, comparison)]),
+    ...plan.statistics.map((name): NamedColumn => {
+      const statistic = statisticOf(name);
+      return [
+        `change.statistics.${name}`,
+        changeSql(statisticSql(statistic, alias, d), statisticSql(statistic, alias, d, 'comparison'), d),
+      ];
+    }),
+    ...plan.formulas.map((f): NamedColumn => [
+      `change.formulas.${f.name}`,
+      changeSql(valueSql(f.value, alias, current), valueSql(f.value, alias, comparison), d),
+    ]),
   ];
 }

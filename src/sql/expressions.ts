@@ -24,6 +24,12 @@ export const formulaColumn = (i: number) => `fm_${i}`;
 export const segmentColumn = (i: number) => `seg_${i}`;
 /** A base measure's sum in a bucket row. */
 export const sumColumn = (m: BaseMeasure) => `s_${m}`;
+/** With compare: a base measure's sum over the compared range in a bucket row. */
+export const comparedSumColumn = (m: BaseMeasure) => `c_${m}`;
+
+/** Which range's sums a statistic reads: the report's own, or (compare) the compared one. */
+export type SumPeriod = 'current' | 'comparison';
+const sumColumnOf = (period: SumPeriod) => (period === 'current' ? sumColumn : comparedSumColumn);
 
 /**
  * What expression SQL is written against: the dialect, the statement's values, and the report
@@ -33,6 +39,8 @@ export interface ExpressionContext {
   readonly plan?: ReportPlan | undefined;
   readonly dialect: SqlDialect;
   readonly binder: Binder;
+  /** The sums statistics read where an operand names no period (formulas output for comparison). */
+  readonly period?: SumPeriod | undefined;
 }
 
 function reportPlanOf(c: ExpressionContext, what: string): ReportPlan {
@@ -73,14 +81,31 @@ function formulaSql(formula: StatisticFormula, d: SqlDialect, sum: (m: BaseMeasu
   }
 }
 
-/** A statistic over the base sums of the row `alias`. */
-export function statisticSql(statistic: StatisticDefinition, alias: string, d: SqlDialect): string {
-  return formulaSql(statistic.formula, d, (m) => `${alias}.${sumColumn(m)}`);
+/** A statistic over the base sums of the row `alias` (of the compared range with `period` comparison). */
+export function statisticSql(
+  statistic: StatisticDefinition,
+  alias: string,
+  d: SqlDialect,
+  period: SumPeriod = 'current',
+): string {
+  const column = sumColumnOf(period);
+  return formulaSql(statistic.formula, d, (m) => `${alias}.${column(m)}`);
+}
+
+/** (current - compared) / compared as a double: null when compared is 0 or null, or current is null. */
+export function changeSql(current: string, compared: string, d: SqlDialect): string {
+  const c = d.cast(`(${compared})`, 'double');
+  return `((${d.cast(`(${current})`, 'double')} - ${c}) / nullif(${c}, 0))`;
 }
 
 /** A statistic over the row's sums, rounded once at the edge: money and decimals to micros (DESIGN D6). */
-export function statisticOutput(statistic: StatisticDefinition, alias: string, d: SqlDialect): string {
-  const sql = `(${statisticSql(statistic, alias, d)})`;
+export function statisticOutput(
+  statistic: StatisticDefinition,
+  alias: string,
+  d: SqlDialect,
+  period: SumPeriod = 'current',
+): string {
+  const sql = `(${statisticSql(statistic, alias, d, period)})`;
   switch (statistic.type) {
     case 'Integer':
       return d.cast(sql, 'bigint');
@@ -125,10 +150,18 @@ export function usedMeasures(plan: ReportPlan): Set<BaseMeasure> {
 function operandSql(op: Operand, alias: string, c: ExpressionContext): string {
   const d = c.dialect;
   switch (op.kind) {
-    case 'statistic':
-      return `(${statisticSql(statisticOf(op.name), alias, d)})`;
-    case 'formula':
-      return `(${valueSql(reportPlanOf(c, 'a formula').formulas[op.index]!.value, alias, c)})`;
+    case 'statistic': {
+      const statistic = statisticOf(op.name);
+      if (op.period === 'change')
+        return changeSql(statisticSql(statistic, alias, d), statisticSql(statistic, alias, d, 'comparison'), d);
+      return `(${statisticSql(statistic, alias, d, op.period === 'comparison' ? 'comparison' : (c.period ?? 'current'))})`;
+    }
+    case 'formula': {
+      const value = reportPlanOf(c, 'a formula').formulas[op.index]!.value;
+      const over = (period: SumPeriod) => `(${valueSql(value, alias, { ...c, period })})`;
+      if (op.period === 'change') return changeSql(over('current'), over('comparison'), d);
+      return over(op.period === 'comparison' ? 'comparison' : (c.period ?? 'current'));
+    }
     case 'dimension':
       return `${alias}.${d.quote(op.column)}`;
     case 'customField':

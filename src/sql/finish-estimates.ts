@@ -58,6 +58,10 @@ export function finishEstimatesGate(query: ReportQuery): CompiledQuery {
   const org = binder.bind(plan.organizationId, 'bigint');
   const from = binder.bind(plan.from, 'date');
   const to = binder.bind(plan.to, 'date');
+  // With compare the compared range converts too.
+  const days = plan.compare
+    ? `(day BETWEEN ${from} AND ${to} OR day BETWEEN ${binder.bind(plan.compare.from, 'date')} AND ${binder.bind(plan.compare.to, 'date')})`
+    : `day BETWEEN ${from} AND ${to}`;
   const targets =
     plan.currency === undefined
       ? `SELECT currency FROM accounts WHERE organization_id = ${org}`
@@ -65,7 +69,7 @@ export function finishEstimatesGate(query: ReportQuery): CompiledQuery {
   return {
     // A boolean in every engine (ClickHouse's EXISTS is a UInt8).
     sql: `SELECT ${d.cast(
-      `(EXISTS (SELECT 1 FROM fx_rates WHERE day BETWEEN ${from} AND ${to} AND NOT published
+      `(EXISTS (SELECT 1 FROM fx_rates WHERE ${days} AND NOT published
              AND currency IN (SELECT currency FROM adplatform_accounts WHERE organization_id = ${org} UNION ${targets})))`,
       'boolean',
     )} AS estimated`,

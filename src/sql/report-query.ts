@@ -1,5 +1,5 @@
 import { levelOf, type LevelDefinition } from '../catalog/levels.js';
-import { segmentOf } from '../catalog/segments.js';
+import { segmentOf, type SegmentKey } from '../catalog/segments.js';
 import {
   FACT_MEASURES,
   MONEY_MEASURES,
@@ -14,7 +14,14 @@ import type { ReportPlan } from '../planner/report-plan.js';
 import { assertNever } from '../shared/assert-never.js';
 import { Binder } from './binder.js';
 import type { SqlDialect } from './dialect.js';
-import { conditionSql, segmentColumn, sumColumn, usedMeasures, type ExpressionContext } from './expressions.js';
+import {
+  comparedSumColumn,
+  conditionSql,
+  segmentColumn,
+  sumColumn,
+  usedMeasures,
+  type ExpressionContext,
+} from './expressions.js';
 import { factSource, type CompileOptions } from './fact-source.js';
 import { levelEntities } from './level-sources.js';
 
@@ -100,6 +107,57 @@ function bucketColumn(m: FactMeasure): string {
   }
 }
 
+/** One date range a report reads: the report's own, or the compared one (CTE names prefixed). */
+interface Period {
+  readonly prefix: '' | 'c_';
+  /** Bound placeholders of the range's first and last day. */
+  readonly from: string;
+  readonly to: string;
+  /** The day a fact row's time segment is computed from (its own day, or the paired day). */
+  readonly segmentDay: (key: SegmentKey, day: string) => string;
+}
+
+/**
+ * A compared fact row's day moved to the report's range for one time segment: the first day of
+ * the report's range plus as many buckets as the row's day lies after the compared range's first
+ * bucket, so its segment value is that of the report's bucket at the same position (the i-th Day
+ * of one range with the i-th of the other; with PREVIOUS_YEAR a Month with the same month a year
+ * before). Non-time segments keep the row's own day: they pair by value.
+ */
+function pairedDay(key: SegmentKey, day: string, comparedFrom: string, from: string, d: SqlDialect): string {
+  const months = (unit: number) =>
+    d.addMonths(
+      from,
+      `${unit} * (${d.integerDivide(d.monthNumber(day), String(unit))} - ${d.integerDivide(d.monthNumber(comparedFrom), String(unit))})`,
+    );
+  switch (key) {
+    case 'day':
+      return d.addDays(from, `(${d.dayNumber(day)} - ${d.dayNumber(comparedFrom)})`);
+    case 'week':
+      return d.addDays(from, `(${d.dayNumber(d.weekStart(day))} - ${d.dayNumber(d.weekStart(comparedFrom))})`);
+    case 'month':
+      return months(1);
+    case 'year':
+      return months(12);
+    case 'dayOfWeek':
+    case 'deviceType':
+      return day;
+    default:
+      return assertNever(key, 'segment');
+  }
+}
+
+/** The estimate columns of both ranges' sums in one bucket row (see bucketEstimates). */
+function pivotEstimates(accounts: boolean, d: SqlDialect): string[] {
+  return [
+    'min(est_first) AS est_first',
+    'max(est_last) AS est_last',
+    ...(accounts
+      ? [`${d.stringAgg('est_currencies', ',')} AS est_currencies`]
+      : [`${d.boolOr('src_est')} AS src_est`, `${d.boolOr('tgt_est')} AS tgt_est`]),
+  ];
+}
+
 export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOptions = {}): ReportQuery {
   const measures = usedMeasures(plan);
   const binder = Binder.start(d);
@@ -135,9 +193,8 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
   const source = label ? `(SELECT e.*, lv.label_value FROM (${entitySource}) e${labelled})` : `(${entitySource})`;
   const entities = `SELECT e.* FROM ${source} e${entityWhere.length > 0 ? ` WHERE ${entityWhere.join(' AND ')}` : ''}`;
 
-  const factWhere = [`f.organization_id = ${org}`, `f.day BETWEEN ${from} AND ${to}`];
-  if (plan.factFilter) factWhere.push(conditionSql(plan.factFilter, 'f', context));
-  if (level.factKey && entityWhere.length > 0) factWhere.push(`f.${level.factKey} IN (SELECT id FROM entities)`);
+  const entityScope = level.factKey && entityWhere.length > 0 ? `f.${level.factKey} IN (SELECT id FROM entities)` : '';
+  const factFilter = plan.factFilter ? conditionSql(plan.factFilter, 'f', context) : '';
   const byDevice = plan.segments.includes('deviceType');
   const withMarkup = measures.has('costWithMarkup');
   const withShares = [...measures].some((m) => sourceOf(m) === 'impressionShare');
@@ -164,13 +221,6 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
   const dailyColumns = [...keys.map(([, name]) => name), ...Object.values(FACT_SUM_COLUMNS)]
     .map((c) => `d.${c} AS ${c}`)
     .join(', ');
-  const daily = `SELECT ${keys.map(([sql, name]) => (sql === `f.${name}` ? sql : `${sql} AS ${name}`)).join(', ')},
-      ${Object.values(FACT_SUM_COLUMNS)
-        .map((c) => `sum(f.${c}) AS ${c}`)
-        .join(', ')}
-    FROM ${factTable} f${label ? ` JOIN campaign_labels cl ON cl.campaign_id = f.campaign_id AND cl.name = ${label}` : ''}
-   WHERE ${factWhere.join(' AND ')} ${d.groupByAll}`;
-
   const markupJoin = (accountColumn: string) =>
     `LEFT JOIN markups mk ON mk.account_id = ${accountColumn} AND d.day BETWEEN mk.start_date AND coalesce(mk.end_date, ${d.dateLiteral('9999-12-31')})`;
   const firstLinkedAccount = `LEFT JOIN (SELECT adplatform_account_id, min(account_id) AS account_id FROM account_adplatform_links ${d.groupByAll}) ma ON ma.adplatform_account_id = d.pa`;
@@ -178,55 +228,6 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
   // as doubles, a total on a half micro rounded either way with the order of the rows.
   const money = (column: string, factor: string, markup = '') => d.exactMoney(`d.${column} * ${factor}${markup}`);
   const withMarkupRate = ` * (1 + ${double('coalesce(mk.rate, 0)')})`;
-  let buckets: string;
-  if (level.factKey === null) {
-    // Accounts: every linked platform account's days, converted at the day's rate into the account
-    // currency, or straight into the asked one (same day's rates).
-    const factor = `(${double('ra.units_per_eur')} / ${double('rp.units_per_eur')})`;
-    // A conversion between two currencies of which one rate is not published that day (EUR's always is).
-    const converted = 'p.currency <> ra.currency';
-    const estimates = tracksEstimates
-      ? `, CASE WHEN ${converted} AND NOT (ra.published AND rp.published) THEN d.day END AS est_day,
-         nullif(${d.concatWithSeparator(',', [`CASE WHEN ${converted} AND NOT rp.published THEN p.currency END`, `CASE WHEN ${converted} AND NOT ra.published THEN ra.currency END`])}, '') AS est_currencies`
-      : '';
-    buckets = `SELECT l.account_id AS entity_id, ${dailyColumns}, ${money('cost', factor)} AS m_cost, ${money('conversion_value', factor)} AS m_conversion_value,
-        ${withMarkup ? money('cost', factor, withMarkupRate) : 'NULL'} AS m_cost_with_markup${estimates}
-      FROM daily d
-      JOIN account_adplatform_links l ON l.adplatform_account_id = d.pa
-      JOIN entities e ON e.id = l.account_id${label ? ' AND e.label_value = d.label_value' : ''}
-      JOIN adplatform_accounts p ON p.id = d.pa
-      LEFT JOIN fx_rates ra ON ra.day = d.day AND ra.currency = ${target ?? 'e.currency'} AND ra.day BETWEEN ${from} AND ${to}
-      LEFT JOIN fx_rates rp ON rp.day = d.day AND rp.currency = p.currency AND rp.day BETWEEN ${from} AND ${to}
-      ${withMarkup ? markupJoin('l.account_id') : ''}`;
-  } else if (convertLower) {
-    // Converted lower levels with markups: the day's factor of the row's platform account (pa_rates).
-    buckets = `SELECT ${dailyColumns}, ${money('cost', 'x.factor')} AS m_cost, ${money('conversion_value', 'x.factor')} AS m_conversion_value,
-        ${money('cost', 'x.factor', withMarkupRate)} AS m_cost_with_markup,
-        x.est_day, x.src_est, x.tgt_est
-      FROM daily d
-      LEFT JOIN pa_rates x ON x.pa = d.pa AND x.day = d.day
-      ${firstLinkedAccount} ${markupJoin('ma.account_id')}`;
-  } else {
-    // Lower levels keep the platform account's currency; the markup is that of its first linked account.
-    buckets = `SELECT ${dailyColumns}, d.cost AS m_cost, d.conversion_value AS m_conversion_value,
-        ${withMarkup ? 'd.cost * (1 + coalesce(mk.rate, 0))' : 'NULL'} AS m_cost_with_markup
-      FROM daily d
-      ${withMarkup ? `${firstLinkedAccount} ${markupJoin('ma.account_id')}` : ''}`;
-  }
-  // Per platform account and day of the range: the factor from its currency into the asked one, and
-  // whether either rate is not a published one (a conversion within one currency estimates nothing).
-  const paRates = `SELECT pa, day, factor, src_est, tgt_est, CASE WHEN src_est OR tgt_est THEN day END AS est_day
-    FROM (SELECT p.id AS pa, rs.day AS day, ${double('rt.units_per_eur')} / ${double('rs.units_per_eur')} AS factor,
-                 p.currency <> ${target} AND NOT rs.published AS src_est, p.currency <> ${target} AND NOT rt.published AS tgt_est
-            FROM adplatform_accounts p
-            JOIN fx_rates rs ON rs.currency = p.currency AND rs.day BETWEEN ${from} AND ${to}
-            LEFT JOIN fx_rates rt ON rt.currency = ${target} AND rt.day = rs.day
-           WHERE p.organization_id = ${org})`;
-
-  const segmentKeys = (day: string, device: string) =>
-    plan.segments
-      .map((_, i) => `, ${d.segment(segmentOf(plan.segments[i]!), day, device)} AS ${segmentColumn(i)}`)
-      .join('');
   const sumSelect = FACT_MEASURES.map((m) => `sum(${bucketColumn(m)}) AS ${sumColumn(m)}`);
   // Per bucket: the first and last day converted at an estimated rate, and which rates (accounts:
   // the currencies; lower levels: whether the source's or the target's, the row knows both).
@@ -242,28 +243,134 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
   // (a month of campaigns on scale 10: 19 -> 9 ms); converted money then takes the day's factor of
   // the platform account from pa_rates, a few hundred rows.
   const direct = level.factKey !== null && !withMarkup;
-  const directSum = (m: FactMeasure) =>
-    m === 'costWithMarkup'
-      ? double('NULL')
-      : convertLower && MONEY_MEASURES.has(m)
-        ? `sum(${d.exactMoney(`f.${FACT_SUM_COLUMNS[m]} * x.factor`)})`
-        : `sum(f.${FACT_SUM_COLUMNS[m]})`;
-  const sums = direct
-    ? `SELECT f.${level.factKey} AS entity_id${segmentKeys('f.day', 'f.device')},
-        ${FACT_MEASURES.map((m) => `${directSum(m)} AS ${sumColumn(m)}`).join(', ')}${bucketEstimates('x.est_day', 'x')}
-        FROM ${factTable} f${convertLower ? ' LEFT JOIN pa_rates x ON x.pa = f.adplatform_account_id AND x.day = f.day' : ''} WHERE ${factWhere.join(' AND ')} ${d.groupByAll}`
-    : `SELECT b.entity_id${label ? ', b.label_value' : ''}${segmentKeys('b.day', 'b.device')}, ${sumSelect.join(', ')}${bucketEstimates('b.est_day', 'b')} FROM buckets b ${d.groupByAll}`;
+  const segmentNames = plan.segments.map((_, i) => segmentColumn(i));
 
-  // Impression share and reach come from their own fact tables, per entity and segments like the sums.
-  const shares = `SELECT f.${level.factKey} AS entity_id${segmentKeys('f.day', 'f.device')},
+  /**
+   * The CTEs that read one date range: the report's own (names as they are), or with compare the
+   * compared one (names prefixed `c_`), whose time segments name the bucket of the report's range
+   * at the same position (pairedDay), so that the two pair by equal segment values.
+   */
+  const periodCtes = (period: Period): string => {
+    const n = (name: string) => `${period.prefix}${name}`;
+    const { from, to } = period;
+    const factWhere = [`f.organization_id = ${org}`, `f.day BETWEEN ${from} AND ${to}`];
+    if (factFilter) factWhere.push(factFilter);
+    if (entityScope) factWhere.push(entityScope);
+    const daily = `SELECT ${keys.map(([sql, name]) => (sql === `f.${name}` ? sql : `${sql} AS ${name}`)).join(', ')},
+      ${Object.values(FACT_SUM_COLUMNS)
+        .map((c) => `sum(f.${c}) AS ${c}`)
+        .join(', ')}
+    FROM ${factTable} f${label ? ` JOIN campaign_labels cl ON cl.campaign_id = f.campaign_id AND cl.name = ${label}` : ''}
+   WHERE ${factWhere.join(' AND ')} ${d.groupByAll}`;
+
+    let buckets: string;
+    if (level.factKey === null) {
+      // Accounts: every linked platform account's days, converted at the day's rate into the account
+      // currency, or straight into the asked one (same day's rates).
+      const factor = `(${double('ra.units_per_eur')} / ${double('rp.units_per_eur')})`;
+      // A conversion between two currencies of which one rate is not published that day (EUR's always is).
+      const converted = 'p.currency <> ra.currency';
+      const estimates = tracksEstimates
+        ? `, CASE WHEN ${converted} AND NOT (ra.published AND rp.published) THEN d.day END AS est_day,
+         nullif(${d.concatWithSeparator(',', [`CASE WHEN ${converted} AND NOT rp.published THEN p.currency END`, `CASE WHEN ${converted} AND NOT ra.published THEN ra.currency END`])}, '') AS est_currencies`
+        : '';
+      buckets = `SELECT l.account_id AS entity_id, ${dailyColumns}, ${money('cost', factor)} AS m_cost, ${money('conversion_value', factor)} AS m_conversion_value,
+        ${withMarkup ? money('cost', factor, withMarkupRate) : 'NULL'} AS m_cost_with_markup${estimates}
+      FROM ${n('daily')} d
+      JOIN account_adplatform_links l ON l.adplatform_account_id = d.pa
+      JOIN entities e ON e.id = l.account_id${label ? ' AND e.label_value = d.label_value' : ''}
+      JOIN adplatform_accounts p ON p.id = d.pa
+      LEFT JOIN fx_rates ra ON ra.day = d.day AND ra.currency = ${target ?? 'e.currency'} AND ra.day BETWEEN ${from} AND ${to}
+      LEFT JOIN fx_rates rp ON rp.day = d.day AND rp.currency = p.currency AND rp.day BETWEEN ${from} AND ${to}
+      ${withMarkup ? markupJoin('l.account_id') : ''}`;
+    } else if (convertLower) {
+      // Converted lower levels with markups: the day's factor of the row's platform account (pa_rates).
+      buckets = `SELECT ${dailyColumns}, ${money('cost', 'x.factor')} AS m_cost, ${money('conversion_value', 'x.factor')} AS m_conversion_value,
+        ${money('cost', 'x.factor', withMarkupRate)} AS m_cost_with_markup,
+        x.est_day, x.src_est, x.tgt_est
+      FROM ${n('daily')} d
+      LEFT JOIN ${n('pa_rates')} x ON x.pa = d.pa AND x.day = d.day
+      ${firstLinkedAccount} ${markupJoin('ma.account_id')}`;
+    } else {
+      // Lower levels keep the platform account's currency; the markup is that of its first linked account.
+      buckets = `SELECT ${dailyColumns}, d.cost AS m_cost, d.conversion_value AS m_conversion_value,
+        ${withMarkup ? 'd.cost * (1 + coalesce(mk.rate, 0))' : 'NULL'} AS m_cost_with_markup
+      FROM ${n('daily')} d
+      ${withMarkup ? `${firstLinkedAccount} ${markupJoin('ma.account_id')}` : ''}`;
+    }
+    // Per platform account and day of the range: the factor from its currency into the asked one, and
+    // whether either rate is not a published one (a conversion within one currency estimates nothing).
+    const paRates = `SELECT pa, day, factor, src_est, tgt_est, CASE WHEN src_est OR tgt_est THEN day END AS est_day
+    FROM (SELECT p.id AS pa, rs.day AS day, ${double('rt.units_per_eur')} / ${double('rs.units_per_eur')} AS factor,
+                 p.currency <> ${target} AND NOT rs.published AS src_est, p.currency <> ${target} AND NOT rt.published AS tgt_est
+            FROM adplatform_accounts p
+            JOIN fx_rates rs ON rs.currency = p.currency AND rs.day BETWEEN ${from} AND ${to}
+            LEFT JOIN fx_rates rt ON rt.currency = ${target} AND rt.day = rs.day
+           WHERE p.organization_id = ${org})`;
+
+    const segmentKeys = (day: string, device: string) =>
+      plan.segments
+        .map((key, i) => `, ${d.segment(segmentOf(key), period.segmentDay(key, day), device)} AS ${segmentColumn(i)}`)
+        .join('');
+    const directSum = (m: FactMeasure) =>
+      m === 'costWithMarkup'
+        ? double('NULL')
+        : convertLower && MONEY_MEASURES.has(m)
+          ? `sum(${d.exactMoney(`f.${FACT_SUM_COLUMNS[m]} * x.factor`)})`
+          : `sum(f.${FACT_SUM_COLUMNS[m]})`;
+    const sums = direct
+      ? `SELECT f.${level.factKey} AS entity_id${segmentKeys('f.day', 'f.device')},
+        ${FACT_MEASURES.map((m) => `${directSum(m)} AS ${sumColumn(m)}`).join(', ')}${bucketEstimates('x.est_day', 'x')}
+        FROM ${factTable} f${convertLower ? ` LEFT JOIN ${n('pa_rates')} x ON x.pa = f.adplatform_account_id AND x.day = f.day` : ''} WHERE ${factWhere.join(' AND ')} ${d.groupByAll}`
+      : `SELECT b.entity_id${label ? ', b.label_value' : ''}${segmentKeys('b.day', 'b.device')}, ${sumSelect.join(', ')}${bucketEstimates('b.est_day', 'b')} FROM ${n('buckets')} b ${d.groupByAll}`;
+
+    // Impression share and reach come from their own fact tables, per entity and segments like the sums.
+    const shares = `SELECT f.${level.factKey} AS entity_id${segmentKeys('f.day', 'f.device')},
       ${SHARE_MEASURES.map((m) => `sum(f.${SHARE_SUM_COLUMNS[m]}) AS ${sumColumn(m)}`).join(', ')}
     FROM fact_impression_share_daily f WHERE ${factWhere.join(' AND ')} ${d.groupByAll}`;
-  // FACEBOOK reports no device and one network (supplement 2: UNKNOWN, SOCIAL); the runs carry
-  // them so that device and network filters and the DeviceType segment mean what they mean on its facts.
-  const runs = `SELECT f.${level.factKey} AS entity_id${segmentKeys('f.day', 'f.device')}, f.adplatform_account_id AS pa, f.user_from, f.user_to
+    // FACEBOOK reports no device and one network (supplement 2: UNKNOWN, SOCIAL); the runs carry
+    // them so that device and network filters and the DeviceType segment mean what they mean on its facts.
+    const runs = `SELECT f.${level.factKey} AS entity_id${segmentKeys('f.day', 'f.device')}, f.adplatform_account_id AS pa, f.user_from, f.user_to
     FROM (SELECT *, ${d.factEnumLiteral('device', 'UNKNOWN')} AS device, ${d.factEnumLiteral('network', 'SOCIAL')} AS network FROM fact_audience_runs) f WHERE ${factWhere.join(' AND ')}`;
-  const segmentNames = plan.segments.map((_, i) => segmentColumn(i));
-  const reach = unionLength('runs u', ['entity_id', ...segmentNames].join(', '), d);
+    const reach = unionLength(`${n('runs')} u`, ['entity_id', ...segmentNames].join(', '), d);
+    return `${convertLower ? `\n    ${n('pa_rates')} AS (${paRates}),` : ''}
+    ${direct ? '' : `${n('daily')} AS (${daily}), ${n('buckets')} AS (${buckets}),`}
+    ${n('sums')} AS (${sums}),
+    ${withShares ? `${n('shares')} AS (${shares}),` : ''}
+    ${withReach ? `${n('runs')} AS (${runs}), ${n('reach')} AS (${reach}),` : ''}`;
+  };
+
+  const bucketKeys = ['entity_id', ...(label ? ['label_value'] : []), ...segmentNames];
+  const current = periodCtes({ prefix: '', from, to, segmentDay: (_, day) => day });
+  // With compare: the compared range's CTEs, then each of sums, shares and reach of both ranges in
+  // one row per bucket (p_*): the compared sums as c_* columns beside the report's own.
+  const compared = plan.compare && {
+    from: binder.bind(plan.compare.from, 'date'),
+    to: binder.bind(plan.compare.to, 'date'),
+  };
+  const pairedCtes = compared
+    ? periodCtes({
+        prefix: 'c_',
+        ...compared,
+        segmentDay: (key, day) => pairedDay(key, day, compared.from, from, d),
+      }) +
+      [
+        pivot('sums', [...FACT_MEASURES], tracksEstimates ? pivotEstimates(level.factKey === null, d) : []),
+        ...(withShares ? [pivot('shares', [...SHARE_MEASURES], [])] : []),
+        ...(withReach ? [pivot('reach', ['reach'], [])] : []),
+      ]
+        .map((cte) => `\n    ${cte},`)
+        .join('')
+    : '';
+  function pivot(name: string, measures: readonly BaseMeasure[], extra: readonly string[]): string {
+    const of = (period: number, m: BaseMeasure) => `sum(CASE WHEN period = ${period} THEN ${sumColumn(m)} END)`;
+    const keyColumns = name === 'sums' ? bucketKeys : ['entity_id', ...segmentNames];
+    return `p_${name} AS (SELECT ${keyColumns.join(', ')}, ${measures
+      .map((m) => `${of(0, m)} AS ${sumColumn(m)}, ${of(1, m)} AS ${comparedSumColumn(m)}`)
+      .join(', ')}${extra.map((sql) => `, ${sql}`).join('')}
+      FROM (SELECT 0 AS period, * FROM ${name} UNION ALL SELECT 1 AS period, * FROM c_${name}) ${d.groupByAll})`;
+  }
+  const bucketSource = (name: string) => (compared ? `p_${name}` : name);
 
   const rowMeasures: BaseMeasure[] = [
     ...FACT_MEASURES,
@@ -284,18 +391,16 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
     const source = sourceOf(m);
     return source === 'facts' ? 's' : source === 'reach' ? 'rc' : 'sh';
   };
+  const rowSums = (column: (m: BaseMeasure) => string) =>
+    rowMeasures.map((m) => `coalesce(${sourceAlias(m)}.${column(m)}, 0) AS ${column(m)}`).join(', ');
   // With `currency` every row is in it; `e.currency` (filters on `currency`) stays the entity's own.
   const rows = `SELECT ${d.selectAllReplacing('e', target ? [['currency', target]] : [])}${segmentNames.map((c) => `, s.${c} AS ${c}`).join('')},
-      ${rowMeasures.map((m) => `coalesce(${sourceAlias(m)}.${sumColumn(m)}, 0) AS ${sumColumn(m)}`).join(', ')}${rowEstimates}
-    FROM entities e ${joinKind} sums s ON s.entity_id = e.id${label ? ' AND s.label_value = e.label_value' : ''}
-    ${withShares ? `LEFT JOIN shares sh ON ${sameBucket('sh')}` : ''}
-    ${withReach ? `LEFT JOIN reach rc ON ${sameBucket('rc')}` : ''}`;
+      ${rowSums(sumColumn)}${compared ? `, ${rowSums(comparedSumColumn)}` : ''}${rowEstimates}
+    FROM entities e ${joinKind} ${bucketSource('sums')} s ON s.entity_id = e.id${label ? ' AND s.label_value = e.label_value' : ''}
+    ${withShares ? `LEFT JOIN ${bucketSource('shares')} sh ON ${sameBucket('sh')}` : ''}
+    ${withReach ? `LEFT JOIN ${bucketSource('reach')} rc ON ${sameBucket('rc')}` : ''}`;
 
-  const ctes = `WITH entities AS (${entities}),${convertLower ? `\n    pa_rates AS (${paRates}),` : ''}
-    ${direct ? '' : `daily AS (${daily}), buckets AS (${buckets}),`}
-    sums AS (${sums}),
-    ${withShares ? `shares AS (${shares}),` : ''}
-    ${withReach ? `runs AS (${runs}), reach AS (${reach}),` : ''}
+  const ctes = `WITH entities AS (${entities}),${current}${pairedCtes}
     report_rows AS (${rows})`;
   return {
     plan,

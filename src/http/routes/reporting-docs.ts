@@ -93,6 +93,26 @@ export function reportRowSchema(endpoint: ReportEndpoint, campaignLabel = false)
     .record(z.string(), z.number().nullable())
     .optional()
     .openapi({ description: 'With formulas= only: name -> value (null over a zero denominator).' });
+  shape.comparison = z
+    .object({
+      statistics: statisticsObject(endpoint),
+      formulas: z.record(z.string(), z.number().nullable()).optional(),
+    })
+    .optional()
+    .openapi({
+      description:
+        'With compare= only: the same statistics and formulas over the compared range, for the paired bucket (time buckets by position, other segments by value).',
+    });
+  shape.change = z
+    .object({
+      statistics: z.record(z.string(), z.number().nullable()),
+      formulas: z.record(z.string(), z.number().nullable()).optional(),
+    })
+    .optional()
+    .openapi({
+      description:
+        'With compare= only: (current - compared) / compared of each statistic and formula; null when compared is 0 or null.',
+    });
   if (embeds.has('labels'))
     shape.labels = z.record(z.string(), z.string()).optional().openapi({ description: 'With embed=labels only.' });
   if (embeds.has('customFields')) {
@@ -135,10 +155,33 @@ export function totalsSchema(endpoint: ReportEndpoint) {
         description:
           'The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none.',
       }),
+      comparison: z
+        .object(statistics)
+        .optional()
+        .openapi({ description: 'With compare= only: the same over the compared range.' }),
+      change: z
+        .record(z.string(), z.number().nullable())
+        .optional()
+        .openapi({ description: 'With compare= only: (current - compared) / compared; null when compared is 0 or null.' }),
     })
     .optional()
     .openapi({
-      description: 'With totals=true only: the statistics over the whole filtered result (ratios of the summed sums).',
+      description:
+        'With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums).',
+    });
+}
+
+/** `totals=segments`: the totals of every segment bucket of the whole filtered result. */
+export function segmentTotalsSchema(endpoint: ReportEndpoint) {
+  const bucket = z
+    .object(Object.fromEntries(SEGMENTS.map((s) => [s.key, SEGMENT_VALUES[s.key].optional()])))
+    .openapi({ description: 'The bucket: the values of the requested segments.' });
+  return z
+    .array(totalsSchema(endpoint).unwrap().extend({ segments: bucket }))
+    .optional()
+    .openapi({
+      description:
+        'With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket.',
     });
 }
 
@@ -266,12 +309,32 @@ export function reportQuerySchema(endpoint: ReportEndpoint) {
         ' An export (format csv, ndjson, parquet) takes 1-1000000000 and without limit and offset is the whole result.',
       offset: ' An export without limit has limit 1000000000, so its offset can only be 0.',
     }),
-    totals: z.string().optional().openapi({
-      type: 'boolean',
-      default: false,
-      description:
-        'true adds `totals`: the statistics over the whole filtered result. JSON only: with an export format it is a 400.',
-    }),
+    totals: z
+      .string()
+      .optional()
+      .openapi({
+        type: 'string',
+        enum: ['false', 'true', 'segments'],
+        default: 'false',
+        description:
+          'true adds `totals`: the statistics over the whole filtered result; segments adds `segmentTotals` too: the totals of every segment bucket (needs segments). JSON only: with an export format it is a 400.',
+      }),
+    compare: z
+      .string()
+      .optional()
+      .openapi({
+        type: 'string',
+        pattern: '^(PREVIOUS_PERIOD|PREVIOUS_YEAR|\\d{4}-\\d{2}-\\d{2}\\.\\.\\d{4}-\\d{2}-\\d{2})$',
+        description:
+          'Compare with another range: PREVIOUS_PERIOD (as many days, ending the day before the start), PREVIOUS_YEAR (both ends a calendar year earlier) or YYYY-MM-DD..YYYY-MM-DD. Rows (and totals) gain `comparison` (the same statistics and formulas over that range) and `change` ((current - compared) / compared). Rows pair by entity; time segments by position (the i-th Day with the i-th Day), so with one both ranges need as many of its buckets (otherwise 400); other segments by value. filter and sort accept comparison.statistics.<name>, change.statistics.<name>, comparison.formulas.<name>, change.formulas.<name>.',
+        param: {
+          examples: {
+            previousPeriod: { value: 'PREVIOUS_PERIOD' },
+            previousYear: { value: 'PREVIOUS_YEAR' },
+            range: { value: '2026-09-01..2026-09-30' },
+          },
+        },
+      }),
     format: z
       .string()
       .optional()

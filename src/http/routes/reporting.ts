@@ -43,6 +43,7 @@ import {
   operationIdOf,
   reportQuerySchema,
   reportRowSchema,
+  segmentTotalsSchema,
   totalsSchema,
   WARNINGS,
 } from './reporting-docs.js';
@@ -74,8 +75,18 @@ async function respond(
   parsed: { request: ReportRequest; format: ResponseFormat },
 ) {
   const report = reports.prepare(endpoint, parsed.request);
-  return withEngine(report.engine, await respondWith(c, reports, report, endpoint, parsed));
+  const response = withEngine(report.engine, await respondWith(c, reports, report, endpoint, parsed));
+  const compared = report.plan.compare;
+  if (compared) {
+    response.headers.set(COMPARE_START_HEADER, compared.from);
+    response.headers.set(COMPARE_END_HEADER, compared.to);
+  }
+  return response;
 }
+
+/** With compare: the compared range as resolved (PREVIOUS_PERIOD, PREVIOUS_YEAR), on every report answer. */
+const COMPARE_START_HEADER = 'X-Compare-Start-Date';
+const COMPARE_END_HEADER = 'X-Compare-End-Date';
 
 /** Every report answer names the engine that computed it (issue 22). */
 function withEngine(engine: { readonly name: string }, response: Response): Response {
@@ -96,9 +107,10 @@ async function respondWith(
     return cachedJson(c, reports.freshness, validator, async () => {
       const page = await reports.run(report);
       const totals = page.totals ? `,"totals":${JSON.stringify(page.totals)}` : '';
+      const segmentTotals = page.segmentTotals ? `,"segmentTotals":${JSON.stringify(page.segmentTotals)}` : '';
       const warnings = page.warnings.length > 0 ? `,"warnings":${JSON.stringify(page.warnings)}` : '';
       const head = `{"${endpoint.level.plural}":`;
-      const tail = `${totals}${warnings}}`;
+      const tail = `${totals}${segmentTotals}${warnings}}`;
       const length = page.rows.byteLength + head.length + tail.length + 2;
       const headers = { 'Content-Type': 'application/json', 'X-TotalCount': String(page.total), Vary: 'Accept' };
       return reports.freshness.caches(length)
@@ -112,7 +124,8 @@ async function respondWith(
   const gzip = format !== 'parquet' && acceptsGzip(c.req.header('accept-encoding'));
   const body = gzip ? pipeline(stream, createGzip({ level: GZIP_LEVEL }), () => undefined) : stream;
   const path = request.campaignLabel ? `accounts/campaign-labels/name/${request.campaignLabel.name}` : endpoint.path;
-  const base = `${path.replaceAll('/', '-')}_${plan.from}_${plan.to}`;
+  const compared = plan.compare ? `_vs_${plan.compare.from}_${plan.compare.to}` : '';
+  const base = `${path.replaceAll('/', '-')}_${plan.from}_${plan.to}${compared}`;
   return c.body(Readable.toWeb(body) as ReadableStream, 200, {
     'Content-Type': CONTENT_TYPES[format],
     'Content-Disposition': `attachment; filename="${base}.${format}"`,
@@ -229,8 +242,17 @@ const EXPORT_HEADERS = {
     schema: { type: 'integer' as const, minimum: 0 },
   },
   'Content-Disposition': {
-    description: 'Exports only: attachment; filename="<path>_<from>_<to>.<format>".',
+    description:
+      'Exports only: attachment; filename="<path>_<from>_<to>.<format>", with compare "<path>_<from>_<to>_vs_<compared from>_<compared to>.<format>".',
     schema: { type: 'string' as const },
+  },
+  'X-Compare-Start-Date': {
+    description: 'With compare= only: the first day of the compared range, as resolved.',
+    schema: { type: 'string' as const, format: 'date' },
+  },
+  'X-Compare-End-Date': {
+    description: 'With compare= only: the last day of the compared range, as resolved.',
+    schema: { type: 'string' as const, format: 'date' },
   },
   [WARNINGS_HEADER]: {
     description:
@@ -249,7 +271,12 @@ function reportResponses(endpoint: ReportEndpoint, campaignLabel: boolean) {
       headers: { ...EXPORT_HEADERS, ...VALIDATOR_HEADERS },
       content: {
         'application/json': {
-          schema: z.object({ [level.plural]: z.array(row), totals: totalsSchema(endpoint), warnings: WARNINGS }),
+          schema: z.object({
+            [level.plural]: z.array(row),
+            totals: totalsSchema(endpoint),
+            segmentTotals: segmentTotalsSchema(endpoint),
+            warnings: WARNINGS,
+          }),
         },
         'text/csv': {
           schema: z.string().openapi({

@@ -1,6 +1,7 @@
 import type { SegmentDefinition, SegmentKey } from '../../catalog/segments.js';
 import { assertNever } from '../../shared/assert-never.js';
 import type { ExportFormat } from '../compiled-query.js';
+import { columnTree, type ColumnNode } from '../column-tree.js';
 import type { NamedColumn, SqlDialect, SqlType, StreamedExport } from '../dialect.js';
 import { SqlDouble, type SqlValue } from '../sql-value.js';
 
@@ -90,7 +91,7 @@ const WEEKDAY_NAMES = "['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 
 
 /** A column or tuple name: names come from the catalogue and formula names (letters, digits, _, one dot). */
 function quote(name: string): string {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)?$/.test(name)) throw new Error(`not a column name: ${name}`);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*){0,2}$/.test(name)) throw new Error(`not a column name: ${name}`);
   return `"${name}"`;
 }
 
@@ -138,34 +139,17 @@ function segmentValue(key: SegmentKey, day: string, device: string): string {
 /** A JSON value's text inside an object: null for NULL. */
 const embedded = ([, sql, json]: NamedColumn): string => `ifNull(${json ? sql : `toJSONString(${sql})`}, 'null')`;
 
-/** `{"id":..,"segments":{"day":..},...}` as text, nested one level by the names' dots. */
+/** `{"id":..,"segments":{"day":..},...}` as text, nested by the names' dots. */
 function objectText(columns: readonly NamedColumn[]): string {
-  const groups = new Map<string, NamedColumn[]>();
-  const fields: Array<NamedColumn | string> = [];
-  for (const column of columns) {
-    const [head, tail] = column[0].split('.') as [string, string | undefined];
-    quote(column[0]);
-    if (tail === undefined) {
-      fields.push(column);
-      continue;
-    }
-    if (!groups.has(head)) {
-      groups.set(head, []);
-      fields.push(head);
-    }
-    groups.get(head)!.push([tail, column[1], column[2]]);
-  }
-  const object = (members: ReadonlyArray<readonly [string, string]>) => {
-    const parts = members.flatMap(([name, sql], i) => [`'${i === 0 ? '{' : ','}"${name}":'`, sql]);
+  for (const [name] of columns) quote(name);
+  const object = (members: readonly ColumnNode[]): string => {
+    const parts = members.flatMap((m, i) => [
+      `'${i === 0 ? '{' : ','}"${m.name}":'`,
+      m.kind === 'value' ? embedded(m.column) : `concat(${object(m.members)})`,
+    ]);
     return parts.length === 0 ? `'{}'` : [...parts, `'}'`].join(', ');
   };
-  return `concat(${object(
-    fields.map((f) =>
-      typeof f === 'string'
-        ? [f, `concat(${object(groups.get(f)!.map((c) => [c[0], embedded(c)]))})`]
-        : [f[0], embedded(f)],
-    ),
-  )})`;
+  return `concat(${object(columnTree(columns))})`;
 }
 
 /** string_agg: NULLs skipped (groupArray skips them), NULL without values. */
@@ -224,6 +208,11 @@ export const clickhouseDialect: SqlDialect = {
   concatWithSeparator: (separator, values) =>
     `arrayStringConcat(arrayFilter(x -> x IS NOT NULL, [${values.join(', ')}]), ${literal(separator)})`,
   integerDivide: (left, right) => `intDiv(${left}, ${right})`,
+  dayNumber: (sql) => `toInt64(toRelativeDayNum(${sql}))`,
+  monthNumber: (sql) => `(toInt64(toYear(${sql})) * 12 + toInt64(toMonth(${sql})) - 1)`,
+  weekStart: (sql) => `toMonday(${sql})`,
+  addDays: (sql, days) => `addDays(${sql}, ${days})`,
+  addMonths: (sql, months) => `addMonths(${sql}, ${months})`,
 
   segment: (segment, day, device) => segmentValue(segment.key, day, device),
   segmentOrder: (segment: SegmentDefinition, column) =>

@@ -1,6 +1,7 @@
 import type { SegmentDefinition, SegmentKey } from '../../catalog/segments.js';
 import { assertNever } from '../../shared/assert-never.js';
 import type { ExportFormat } from '../compiled-query.js';
+import { columnTree, type ColumnNode } from '../column-tree.js';
 import type { NamedColumn, SqlDialect, SqlType } from '../dialect.js';
 
 const TYPE_NAMES: Readonly<Record<SqlType, string>> = {
@@ -27,9 +28,9 @@ export const COPY_OPTIONS: Readonly<Record<ExportFormat, string>> = {
   parquet: 'FORMAT parquet',
 };
 
-/** A struct key or column name: names come from the catalogue and formula names (letters, digits, _, one dot). */
+/** A struct key or column name: names come from the catalogue and formula names (letters, digits, _, up to two dots). */
 function quote(name: string): string {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)?$/.test(name)) throw new Error(`not a column name: ${name}`);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*){0,2}$/.test(name)) throw new Error(`not a column name: ${name}`);
   return `"${name}"`;
 }
 
@@ -52,25 +53,13 @@ function segmentValue(key: SegmentKey, day: string, device: string): string {
   }
 }
 
-/** `{id, name, segments: {day}, statistics: {...}}` from flat [path, SQL] columns. */
+/** `{id, name, segments: {day}, statistics: {...}, comparison: {statistics: {...}}}` from flat [path, SQL] columns. */
 function structOf(columns: readonly NamedColumn[]): string {
-  const groups = new Map<string, Array<readonly [string, string]>>();
-  const fields: string[] = [];
-  for (const [name, sql] of columns) {
-    const [head, tail] = name.split('.') as [string, string | undefined];
-    if (tail === undefined) {
-      fields.push(`${quote(head)} := ${sql}`);
-      continue;
-    }
-    if (!groups.has(head)) {
-      groups.set(head, []);
-      fields.push(head);
-    }
-    groups.get(head)!.push([tail, sql]);
-  }
-  const pack = (list: ReadonlyArray<readonly [string, string]>) =>
-    `struct_pack(${list.map(([key, sql]) => `${quote(key)} := ${sql}`).join(', ')})`;
-  return `struct_pack(${fields.map((f) => (groups.has(f) ? `${quote(f)} := ${pack(groups.get(f)!)}` : f)).join(', ')})`;
+  const pack = (members: readonly ColumnNode[]): string =>
+    `struct_pack(${members
+      .map((m) => `${quote(m.name)} := ${m.kind === 'value' ? m.column[1] : pack(m.members)}`)
+      .join(', ')})`;
+  return pack(columnTree(columns));
 }
 
 /** DuckDB (DESIGN D1): `$n` placeholders, `::` casts, struct_pack + to_json, GROUP BY ALL, SEMI JOIN. */
@@ -94,6 +83,11 @@ export const duckdbDialect: SqlDialect = {
   like: (subject, pattern) => `${subject} LIKE ${pattern} ESCAPE '\\'`,
   concatWithSeparator: (separator, values) => `concat_ws('${separator.replace(/'/g, "''")}', ${values.join(', ')})`,
   integerDivide: (left, right) => `${left} // ${right}`,
+  dayNumber: (sql) => `(${sql} - DATE '1970-01-01')`,
+  monthNumber: (sql) => `(year(${sql}) * 12 + month(${sql}) - 1)`,
+  weekStart: (sql) => `CAST(date_trunc('week', ${sql}) AS DATE)`,
+  addDays: (sql, days) => `(${sql} + CAST(${days} AS INTEGER))`,
+  addMonths: (sql, months) => `CAST(${sql} + to_months(CAST(${months} AS INTEGER)) AS DATE)`,
 
   segment: (segment, day, device) => segmentValue(segment.key, day, device),
   segmentOrder: (segment: SegmentDefinition, column) =>

@@ -1,0 +1,134 @@
+import { segmentOf } from '../catalog/segments.js';
+import { statisticOf, type BaseMeasure } from '../catalog/statistics.js';
+import type { CompiledQuery } from './compiled-query.js';
+import { ESTIMATE_COLUMNS, estimateAggregates } from './finish-estimates.js';
+import {
+  changeSql,
+  comparedSumColumn,
+  statisticColumn,
+  statisticOutput,
+  statisticSql,
+  sumColumn,
+  type SumPeriod,
+} from './expressions.js';
+import { unionLength, type ReportQuery } from './report-query.js';
+import { filteredRows } from './report-rows.js';
+
+/** Totals query: the distinct currencies of the summed rows, sorted, comma-joined (null without rows). */
+export const CURRENCIES_COLUMN = '__currencies';
+/** With compare: statistic i over the compared range's sums, and its change. */
+export const comparedStatisticColumn = (i: number) => `cst_${i}`;
+export const changeColumn = (i: number) => `chg_${i}`;
+
+/** The statistic outputs of summed rows `r`: the report's, then with compare the compared ones and their change. */
+function statisticOutputs(query: ReportQuery): Array<readonly [sql: string, column: string]> {
+  const { plan, dialect: d } = query;
+  const own = plan.statistics.map((name, i) => [statisticOutput(statisticOf(name), 'r', d), statisticColumn(i)] as const);
+  if (!plan.compare) return own;
+  return [
+    ...own,
+    ...plan.statistics.map(
+      (name, i) => [statisticOutput(statisticOf(name), 'r', d, 'comparison'), comparedStatisticColumn(i)] as const,
+    ),
+    ...plan.statistics.map((name, i) => {
+      const statistic = statisticOf(name);
+      return [
+        changeSql(statisticSql(statistic, 'r', d), statisticSql(statistic, 'r', d, 'comparison'), d),
+        changeColumn(i),
+      ] as const;
+    }),
+  ];
+}
+
+/** The sums of both ranges a totals row carries (reach apart: it is no sum). */
+function summedColumns(query: ReportQuery): Array<readonly [measure: BaseMeasure, period: SumPeriod]> {
+  const periods: SumPeriod[] = query.plan.compare ? ['current', 'comparison'] : ['current'];
+  return periods.flatMap((period) => query.rowMeasures.map((m) => [m, period] as const));
+}
+
+const columnOf = (m: BaseMeasure, period: SumPeriod) => (period === 'current' ? sumColumn(m) : comparedSumColumn(m));
+/** The runs of a range (`runs`, `c_runs`) of the filtered rows' buckets. */
+const runsOfFiltered = (query: ReportQuery, runs: string) =>
+  `(SELECT u.* FROM ${query.dialect.semiJoin(`${runs} u`, 'filtered fr', onBucketOf(query))}) u`;
+const runsOf = (period: SumPeriod) => (period === 'current' ? 'runs' : 'c_runs');
+
+/**
+ * Totals over the whole filtered result: the statistics of the summed sums, never a sum of ratios.
+ * Reach of the whole result is that of the union of its buckets' runs, not the sum of their reach.
+ * The rows' currencies say whether the money sums mean anything (one currency) or not (several).
+ * With compare, the same over the compared range's sums, and the change between the two.
+ */
+export function finishTotals(query: ReportQuery): CompiledQuery | undefined {
+  const { plan, dialect: d } = query;
+  if (!plan.totals) return undefined;
+  const { binder, where } = filteredRows(query);
+  const estimates = query.tracksEstimates ? ESTIMATE_COLUMNS : [];
+  const sums = summedColumns(query).map(([m, period]) =>
+    m === 'reach'
+      ? `(${unionLength(period === 'current' ? d.semiJoin('runs u', 'filtered fr', onBucketOf(query)) : runsOfFiltered(query, runsOf(period)), '', d)}) AS ${columnOf(m, period)}`
+      : `coalesce(sum(${columnOf(m, period)}), 0) AS ${columnOf(m, period)}`,
+  );
+  const outputs = statisticOutputs(query);
+  const sql = `${query.ctes}, filtered AS (SELECT * FROM report_rows r${where})
+       SELECT ${outputs.map(([sql, column]) => `${sql} AS ${column}`).join(', ')}, r.${CURRENCIES_COLUMN}${estimates.map((c) => `, r.${c}`).join('')}
+         FROM (SELECT ${sums.join(', ')},
+                      ${d.stringAgg('currency', ',', { distinct: true, orderBy: 'currency' })} AS ${CURRENCIES_COLUMN}${
+                        query.tracksEstimates
+                          ? estimateAggregates(d, 'filtered', true)
+                              .map((sql, i) => `, ${sql} AS ${ESTIMATE_COLUMNS[i]}`)
+                              .join('')
+                          : ''
+                      } FROM filtered) r`;
+  return {
+    sql,
+    params: binder.params,
+    columns: [...outputs.map(([, column]) => column), CURRENCIES_COLUMN, ...estimates],
+  };
+}
+
+function onBucketOf(query: ReportQuery): string {
+  return ['fr.id = u.entity_id', ...query.segmentNames.map((c) => `fr.${c} = u.${c}`)].join(' AND ');
+}
+
+/**
+ * `totals=segments`: one row per segment bucket (the combination of the requested segments'
+ * values) of the whole filtered result, in segment order: the bucket's values (seg_i), the
+ * statistics of its summed sums as finishTotals computes them, reach deduplicated per bucket, and
+ * the bucket's currencies.
+ */
+export function finishSegmentTotals(query: ReportQuery): CompiledQuery | undefined {
+  const { plan, dialect: d } = query;
+  if (!plan.segmentTotals) return undefined;
+  const { binder, where } = filteredRows(query);
+  const segments = query.segmentNames;
+  const summed = summedColumns(query);
+  const sums = summed
+    .filter(([m]) => m !== 'reach')
+    .map(([m, period]) => `coalesce(sum(${columnOf(m, period)}), 0) AS ${columnOf(m, period)}`);
+  // Reach of a bucket: the union of its runs over the filtered rows, per range.
+  const reaches = summed
+    .filter(([m]) => m === 'reach')
+    .map(([, period], i) => ({
+      alias: `rc${i}`,
+      column: columnOf('reach', period),
+      sql: unionLength(runsOfFiltered(query, runsOf(period)), segments.join(', '), d),
+    }));
+  const grouped = `SELECT ${segments.join(', ')}, ${sums.join(', ')},
+        ${d.stringAgg('currency', ',', { distinct: true, orderBy: 'currency' })} AS ${CURRENCIES_COLUMN}
+        FROM filtered ${d.groupByAll}`;
+  const withReach = `SELECT g.*${reaches.map((r) => `, coalesce(${r.alias}.${sumColumn('reach')}, 0) AS ${r.column}`).join('')}
+        FROM (${grouped}) g${reaches
+          .map((r) => ` LEFT JOIN (${r.sql}) ${r.alias} ON ${segments.map((c) => `${r.alias}.${c} = g.${c}`).join(' AND ')}`)
+          .join('')}`;
+  const outputs = statisticOutputs(query);
+  const order = plan.segments.map((key, i) => `${d.segmentOrder(segmentOf(key), `r.${segments[i]}`)} ASC`);
+  const sql = `${query.ctes}, filtered AS (SELECT * FROM report_rows r${where})
+       SELECT ${segments.map((c) => `r.${c} AS ${c}`).join(', ')}, ${outputs.map(([sql, column]) => `${sql} AS ${column}`).join(', ')}, r.${CURRENCIES_COLUMN}
+         FROM (${withReach}) r
+        ORDER BY ${order.join(', ')}`;
+  return {
+    sql,
+    params: binder.params,
+    columns: [...segments, ...outputs.map(([, column]) => column), CURRENCIES_COLUMN],
+  };
+}
