@@ -35,7 +35,9 @@ const FINE_LEVELS: ReadonlySet<LevelPath> = new Set(['keywords', 'ads', 'adgroup
  */
 export function reportSlots(plan: ReportPlan): ReportSlots {
   if (plan.limit > PULL_PAGE_ROWS) return 'all';
-  const days = daysBetween(plan.from, plan.to) + 1;
+  // compare reads both ranges: the days of both weigh.
+  const days =
+    daysBetween(plan.from, plan.to) + 1 + (plan.compare ? daysBetween(plan.compare.from, plan.compare.to) + 1 : 0);
   const fine = FINE_LEVELS.has(plan.level);
   if (plan.segments.includes('day')) return days > (fine ? 14 : 92) ? 'all' : 'one';
   return plan.level === 'keywords' && days > 183 ? 'all' : 'one';

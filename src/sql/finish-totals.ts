@@ -116,7 +116,13 @@ export function finishSegmentTotals(query: ReportQuery): CompiledQuery | undefin
   const grouped = `SELECT ${segments.join(', ')}, ${sums.join(', ')},
         ${d.stringAgg('currency', ',', { distinct: true, orderBy: 'currency' })} AS ${CURRENCIES_COLUMN}
         FROM filtered ${d.groupByAll}`;
-  const withReach = `SELECT g.*${reaches.map((r) => `, coalesce(${r.alias}.${sumColumn('reach')}, 0) AS ${r.column}`).join('')}
+  // Each column named: over a join ClickHouse names g.*'s columns `g.seg_0`.
+  const groupedColumns = [
+    ...segments,
+    ...summed.filter(([m]) => m !== 'reach').map(([m, period]) => columnOf(m, period)),
+    CURRENCIES_COLUMN,
+  ];
+  const withReach = `SELECT ${groupedColumns.map((c) => `g.${c} AS ${c}`).join(', ')}${reaches.map((r) => `, coalesce(${r.alias}.${sumColumn('reach')}, 0) AS ${r.column}`).join('')}
         FROM (${grouped}) g${reaches
           .map((r) => ` LEFT JOIN (${r.sql}) ${r.alias} ON ${segments.map((c) => `${r.alias}.${c} = g.${c}`).join(' AND ')}`)
           .join('')}`;

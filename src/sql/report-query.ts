@@ -147,14 +147,14 @@ function pairedDay(key: SegmentKey, day: string, comparedFrom: string, from: str
   }
 }
 
-/** The estimate columns of both ranges' sums in one bucket row (see bucketEstimates). */
+/** The estimate columns of both ranges' sums (`b`) in one bucket row (see bucketEstimates). */
 function pivotEstimates(accounts: boolean, d: SqlDialect): string[] {
   return [
-    'min(est_first) AS est_first',
-    'max(est_last) AS est_last',
+    'min(b.est_first) AS est_first',
+    'max(b.est_last) AS est_last',
     ...(accounts
-      ? [`${d.stringAgg('est_currencies', ',')} AS est_currencies`]
-      : [`${d.boolOr('src_est')} AS src_est`, `${d.boolOr('tgt_est')} AS tgt_est`]),
+      ? [`${d.stringAgg('b.est_currencies', ',')} AS est_currencies`]
+      : [`${d.boolOr('b.src_est')} AS src_est`, `${d.boolOr('b.tgt_est')} AS tgt_est`]),
   ];
 }
 
@@ -362,13 +362,14 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
         .map((cte) => `\n    ${cte},`)
         .join('')
     : '';
+  // Columns qualified: ClickHouse resolves `sum(x) AS x`'s inner x to the alias itself.
   function pivot(name: string, measures: readonly BaseMeasure[], extra: readonly string[]): string {
-    const of = (period: number, m: BaseMeasure) => `sum(CASE WHEN period = ${period} THEN ${sumColumn(m)} END)`;
+    const of = (period: number, m: BaseMeasure) => `sum(CASE WHEN b.period = ${period} THEN b.${sumColumn(m)} END)`;
     const keyColumns = name === 'sums' ? bucketKeys : ['entity_id', ...segmentNames];
-    return `p_${name} AS (SELECT ${keyColumns.join(', ')}, ${measures
+    return `p_${name} AS (SELECT ${keyColumns.map((c) => `b.${c} AS ${c}`).join(', ')}, ${measures
       .map((m) => `${of(0, m)} AS ${sumColumn(m)}, ${of(1, m)} AS ${comparedSumColumn(m)}`)
       .join(', ')}${extra.map((sql) => `, ${sql}`).join('')}
-      FROM (SELECT 0 AS period, * FROM ${name} UNION ALL SELECT 1 AS period, * FROM c_${name}) ${d.groupByAll})`;
+      FROM (SELECT 0 AS period, * FROM ${name} UNION ALL SELECT 1 AS period, * FROM c_${name}) b ${d.groupByAll})`;
   }
   const bucketSource = (name: string) => (compared ? `p_${name}` : name);
 

@@ -274,6 +274,83 @@ export function buildCorpus(ctx: CorpusContext): ParityRequest[] {
     totals: true,
   });
 
+  // Period comparison and totals per segment (issue 23): every endpoint, then the forms on campaigns.
+  STAT_ENDPOINTS.forEach((path, e) => {
+    const all = catalogOf(path)
+      .endpoint.statistics.map((s) => s.name)
+      .join(',');
+    add(path, { ...range, compare: 'PREVIOUS_PERIOD', statistics: all, totals: true, limit: 200 });
+    add(path, { ...range, segments: 'DeviceType', totals: 'segments', statistics: all, limit: 100 });
+    if (e % 2 === 0)
+      add(path, {
+        ...range,
+        compare: 'PREVIOUS_PERIOD',
+        segments: 'Day',
+        totals: 'segments',
+        statistics: all,
+        limit: 300,
+      });
+    else
+      add(path, {
+        ...range,
+        compare: 'PREVIOUS_YEAR',
+        segments: 'Month,DeviceType',
+        totals: 'segments',
+        statistics: all,
+      });
+  });
+  const compared = { ...range, statistics: 'impressions,clicks,cost,ctr,averageCpc' };
+  add('campaigns', {
+    ...compared,
+    compare: 'PREVIOUS_PERIOD',
+    filter: 'change.statistics.clicks < 0',
+    sort: '-change.statistics.cost',
+  });
+  add('campaigns', { ...compared, compare: 'PREVIOUS_PERIOD', sort: 'comparison.statistics.ctr', limit: 50 });
+  add('campaigns', {
+    ...compared,
+    compare: `${ctx.edgeFrom}..${ctx.edgeTo}`,
+    formulas: 'cpc2:statistics.cost / statistics.clicks:Money',
+    filter: 'comparison.formulas.cpc2 > 0 || change.formulas.cpc2 == null',
+    totals: true,
+  });
+  add('campaigns', { ...compared, compare: 'PREVIOUS_PERIOD', segments: 'Week,DayOfWeek', totals: 'segments' });
+  add('campaigns', {
+    ...compared,
+    compare: 'PREVIOUS_PERIOD',
+    currency: 'USD',
+    segments: 'DeviceType',
+    totals: 'segments',
+  });
+  add('accounts', { ...compared, compare: 'PREVIOUS_PERIOD', currency: ctx.missingFx.target, totals: true });
+  add('accounts', { ...compared, compare: 'PREVIOUS_YEAR', segments: 'Year,Month', totals: 'segments' });
+  add('campaigns', { ...compared, compare: 'PREVIOUS_PERIOD', format: 'csv', segments: 'Day' });
+  add('campaigns', {
+    ...compared,
+    compare: 'PREVIOUS_PERIOD',
+    format: 'ndjson',
+    formulas: 'c:statistics.clicks * 2:Integer',
+  });
+  add('keywords', { ...compared, compare: 'PREVIOUS_PERIOD', format: 'parquet', segments: 'Month' });
+  add('ads/facebook', {
+    ...range,
+    compare: 'PREVIOUS_PERIOD',
+    segments: 'Week',
+    statistics: 'reach,impressions,frequency',
+    totals: 'segments',
+  });
+  add('campaigns', { ...compared, compare: '2026-01-01..2025-01-01' });
+  add('campaigns', { ...compared, compare: 'LAST_WEEK' });
+  add('campaigns', { ...compared, segments: 'Day', compare: `${ctx.edgeFrom}..${ctx.edgeTo}` });
+  add('campaigns', { ...compared, totals: 'segments' });
+  add('campaigns', { ...compared, filter: 'change.statistics.clicks > 0' });
+  add('accounts/campaign-labels/name/objective', {
+    ...compared,
+    compare: 'PREVIOUS_PERIOD',
+    segments: 'Month',
+    totals: 'segments',
+  });
+
   // Markups.
   add('markups', {});
   add('markups', {}, 1);

@@ -340,6 +340,24 @@ const fieldsRoute = createRoute({
   },
 });
 
+/** What `compare` takes, and how rows pair (GET /reporting/v0/fields). */
+const COMPARE_FORMS = {
+  forms: [
+    { value: 'PREVIOUS_PERIOD', description: 'as many days as the range, ending the day before it starts' },
+    { value: 'PREVIOUS_YEAR', description: 'both ends one calendar year earlier (29 February: 28 February)' },
+    { value: 'YYYY-MM-DD..YYYY-MM-DD', description: 'an inclusive range, under five years' },
+  ],
+  pairing:
+    'rows pair by entity; Day, Week, Month and Year buckets by position (the i-th with the i-th: both ranges need as many), DayOfWeek and DeviceType by value',
+};
+/** Filter and sort keys of the compared range, with compare only. */
+const COMPARED_FIELDS = [
+  'comparison.statistics.<name>',
+  'change.statistics.<name>',
+  'comparison.formulas.<name>',
+  'change.formulas.<name>',
+];
+
 /** The catalogue as clients see it; built from the same definitions the planner uses. */
 function describeFields() {
   return {
@@ -364,6 +382,8 @@ function describeFields() {
           ...(endpoint.platform ? { adPlatformType: endpoint.platform } : {}),
           statistics,
           segments: SEGMENTS.map((s) => ({ name: s.name, key: `segments.${s.key}`, description: s.description })),
+          compare: COMPARE_FORMS,
+          totals: ['false', 'true', 'segments'],
           filterable: [
             ...dimensions,
             ...(level.platformAccountColumn ? ['accountId'] : []),
@@ -372,6 +392,7 @@ function describeFields() {
             'formulas.<name>',
             'segments.deviceType',
             'segments.networkType',
+            ...COMPARED_FIELDS,
           ],
           sortable: [
             ...dimensions,
@@ -379,6 +400,7 @@ function describeFields() {
             'statistics.<name>',
             'formulas.<name>',
             'segments.<key of a requested segment>',
+            ...COMPARED_FIELDS,
           ],
           embeddable: [...level.embeds],
           nameParameter: level.nameParameter,
