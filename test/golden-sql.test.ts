@@ -60,7 +60,7 @@ import { reportRequestOf } from './helpers/report-request.js';
 const NOW = new Date('2026-11-22T10:00:00Z');
 const ORG = 2;
 
-type Statement = 'page' | 'totals' | 'jsonPage' | 'csv' | 'ndjson' | 'estimates' | 'gate';
+type Statement = 'page' | 'totals' | 'segmentTotals' | 'jsonPage' | 'csv' | 'ndjson' | 'estimates' | 'gate';
 
 interface GoldenCase {
   readonly name: string;
@@ -89,6 +89,8 @@ function statementOf(
       return report.page();
     case 'totals':
       return report.totals();
+    case 'segmentTotals':
+      return report.segmentTotals();
     case 'jsonPage':
       return report.jsonPage();
     case 'csv':
@@ -297,6 +299,31 @@ const CASES: readonly GoldenCase[] = [
     endpoint: 'adplatform-accounts',
     request: { statistics: S, segments: ['Month', 'DeviceType'], filter: "segments.networkType != 'SEARCH'" },
     statement: 'page',
+  },
+  // Period comparison and totals per segment (issue 23): the compared range's CTEs (c_*), its Day
+  // paired by position, both ranges pivoted into one row per bucket (p_*).
+  {
+    name: 'compare-previous-period-day',
+    endpoint: 'campaigns',
+    request: {
+      statistics: [...S, 'ctr'],
+      segments: ['Day'],
+      compare: 'PREVIOUS_PERIOD',
+      sort: '-change.statistics.clicks',
+    },
+    statement: 'jsonPage',
+  },
+  {
+    name: 'compare-previous-year-accounts-totals',
+    endpoint: 'accounts',
+    request: { statistics: [...S, 'ctr'], segments: ['Month'], compare: 'PREVIOUS_YEAR', totals: true },
+    statement: 'totals',
+  },
+  {
+    name: 'segment-totals-reach',
+    endpoint: 'campaigns/facebook',
+    request: { segments: ['Week', 'DeviceType'], totals: true, segmentTotals: true },
+    statement: 'segmentTotals',
   },
 ];
 

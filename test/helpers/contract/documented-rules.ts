@@ -118,10 +118,39 @@ export const RULES: readonly Rule[] = [
   },
   {
     name: 'totals only with the JSON form',
-    appliesTo: (_op, d) => d.query.totals === true && isExport(d),
+    appliesTo: (_op, d) => [true, 'true', 'segments'].includes(d.query.totals as string) && isExport(d),
     stated: (op) => states(op, 'totals', /JSON only/),
     apply: (d) => {
       d.query.totals = false;
+    },
+  },
+  {
+    name: 'totals=segments needs segments',
+    appliesTo: (_op, d) => d.query.totals === 'segments' && (d.query.segments === undefined || d.query.segments === ''),
+    stated: (op) => states(op, 'totals', /needs segments/),
+    apply: (d) => {
+      d.query.totals = 'true';
+    },
+  },
+  {
+    name: 'compare: a range of real days; with a time segment both ranges need as many of its buckets',
+    appliesTo: (_op, d) => typeof d.query.compare === 'string',
+    stated: (op) => states(op, 'compare', /as many of its buckets/),
+    apply: (d) => {
+      const compare = String(d.query.compare);
+      // A generated YYYY-MM-DD..YYYY-MM-DD names no real days as a rule: one that does, from its digits.
+      if (compare.includes('..')) {
+        const start = new Date(Date.UTC(2020, 0, 1) + (Number(compare.replace(/\D/g, '').slice(0, 6)) % 2000) * DAY_MS);
+        const end = new Date(start.getTime() + (Number(compare.slice(-2).replace(/\D/g, '') || 0) % 90) * DAY_MS);
+        d.query.compare = `${start.toISOString().slice(0, 10)}..${end.toISOString().slice(0, 10)}`;
+      }
+      const segments = String(d.query.segments ?? '').split(',');
+      const timed = segments.filter((s) => ['Day', 'Week', 'Month', 'Quarter', 'Year'].includes(s));
+      // PREVIOUS_PERIOD always has as many days; other time buckets depend on where the ranges fall.
+      if (timed.length > 0) {
+        if (timed.every((s) => s === 'Day')) d.query.compare = 'PREVIOUS_PERIOD';
+        else delete d.query.compare;
+      }
     },
   },
   {
