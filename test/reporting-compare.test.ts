@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   audienceRuns,
   bucketAt,
+  bucketCount,
   bucketPosition,
   changeClose,
   changeOf,
@@ -13,6 +14,7 @@ import {
   rowKey,
   SEGMENT_KEY,
   SUMS,
+  TIME_SEGMENTS,
   unionLength,
   type PairedBucket,
   type Period,
@@ -22,6 +24,7 @@ import {
 import {
   addDays,
   approx,
+  encodeQuery,
   fetchAll,
   LEVELS,
   mondayOf,
@@ -299,7 +302,10 @@ function same(a: unknown, b: unknown): boolean {
 }
 
 const positionOfValue = (segment: SegmentName, from: string, value: string) =>
-  bucketPosition(segment, from, segment === 'Month' ? `${value}-01` : value);
+  bucketPosition(segment, from, segment === 'Month' ? `${value}-01` : segment === 'Year' ? `${value}-01-01` : value);
+/** The i-th bucket's value as the API shows it (years are numbers). */
+const shownAt = (segment: SegmentName, from: string, position: number) =>
+  segment === 'Year' ? Number(bucketAt(segment, from, position)) : bucketAt(segment, from, position);
 
 interface Separate {
   readonly path: string;
@@ -334,10 +340,11 @@ async function separately(c: Separate): Promise<{ rows: any[]; problems: string[
     fetchAll(fx, c.path, org.token, { ...base, ...range(c.current) }, c.plural),
     fetchAll(fx, c.path, org.token, { ...base, ...range(c.compared) }, c.plural),
   ]);
-  const TIME = new Set<SegmentName>(['Day', 'Week', 'Month']);
+  const TIME = TIME_SEGMENTS;
   const keyOf = (row: any, period: Period) =>
     [
       row.id,
+      JSON.stringify(row.campaignLabel?.value ?? null),
       ...segments.map((s) =>
         TIME.has(s)
           ? positionOfValue(s, period.from, String(row.segments[SEGMENT_KEY[s]]))
@@ -346,12 +353,19 @@ async function separately(c: Separate): Promise<{ rows: any[]; problems: string[
     ].join('|');
   interface Pair {
     id: number;
+    campaignLabel?: { name: string; value: unknown };
     segments?: Record<string, unknown>;
     cur?: any;
     cmp?: any;
   }
   const pairs = new Map<string, Pair>();
-  for (const row of cur.rows) pairs.set(keyOf(row, c.current), { id: row.id, segments: row.segments, cur: row });
+  for (const row of cur.rows)
+    pairs.set(keyOf(row, c.current), {
+      id: row.id,
+      ...(row.campaignLabel ? { campaignLabel: row.campaignLabel } : {}),
+      segments: row.segments,
+      cur: row,
+    });
   for (const row of cmp.rows) {
     const key = keyOf(row, c.compared);
     const found = pairs.get(key);
@@ -363,30 +377,43 @@ async function separately(c: Separate): Promise<{ rows: any[]; problems: string[
               const value = row.segments[SEGMENT_KEY[s]];
               return [
                 SEGMENT_KEY[s],
-                TIME.has(s) ? bucketAt(s, c.current.from, positionOfValue(s, c.compared.from, String(value))) : value,
+                TIME.has(s) ? shownAt(s, c.current.from, positionOfValue(s, c.compared.from, String(value))) : value,
               ];
             }),
           )
         : undefined;
-      pairs.set(key, { id: row.id, ...(segs ? { segments: segs } : {}), cmp: row });
+      pairs.set(key, {
+        id: row.id,
+        ...(row.campaignLabel ? { campaignLabel: row.campaignLabel } : {}),
+        ...(segs ? { segments: segs } : {}),
+        cmp: row,
+      });
     }
   }
-  const text = (p: Pair) => segments.map((s) => String(p.segments![SEGMENT_KEY[s]]));
+  // Segment order as the service sorts: DayOfWeek Monday first, the others as text.
+  const ISO_DAYS = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'];
+  const text = (p: Pair) =>
+    segments.map((s) => {
+      const value = String(p.segments![SEGMENT_KEY[s]]);
+      return s === 'DayOfWeek' ? String(ISO_DAYS.indexOf(value)) : value;
+    });
   const expected = [...pairs.values()].sort((a, b) => {
     if (a.id !== b.id) return a.id - b.id;
+    const [la, lb] = [String(a.campaignLabel?.value ?? ''), String(b.campaignLabel?.value ?? '')];
+    if (la !== lb) return la < lb ? -1 : 1;
     const [sa, sb] = [text(a), text(b)];
     for (let i = 0; i < sa.length; i++) if (sa[i] !== sb[i]) return sa[i]! < sb[i]! ? -1 : 1;
     return 0;
   });
   const problems: string[] = [];
   const apiKeys = both.rows.map(rowKey);
-  const expectedKeys = expected.map((p) => rowKey({ id: p.id, segments: p.segments }));
+  const expectedKeys = expected.map(rowKey);
   if (apiKeys.join('\n') !== expectedKeys.join('\n'))
     problems.push(
       `rows: got ${apiKeys.length} (${apiKeys.slice(0, 3).join('; ')} ...), expected ${expectedKeys.length} (${expectedKeys.slice(0, 3).join('; ')} ...); first difference at ${apiKeys.findIndex((k, i) => k !== expectedKeys[i])}: ${apiKeys.find((k, i) => k !== expectedKeys[i])} vs ${expectedKeys.find((k, i) => k !== apiKeys[i])}`,
     );
   expect(both.total).toBe(expected.length);
-  const byKey = new Map(expected.map((p) => [rowKey({ id: p.id, segments: p.segments }), p]));
+  const byKey = new Map(expected.map((p) => [rowKey(p), p]));
   for (const row of both.rows) {
     const pair = byKey.get(rowKey(row));
     if (!pair) continue;
@@ -441,7 +468,9 @@ async function separately(c: Separate): Promise<{ rows: any[]; problems: string[
 describe('compare=a..b equals two separate requests', () => {
   const current = () => ({ from: addDays(Y, -13), to: Y });
   const compared = () => ({ from: addDays(Y, -120), to: addDays(Y, -107) });
-  const cases: Array<[string, string, string, number, readonly SegmentName[]]> = [
+  const SHARES = ['impressions', 'clicks', 'searchImpressionShare', 'searchTopImpressionShare'];
+  type Case = [string, string, string, number, readonly SegmentName[], QueryInput?, (readonly string[])?];
+  const cases: Case[] = [
     ['campaigns, no segments', 'campaigns', 'campaigns', 0, []],
     ['campaigns per Day', 'campaigns', 'campaigns', 1, ['Day']],
     ['campaigns per DeviceType', 'campaigns', 'campaigns', 0, ['DeviceType']],
@@ -449,8 +478,43 @@ describe('compare=a..b equals two separate requests', () => {
     ['accounts, no segments', 'accounts', 'accounts', 0, []],
     ['accounts per Day', 'accounts', 'accounts', 0, ['Day']],
     ['adplatform-accounts per DeviceType', 'adplatform-accounts', 'adPlatformAccounts', 0, ['DeviceType']],
+    [
+      'campaigns with a fact filter (segments.deviceType, segments.networkType) in both periods',
+      'campaigns',
+      'campaigns',
+      0,
+      ['Day'],
+      { filter: "segments.deviceType == 'MOBILE' && segments.networkType != 'DISPLAY'" },
+    ],
+    ['ads filtered by campaignId', 'ads', 'ads', 0, [], { filter: 'campaignId < 12' }],
+    [
+      'campaign labels (team): rows by account and label value',
+      'accounts/campaign-labels/name/team',
+      'accounts',
+      0,
+      [],
+    ],
+    ['campaign labels (campaignGroup) per Day', 'accounts/campaign-labels/name/campaignGroup', 'accounts', 1, ['Day']],
+    [
+      'Google Ads impression share per Day',
+      'adplatform-accounts/google-ads',
+      'adPlatformAccounts',
+      0,
+      ['Day'],
+      undefined,
+      SHARES,
+    ],
+    [
+      'Google Ads impression share, no segments',
+      'adplatform-accounts/google-ads',
+      'adPlatformAccounts',
+      1,
+      [],
+      undefined,
+      SHARES,
+    ],
   ];
-  for (const [label, path, plural, org, segments] of cases) {
+  for (const [label, path, plural, org, segments, query, statistics] of cases) {
     it(label, async () => {
       const c = compared();
       const { rows, problems } = await separately({
@@ -461,12 +525,128 @@ describe('compare=a..b equals two separate requests', () => {
         compared: c,
         compare: `${c.from}..${c.to}`,
         segments,
-        statistics: WIDE,
+        statistics: statistics ?? WIDE,
+        query,
       });
       expect(problems).toEqual([]);
       expect(rows.length).toBeGreaterThan(0);
     });
   }
+
+  it('a filter on the current statistics removes rows after pairing; totals are those of the rows kept, in both periods', async () => {
+    const c = compared();
+    const org = fx.orgs[1]!;
+    const base: QueryInput = {
+      startDate: current().from,
+      endDate: current().to,
+      compare: `${c.from}..${c.to}`,
+      statistics: 'clicks,impressions,ctr',
+      segments: 'Day',
+    };
+    const all = await fetchAll(fx, 'campaigns', org.token, base, 'campaigns');
+    const kept = await fetchAll(
+      fx,
+      'campaigns',
+      org.token,
+      { ...base, filter: 'statistics.clicks > 5', totals: 'true' },
+      'campaigns',
+    );
+    const want = all.rows.filter((r) => r.statistics.clicks > 5);
+    expect(want.length).toBeGreaterThan(0);
+    expect(want.length).toBeLessThan(all.rows.length);
+    expect(kept.rows).toEqual(want);
+    const sum = (rows: any[], f: (r: any) => number) => rows.reduce((s, r) => s + f(r), 0);
+    expect(kept.totals.clicks).toBe(sum(want, (r) => r.statistics.clicks));
+    expect(kept.totals.comparison.clicks).toBe(sum(want, (r) => r.comparison.statistics.clicks));
+    expect(kept.totals.comparison.impressions).toBe(sum(want, (r) => r.comparison.statistics.impressions));
+    expect(
+      approx(
+        kept.totals.comparison.ctr,
+        sum(want, (r) => r.comparison.statistics.clicks) / sum(want, (r) => r.comparison.statistics.impressions),
+      ),
+    ).toBe(true);
+  });
+
+  it('Year by position and DayOfWeek by value', async () => {
+    const cur = current();
+    // A compared range of 14 days as many years wide as the range (it may cross a new year).
+    let k = 120;
+    while (bucketCount('Year', addDays(cur.from, -k), addDays(cur.to, -k)) !== bucketCount('Year', cur.from, cur.to))
+      k++;
+    const cmp = { from: addDays(cur.from, -k), to: addDays(cur.to, -k) };
+    const { problems, rows } = await separately({
+      path: 'campaigns',
+      plural: 'campaigns',
+      org: 0,
+      current: cur,
+      compared: cmp,
+      compare: `${cmp.from}..${cmp.to}`,
+      segments: ['Year', 'DayOfWeek'],
+      statistics: NINE,
+    });
+    expect(problems).toEqual([]);
+    expect(typeof rows[0].segments.year).toBe('number');
+  });
+
+  it('compared with itself: comparison equals the statistics, change 0 (null where the figure is 0 or null)', async () => {
+    const cur = current();
+    const { rows } = await fetchAll(
+      fx,
+      'campaigns',
+      fx.orgs[0]!.token,
+      {
+        startDate: cur.from,
+        endDate: cur.to,
+        compare: `${cur.from}..${cur.to}`,
+        segments: 'DeviceType',
+        statistics: WIDE.join(','),
+      },
+      'campaigns',
+    );
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) {
+      expect(row.comparison.statistics, rowKey(row)).toEqual(row.statistics);
+      for (const name of WIDE) {
+        const value = row.statistics[name];
+        expect(row.change.statistics[name], `${rowKey(row)} ${name}`).toBe(value === null || value === 0 ? null : 0);
+      }
+    }
+  });
+
+  it('estimated FX rates of either range are warned about, as the request over that range alone warns', async () => {
+    const org = fx.orgs[0]!;
+    const published = { from: '2024-12-01', to: '2024-12-10' };
+    const recent = { from: addDays(Y, -9), to: Y };
+    const query: QueryInput = { statistics: 'cost', currency: 'USD', totals: 'true', limit: 1 };
+    const estimated = (res: { json: any }) =>
+      (res.json.warnings ?? []).filter((w: any) => w.code === 'estimated_fx_rates');
+    const alone = async (p: Period) => {
+      const res = await fx.report('campaigns', org.token, { ...query, startDate: p.from, endDate: p.to });
+      expect(res.status).toBe(200);
+      return estimated(res);
+    };
+    expect(await alone(published)).toEqual([]);
+    const recentWarnings = await alone(recent);
+    expect(recentWarnings).toHaveLength(1);
+    for (const [cur, cmp] of [
+      [published, recent],
+      [recent, published],
+    ] as const) {
+      const res = await fx.report('campaigns', org.token, {
+        ...query,
+        startDate: cur.from,
+        endDate: cur.to,
+        compare: `${cmp.from}..${cmp.to}`,
+      });
+      expect(res.status).toBe(200);
+      const [warning] = estimated(res);
+      expect(warning, `${cur.from}..${cur.to} vs ${cmp.from}..${cmp.to}`).toMatchObject({
+        firstDay: recentWarnings[0].firstDay,
+        lastDay: recentWarnings[0].lastDay,
+        currencies: recentWarnings[0].currencies,
+      });
+    }
+  });
 
   it('Week buckets by position: two whole ISO weeks with two whole ISO weeks a year back', async () => {
     const monday = addDays(mondayOf(Y), -14);
@@ -614,8 +794,9 @@ describe('the compared range', () => {
       ['2026-03-01', '2026-03-31', '2026-01-29', '2026-02-28'],
       ['2025-03-01', '2025-03-01', '2025-02-28', '2025-02-28'],
       ['2024-03-01', '2024-03-07', '2024-02-23', '2024-02-29'],
-      ['2025-01-01', '2025-12-31', '2024-01-01', '2024-12-31'],
-      ['2024-01-01', '2024-12-31', '2023-01-01', '2023-12-31'],
+      // 365 days back from 2024-12-31 (a leap year) start on 2 January.
+      ['2025-01-01', '2025-12-31', '2024-01-02', '2024-12-31'],
+      ['2024-01-01', '2024-12-31', '2022-12-31', '2023-12-31'],
     ] as const) {
       if (to > Y) continue;
       const got = await rangeOf({ startDate: from, endDate: to, compare: 'PREVIOUS_PERIOD' });
@@ -713,7 +894,11 @@ describe('filter and sort on comparison.statistics and change.statistics', () =>
     const distinct = [...new Set(values)].sort((a, b) => a - b);
     expect(distinct.length, 'values to split').toBeGreaterThan(2);
     const i = Math.floor(distinct.length / 2);
-    return (distinct[i - 1]! + distinct[i]!) / 2;
+    // Filters take at most 15 significant digits: a short number strictly between the two.
+    for (let digits = 2; ; digits++) {
+      const point = Number(((distinct[i - 1]! + distinct[i]!) / 2).toPrecision(digits));
+      if (point > distinct[i - 1]! && point < distinct[i]!) return point;
+    }
   }
 
   it('filter=change.statistics.clicks < x keeps exactly the rows whose two separate requests say so (null change never)', async () => {
@@ -745,6 +930,38 @@ describe('filter and sort on comparison.statistics and change.statistics', () =>
       ).toEqual(want);
       if (threshold !== -0.5) expect(want.length).toBeGreaterThan(0);
     }
+  });
+
+  it('filter=change.statistics.clicks == null keeps the rows without compared clicks; != null the others', async () => {
+    const cur = { from: addDays(Y, -13), to: Y };
+    const cmp = { from: previousYear(cur.from), to: previousYear(cur.to) };
+    const org = fx.orgs[0]!;
+    const [a, b] = await Promise.all(
+      [cur, cmp].map((p) =>
+        fetchAll(fx, 'adgroups', org.token, { startDate: p.from, endDate: p.to, statistics: 'clicks' }, 'adGroups'),
+      ),
+    );
+    const cmpClicks = new Map(b!.rows.map((r) => [r.id, r.statistics.clicks]));
+    const nulls = a!.rows.filter((r) => cmpClicks.get(r.id) === 0).map((r) => r.id);
+    expect(nulls.length).toBeGreaterThan(0);
+    expect(nulls.length).toBeLessThan(a!.rows.length);
+    const query = { startDate: cur.from, endDate: cur.to, compare: 'PREVIOUS_YEAR', statistics: 'clicks' };
+    const isNull = await fetchAll(
+      fx,
+      'adgroups',
+      org.token,
+      { ...query, filter: 'change.statistics.clicks == null' },
+      'adGroups',
+    );
+    expect(isNull.rows.map((r) => r.id)).toEqual(nulls);
+    const notNull = await fetchAll(
+      fx,
+      'adgroups',
+      org.token,
+      { ...query, filter: 'change.statistics.clicks != null' },
+      'adGroups',
+    );
+    expect(notNull.rows.map((r) => r.id)).toEqual(a!.rows.filter((r) => cmpClicks.get(r.id) !== 0).map((r) => r.id));
   });
 
   it('filter on comparison.statistics, combined with a filter on the current statistics', async () => {
@@ -938,8 +1155,11 @@ describe('reach compared on the FACEBOOK endpoints: each period deduplicated ove
         // Totals: the union over each whole period, not a sum of the rows' reach.
         expect(totals.reach).toBe(unionLength(curRuns));
         expect(totals.comparison.reach).toBe(unionLength(cmpRuns));
-        const summed = rows.reduce((s, r) => s + r.comparison.statistics.reach, 0);
-        expect(summed).toBeGreaterThan(totals.comparison.reach);
+        // Per Day, people reached on several days are in several rows but once in the totals.
+        if (segments.length > 0) {
+          const summed = rows.reduce((s, r) => s + r.comparison.statistics.reach, 0);
+          expect(summed).toBeGreaterThan(totals.comparison.reach);
+        }
       });
     }
   }
@@ -1049,6 +1269,33 @@ describe('exports of a compared report hold the JSON rows', () => {
     expect(res.headers['content-disposition']).toBe(
       `attachment; filename="accounts_${addDays(Y, -9)}_${Y}_vs_${addDays(Y, -19)}_${addDays(Y, -10)}.csv"`,
     );
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Conditional requests
+
+describe("compare is part of the answer's identity (ETag)", () => {
+  it('the ETags of no compare, PREVIOUS_PERIOD and PREVIOUS_YEAR differ; a stale one gets 200 with the comparison, a fresh one 304', async () => {
+    const org = fx.orgs[0]!;
+    const query: QueryInput = { startDate: addDays(Y, -6), endDate: Y, statistics: 'clicks' };
+    const get = (q: QueryInput, etag?: string) =>
+      fx.http.get(`/reporting/v0/campaigns?${encodeQuery(q)}`, {
+        authorization: `Bearer ${org.token}`,
+        ...(etag ? { 'if-none-match': etag } : {}),
+      });
+    const plain = await get(query);
+    const previous = await get({ ...query, compare: 'PREVIOUS_PERIOD' });
+    const year = await get({ ...query, compare: 'PREVIOUS_YEAR' });
+    const other = await get({ ...query, compare: `${addDays(Y, -30)}..${addDays(Y, -24)}` });
+    const tags = [plain, previous, year, other].map((r) => String(r.headers.etag));
+    for (const tag of tags) expect(tag).toMatch(/^W\/"/);
+    expect(new Set(tags).size).toBe(4);
+    const stale = await get({ ...query, compare: 'PREVIOUS_YEAR' }, tags[0]);
+    expect(stale.status).toBe(200);
+    expect(stale.json.campaigns[0].comparison).toBeDefined();
+    const fresh = await get({ ...query, compare: 'PREVIOUS_YEAR' }, tags[2]);
+    expect(fresh.status).toBe(304);
   });
 });
 

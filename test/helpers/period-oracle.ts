@@ -249,14 +249,19 @@ export function unionLength(runs: readonly Run[]): number {
 // ---------------------------------------------------------------------------------------------
 // Buckets and pairing
 
-export type SegmentName = 'Day' | 'Week' | 'Month' | 'DeviceType';
+export type SegmentName = 'Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType';
 export const SEGMENT_KEY: Record<SegmentName, string> = {
   Day: 'day',
   Week: 'week',
   Month: 'month',
+  Year: 'year',
+  DayOfWeek: 'dayOfWeek',
   DeviceType: 'deviceType',
 };
-const TIME: ReadonlySet<SegmentName> = new Set(['Day', 'Week', 'Month']);
+/** Time segments pair by position; the others by value. */
+export const TIME_SEGMENTS: ReadonlySet<SegmentName> = new Set(['Day', 'Week', 'Month', 'Year']);
+const TIME = TIME_SEGMENTS;
+const WEEKDAYS = ['SUNDAY', 'MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY'];
 
 const dayNumber = (day: string) => Date.parse(`${day}T00:00:00Z`) / 86_400_000;
 const monthNumber = (day: string) => Number(day.slice(0, 4)) * 12 + Number(day.slice(5, 7)) - 1;
@@ -274,6 +279,10 @@ export function segmentValue(segment: SegmentName, row: { day: string; device: s
       return mondayOf(row.day);
     case 'Month':
       return row.day.slice(0, 7);
+    case 'Year':
+      return row.day.slice(0, 4);
+    case 'DayOfWeek':
+      return WEEKDAYS[new Date(`${row.day}T00:00:00Z`).getUTCDay()]!;
     case 'DeviceType':
       return row.device;
   }
@@ -288,8 +297,11 @@ export function bucketPosition(segment: SegmentName, from: string, day: string):
       return (dayNumber(mondayOf(day)) - dayNumber(mondayOf(from))) / 7;
     case 'Month':
       return monthNumber(day) - monthNumber(from);
+    case 'Year':
+      return Number(day.slice(0, 4)) - Number(from.slice(0, 4));
+    case 'DayOfWeek':
     case 'DeviceType':
-      throw new Error('DeviceType has no position');
+      throw new Error(`${segment} has no position`);
   }
 }
 
@@ -302,8 +314,11 @@ export function bucketAt(segment: SegmentName, from: string, position: number): 
       return addDays(mondayOf(from), 7 * position);
     case 'Month':
       return monthOf(monthNumber(from) + position);
+    case 'Year':
+      return String(Number(from.slice(0, 4)) + position);
+    case 'DayOfWeek':
     case 'DeviceType':
-      throw new Error('DeviceType has no position');
+      throw new Error(`${segment} has no position`);
   }
 }
 
@@ -397,8 +412,13 @@ export function pairBuckets(
 }
 
 /** The key a row is known by in messages and maps: id (if any) and its segments. */
-export function rowKey(row: { id?: number | null; segments?: Record<string, unknown> }): string {
-  return `${row.id ?? '*'}${row.segments ? ` ${JSON.stringify(row.segments)}` : ''}`;
+export function rowKey(row: {
+  id?: number | null;
+  campaignLabel?: { value: unknown };
+  segments?: Record<string, unknown>;
+}): string {
+  const label = row.campaignLabel ? ` [${JSON.stringify(row.campaignLabel.value)}]` : '';
+  return `${row.id ?? '*'}${label}${row.segments ? ` ${JSON.stringify(row.segments)}` : ''}`;
 }
 
 /**
