@@ -244,6 +244,19 @@ describe('compare against plain SQL over the facts', () => {
     }
   });
 
+  it('accounts with currency=USD per Day, PREVIOUS_YEAR', async () => {
+    const current = { from: addDays(Y, -6), to: Y };
+    await oracle({
+      path: 'accounts',
+      org: 0,
+      current,
+      compared: { from: previousYear(current.from), to: previousYear(current.to) },
+      compare: 'PREVIOUS_YEAR',
+      segments: ['Day'],
+      currency: 'USD',
+    });
+  });
+
   it("campaigns with currency=USD: both periods converted at their own days' rates", async () => {
     const current = { from: addDays(Y, -6), to: Y };
     const compared = { from: addDays(Y, -300), to: addDays(Y, -294) };
@@ -1045,6 +1058,36 @@ describe('filter and sort on comparison.statistics and change.statistics', () =>
       paged.push(...res.json.campaigns.map((r: any) => r.id));
     }
     expect(paged).toEqual(byChange.map((c) => c.id));
+  });
+
+  it('filter and sort on segments.day pick and order the rows by the current bucket, compared-only buckets too', async () => {
+    const first = addDays(Y, -(DAYS - 1));
+    // Its first three days precede the data: those buckets are active only in the compared range.
+    const cur = { from: addDays(first, -3), to: addDays(first, 6) };
+    const cmp = { from: addDays(first, 40), to: addDays(first, 49) };
+    const org = fx.orgs[1]!;
+    const query: QueryInput = {
+      startDate: cur.from,
+      endDate: cur.to,
+      compare: `${cmp.from}..${cmp.to}`,
+      segments: 'Day',
+      statistics: 'clicks,impressions',
+    };
+    const all = await fetchAll(fx, 'campaigns', org.token, query, 'campaigns');
+    expect(all.rows.some((r) => r.segments.day < first)).toBe(true);
+    const cut = addDays(first, 1);
+    const filtered = await fetchAll(
+      fx,
+      'campaigns',
+      org.token,
+      { ...query, filter: `segments.day <= '${cut}'`, sort: '-segments.day' },
+      'campaigns',
+    );
+    const want = all.rows
+      .filter((r) => r.segments.day <= cut)
+      .sort((a, b) => (a.segments.day === b.segments.day ? a.id - b.id : a.segments.day < b.segments.day ? 1 : -1));
+    expect(want.length).toBeGreaterThan(0);
+    expect(filtered.rows).toEqual(want);
   });
 
   it('filter and sort on comparison.formulas and change.formulas', async () => {

@@ -109,6 +109,14 @@ async function expectedBuckets(c: Case): Promise<{ buckets: PairedBucket[]; mixe
   return { buckets, mixed };
 }
 
+async function fetchAllRows(path: string, token: string, query: QueryInput): Promise<any[]> {
+  const res = await fx.report(path, token, { ...query, limit: 10_000 });
+  expect(res.status, res.text.slice(0, 300)).toBe(200);
+  const plural = Object.keys(res.json)[0]!;
+  expect(Number(res.headers['x-totalcount'])).toBe(res.json[plural].length);
+  return res.json[plural];
+}
+
 function currenciesOf(warnings: any[] | undefined): string[][] {
   return (warnings ?? []).filter((w) => w.code === 'mixed_currencies').map((w) => w.currencies);
 }
@@ -527,6 +535,82 @@ describe('segmentTotals with compare: buckets of either period, reach of each pe
     });
     expect(res.json.totals.reach).toBe(unionLength(curRuns));
     expect(res.json.totals.comparison.reach).toBe(unionLength(cmpRuns));
+  });
+
+  it('with a filter on change: each entry (and totals) sums the kept rows of its bucket in both periods', async () => {
+    const org = fx.orgs[1]!;
+    const query: QueryInput = {
+      startDate: addDays(Y, -6),
+      endDate: Y,
+      compare: 'PREVIOUS_PERIOD',
+      segments: 'Day',
+      statistics: 'impressions,clicks,ctr',
+    };
+    const all = await fetchAllRows('campaigns', org.token, query);
+    const kept = all.filter((r) => r.change.statistics.clicks !== null && r.change.statistics.clicks > 0);
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.length).toBeLessThan(all.length);
+    const res = await fx.report('campaigns', org.token, {
+      ...query,
+      filter: 'change.statistics.clicks > 0',
+      totals: 'segments',
+      limit: 3,
+    });
+    expect(res.status, res.text.slice(0, 300)).toBe(200);
+    const days = [...new Set(kept.map((r) => r.segments.day as string))].sort();
+    expect(res.json.segmentTotals.map((e: any) => e.segments.day)).toEqual(days);
+    const sum = (rows: any[], f: (r: any) => number) => rows.reduce((t, r) => t + f(r), 0);
+    for (const entry of res.json.segmentTotals) {
+      const rows = kept.filter((r) => r.segments.day === entry.segments.day);
+      for (const name of ['impressions', 'clicks']) {
+        expect(entry[name], `${entry.segments.day} ${name}`).toBe(sum(rows, (r) => r.statistics[name]));
+        expect(entry.comparison[name], `${entry.segments.day} comparison.${name}`).toBe(
+          sum(rows, (r) => r.comparison.statistics[name]),
+        );
+      }
+      expect(changeClose(entry.change.clicks, entry.clicks, entry.comparison.clicks)).toBe(true);
+    }
+    expect(res.json.totals.clicks).toBe(sum(kept, (r) => r.statistics.clicks));
+    expect(res.json.totals.comparison.clicks).toBe(sum(kept, (r) => r.comparison.statistics.clicks));
+  });
+
+  it("campaigns/facebook with a filter on change: totals reach of each period is the union of the kept campaigns' runs", async () => {
+    const org = fx.orgs[0]!;
+    const range = { from: addDays(Y, -6), to: Y };
+    const compared = { from: addDays(Y, -13), to: addDays(Y, -7) };
+    const query: QueryInput = {
+      startDate: range.from,
+      endDate: range.to,
+      compare: 'PREVIOUS_PERIOD',
+      statistics: 'impressions,reach',
+    };
+    const all = await fetchAllRows('campaigns/facebook', org.token, query);
+    const changes = all
+      .map((r) => r.change.statistics.impressions)
+      .filter((c): c is number => c !== null)
+      .sort((a, b) => a - b);
+    expect(changes.length).toBeGreaterThan(2);
+    const cut = Number(((changes[0]! + changes[changes.length - 1]!) / 2).toPrecision(6));
+    const kept = new Set(
+      all
+        .filter((r) => r.change.statistics.impressions !== null && r.change.statistics.impressions > cut)
+        .map((r) => r.id),
+    );
+    expect(kept.size).toBeGreaterThan(0);
+    expect(kept.size).toBeLessThan(all.length);
+    const res = await fx.report('campaigns/facebook', org.token, {
+      ...query,
+      filter: `change.statistics.impressions > ${cut}`,
+      totals: 'true',
+    });
+    expect(res.status, res.text.slice(0, 300)).toBe(200);
+    expect(new Set(res.json.campaigns.map((r: any) => r.id))).toEqual(kept);
+    const [curRuns, cmpRuns] = await Promise.all([
+      audienceRuns(fx, org.id, range.from, range.to),
+      audienceRuns(fx, org.id, compared.from, compared.to),
+    ]);
+    expect(res.json.totals.reach).toBe(unionLength(curRuns.filter((r) => kept.has(r.campaignId))));
+    expect(res.json.totals.comparison.reach).toBe(unionLength(cmpRuns.filter((r) => kept.has(r.campaignId))));
   });
 
   it('totals=segments and totals=true have different ETags; a totals=true ETag does not answer 304 to totals=segments', async () => {
