@@ -546,6 +546,42 @@ describe('compare=a..b equals two separate requests', () => {
     });
   }
 
+  it('markups: costWithMarkup of each period takes the markups of its own days', async () => {
+    const org = fx.orgs[1]!;
+    const [account] = await fx.sql<{ id: number }>(
+      'SELECT id FROM accounts WHERE organization_id = $1 ORDER BY id LIMIT 1',
+      [org.id],
+    );
+    const c = compared();
+    for (const markup of [
+      { rate: 0.2, startDate: addDays(c.from, 3), endDate: addDays(c.to, -3) },
+      { rate: 0.1, startDate: addDays(current().from, 5), endDate: null },
+    ]) {
+      const res = await fx.json('POST', `/provisioning/v0/accounts/id/${Number(account!.id)}/markups`, org.token, {
+        markup,
+      });
+      expect(res.status, res.text).toBe(201);
+    }
+    for (const [path, plural, segments] of [
+      ['accounts', 'accounts', ['Day']],
+      ['campaigns', 'campaigns', []],
+    ] as const) {
+      const { rows, problems } = await separately({
+        path,
+        plural,
+        org: 1,
+        current: current(),
+        compared: c,
+        compare: `${c.from}..${c.to}`,
+        segments,
+        statistics: ['clicks', 'cost', 'costWithMarkup'],
+      });
+      expect(problems).toEqual([]);
+      expect(rows.some((r) => r.comparison.statistics.costWithMarkup > r.comparison.statistics.cost * 1.1)).toBe(true);
+      expect(rows.some((r) => r.statistics.costWithMarkup > r.statistics.cost)).toBe(true);
+    }
+  });
+
   it('a filter on the current statistics removes rows after pairing; totals are those of the rows kept, in both periods', async () => {
     const c = compared();
     const org = fx.orgs[1]!;
@@ -749,6 +785,27 @@ describe('compare=a..b equals two separate requests', () => {
       expect(Object.keys(row.comparison.formulas).sort()).toEqual(['clicks3', 'cpc2']);
       expect(row.comparison.formulas.clicks3).toBe(3 * row.comparison.statistics.clicks);
       expect(Object.keys(row.change.formulas).sort()).toEqual(['clicks3', 'cpc2']);
+    }
+  });
+
+  it('a current range before the data: every DeviceType bucket comes from the compared range, with zero current figures', async () => {
+    const first = addDays(Y, -(DAYS - 1));
+    const cur = { from: addDays(first, -20), to: addDays(first, -11) };
+    const cmp = { from: addDays(Y, -9), to: Y };
+    for (const segments of [[], ['DeviceType']] as Array<readonly SegmentName[]>) {
+      const { rows, problems } = await separately({
+        path: 'adgroups',
+        plural: 'adGroups',
+        org: 1,
+        current: cur,
+        compared: cmp,
+        compare: `${cmp.from}..${cmp.to}`,
+        segments,
+        statistics: NINE,
+      });
+      expect(problems).toEqual([]);
+      expect(rows.some((r) => r.comparison.statistics.clicks > 0)).toBe(true);
+      for (const row of rows) expect(row.statistics.impressions).toBe(0);
     }
   });
 
@@ -1088,6 +1145,15 @@ describe('filter and sort on comparison.statistics and change.statistics', () =>
       .sort((a, b) => (a.segments.day === b.segments.day ? a.id - b.id : a.segments.day < b.segments.day ? 1 : -1));
     expect(want.length).toBeGreaterThan(0);
     expect(filtered.rows).toEqual(want);
+    // Pages of 7 in the default order are the whole result cut in pieces.
+    const pages: any[] = [];
+    for (let offset = 0; offset < all.rows.length; offset += 7) {
+      const res = await fx.report('campaigns', org.token, { ...query, limit: 7, offset });
+      expect(res.status).toBe(200);
+      expect(res.headers['x-totalcount']).toBe(String(all.rows.length));
+      pages.push(...res.json.campaigns);
+    }
+    expect(pages).toEqual(all.rows);
   });
 
   it('filter and sort on comparison.formulas and change.formulas', async () => {
