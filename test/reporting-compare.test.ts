@@ -1580,3 +1580,167 @@ describe('ADREPORT_ROLLUPS=false: a copy of the database, a service without roll
     expect(fx.errors).toEqual([]);
   });
 });
+
+// ---------------------------------------------------------------------------------------------
+// The ClickHouse report engine (issue 22): the same relations and oracle on a replica
+
+describe('report engine clickhouse: a copy of the database replicated into embedded ClickHouse', () => {
+  let duck: ReportingFixture;
+  beforeAll(async () => {
+    duck = fx;
+    fx = await startReportingFixture({
+      scale: '2',
+      days: DAYS,
+      seed: 3,
+      orgs: 2,
+      service: { reportEngine: 'clickhouse' },
+    });
+  }, 240_000);
+  afterAll(async () => {
+    const click = fx;
+    fx = duck;
+    await click?.close();
+  });
+
+  it('the oracle: campaigns per Day (PREVIOUS_PERIOD), accounts per Day (PREVIOUS_YEAR, in USD), adgroups per Day and DeviceType, campaigns per Month', async () => {
+    const current = { from: addDays(Y, -9), to: Y };
+    await oracle({
+      path: 'campaigns',
+      org: 0,
+      current,
+      compared: previousPeriod(current),
+      compare: 'PREVIOUS_PERIOD',
+      segments: ['Day'],
+      statistics: WIDE,
+    });
+    const year = { from: previousYear(current.from), to: previousYear(current.to) };
+    await oracle({ path: 'accounts', org: 0, current, compared: year, compare: 'PREVIOUS_YEAR', segments: ['Day'] });
+    await oracle({
+      path: 'accounts',
+      org: 0,
+      current,
+      compared: year,
+      compare: 'PREVIOUS_YEAR',
+      currency: 'USD',
+    });
+    const short = { from: addDays(Y, -3), to: Y };
+    const back = { from: addDays(Y, -380), to: addDays(Y, -377) };
+    await oracle({
+      path: 'adgroups',
+      org: 1,
+      current: short,
+      compared: back,
+      compare: `${back.from}..${back.to}`,
+      segments: ['Day', 'DeviceType'],
+    });
+    const first = `${addDays(`${Y.slice(0, 7)}-01`, -40).slice(0, 7)}-01`;
+    await oracle({
+      path: 'campaigns',
+      org: 1,
+      current: { from: first, to: Y },
+      compared: { from: previousYear(first), to: previousYear(Y) },
+      compare: 'PREVIOUS_YEAR',
+      segments: ['Month'],
+    });
+  });
+
+  it('two separate requests: campaign labels, Year and DayOfWeek, a partial first Week, reach per Day, compared-only buckets', async () => {
+    const cur = { from: addDays(Y, -13), to: Y };
+    const cmp = { from: addDays(Y, -120), to: addDays(Y, -107) };
+    const compare = `${cmp.from}..${cmp.to}`;
+    const cases: Array<Omit<Separate, 'current' | 'compared' | 'compare'>> = [
+      { path: 'accounts/campaign-labels/name/team', plural: 'accounts', org: 0, statistics: WIDE },
+      { path: 'campaigns', plural: 'campaigns', org: 0, segments: ['DeviceType'], statistics: WIDE },
+      {
+        path: 'campaigns/facebook',
+        plural: 'campaigns',
+        org: 0,
+        segments: ['Day'],
+        statistics: ['impressions', 'reach', 'frequency'],
+      },
+    ];
+    for (const c of cases) {
+      const { problems } = await separately({ ...c, current: cur, compared: cmp, compare });
+      expect(problems, c.path).toEqual([]);
+    }
+    const thursday = addDays(mondayOf(Y), -11);
+    const cmpThursday = addDays(thursday, -7 * 30);
+    const weeks = await separately({
+      path: 'campaigns',
+      plural: 'campaigns',
+      org: 1,
+      current: { from: thursday, to: addDays(thursday, 6) },
+      compared: { from: cmpThursday, to: addDays(cmpThursday, 6) },
+      compare: `${cmpThursday}..${addDays(cmpThursday, 6)}`,
+      segments: ['Week', 'DayOfWeek'],
+      statistics: NINE,
+    });
+    expect(weeks.problems).toEqual([]);
+    const first = addDays(Y, -(DAYS - 1));
+    const early = { from: addDays(first, -4), to: addDays(first, 5) };
+    const later = { from: addDays(first, 30), to: addDays(first, 39) };
+    const edge = await separately({
+      path: 'campaigns',
+      plural: 'campaigns',
+      org: 0,
+      current: early,
+      compared: later,
+      compare: `${later.from}..${later.to}`,
+      segments: ['Day'],
+      statistics: NINE,
+      formulas: ['cpc2:statistics.cost/statistics.clicks:Money'],
+    });
+    expect(edge.problems).toEqual([]);
+    expect(edge.rows.some((r) => r.segments.day < first)).toBe(true);
+  });
+
+  it('filter and sort on change: the rows and order the two separate requests say', async () => {
+    const cur = { from: addDays(Y, -13), to: Y };
+    const cmp = { from: previousYear(cur.from), to: previousYear(cur.to) };
+    const org = fx.orgs[0]!;
+    const [a, b] = await Promise.all(
+      [cur, cmp].map((p) =>
+        fetchAll(
+          fx,
+          'campaigns',
+          org.token,
+          { startDate: p.from, endDate: p.to, statistics: 'clicks,cost' },
+          'campaigns',
+        ),
+      ),
+    );
+    const cmpById = new Map(b!.rows.map((r) => [r.id, r.statistics]));
+    const changes = a!.rows.map((r) => ({
+      id: r.id as number,
+      cost: changeOf(r.statistics.cost, cmpById.get(r.id)!.cost),
+      clicks: changeOf(r.statistics.clicks, cmpById.get(r.id)!.clicks),
+    }));
+    const want = changes
+      .filter((c) => c.clicks !== null && c.clicks < 0.1)
+      .sort((x, y) => {
+        if (x.cost === null || y.cost === null) return x.cost === y.cost ? x.id - y.id : x.cost === null ? 1 : -1;
+        return Math.abs(x.cost - y.cost) < 1e-9 ? x.id - y.id : y.cost - x.cost;
+      })
+      .map((c) => c.id);
+    expect(want.length).toBeGreaterThan(0);
+    const { rows } = await fetchAll(
+      fx,
+      'campaigns',
+      org.token,
+      {
+        startDate: cur.from,
+        endDate: cur.to,
+        compare: 'PREVIOUS_YEAR',
+        statistics: 'clicks,cost',
+        filter: 'change.statistics.clicks < 0.1',
+        sort: '-change.statistics.cost',
+      },
+      'campaigns',
+    );
+    expect(rows.map((r) => r.id)).toEqual(want);
+  });
+
+  it('nothing logged as a server error', () => {
+    expect(fx.errors).toEqual([]);
+  });
+});
