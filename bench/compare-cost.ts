@@ -1,7 +1,8 @@
 /**
- * What `compare` and `totals=segments` cost (issue 23): one at a time, the query time of a report
- * over range A, over range B, and with compare=B (A against B), and a segmented report with
- * totals=true against totals=segments. Medians of 7, on a copy of a generated database.
+ * What `compare` and `totals=segments` cost (issue 23): the statements a JSON answer runs (page,
+ * and totals or totals with segment totals), one at a time, for a report over range A, over range
+ * B, with compare=B (A against B), and with totals=true against totals=segments. The variants of
+ * one shape run interleaved, 15 rounds, medians: the machine's noise hits them alike.
  *
  *   node --import tsx bench/compare-cost.ts <copy of a generated .duckdb> <organization id> <last day>
  */
@@ -10,7 +11,7 @@ import { buildPlan } from '../src/planner/build-plan.js';
 import type { ReportRequest } from '../src/planner/report-plan.js';
 import { addDays } from '../src/shared/dates.js';
 import { reportRequestOf } from '../test/helpers/report-request.js';
-import { compileReport } from '../src/sql/compile-report.js';
+import { compileReport, type CompiledQuery } from '../src/sql/compile-report.js';
 import { loadFxReference } from '../src/reference/fx-rates.js';
 import { Database } from '../src/store/database.js';
 
@@ -20,19 +21,25 @@ const organizationId = Number(orgText);
 const db = await Database.open(file, { readConnections: 1, maxQueued: 16, reportConcurrency: 1 });
 await loadFxReference(db).catch(() => undefined);
 const now = new Date(`${addDays(lastDay, 1)}T12:00:00Z`);
+const ROUNDS = 15;
 
-/** Median ms of the statements a JSON answer runs (page, totals, segment totals). */
-async function cost(path: string, request: Partial<ReportRequest>): Promise<number> {
+/** The statements of a JSON answer, as the service runs them (totals=segments gives the totals row too). */
+function statementsOf(path: string, request: Partial<ReportRequest>): CompiledQuery[] {
   const plan = buildPlan(ENDPOINT_BY_PATH.get(path)!, reportRequestOf({ organizationId, ...request }), now);
   const report = compileReport(plan);
-  const statements = [report.jsonPage(), report.totals(), report.segmentTotals()].filter((s) => s !== undefined);
-  const times: number[] = [];
-  for (let i = 0; i < 7; i++) {
-    const t = performance.now();
-    for (const s of statements) await db.read(async (r) => (await r.lazy(s.sql, s.params)).release());
-    times.push(performance.now() - t);
-  }
-  return times.sort((a, b) => a - b)[3]!;
+  return [report.jsonPage(), report.segmentTotals() ?? report.totals()].filter((s) => s !== undefined);
+}
+
+/** Median ms of each variant, the variants run in turn in every round. */
+async function interleaved(variants: CompiledQuery[][]): Promise<number[]> {
+  const times = variants.map(() => [] as number[]);
+  for (let round = 0; round < ROUNDS; round++)
+    for (const [i, statements] of variants.entries()) {
+      const t = performance.now();
+      for (const s of statements) await db.read(async (r) => (await r.lazy(s.sql, s.params)).release());
+      times[i]!.push(performance.now() - t);
+    }
+  return times.map((list) => list.sort((a, b) => a - b)[Math.floor(ROUNDS / 2)]!);
 }
 
 const shapes: Array<[string, string, number, Partial<ReportRequest>]> = [
@@ -42,25 +49,26 @@ const shapes: Array<[string, string, number, Partial<ReportRequest>]> = [
   ['keywords', 'keywords', 30, {}],
   ['adgroups Week x Device', 'adgroups', 28, { segments: ['Week', 'DeviceType'] }],
 ];
+const ms = (n: number) => n.toFixed(1);
 console.log(
   '| report (30 days) | A ms | B ms | A + B ms | compare=B ms | compare / (A + B) |\n|---|---:|---:|---:|---:|---:|',
 );
 for (const [name, path, days, extra] of shapes) {
-  const a = { startDate: addDays(lastDay, 1 - days), endDate: lastDay, ...extra };
-  const b = { startDate: addDays(lastDay, 1 - 2 * days), endDate: addDays(lastDay, -days), ...extra };
-  const [ta, tb] = [await cost(path, { ...a, totals: true }), await cost(path, { ...b, totals: true })];
-  const tc = await cost(path, { ...a, totals: true, compare: `${b.startDate}..${b.endDate}` });
+  const a = { startDate: addDays(lastDay, 1 - days), endDate: lastDay, totals: true, ...extra };
+  const b = { startDate: addDays(lastDay, 1 - 2 * days), endDate: addDays(lastDay, -days), totals: true, ...extra };
+  const [ta, tb, tc] = await interleaved([
+    statementsOf(path, a),
+    statementsOf(path, b),
+    statementsOf(path, { ...a, compare: `${b.startDate}..${b.endDate}` }),
+  ]);
   console.log(
-    `| ${name} | ${ta.toFixed(1)} | ${tb.toFixed(1)} | ${(ta + tb).toFixed(1)} | ${tc.toFixed(1)} | ${(tc / (ta + tb)).toFixed(2)} |`,
+    `| ${name} | ${ms(ta!)} | ${ms(tb!)} | ${ms(ta! + tb!)} | ${ms(tc!)} | ${(tc! / (ta! + tb!)).toFixed(2)} |`,
   );
 }
 console.log('\n| report (30 days) | totals=true ms | totals=segments ms | ratio |\n|---|---:|---:|---:|');
 for (const [name, path, days, extra] of shapes.filter(([, , , e]) => e.segments)) {
-  const a = { startDate: addDays(lastDay, 1 - days), endDate: lastDay, ...extra };
-  const [t1, t2] = [
-    await cost(path, { ...a, totals: true }),
-    await cost(path, { ...a, segmentTotals: true, totals: true }),
-  ];
-  console.log(`| ${name} | ${t1.toFixed(1)} | ${t2.toFixed(1)} | ${(t2 / t1).toFixed(2)} |`);
+  const a = { startDate: addDays(lastDay, 1 - days), endDate: lastDay, totals: true, ...extra };
+  const [t1, t2] = await interleaved([statementsOf(path, a), statementsOf(path, { ...a, segmentTotals: true })]);
+  console.log(`| ${name} | ${ms(t1!)} | ${ms(t2!)} | ${(t2! / t1!).toFixed(2)} |`);
 }
 await db.close();

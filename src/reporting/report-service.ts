@@ -168,21 +168,23 @@ export class ReportService {
           for (let i = 0; i < parts.rowCount; i++) estimates.add(ESTIMATE_OF_PART.map((c) => parts.get(i, c)));
         }
         let totals: ReportTotals | undefined;
-        if (totalsQuery !== undefined) {
+        let segmentTotals: ReportTotals[] | undefined;
+        if (segmentTotalsQuery !== undefined) {
+          // totals=segments: the totals row first, then the buckets', from one statement.
+          const [row = {}, ...buckets] = await r.all(segmentTotalsQuery.sql, segmentTotalsQuery.params);
+          estimates.add(ESTIMATE_COLUMNS.map((c) => row[c]));
+          totals = totalsOf(plan, row, warnings);
+          // A bucket's money is null on the rule of the totals, which already say why.
+          segmentTotals = buckets.map((bucket) => ({
+            segments: Object.fromEntries(
+              plan.segments.map((key, i) => [key, (bucket[segmentColumn(i)] as string | number | null) ?? null]),
+            ),
+            ...totalsOf(plan, bucket, []),
+          }));
+        } else if (totalsQuery !== undefined) {
           const row = (await r.all(totalsQuery.sql, totalsQuery.params))[0] ?? {};
           estimates.add(ESTIMATE_COLUMNS.map((c) => row[c]));
           totals = totalsOf(plan, row, warnings);
-        }
-        let segmentTotals: ReportTotals[] | undefined;
-        if (segmentTotalsQuery !== undefined) {
-          const rows = await r.all(segmentTotalsQuery.sql, segmentTotalsQuery.params);
-          // The totals already say when the result mixes currencies; a bucket's nulls follow the same rule.
-          segmentTotals = rows.map((row) => ({
-            segments: Object.fromEntries(
-              plan.segments.map((key, i) => [key, (row[segmentColumn(i)] as string | number | null) ?? null]),
-            ),
-            ...totalsOf(plan, row, []),
-          }));
         }
         const estimated = estimates.result();
         if (estimated) warnings.push(estimatedFxRates(estimated));

@@ -22,7 +22,7 @@ export {
 export { formulaColumn, segmentColumn, statisticColumn } from './expressions.js';
 export { ESTIMATE_COLUMNS } from './finish-estimates.js';
 export { TOTAL_COLUMN } from './finish-page.js';
-export { changeColumn, comparedStatisticColumn, CURRENCIES_COLUMN } from './finish-totals.js';
+export { BUCKET_ROW_COLUMN, changeColumn, comparedStatisticColumn, CURRENCIES_COLUMN } from './finish-totals.js';
 export { PAGE_PART_ROWS } from './finish-rows.js';
 
 /** The statements of one report, all finished from the same CTEs (built once, on first use). */
@@ -32,7 +32,7 @@ export interface CompiledReport {
   page(): CompiledQuery;
   /** `totals=true`: the statistics over the whole filtered result; undefined otherwise. */
   totals(): CompiledQuery | undefined;
-  /** `totals=segments`: the statistics of every segment bucket of the whole filtered result; undefined otherwise. */
+  /** `totals=segments`: the totals row, then the statistics of every segment bucket of the whole filtered result (BUCKET_ROW_COLUMN); undefined otherwise. */
   segmentTotals(): CompiledQuery | undefined;
   /** The page as JSON text in parts (see finishJsonPage). */
   jsonPage(): CompiledQuery;

@@ -59,9 +59,20 @@ const runsOf = (period: SumPeriod) => (period === 'current' ? 'runs' : 'c_runs')
  * With compare, the same over the compared range's sums, and the change between the two.
  */
 export function finishTotals(query: ReportQuery): CompiledQuery | undefined {
-  const { plan, dialect: d } = query;
-  if (!plan.totals) return undefined;
+  if (!query.plan.totals) return undefined;
   const { binder, where } = filteredRows(query);
+  const totals = totalsSelect(query);
+  return {
+    sql: `${query.ctes}, filtered AS (SELECT * FROM report_rows r${where})
+       ${totals.sql}`,
+    params: binder.params,
+    columns: totals.columns,
+  };
+}
+
+/** The SELECT of the totals row over `filtered`, and its columns. */
+function totalsSelect(query: ReportQuery): { sql: string; columns: string[] } {
+  const d = query.dialect;
   const estimates = query.tracksEstimates ? ESTIMATE_COLUMNS : [];
   const sums = summedColumns(query).map(([m, period]) =>
     m === 'reach'
@@ -69,8 +80,7 @@ export function finishTotals(query: ReportQuery): CompiledQuery | undefined {
       : `coalesce(sum(${columnOf(m, period)}), 0) AS ${columnOf(m, period)}`,
   );
   const outputs = statisticOutputs(query);
-  const sql = `${query.ctes}, filtered AS (SELECT * FROM report_rows r${where})
-       SELECT ${outputs.map(([sql, column]) => `${sql} AS ${column}`).join(', ')}, r.${CURRENCIES_COLUMN}${estimates.map((c) => `, r.${c}`).join('')}
+  const sql = `SELECT ${outputs.map(([sql, column]) => `${sql} AS ${column}`).join(', ')}, r.${CURRENCIES_COLUMN}${estimates.map((c) => `, r.${c}`).join('')}
          FROM (SELECT ${sums.join(', ')},
                       ${d.stringAgg('currency', ',', { distinct: true, orderBy: 'currency' })} AS ${CURRENCIES_COLUMN}${
                         query.tracksEstimates
@@ -79,22 +89,23 @@ export function finishTotals(query: ReportQuery): CompiledQuery | undefined {
                               .join('')
                           : ''
                       } FROM filtered) r`;
-  return {
-    sql,
-    params: binder.params,
-    columns: [...outputs.map(([, column]) => column), CURRENCIES_COLUMN, ...estimates],
-  };
+  return { sql, columns: [...outputs.map(([, column]) => column), CURRENCIES_COLUMN, ...estimates] };
 }
 
 function onBucketOf(query: ReportQuery): string {
   return ['fr.id = u.entity_id', ...query.segmentNames.map((c) => `fr.${c} = u.${c}`)].join(' AND ');
 }
 
+/** segmentTotals' first column: 0 on the totals row, 1 on the buckets' rows. */
+export const BUCKET_ROW_COLUMN = '__bucket';
+
 /**
- * `totals=segments`: one row per segment bucket (the combination of the requested segments'
- * values) of the whole filtered result, in segment order: the bucket's values (seg_i), the
- * statistics of its summed sums as finishTotals computes them, reach deduplicated per bucket, and
- * the bucket's currencies.
+ * `totals=segments`: the totals row (BUCKET_ROW_COLUMN 0, segment columns null) and then one row
+ * per segment bucket (the combination of the requested segments' values) of the whole filtered
+ * result in segment order (1): the bucket's values (seg_i), the statistics of its summed sums as
+ * the totals compute them, reach deduplicated per bucket, and the bucket's currencies. One
+ * statement over one `filtered`: as two, the report's CTEs ran twice (campaigns by Day over 30
+ * days at scale 10: 37 ms for both against 15 as one).
  */
 export function finishSegmentTotals(query: ReportQuery): CompiledQuery | undefined {
   const { plan, dialect: d } = query;
@@ -127,14 +138,15 @@ export function finishSegmentTotals(query: ReportQuery): CompiledQuery | undefin
           .map((r) => ` LEFT JOIN (${r.sql}) ${r.alias} ON ${segments.map((c) => `${r.alias}.${c} = g.${c}`).join(' AND ')}`)
           .join('')}`;
   const outputs = statisticOutputs(query);
-  const order = plan.segments.map((key, i) => `${d.segmentOrder(segmentOf(key), `r.${segments[i]}`)} ASC`);
+  const totals = totalsSelect(query);
+  const estimates = totals.columns.slice(outputs.length + 1);
+  const columns = [BUCKET_ROW_COLUMN, ...segments, ...totals.columns];
+  const totalsRow = `SELECT 0 AS ${BUCKET_ROW_COLUMN}, ${segments.map((c) => `NULL AS ${c}`).join(', ')}, ${totals.columns.map((c) => `t.${c} AS ${c}`).join(', ')} FROM (${totals.sql}) t`;
+  const bucketRows = `SELECT 1 AS ${BUCKET_ROW_COLUMN}, ${segments.map((c) => `r.${c} AS ${c}`).join(', ')}, ${outputs.map(([sql, column]) => `${sql} AS ${column}`).join(', ')}, r.${CURRENCIES_COLUMN}${estimates.map((c) => `, NULL AS ${c}`).join('')}
+         FROM (${withReach}) r`;
+  const order = plan.segments.map((key, i) => `${d.segmentOrder(segmentOf(key), `u.${segments[i]}`)} ASC`);
   const sql = `${query.ctes}, filtered AS (SELECT * FROM report_rows r${where})
-       SELECT ${segments.map((c) => `r.${c} AS ${c}`).join(', ')}, ${outputs.map(([sql, column]) => `${sql} AS ${column}`).join(', ')}, r.${CURRENCIES_COLUMN}
-         FROM (${withReach}) r
-        ORDER BY ${order.join(', ')}`;
-  return {
-    sql,
-    params: binder.params,
-    columns: [...segments, ...outputs.map(([, column]) => column), CURRENCIES_COLUMN],
-  };
+       SELECT ${columns.map((c) => `u.${c} AS ${c}`).join(', ')} FROM (${totalsRow} UNION ALL ${bucketRows}) u
+        ORDER BY u.${BUCKET_ROW_COLUMN}, ${order.join(', ')}`;
+  return { sql, params: binder.params, columns };
 }
