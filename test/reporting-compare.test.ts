@@ -1320,6 +1320,10 @@ describe('exports of a compared report hold the JSON rows', () => {
     const csv = await fx.report('campaigns', org.token, { ...query, format: 'csv' });
     expect(csv.status, csv.text.slice(0, 300)).toBe(200);
     expect(csv.headers['content-disposition']).toBe(`attachment; filename="${name}.csv"`);
+    expect([csv.headers['x-compare-start-date'], csv.headers['x-compare-end-date']]).toEqual([
+      compared().from,
+      compared().to,
+    ]);
     const records = parse(csv.text, {
       cast: (value, context) => (value === '' && !context.quoting ? null : value),
     }) as Array<Array<string | null>>;
@@ -1424,7 +1428,15 @@ describe('bad compare input: a clear 400 with the error envelope, never a 500', 
   const withoutDates = (text: string) => text.replaceAll(/\d{4}-\d{2}-\d{2}/g, '');
 
   it('an unknown compare value names the forms that are allowed', async () => {
-    for (const compare of ['LAST_MONTH', 'previous_period', 'PREVIOUS', '', 'PREVIOUS_PERIOD,PREVIOUS_YEAR']) {
+    for (const compare of [
+      'LAST_MONTH',
+      'previous_period',
+      'PREVIOUS',
+      '',
+      ' PREVIOUS_YEAR',
+      'PREVIOUS_YEAR ',
+      'PREVIOUS_PERIOD,PREVIOUS_YEAR',
+    ]) {
       const error = await bad({ compare }, 'compare');
       expect(error.code).toBe('invalid_parameter');
       expect(words(error)).toContain('PREVIOUS_PERIOD');
@@ -1448,6 +1460,14 @@ describe('bad compare input: a clear 400 with the error envelope, never a 500', 
       await bad({ compare }, 'compare');
     // Given twice.
     await bad('compare=PREVIOUS_PERIOD&compare=PREVIOUS_YEAR', 'compare');
+    // One day under five years is a range (without a time segment it needs no equal length).
+    const longest = await fx.report('campaigns', fx.orgs[1]!.token, {
+      compare: '2019-01-02..2024-01-01',
+      statistics: 'clicks',
+      limit: 1,
+    });
+    expect(longest.status, longest.text.slice(0, 300)).toBe(200);
+    expect(longest.headers['x-compare-start-date']).toBe('2019-01-02');
   });
 
   it('segments=Day with a compare range of another length: 400 saying both counts', async () => {
