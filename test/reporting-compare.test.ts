@@ -1,3 +1,8 @@
+import fs from 'node:fs';
+import type { IncomingHttpHeaders } from 'node:http';
+import https from 'node:https';
+import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -111,6 +116,57 @@ const WIDE = [
 /** Statistics that are sums: 0 in a bucket without figures; the others (ratios) null. */
 const SUM_STATS = new Set<string>([...SUMS, 'totalConversions', 'reach']);
 const zeroStat = (name: string) => (SUM_STATS.has(name) ? 0 : null);
+
+/** GET with the raw body bytes (the text client would mangle Parquet). */
+function rawBytes(
+  target: string,
+  token: string,
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+  const url = new URL(fx.service.url);
+  return new Promise((resolve, reject) => {
+    const req = https.get(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: target,
+        headers: { authorization: `Bearer ${token}` },
+        ca: fx.service.tls?.cert,
+        servername: 'localhost',
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+  });
+}
+
+/** A Parquet file's columns and rows, read by an in-memory DuckDB of the test's own. */
+async function readParquet(
+  bytes: Buffer,
+): Promise<{ columns: Array<{ name: string; type: string }>; rows: Array<Record<string, unknown>> }> {
+  const file = path.join(fx.dir, `compare-${Date.now()}.parquet`);
+  fs.writeFileSync(file, bytes);
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  try {
+    const quoted = `'${file.replaceAll("'", "''")}'`;
+    const described = (
+      await connection.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${quoted})`)
+    ).getRowObjectsJS();
+    const rows = (await connection.runAndReadAll(`SELECT * FROM read_parquet(${quoted})`)).getRowObjectsJS();
+    return { columns: described.map((c) => ({ name: String(c.column_name), type: String(c.column_type) })), rows };
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+    fs.rmSync(file, { force: true });
+  }
+}
 
 function envelopeOk(res: { status: number; json: any; text: string }): void {
   expect(res.json?.error, res.text.slice(0, 300)).toBeDefined();
@@ -1366,9 +1422,35 @@ describe('exports of a compared report hold the JSON rows', () => {
       .map((l) => JSON.parse(l));
     expect(objects).toEqual(rows);
 
-    const parquet = await fx.report('campaigns', org.token, { ...query, format: 'parquet' });
+    const parquet = await rawBytes(
+      `/reporting/v0/campaigns?${encodeQuery({ ...query, format: 'parquet' })}`,
+      org.token,
+    );
     expect(parquet.status).toBe(200);
     expect(parquet.headers['content-disposition']).toBe(`attachment; filename="${name}.parquet"`);
+    const { columns, rows: parquetRows } = await readParquet(parquet.body);
+    expect(columns.filter((c) => c.name.startsWith('comparison.') || c.name.startsWith('change.'))).toEqual([
+      ...STATS.map((s) => ({ name: `comparison.statistics.${s}`, type: expect.stringMatching(/INT|DOUBLE/) })),
+      { name: 'comparison.formulas.cpc2', type: 'DOUBLE' },
+      ...STATS.map((s) => ({ name: `change.statistics.${s}`, type: 'DOUBLE' })),
+      { name: 'change.formulas.cpc2', type: 'DOUBLE' },
+    ]);
+    expect(parquetRows).toHaveLength(rows.length);
+    const parquetProblems: string[] = [];
+    rows.forEach((row, i) => {
+      for (const s of STATS)
+        for (const [column, value] of [
+          [`statistics.${s}`, row.statistics[s]],
+          [`comparison.statistics.${s}`, row.comparison.statistics[s]],
+          [`change.statistics.${s}`, row.change.statistics[s]],
+        ] as const) {
+          const got = parquetRows[i]![column];
+          const number = typeof got === 'bigint' ? Number(got) : got;
+          if (!(value === null ? number === null : approx(number as number, value, 1e-12, 1e-12)))
+            parquetProblems.push(`row ${i} ${column}: ${String(got)} vs ${value}`);
+        }
+    });
+    expect(parquetProblems.slice(0, 20)).toEqual([]);
   });
 
   it('PREVIOUS_PERIOD resolves in the file name too', async () => {
