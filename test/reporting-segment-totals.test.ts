@@ -117,7 +117,7 @@ describe.each(['duckdb', 'clickhouse'] as const)('report engine %s', (engine) =>
   beforeAll(async () => {
     fx = await startReportingFixture({ scale: '2', days: 60, seed: 3, orgs: 2, service: { reportEngine: engine } });
     Y = fx.yesterday;
-  });
+  }, 180_000);
   afterAll(async () => {
     await fx?.close();
   });
@@ -618,6 +618,54 @@ describe.each(['duckdb', 'clickhouse'] as const)('report engine %s', (engine) =>
       ]);
       expect(res.json.totals.reach).toBe(unionLength(curRuns.filter((r) => kept.has(r.campaignId))));
       expect(res.json.totals.comparison.reach).toBe(unionLength(cmpRuns.filter((r) => kept.has(r.campaignId))));
+    });
+
+    it('campaigns/facebook per Day with a filter on change: reach of each period over the kept (campaign, day) buckets only', async () => {
+      const org = fx.orgs[0]!;
+      const range = { from: addDays(Y, -5), to: Y };
+      const compared = { from: addDays(Y, -40), to: addDays(Y, -35) };
+      const query: QueryInput = {
+        startDate: range.from,
+        endDate: range.to,
+        compare: `${compared.from}..${compared.to}`,
+        segments: 'Day',
+        statistics: 'impressions,reach',
+      };
+      const all = await fetchAllRows('campaigns/facebook', org.token, query);
+      const changes = all
+        .map((r) => r.change.statistics.impressions)
+        .filter((c): c is number => c !== null)
+        .sort((a, b) => a - b);
+      expect(changes.length).toBeGreaterThan(4);
+      const cut = Number(changes[Math.floor(changes.length / 2)]!.toPrecision(8));
+      const kept = all.filter((r) => r.change.statistics.impressions !== null && r.change.statistics.impressions > cut);
+      expect(kept.length).toBeGreaterThan(0);
+      expect(kept.length).toBeLessThan(all.length);
+      const keptKeys = new Set(kept.map((r) => `${r.id}|${r.segments.day}`));
+      const res = await fx.report('campaigns/facebook', org.token, {
+        ...query,
+        filter: `change.statistics.impressions > ${cut}`,
+        totals: 'segments',
+      });
+      expect(res.status, res.text.slice(0, 300)).toBe(200);
+      expect(res.json.campaigns.map((r: any) => `${r.id}|${r.segments.day}`)).toEqual([...keptKeys]);
+      const [curRuns, cmpRuns] = await Promise.all([
+        audienceRuns(fx, org.id, range.from, range.to),
+        audienceRuns(fx, org.id, compared.from, compared.to),
+      ]);
+      // A compared run's day is moved to the report's day at the same position.
+      const shift = (day: string) => addDays(range.from, (Date.parse(day) - Date.parse(compared.from)) / 86_400_000);
+      const curKept = curRuns.filter((r) => keptKeys.has(`${r.campaignId}|${r.day}`));
+      const cmpKept = cmpRuns.filter((r) => keptKeys.has(`${r.campaignId}|${shift(r.day)}`));
+      expect(res.json.totals.reach).toBe(unionLength(curKept));
+      expect(res.json.totals.comparison.reach).toBe(unionLength(cmpKept));
+      for (const entry of res.json.segmentTotals) {
+        const day = entry.segments.day as string;
+        expect(entry.reach, day).toBe(unionLength(curKept.filter((r) => r.day === day)));
+        expect(entry.comparison.reach, `${day} compared`).toBe(
+          unionLength(cmpKept.filter((r) => shift(r.day) === day)),
+        );
+      }
     });
 
     it('totals=segments and totals=true have different ETags; a totals=true ETag does not answer 304 to totals=segments', async () => {
