@@ -262,6 +262,11 @@ export class Database {
   private closed = false;
   /** Bumped by every commit, so read connections know which cached plans predate a data change. */
   private writeEpoch = 0;
+
+  /** Transactions the writer has ended (committed or not): whatever any table holds is unchanged while it is. */
+  get writes(): number {
+    return this.writeEpoch;
+  }
   /** Per-organization versions of the data reports read: what ETags and the page cache key on. */
   readonly versions = new DataVersions();
   /** Rows still in DuckDB's memory (a JSON page being written); weak, so an abandoned one is collected. */
