@@ -170,33 +170,13 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
   const context: ExpressionContext = { plan, dialect: d, binder };
   const level = levelOf(plan.level);
   const factTable = factSource(plan, level, options);
-  const endpoint = ENDPOINT_BY_PATH.get(plan.endpoint)!;
   // `currency`: rows show it, and their money is converted into it (bound before the CTEs, which the totals query shares).
   const target = plan.currency === undefined ? undefined : binder.bind(plan.currency, 'varchar');
   const double = (sql: string) => d.cast(sql, 'double');
 
-  const entityWhere: string[] = [];
-  if (endpoint.platform !== undefined)
-    entityWhere.push(
-      `e.${d.quote(level.fields.find((f) => f.name === 'adPlatformType')!.column)} = ${binder.bind(endpoint.platform)}`,
-    );
-  if (plan.namePattern !== undefined)
-    entityWhere.push(d.like(`e.${level.nameParameter === 'text' ? 'text' : 'name'}`, binder.bind(plan.namePattern)));
-  if (plan.entityFilter) entityWhere.push(conditionSql(plan.entityFilter, 'e', context));
-  // /accounts/campaign-labels/name/{name}: an account once per value of the label on campaigns of its platform accounts.
-  const label = plan.campaignLabel === undefined ? undefined : binder.bind(plan.campaignLabel.stored);
-  const labelled = label
-    ? ` JOIN (SELECT DISTINCT l.account_id AS account_id, cl.value AS label_value FROM account_adplatform_links l
-               JOIN campaigns c ON c.adplatform_account_id = l.adplatform_account_id
-               JOIN campaign_labels cl ON cl.campaign_id = c.id
-              WHERE cl.name = ${label} AND c.organization_id = ${org}) lv ON lv.account_id = e.id`
-    : '';
-  // Labelled, the label value is a column of the entity, so filters on campaignLabel.value see it.
-  const entitySource = levelEntities(level.path, org, d);
-  const source = label ? `(SELECT e.*, lv.label_value FROM (${entitySource}) e${labelled})` : `(${entitySource})`;
-  const entities = `SELECT e.* FROM ${source} e${entityWhere.length > 0 ? ` WHERE ${entityWhere.join(' AND ')}` : ''}`;
+  const { entities, label, narrowed } = entitiesOf(plan, org, d, binder);
 
-  const entityScope = level.factKey && entityWhere.length > 0 ? `f.${level.factKey} IN (SELECT id FROM entities)` : '';
+  const entityScope = level.factKey && narrowed ? `f.${level.factKey} IN (SELECT id FROM entities)` : '';
   const factFilter = plan.factFilter ? conditionSql(plan.factFilter, 'f', context) : '';
   const byDevice = plan.segments.includes('deviceType');
   const byNetwork = plan.segments.includes('networkType');
@@ -433,25 +413,45 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
  * freshness of the report's platform accounts. Binds the organization first, like reportQuery.
  */
 export function reportEntities(plan: ReportPlan, d: SqlDialect, binder: Binder): string {
-  const org = binder.bind(plan.organizationId, 'bigint');
+  return entitiesOf(plan, binder.bind(plan.organizationId, 'bigint'), d, binder).entities;
+}
+
+/**
+ * The `entities` CTE's SELECT: the level's entities of the organization (`org`, bound) past the
+ * endpoint's platform, the name pattern and the entity filters; labelled (campaign-label
+ * endpoint), one row per account and label value. Binds those values in that order, then the
+ * label (`label`, its placeholder); `narrowed`: whether anything but the organization selects.
+ */
+function entitiesOf(
+  plan: ReportPlan,
+  org: string,
+  d: SqlDialect,
+  binder: Binder,
+): { entities: string; label: string | undefined; narrowed: boolean } {
   const level = levelOf(plan.level);
   const endpoint = ENDPOINT_BY_PATH.get(plan.endpoint)!;
-  const where: string[] = [];
+  const entityWhere: string[] = [];
   if (endpoint.platform !== undefined)
-    where.push(
+    entityWhere.push(
       `e.${d.quote(level.fields.find((f) => f.name === 'adPlatformType')!.column)} = ${binder.bind(endpoint.platform)}`,
     );
   if (plan.namePattern !== undefined)
-    where.push(d.like(`e.${level.nameParameter === 'text' ? 'text' : 'name'}`, binder.bind(plan.namePattern)));
-  if (plan.entityFilter) where.push(conditionSql(plan.entityFilter, 'e', { plan, dialect: d, binder }));
-  const entitySource = levelEntities(level.path, org, d);
+    entityWhere.push(d.like(`e.${level.nameParameter === 'text' ? 'text' : 'name'}`, binder.bind(plan.namePattern)));
+  if (plan.entityFilter) entityWhere.push(conditionSql(plan.entityFilter, 'e', { plan, dialect: d, binder }));
+  // /accounts/campaign-labels/name/{name}: an account once per value of the label on campaigns of its platform accounts.
   const label = plan.campaignLabel === undefined ? undefined : binder.bind(plan.campaignLabel.stored);
-  const source = label
-    ? `(SELECT e.*, lv.label_value FROM (${entitySource}) e
-         JOIN (SELECT DISTINCT l.account_id AS account_id, cl.value AS label_value FROM account_adplatform_links l
-                 JOIN campaigns c ON c.adplatform_account_id = l.adplatform_account_id
-                 JOIN campaign_labels cl ON cl.campaign_id = c.id
-                WHERE cl.name = ${label} AND c.organization_id = ${org}) lv ON lv.account_id = e.id)`
-    : `(${entitySource})`;
-  return `SELECT e.* FROM ${source} e${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
+  const labelled = label
+    ? ` JOIN (SELECT DISTINCT l.account_id AS account_id, cl.value AS label_value FROM account_adplatform_links l
+               JOIN campaigns c ON c.adplatform_account_id = l.adplatform_account_id
+               JOIN campaign_labels cl ON cl.campaign_id = c.id
+              WHERE cl.name = ${label} AND c.organization_id = ${org}) lv ON lv.account_id = e.id`
+    : '';
+  // Labelled, the label value is a column of the entity, so filters on campaignLabel.value see it.
+  const entitySource = levelEntities(level.path, org, d);
+  const source = label ? `(SELECT e.*, lv.label_value FROM (${entitySource}) e${labelled})` : `(${entitySource})`;
+  return {
+    entities: `SELECT e.* FROM ${source} e${entityWhere.length > 0 ? ` WHERE ${entityWhere.join(' AND ')}` : ''}`,
+    label,
+    narrowed: entityWhere.length > 0,
+  };
 }
