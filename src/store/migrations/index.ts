@@ -10,6 +10,7 @@ import { m009FxPublished } from './009-fx-published.js';
 import { m010Rollups } from './010-rollups.js';
 import { m011FactPartitionVersions } from './011-fact-partition-versions.js';
 import { m012ConversionLag } from './012-conversion-lag.js';
+import { m013Events } from './013-events.js';
 import type { Migration } from './migration.js';
 
 export type { Migration, MigrationContext } from './migration.js';
@@ -28,4 +29,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m010Rollups,
   m011FactPartitionVersions,
   m012ConversionLag,
+  m013Events,
 ];
