@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { Authenticator } from './auth/authenticator.js';
 import { keyFilePathFor } from './auth/key-file.js';
@@ -38,6 +39,10 @@ import { Database } from './store/database.js';
 import { migrate } from './store/migrate.js';
 import { loadFxReference } from './reference/fx-rates.js';
 import { VERSION } from './version.js';
+import { DeliveryWorker } from './webhooks/delivery-worker.js';
+import { SecretBox, webhookKeyPathFor } from './webhooks/secret-box.js';
+import { systemLookup } from './webhooks/target-address.js';
+import { WebhookService } from './webhooks/webhook-service.js';
 
 export interface ServiceIo {
   logError: ErrorLogger;
@@ -69,6 +74,8 @@ export interface RunningService {
   readonly jobs: JobService;
   /** Reports and exports, with the service's export slots (the admin channel's `export` uses them). */
   readonly reports: ReportService;
+  /** Sends webhook deliveries (tests wake it). */
+  readonly webhookDeliveries: DeliveryWorker;
   /** The ClickHouse replica and engine under `--report-engine clickhouse`. */
   readonly clickhouse: ClickHouseReports | undefined;
   readonly routes: ReadonlyArray<{ method: string; path: string }>;
@@ -109,6 +116,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
   let disabledClients: DisabledClients | undefined;
   let signingKeys: SigningKeys | undefined;
   let jobRunner: JobRunner | undefined;
+  let webhookDeliveries: DeliveryWorker | undefined;
   let platformSync: NodeJS.Timeout | undefined;
   let statisticsSync: NodeJS.Timeout | undefined;
   let clickhouse: ClickHouseReports | undefined;
@@ -144,6 +152,29 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       now,
       ...config.jobs,
       log: ({ jobId, error }) => io.logError({ requestId: `job-${jobId}`, method: '-', path: 'job runner', error }),
+    });
+
+    const webhookSecrets = config.webhooks.secretKey
+      ? SecretBox.fromKey(config.webhooks.secretKey)
+      : SecretBox.openFile(webhookKeyPathFor(config.dbPath));
+    webhookDeliveries = new DeliveryWorker(db, webhookSecrets, {
+      now,
+      concurrency: config.webhooks.concurrency,
+      attemptTimeoutMs: config.webhooks.attemptTimeoutMs,
+      retry: { baseMs: config.webhooks.retryBaseMs, maxMs: config.webhooks.retryMaxMs },
+      pollMs: config.webhooks.pollMs,
+      allowPrivate: config.webhooks.allowPrivate,
+      extraCa: config.webhooks.caFile ? [fs.readFileSync(config.webhooks.caFile, 'utf8')] : [],
+      userAgent: `adreport-webhooks/${VERSION}`,
+      log: ({ deliveryId, error }) =>
+        io.logError({ requestId: `webhook-delivery-${deliveryId}`, method: '-', path: 'webhook deliveries', error }),
+    });
+    const deliveries = webhookDeliveries;
+    const webhooks = new WebhookService(db, webhookSecrets, {
+      allowPrivate: config.webhooks.allowPrivate,
+      lookup: systemLookup,
+      now,
+      wake: () => deliveries.wake(),
     });
 
     const accounts = new AccountService(db, jobs);
@@ -201,6 +232,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       campaignCopies: new CampaignCopyService(db, platforms, jobs),
       markups,
       reports,
+      webhooks,
       authenticator: new Authenticator(keys, disabledClients, nowMs),
       tokenIssuer: new TokenIssuer({
         db,
@@ -241,6 +273,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       );
     }
     await jobRunner.start();
+    await webhookDeliveries.start();
     // The periodic platform sync: campaigns created later at a platform get imported too.
     platformSync = setInterval(() => {
       queueAutoImports(db, jobs).catch((error: unknown) =>
@@ -274,6 +307,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       platforms,
       jobRunner: runner,
       jobs,
+      webhookDeliveries: deliveries,
       reports,
       clickhouse,
       routes: servedRoutes(app),
@@ -285,6 +319,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
           clearInterval(platformSync);
           clearInterval(statisticsSync);
           await runner.stop(config.shutdownTimeoutMs);
+          await deliveries.stop(config.shutdownTimeoutMs);
           await clickhouse?.close();
           stoppable.stop();
           keys.stop();
@@ -298,6 +333,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     clearInterval(platformSync);
     clearInterval(statisticsSync);
     await jobRunner?.stop(0);
+    await webhookDeliveries?.stop(0);
     await clickhouse?.close().catch(() => undefined);
     disabledClients?.stop();
     signingKeys?.stop();

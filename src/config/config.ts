@@ -177,6 +177,26 @@ export const serviceConfigSchema = z.object({
     .transform((text) => text.split(',').map((url) => url.trim()))
     .refine((urls) => urls.every(isHttpUrl), 'must be http(s) URLs separated by commas, one per shard')
     .optional(),
+  /** Webhook deliveries (README: Webhooks). */
+  webhooks: z
+    .object({
+      /** Loopback, private and link-local targets are refused unless this is true (a receiver on the same network, tests). */
+      allowPrivate: z.boolean().default(false),
+      /** Deliveries in flight at once. */
+      concurrency: positiveInt.max(64).default(4),
+      /** One attempt (connect, TLS, request, answer) must end within this. */
+      attemptTimeoutMs: positiveInt.max(120_000).default(10_000),
+      /** The first retry after this, doubling per failed attempt, at most retryMaxMs apart, for 24 hours. */
+      retryBaseMs: positiveInt.default(10_000),
+      retryMaxMs: positiveInt.default(3_600_000),
+      /** How often the outbox is checked for new deliveries. */
+      pollMs: positiveInt.max(60_000).default(1_000),
+      /** A PEM file of certificate authorities to trust besides Node's (a receiver with a private CA). */
+      caFile: z.string().min(1).optional(),
+      /** The key sealing signing secrets (32 bytes, hex or base64) from a secret store instead of the file beside the database. */
+      secretKey: z.string().min(1).optional(),
+    })
+    .prefault({}),
   /** JSON of SandboxFaultConfig, e.g. {"GOOGLE_ADS":{"latencyMs":200,"failureRate":0.1}}. */
   sandboxFaults: z.string().optional(),
 });
@@ -225,6 +245,16 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServiceConfigInput {
       concurrency: pick('ADREPORT_JOB_CONCURRENCY'),
       backoffBaseMs: pick('ADREPORT_JOB_BACKOFF_BASE_MS'),
       maxBackoffMs: pick('ADREPORT_JOB_MAX_BACKOFF_MS'),
+    },
+    webhooks: {
+      allowPrivate: bool('ADREPORT_WEBHOOK_ALLOW_PRIVATE'),
+      concurrency: pick('ADREPORT_WEBHOOK_CONCURRENCY'),
+      attemptTimeoutMs: pick('ADREPORT_WEBHOOK_ATTEMPT_TIMEOUT_MS'),
+      retryBaseMs: pick('ADREPORT_WEBHOOK_RETRY_BASE_MS'),
+      retryMaxMs: pick('ADREPORT_WEBHOOK_RETRY_MAX_MS'),
+      pollMs: pick('ADREPORT_WEBHOOK_POLL_MS'),
+      caFile: pick('ADREPORT_WEBHOOK_CA_FILE'),
+      secretKey: pick('ADREPORT_WEBHOOK_SECRET_KEY'),
     },
     exports: {
       maxConcurrent: pick('ADREPORT_EXPORTS_MAX_CONCURRENT'),

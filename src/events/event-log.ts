@@ -22,5 +22,26 @@ export async function recordEvent(tx: Executor, event: NewEvent): Promise<string
     `INSERT INTO events (organization_id, type, data, occurred_at) VALUES ($1, $2, $3, $4::TIMESTAMPTZ) RETURNING id`,
     [event.organizationId, event.type, JSON.stringify(event.data), event.occurredAt.toISOString()],
   );
-  return `evt_${Number(row!.id)}`;
+  const id = Number(row!.id);
+  await queueWebhookDeliveries(tx, event, id);
+  return `evt_${id}`;
+}
+
+/** How long a delivery is retried after its event (README: Webhooks, the retry schedule). */
+export const WEBHOOK_RETRY_HOURS = 24;
+
+/**
+ * The outbox: one delivery per webhook of the organization subscribed to the event's type, in the
+ * event's transaction, so an event that commits is delivered (at least once) and one rolled back
+ * is never sent. The delivery worker (src/webhooks/) sends them after the commit.
+ */
+async function queueWebhookDeliveries(tx: Executor, event: NewEvent, eventId: number): Promise<void> {
+  const at = event.occurredAt.toISOString();
+  const until = new Date(event.occurredAt.getTime() + WEBHOOK_RETRY_HOURS * 3600_000).toISOString();
+  await tx.run(
+    `INSERT INTO webhook_deliveries (organization_id, webhook_id, event_id, status, created_at, next_attempt_at, retry_until)
+     SELECT organization_id, id, $3, 'PENDING', $4::TIMESTAMPTZ, $4::TIMESTAMPTZ, $5::TIMESTAMPTZ
+       FROM webhooks WHERE organization_id = $1 AND list_contains(events, $2) ORDER BY id`,
+    [event.organizationId, event.type, eventId, at, until],
+  );
 }

@@ -33,6 +33,8 @@ import { registerPlatformAccountRoutes } from './routes/platform-accounts.js';
 import { registerOrganizationRoutes } from './routes/organization.js';
 import { registerOAuthMetadataRoute } from './routes/oauth-metadata.js';
 import { registerTokenRoute } from './routes/token.js';
+import { registerWebhookRoutes } from './routes/webhooks.js';
+import type { WebhookService } from '../webhooks/webhook-service.js';
 import { validationHook } from './validation.js';
 import { errorResponses } from './openapi-errors.js';
 import { documentConfig, registerDocumentComponents } from './openapi-document.js';
@@ -49,6 +51,7 @@ export interface AppDeps {
   campaignCopies: CampaignCopyService;
   markups: MarkupService;
   reports: ReportService;
+  webhooks: WebhookService;
   authenticator: Authenticator;
   tokenIssuer: TokenIssuer;
   apiRate: TokenBuckets;
@@ -144,6 +147,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerCampaignCopyRoutes(app, deps.campaignCopies);
   registerMarkupRoutes(app, deps.markups);
   registerReportingRoutes(app, deps.reports);
+  registerWebhookRoutes(app, deps.webhooks);
   app.openapi(healthRoute, (c) => c.json({ status: 'ok' as const }, 200));
   refuseOtherMethods(app);
 

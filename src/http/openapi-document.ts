@@ -16,6 +16,7 @@ export const TAGS = {
   Campaigns: 'Imported campaigns and the copy tool between the two search platforms.',
   Jobs: 'Asynchronous jobs of the last seven days.',
   Markups: 'Markup periods of an account (costWithMarkup).',
+  Webhooks: 'Signed HTTPS pushes of events (a job ended, statistics synced, a link lost access), with a delivery log.',
   Reporting: 'Statistics of every level, exports, markup periods and call details.',
   Health: 'Liveness.',
 } as const;

@@ -2,13 +2,13 @@ import { PlatformError } from '../platforms/connector.js';
 import type { Database } from '../store/database.js';
 import {
   claimDueJob,
-  finishJob,
   nextDueAt,
   purgeJobsBefore,
   requeueInterrupted,
   scheduleRetry,
   type StoredJob,
 } from './job-store.js';
+import { finishJobWithEvent } from './job-events.js';
 import { MAX_ATTEMPTS, RETENTION_DAYS, type JobError, type JobType, type JsonObject } from './job-types.js';
 
 export interface JobOutcome {
@@ -141,7 +141,7 @@ export class JobRunner {
       const outcome = await handler(job);
       const errors = (outcome.errors ?? []).map((e) => this.jobError(e.code, e.message, job.attempts));
       await this.db.write('no-report-data', (tx) =>
-        finishJob(tx, job.id, {
+        finishJobWithEvent(tx, job, {
           status: outcome.status ?? 'SUCCEEDED',
           result: outcome.result,
           errors: [...job.errors, ...errors],
@@ -167,7 +167,7 @@ export class JobRunner {
         return;
       }
       await this.db.write('no-report-data', (tx) =>
-        finishJob(tx, job.id, { status: 'FAILED', result: null, errors, now }),
+        finishJobWithEvent(tx, job, { status: 'FAILED', result: null, errors, now }),
       );
       return;
     }
@@ -177,7 +177,7 @@ export class JobRunner {
         ? this.jobError(error.code, error.message, job.attempts)
         : this.jobError('internal_error', 'The job failed unexpectedly.', job.attempts);
     await this.db.write('no-report-data', (tx) =>
-      finishJob(tx, job.id, { status: 'FAILED', result: null, errors: [...job.errors, failure], now }),
+      finishJobWithEvent(tx, job, { status: 'FAILED', result: null, errors: [...job.errors, failure], now }),
     );
   }
 

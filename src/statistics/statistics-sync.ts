@@ -1,3 +1,4 @@
+import { recordEvent } from '../events/event-log.js';
 import { PlatformError, type CampaignTree, type PlatformDirectory } from '../platforms/connector.js';
 import { withAccessWatch } from '../provisioning/campaigns/campaign-import.js';
 import {
@@ -134,4 +135,17 @@ async function recordSync(
        conversion_lag_days = excluded.conversion_lag_days`,
     [platformAccount.id, organizationId, request.from, request.to, now, conversionLagDays],
   );
+  // Webhooks: the days from..to were replaced, in the transaction that ends the sync.
+  await recordEvent(tx, {
+    organizationId,
+    type: 'statistics.synced',
+    data: {
+      adPlatformAccountId: platformAccount.id,
+      adPlatformType: platformAccount.adPlatformType,
+      adPlatformId: platformAccount.adPlatformId,
+      firstDay: request.from,
+      lastDay: request.to,
+    },
+    occurredAt: now,
+  });
 }

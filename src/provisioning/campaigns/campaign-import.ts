@@ -1,3 +1,4 @@
+import { recordEvent } from '../../events/event-log.js';
 import { PlatformError, type PlatformDirectory } from '../../platforms/connector.js';
 import type { Database, Executor } from '../../store/database.js';
 import type { KnownPlatformAccount } from '../platform-accounts/platform-account-store.js';
@@ -68,14 +69,34 @@ export async function withAccessWatch<T>(
     return await call();
   } catch (error) {
     if (error instanceof PlatformError && error.code === 'ACCESS_DENIED') {
-      await db.write({ organizationId }, (tx) =>
-        tx.run(
+      await db.write({ organizationId }, async (tx) => {
+        const changed = await tx.all<{ accountId: number }>(
           `UPDATE account_adplatform_links SET status = 'NO_ACCESS'
-            WHERE adplatform_account_id = $1 AND adplatform_account_id IN (SELECT id FROM adplatform_accounts WHERE organization_id = $2)`,
+            WHERE adplatform_account_id = $1 AND adplatform_account_id IN (SELECT id FROM adplatform_accounts WHERE organization_id = $2)
+              AND status <> 'NO_ACCESS' RETURNING account_id AS "accountId"`,
           [platformAccountId, organizationId],
-        ),
-      );
+        );
+        await recordLinksLostAccess(tx, organizationId, platformAccountId, changed);
+      });
     }
     throw error;
   }
+}
+
+/** Webhooks: link.no_access for each link that just became NO_ACCESS (not those that were already). */
+async function recordLinksLostAccess(
+  tx: Executor,
+  organizationId: number,
+  adPlatformAccountId: number,
+  links: ReadonlyArray<{ accountId: number }>,
+): Promise<void> {
+  // withAccessWatch has no clock of its own; the event's time is when the platform refused us.
+  const occurredAt = new Date();
+  for (const { accountId } of [...links].sort((a, b) => a.accountId - b.accountId))
+    await recordEvent(tx, {
+      organizationId,
+      type: 'link.no_access',
+      data: { accountId, adPlatformAccountId, status: 'NO_ACCESS' },
+      occurredAt,
+    });
 }

@@ -1,0 +1,258 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { EVENT_TYPES } from '../../events/event-log.js';
+import { invalidParameter, parsePaging, QueryParams } from '../../shared/query-params.js';
+import { WEBHOOKS_PER_ORGANIZATION, webhookCreateSchema, type WebhookCreate } from '../../webhooks/webhook-schema.js';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../../webhooks/webhook-store.js';
+import type { WebhookService } from '../../webhooks/webhook-service.js';
+import type { AppEnv } from '../context.js';
+import { acceptJson } from '../middleware/content-type.js';
+import { errorResponses } from '../openapi-errors.js';
+import { bearer, jsonContent, LOCATION, TOTAL_COUNT } from '../openapi-helpers.js';
+import { pagingQuery } from '../openapi-parameters.js';
+import { idParam, pathId } from '../path-ids.js';
+
+const BASE = '/provisioning/v0/webhooks';
+const common = { tags: ['Webhooks'], ...bearer('provisioning') };
+const NO_WEBHOOK = "No such webhook in this organization (another organization's is not found either).";
+
+const WebhookSchema = z
+  .object({
+    id: z.number().int(),
+    url: z.string().openapi({ format: 'uri' }),
+    events: z.array(z.enum(EVENT_TYPES)),
+    description: z.string().nullable(),
+    createdAt: z.string().openapi({ format: 'date-time' }),
+  })
+  .openapi('Webhook');
+const CreatedWebhookSchema = WebhookSchema.extend({
+  secret: z.string().openapi({
+    description:
+      'The signing secret (whsec_...), shown in this answer only: store it now. Deliveries carry Adreport-Signature: t=<unix seconds>, v1=<hex HMAC-SHA256 of "<t>.<body>" keyed with this string>.',
+  }),
+}).openapi('WebhookWithSecret');
+const AttemptSchema = z.object({
+  at: z.string().openapi({ format: 'date-time' }),
+  statusCode: z.number().int().nullable().openapi({ description: "The receiver's status; null when none came." }),
+  error: z
+    .string()
+    .nullable()
+    .openapi({
+      description: 'Why the attempt failed (a non-2xx status, timeout, refused address, TLS); null when delivered.',
+    }),
+  durationMs: z.number().int(),
+});
+const DeliverySchema = z
+  .object({
+    id: z.number().int(),
+    webhookId: z.number().int(),
+    eventId: z
+      .string()
+      .openapi({
+        example: 'evt_42',
+        description: 'The `id` of the delivered JSON: the same for every attempt and redelivery of an event.',
+      }),
+    eventType: z.enum(EVENT_TYPES),
+    status: z.enum(DELIVERY_STATUSES).openapi({
+      description:
+        'PENDING (not delivered yet: due at nextAttemptAt), DELIVERED (a 2xx came), FAILED (no 2xx within 24 hours).',
+    }),
+    attempts: z.number().int(),
+    createdAt: z.string().openapi({ format: 'date-time' }),
+    nextAttemptAt: z.string().nullable().openapi({ format: 'date-time' }),
+    lastAttemptAt: z.string().nullable().openapi({ format: 'date-time' }),
+    lastStatusCode: z.number().int().nullable(),
+    lastError: z.string().nullable(),
+    deliveredAt: z.string().nullable().openapi({ format: 'date-time' }),
+    attemptLog: z.array(AttemptSchema).openapi({ description: 'Every attempt, oldest first (at most the last 50).' }),
+  })
+  .openapi('WebhookDelivery');
+
+const IdParam = z.object({ id: idParam() });
+const DeliveryParams = z.object({ id: idParam(), deliveryId: idParam('deliveryId') });
+
+const createWebhookRoute = createRoute({
+  method: 'post',
+  path: BASE,
+  operationId: 'createWebhook',
+  ...common,
+  summary: 'Subscribe an HTTPS endpoint to events; the signing secret is shown once',
+  description: `Events: job.succeeded, job.failed (every job, report jobs too), statistics.synced, link.no_access. Each is POSTed as JSON {id, type, createdAt, data}, signed, retried with exponential backoff for 24 hours until a 2xx (README: Webhooks). At most ${WEBHOOKS_PER_ORGANIZATION} webhooks per organization.`,
+  middleware: [acceptJson()] as const,
+  request: {
+    body: { required: true, ...jsonContent(z.strictObject({ webhook: webhookCreateSchema }).openapi('WebhookCreate')) },
+  },
+  responses: {
+    201: { description: 'Created.', headers: LOCATION, ...jsonContent(z.object({ webhook: CreatedWebhookSchema })) },
+    ...errorResponses('post', {
+      400: 'The request cannot be read: malformed JSON or a body that is not {"webhook": {...}}.',
+      409: `The organization has ${WEBHOOKS_PER_ORGANIZATION} webhooks already (too_many_webhooks).`,
+      413: true,
+      415: true,
+      422: 'A rule is broken (validation_failed); details name the field: url not https, not a URL (invalid_url), credentials_in_url, fragment_in_url, a host that does not resolve (host_not_found) or resolves to a loopback, private or link-local address (private_address); events empty, unknown or repeated (duplicate); description too long or with control characters.',
+    }),
+  },
+});
+const listWebhooksRoute = createRoute({
+  method: 'get',
+  path: BASE,
+  operationId: 'listWebhooks',
+  ...common,
+  summary: "The organization's webhooks, by id",
+  description: 'Secrets are never shown again.',
+  request: { query: z.object(pagingQuery(100)) },
+  responses: {
+    200: {
+      description: 'One page.',
+      headers: TOTAL_COUNT,
+      ...jsonContent(z.object({ webhooks: z.array(WebhookSchema) })),
+    },
+    ...errorResponses('get', {
+      400: 'A query parameter breaks its rules (invalid_parameter, unknown_parameter); details name it.',
+    }),
+  },
+});
+const getWebhookRoute = createRoute({
+  method: 'get',
+  path: `${BASE}/id/{id}`,
+  operationId: 'getWebhook',
+  ...common,
+  summary: 'One webhook',
+  description: 'The secret is not shown.',
+  request: { params: IdParam },
+  responses: {
+    200: { description: 'The webhook.', ...jsonContent(z.object({ webhook: WebhookSchema })) },
+    ...errorResponses('get', { 400: 'A malformed path id.', 404: NO_WEBHOOK }),
+  },
+});
+const deleteWebhookRoute = createRoute({
+  method: 'delete',
+  path: `${BASE}/id/{id}`,
+  operationId: 'deleteWebhook',
+  ...common,
+  summary: 'Remove a webhook',
+  description: 'Its pending deliveries are not sent and its delivery log goes with it.',
+  request: { params: IdParam },
+  responses: {
+    204: { description: 'Removed; empty body.' },
+    ...errorResponses('delete', { 400: 'A malformed path id.', 404: NO_WEBHOOK, 413: true }),
+  },
+});
+const listDeliveriesRoute = createRoute({
+  method: 'get',
+  path: `${BASE}/id/{id}/deliveries`,
+  operationId: 'listWebhookDeliveries',
+  ...common,
+  summary: 'The delivery log of a webhook, newest first',
+  description: 'Deliveries of the last seven days (pending ones until they end), each with its attempts.',
+  request: {
+    params: IdParam,
+    query: z.object({
+      status: z.enum(DELIVERY_STATUSES).optional().openapi({ description: 'Only deliveries in this status.' }),
+      ...pagingQuery(100),
+    }),
+  },
+  responses: {
+    200: {
+      description: 'One page.',
+      headers: TOTAL_COUNT,
+      ...jsonContent(z.object({ deliveries: z.array(DeliverySchema) })),
+    },
+    ...errorResponses('get', {
+      400: 'A query parameter breaks its rules, or a malformed path id; details name it.',
+      404: NO_WEBHOOK,
+    }),
+  },
+});
+const getDeliveryRoute = createRoute({
+  method: 'get',
+  path: `${BASE}/id/{id}/deliveries/id/{deliveryId}`,
+  operationId: 'getWebhookDelivery',
+  ...common,
+  summary: 'One delivery of a webhook, with its attempts',
+  request: { params: DeliveryParams },
+  responses: {
+    200: { description: 'The delivery.', ...jsonContent(z.object({ delivery: DeliverySchema })) },
+    ...errorResponses('get', {
+      400: 'A malformed path id.',
+      404: 'No such webhook in this organization, or no such delivery of it.',
+    }),
+  },
+});
+const redeliverRoute = createRoute({
+  method: 'post',
+  path: `${BASE}/id/{id}/deliveries/id/{deliveryId}/redeliver`,
+  operationId: 'redeliverWebhookDelivery',
+  ...common,
+  summary: "Send a delivery's event again",
+  description:
+    'Queues the same event (same id and body, a fresh signature) as a new delivery with its own attempts and 24-hour retry window; the old delivery stays in the log. No body.',
+  request: { params: DeliveryParams },
+  responses: {
+    202: {
+      description: 'Queued; the new delivery.',
+      headers: LOCATION,
+      ...jsonContent(z.object({ delivery: DeliverySchema })),
+    },
+    ...errorResponses('post', {
+      400: 'A malformed path id.',
+      404: 'No such webhook in this organization, or no such delivery of it.',
+      413: true,
+    }),
+  },
+});
+
+export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>, webhooks: WebhookService): void {
+  app.openapi(createWebhookRoute, async (c) => {
+    const body = c.req.valid('json') as { webhook: WebhookCreate };
+    const { webhook, secret } = await webhooks.create(c.get('auth').organizationId, body.webhook);
+    return c.json({ webhook: { ...webhook, secret } }, 201, { Location: `${BASE}/id/${webhook.id}` });
+  });
+  app.openapi(listWebhooksRoute, async (c) => {
+    const page = parsePaging(QueryParams.parse(c.req.url, ['limit', 'offset']), 100, 100);
+    const { total, webhooks: rows } = await webhooks.list(c.get('auth').organizationId, page);
+    return c.json({ webhooks: rows }, 200, { 'X-TotalCount': String(total) });
+  });
+  app.openapi(getWebhookRoute, async (c) => {
+    const webhook = await webhooks.get(c.get('auth').organizationId, pathId(c.req.valid('param').id, 'webhook'));
+    return c.json({ webhook }, 200);
+  });
+  app.openapi(deleteWebhookRoute, async (c) => {
+    await webhooks.delete(c.get('auth').organizationId, pathId(c.req.valid('param').id, 'webhook'));
+    return c.body(null, 204);
+  });
+  app.openapi(listDeliveriesRoute, async (c) => {
+    const id = pathId(c.req.valid('param').id, 'webhook');
+    const query = QueryParams.parse(c.req.url, ['status', 'limit', 'offset']);
+    const status = query.get('status');
+    if (status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(status))
+      invalidParameter('status', `must be one of ${DELIVERY_STATUSES.join(', ')}`);
+    const { total, deliveries } = await webhooks.deliveries(
+      c.get('auth').organizationId,
+      id,
+      { status: status as DeliveryStatus | undefined },
+      parsePaging(query, 100, 100),
+    );
+    return c.json({ deliveries }, 200, { 'X-TotalCount': String(total) });
+  });
+  app.openapi(getDeliveryRoute, async (c) => {
+    const params = c.req.valid('param');
+    const delivery = await webhooks.delivery(
+      c.get('auth').organizationId,
+      pathId(params.id, 'webhook'),
+      pathId(params.deliveryId, 'delivery', 'deliveryId'),
+    );
+    return c.json({ delivery }, 200);
+  });
+  app.openapi(redeliverRoute, async (c) => {
+    const params = c.req.valid('param');
+    const webhookId = pathId(params.id, 'webhook');
+    const delivery = await webhooks.redeliver(
+      c.get('auth').organizationId,
+      webhookId,
+      pathId(params.deliveryId, 'delivery', 'deliveryId'),
+    );
+    return c.json({ delivery }, 202, {
+      Location: `${BASE}/id/${webhookId}/deliveries/id/${delivery.id}`,
+    });
+  });
+}

@@ -1,0 +1,190 @@
+import type { Database } from '../store/database.js';
+import { postJson, type PostResult } from './https-post.js';
+import { nextAttemptAt, type RetrySchedule } from './retry-schedule.js';
+import type { SecretBox } from './secret-box.js';
+import { SIGNATURE_HEADER, signatureHeader } from './signature.js';
+import {
+  dueDeliveries,
+  nextDeliveryDueAt,
+  purgeDeliveriesBefore,
+  recordAttempt,
+  type DeliveryAttempt,
+  type DueDelivery,
+} from './webhook-store.js';
+
+/** Ended deliveries stay in the log this long. */
+export const DELIVERY_LOG_DAYS = 7;
+/** Attempts kept per delivery in its log (the 24-hour schedule makes about 32 with the defaults). */
+const ATTEMPT_LOG_MAX = 50;
+const PURGE_EVERY_MS = 3600_000;
+
+export interface DeliveryWorkerOptions {
+  readonly now: () => Date;
+  /** Deliveries in flight at once. */
+  readonly concurrency: number;
+  /** One attempt (connect, TLS, request, the whole answer) must end within this. */
+  readonly attemptTimeoutMs: number;
+  readonly retry: RetrySchedule;
+  /** How often to look for due deliveries when nothing woke the worker (new events are found this way). */
+  readonly pollMs: number;
+  readonly allowPrivate: boolean;
+  readonly extraCa: readonly string[];
+  readonly userAgent: string;
+  readonly log: (entry: { deliveryId: number; error: unknown }) => void;
+}
+
+/**
+ * Sends the outbox (webhook_deliveries) off the request path: at most `concurrency` POSTs at once,
+ * each bounded by attemptTimeoutMs, a failure retried with exponential backoff until the delivery's
+ * retry window (24 h) ends. An attempt's outcome is written after it: a process killed meanwhile
+ * leaves the delivery PENDING and due, so the next start sends it again (at least once; receivers
+ * deduplicate by the event id).
+ */
+export class DeliveryWorker {
+  private readonly inFlight = new Map<number, Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private purgeTimer: NodeJS.Timeout | undefined;
+  private stopped = true;
+  private pumping = false;
+  private pumpAgain = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly secrets: SecretBox,
+    private readonly options: DeliveryWorkerOptions,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.purge();
+    this.stopped = false;
+    this.purgeTimer = setInterval(() => {
+      this.purge().catch((error: unknown) => this.options.log({ deliveryId: 0, error }));
+    }, PURGE_EVERY_MS);
+    this.purgeTimer.unref();
+    this.wake();
+  }
+
+  /** Looks for due deliveries now. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = true;
+    this.pump()
+      .catch((error: unknown) => {
+        if (!this.stopped) this.options.log({ deliveryId: 0, error });
+        this.scheduleNextLook(undefined);
+      })
+      .finally(() => {
+        this.pumping = false;
+        if (this.pumpAgain) {
+          this.pumpAgain = false;
+          this.wake();
+        }
+      });
+  }
+
+  /** Stops taking deliveries; waits up to timeoutMs for those in flight. Unfinished ones are sent after the next start. */
+  async stop(timeoutMs: number): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    clearInterval(this.purgeTimer);
+    await Promise.race([
+      Promise.all(this.inFlight.values()),
+      new Promise((resolve) => setTimeout(resolve, timeoutMs).unref()),
+    ]);
+  }
+
+  async purge(): Promise<number> {
+    const cutoff = new Date(this.options.now().getTime() - DELIVERY_LOG_DAYS * 24 * 3600_000);
+    return this.db.write('no-report-data', (tx) => purgeDeliveriesBefore(tx, cutoff));
+  }
+
+  private async pump(): Promise<void> {
+    while (!this.stopped && this.inFlight.size < this.options.concurrency) {
+      const room = this.options.concurrency - this.inFlight.size;
+      const due = await this.db.read((r) => dueDeliveries(r, this.options.now(), [...this.inFlight.keys()], room));
+      if (due.length === 0) {
+        this.scheduleNextLook(await this.db.read(nextDeliveryDueAt));
+        return;
+      }
+      for (const delivery of due) {
+        if (this.stopped) return;
+        const run = this.deliver(delivery)
+          .catch((error: unknown) => this.options.log({ deliveryId: delivery.id, error }))
+          .finally(() => {
+            this.inFlight.delete(delivery.id);
+            this.wake();
+          });
+        this.inFlight.set(delivery.id, run);
+      }
+    }
+  }
+
+  /** Sleeps until the next delivery is due, at most pollMs (events committed meanwhile are found then). */
+  private scheduleNextLook(due: Date | undefined): void {
+    if (this.stopped) return;
+    const now = this.options.now().getTime();
+    // A due time in the past belongs to a delivery in flight here: its end wakes the worker.
+    const wait = due && due.getTime() > now ? due.getTime() - now : this.options.pollMs;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.wake(), Math.min(wait, this.options.pollMs));
+    this.timer.unref();
+  }
+
+  private async deliver(delivery: DueDelivery): Promise<void> {
+    const started = this.options.now();
+    const secret = this.secrets.open(delivery.secretSealed, delivery.webhookId);
+    const result: PostResult = secret
+      ? await this.send(delivery, secret, started)
+      : {
+          statusCode: undefined,
+          error: 'the signing secret cannot be read: the webhook key of this service changed; create the webhook again',
+          durationMs: 0,
+        };
+    const ok = result.statusCode !== undefined && result.statusCode >= 200 && result.statusCode < 300;
+    const attempt: DeliveryAttempt = {
+      at: started.toISOString(),
+      statusCode: result.statusCode ?? null,
+      error: ok ? null : (result.error ?? `the receiver answered ${result.statusCode}`),
+      durationMs: result.durationMs,
+    };
+    const attempts = delivery.attempts + 1;
+    const next = ok
+      ? undefined
+      : nextAttemptAt(this.options.retry, attempts, this.options.now(), new Date(delivery.retryUntil));
+    const log = [...(JSON.parse(delivery.attemptLog) as DeliveryAttempt[]), attempt].slice(-ATTEMPT_LOG_MAX);
+    await this.db.write('no-report-data', (tx) =>
+      recordAttempt(tx, delivery.id, {
+        status: ok ? 'DELIVERED' : next ? 'PENDING' : 'FAILED',
+        attempt,
+        attemptLog: log,
+        nextAttemptAt: next ?? null,
+      }),
+    );
+  }
+
+  private send(delivery: DueDelivery, secret: string, now: Date): Promise<PostResult> {
+    const eventId = `evt_${delivery.eventId}`;
+    const body = JSON.stringify({
+      id: eventId,
+      type: delivery.eventType,
+      createdAt: delivery.occurredAt,
+      data: JSON.parse(delivery.eventData) as unknown,
+    });
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': this.options.userAgent,
+      [SIGNATURE_HEADER.toLowerCase()]: signatureHeader(secret, body, Math.floor(now.getTime() / 1000)),
+      'adreport-event-id': eventId,
+      'adreport-delivery-id': String(delivery.id),
+    };
+    return postJson(new URL(delivery.url), body, headers, {
+      timeoutMs: this.options.attemptTimeoutMs,
+      allowPrivate: this.options.allowPrivate,
+      extraCa: this.options.extraCa,
+    });
+  }
+}

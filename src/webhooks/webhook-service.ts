@@ -1,0 +1,120 @@
+import { WEBHOOK_RETRY_HOURS } from '../events/event-log.js';
+import { ApiError, notFound, unprocessable } from '../shared/errors.js';
+import type { Database } from '../store/database.js';
+import { newWebhookSecret, type SecretBox } from './secret-box.js';
+import { checkHost, hostOf, TargetRefused, type Lookup } from './target-address.js';
+import { WEBHOOKS_PER_ORGANIZATION, type WebhookCreate } from './webhook-schema.js';
+import {
+  countWebhooks,
+  deleteWebhook,
+  getDelivery,
+  getWebhook,
+  insertRedelivery,
+  insertWebhook,
+  listDeliveries,
+  listWebhooks,
+  nextWebhookId,
+  type Delivery,
+  type DeliveryStatus,
+  type Webhook,
+} from './webhook-store.js';
+
+export interface WebhookServiceOptions {
+  readonly allowPrivate: boolean;
+  readonly lookup: Lookup;
+  readonly now: () => Date;
+  /** Tells the delivery worker that a delivery is due now (a redelivery). */
+  readonly wake: () => void;
+}
+
+/** Webhooks of an organization: create (the secret shown once), read, delete, the delivery log, redeliver. */
+export class WebhookService {
+  constructor(
+    private readonly db: Database,
+    private readonly secrets: SecretBox,
+    private readonly options: WebhookServiceOptions,
+  ) {}
+
+  async create(organizationId: number, input: WebhookCreate): Promise<{ webhook: Webhook; secret: string }> {
+    const url = new URL(input.url);
+    try {
+      await checkHost(hostOf(url), {
+        allowPrivate: this.options.allowPrivate,
+        lookup: this.options.lookup,
+        timeoutMs: 5_000,
+      });
+    } catch (error) {
+      if (!(error instanceof TargetRefused)) throw error;
+      throw unprocessable(`The webhook url is refused: ${error.message}.`, [
+        { field: 'webhook.url', code: error.code, message: error.message },
+      ]);
+    }
+    const secret = newWebhookSecret();
+    const webhook = await this.db.write('no-report-data', async (tx) => {
+      if ((await countWebhooks(tx, organizationId)) >= WEBHOOKS_PER_ORGANIZATION)
+        throw new ApiError(
+          409,
+          'too_many_webhooks',
+          `An organization may have at most ${WEBHOOKS_PER_ORGANIZATION} webhooks; delete one first.`,
+        );
+      const id = await nextWebhookId(tx);
+      return insertWebhook(tx, {
+        id,
+        organizationId,
+        url: url.href,
+        events: [...new Set(input.events)],
+        description: input.description ?? null,
+        secretSealed: this.secrets.seal(secret, id),
+        now: this.options.now(),
+      });
+    });
+    return { webhook, secret };
+  }
+
+  async get(organizationId: number, id: number): Promise<Webhook> {
+    const webhook = await this.db.read((r) => getWebhook(r, organizationId, id));
+    if (!webhook) throw notFound(`No webhook with id ${id} in this organization.`);
+    return webhook;
+  }
+
+  list(organizationId: number, page: { limit: number; offset: number }) {
+    return this.db.read((r) => listWebhooks(r, organizationId, page));
+  }
+
+  async delete(organizationId: number, id: number): Promise<void> {
+    const deleted = await this.db.write('no-report-data', (tx) => deleteWebhook(tx, organizationId, id));
+    if (!deleted) throw notFound(`No webhook with id ${id} in this organization.`);
+  }
+
+  async deliveries(
+    organizationId: number,
+    webhookId: number,
+    filter: { status?: DeliveryStatus | undefined },
+    page: { limit: number; offset: number },
+  ): Promise<{ total: number; deliveries: Delivery[] }> {
+    await this.get(organizationId, webhookId);
+    return this.db.read((r) => listDeliveries(r, organizationId, webhookId, filter, page));
+  }
+
+  async delivery(organizationId: number, webhookId: number, id: number): Promise<Delivery> {
+    await this.get(organizationId, webhookId);
+    const delivery = await this.db.read((r) => getDelivery(r, organizationId, webhookId, id));
+    if (!delivery) throw notFound(`No delivery with id ${id} of webhook ${webhookId}.`);
+    return delivery;
+  }
+
+  /** Sends the delivery's event again, as a new delivery (its own attempts and retry window). */
+  async redeliver(organizationId: number, webhookId: number, deliveryId: number): Promise<Delivery> {
+    const now = this.options.now();
+    const id = await this.db.write('no-report-data', async (tx) => {
+      if (!(await getWebhook(tx, organizationId, webhookId)))
+        throw notFound(`No webhook with id ${webhookId} in this organization.`);
+      const until = new Date(now.getTime() + WEBHOOK_RETRY_HOURS * 3600_000);
+      const created = await insertRedelivery(tx, organizationId, webhookId, deliveryId, now, until);
+      if (created === undefined) throw notFound(`No delivery with id ${deliveryId} of webhook ${webhookId}.`);
+      return created;
+    });
+    this.options.wake();
+    return (await this.db.read((r) => getDelivery(r, organizationId, webhookId, id)))!;
+  }
+}
