@@ -227,9 +227,13 @@ describe('deliveries', () => {
     expect(entry.attemptLog[0].error).toContain('500');
 
     // Redeliver: the same event (id and body) again, freshly signed, as a new delivery.
-    const redo = await server.http.request('POST', `${P}/webhooks/id/${hook.id}/deliveries/id/${entry.id}/redeliver`, {
-      headers: auth,
-    });
+    const redo = await server.http.request(
+      'POST',
+      `${P}/webhooks/id/${hook.id}/deliveries/id/${entry.id}/redeliveries`,
+      {
+        headers: auth,
+      },
+    );
     expect(redo.status).toBe(202);
     expect(redo.json.delivery).toMatchObject({ eventId: entry.eventId, status: 'PENDING', attempts: 0 });
     expect(redo.json.delivery.id).not.toBe(entry.id);
@@ -337,7 +341,7 @@ describe('tenant isolation', () => {
     expect((await server.http.get(`${P}/webhooks/id/${all.id}/deliveries/id/${deliveryId}`, as)).status).toBe(404);
     expect(
       (
-        await server.http.request('POST', `${P}/webhooks/id/${all.id}/deliveries/id/${deliveryId}/redeliver`, {
+        await server.http.request('POST', `${P}/webhooks/id/${all.id}/deliveries/id/${deliveryId}/redeliveries`, {
           headers: as,
         })
       ).status,
@@ -347,7 +351,7 @@ describe('tenant isolation', () => {
     expect((await server.http.get(`${P}/webhooks/id/${hook.id}/deliveries/id/${deliveryId}`, as)).status).toBe(404);
     expect(
       (
-        await server.http.request('POST', `${P}/webhooks/id/${hook.id}/deliveries/id/${deliveryId}/redeliver`, {
+        await server.http.request('POST', `${P}/webhooks/id/${hook.id}/deliveries/id/${deliveryId}/redeliveries`, {
           headers: as,
         })
       ).status,

@@ -33,24 +33,19 @@ const CreatedWebhookSchema = WebhookSchema.extend({
 const AttemptSchema = z.object({
   at: z.string().openapi({ format: 'date-time' }),
   statusCode: z.number().int().nullable().openapi({ description: "The receiver's status; null when none came." }),
-  error: z
-    .string()
-    .nullable()
-    .openapi({
-      description: 'Why the attempt failed (a non-2xx status, timeout, refused address, TLS); null when delivered.',
-    }),
+  error: z.string().nullable().openapi({
+    description: 'Why the attempt failed (a non-2xx status, timeout, refused address, TLS); null when delivered.',
+  }),
   durationMs: z.number().int(),
 });
 const DeliverySchema = z
   .object({
     id: z.number().int(),
     webhookId: z.number().int(),
-    eventId: z
-      .string()
-      .openapi({
-        example: 'evt_42',
-        description: 'The `id` of the delivered JSON: the same for every attempt and redelivery of an event.',
-      }),
+    eventId: z.string().openapi({
+      example: 'evt_42',
+      description: 'The `id` of the delivered JSON: the same for every attempt and redelivery of an event.',
+    }),
     eventType: z.enum(EVENT_TYPES),
     status: z.enum(DELIVERY_STATUSES).openapi({
       description:
@@ -169,6 +164,7 @@ const getDeliveryRoute = createRoute({
   operationId: 'getWebhookDelivery',
   ...common,
   summary: 'One delivery of a webhook, with its attempts',
+  description: 'Status, attempts and the log of each attempt (status code, error, duration).',
   request: { params: DeliveryParams },
   responses: {
     200: { description: 'The delivery.', ...jsonContent(z.object({ delivery: DeliverySchema })) },
@@ -180,7 +176,7 @@ const getDeliveryRoute = createRoute({
 });
 const redeliverRoute = createRoute({
   method: 'post',
-  path: `${BASE}/id/{id}/deliveries/id/{deliveryId}/redeliver`,
+  path: `${BASE}/id/{id}/deliveries/id/{deliveryId}/redeliveries`,
   operationId: 'redeliverWebhookDelivery',
   ...common,
   summary: "Send a delivery's event again",
