@@ -36,7 +36,14 @@ export class WebhookService {
   ) {}
 
   async create(organizationId: number, input: WebhookCreate): Promise<{ webhook: Webhook; secret: string }> {
-    const url = new URL(input.url);
+    let url: URL;
+    try {
+      url = new URL(input.url);
+    } catch {
+      throw unprocessable(`The webhook url names no host that resolves.`, [
+        { field: 'webhook.url', code: 'host_not_found', message: 'names no host that resolves' },
+      ]);
+    }
     try {
       await checkHost(hostOf(url), {
         allowPrivate: this.options.allowPrivate,

@@ -83,7 +83,7 @@ const createWebhookRoute = createRoute({
       409: `The organization has ${WEBHOOKS_PER_ORGANIZATION} webhooks already (too_many_webhooks).`,
       413: true,
       415: true,
-      422: 'A rule is broken (validation_failed); details name the field: url not https, not a URL (invalid_url), credentials_in_url, fragment_in_url, a host that does not resolve (host_not_found) or resolves to a loopback, private or link-local address (private_address); events empty, unknown or repeated (duplicate); description too long or with control characters.',
+      422: 'A rule is broken (validation_failed); details name the field: url not matching its pattern (not https, user:password@, #fragment: invalid_format), a host that does not resolve (host_not_found) or resolves to a loopback, private or link-local address (private_address); events empty, unknown or repeated (duplicate); description too long or with control characters.',
     }),
   },
 });
@@ -217,16 +217,18 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>, webhooks: Webhoo
     return c.body(null, 204);
   });
   app.openapi(listDeliveriesRoute, async (c) => {
-    const id = pathId(c.req.valid('param').id, 'webhook');
+    // The query first: a bad parameter is a 400 whether or not the webhook exists.
     const query = QueryParams.parse(c.req.url, ['status', 'limit', 'offset']);
     const status = query.get('status');
     if (status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(status))
       invalidParameter('status', `must be one of ${DELIVERY_STATUSES.join(', ')}`);
+    const page = parsePaging(query, 100, 100);
+    const id = pathId(c.req.valid('param').id, 'webhook');
     const { total, deliveries } = await webhooks.deliveries(
       c.get('auth').organizationId,
       id,
       { status: status as DeliveryStatus | undefined },
-      parsePaging(query, 100, 100),
+      page,
     );
     return c.json({ deliveries }, 200, { 'X-TotalCount': String(total) });
   });

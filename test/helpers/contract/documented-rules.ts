@@ -223,4 +223,6 @@ export const STATE_DEPENDENT_422: Readonly<Record<string, readonly string[]>> = 
   updateCampaignLabels: ['too_many'],
   // Periods of one account must not overlap the stored ones.
   createMarkup: ['overlapping_period'],
+  // DNS decides whether a webhook's host resolves, and to public addresses only.
+  createWebhook: ['host_not_found', 'private_address'],
 };
