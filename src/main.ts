@@ -68,6 +68,8 @@ export interface RunningService {
   /** The embedded sandbox platforms (tests switch their faults on). */
   readonly platforms: SandboxPlatforms;
   readonly jobRunner: JobRunner;
+  /** Runs report jobs (tests pause it to hold jobs QUEUED). */
+  readonly reportJobRunner: ReportJobRunner;
   /** Queues jobs (tests and admin paths start syncs through it). */
   readonly jobs: JobService;
   /** Reports and exports, with the service's export slots (the admin channel's `export` uses them). */
@@ -308,6 +310,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       signingKeys: keys,
       platforms,
       jobRunner: runner,
+      reportJobRunner: reportRunner,
       jobs,
       reports,
       clickhouse,

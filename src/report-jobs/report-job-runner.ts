@@ -10,7 +10,6 @@ import {
   finishReportJob,
   keptReportFiles,
   nextReportJobDueAt,
-  organizationUsage,
   purgeReportJobsExpiredBefore,
   requeueReportJob,
   requeueRunningReportJobs,
@@ -25,7 +24,7 @@ export interface ReportJobRunnerOptions {
   readonly concurrency: number;
   /** Report jobs of one organization running at once; more wait QUEUED. */
   readonly maxRunningPerOrganization: number;
-  /** Bytes of stored files an organization may keep (ADREPORT_REPORT_FILES_MB). */
+  /** Bytes of stored files an organization may keep (ADREPORT_REPORT_FILES_MB): no single file may be larger. */
   readonly filesBytes: number;
   /** Safety net besides wake(): how often to look for due jobs. */
   readonly pollMs: number;
@@ -51,7 +50,7 @@ class ReportFilesQuotaError extends ApiError {
     super(
       429,
       'report_files_quota_exceeded',
-      `The file would take the organization's stored report files past ${limitBytes} bytes (ADREPORT_REPORT_FILES_MB); delete files or wait for them to expire.`,
+      `The file alone is larger than the organization's ${limitBytes} bytes of report files (ADREPORT_REPORT_FILES_MB); ask for less (a shorter range, fewer statistics or segments, limit and offset).`,
     );
   }
 }
@@ -218,7 +217,6 @@ export class ReportJobRunner {
     const prepared = this.reports.prepare(endpoint, request, createdAt);
     const total = await this.reports.count(endpoint, request, createdAt);
     run.progress = { rows: job.format === 'parquet' ? null : 0, bytes: 0, total };
-    const { storedBytes } = await this.db.read((r) => organizationUsage(r, job.organizationId, this.options.now()));
     let opened;
     try {
       opened = await this.reports.export(prepared, job.format);
@@ -227,39 +225,39 @@ export class ReportJobRunner {
       throw error;
     }
     const { stream, warnings } = opened;
+    // Errors reach the writer through its iteration; a destroy after the end must not be unhandled.
+    stream.on('error', () => undefined);
     const abort = () => stream.destroy(run.controller.signal.reason as Error);
     if (run.controller.signal.aborted) abort();
     run.controller.signal.addEventListener('abort', abort, { once: true });
     const header = job.format === 'csv' ? 1 : 0;
-    const written = await this.files.write(
-      job,
-      stream,
-      ({ bytes, lines }) => {
-        if (storedBytes + bytes > this.options.filesBytes) throw new ReportFilesQuotaError(this.options.filesBytes);
-        run.progress = { rows: job.format === 'parquet' ? null : Math.max(0, lines - header), bytes, total };
-      },
-      async () => {
-        const failure = await stream.outcome;
-        if (failure) throw failure;
-      },
-    );
+    let written;
+    try {
+      written = await this.files.write(
+        job,
+        stream,
+        ({ bytes, lines }) => {
+          // The quota admits jobs (POST); a single file larger than all of it could never be kept.
+          if (bytes > this.options.filesBytes) throw new ReportFilesQuotaError(this.options.filesBytes);
+          run.progress = { rows: job.format === 'parquet' ? null : Math.max(0, lines - header), bytes, total };
+        },
+        async () => {
+          const failure = await stream.outcome;
+          if (failure) throw failure;
+        },
+      );
+    } finally {
+      run.controller.signal.removeEventListener('abort', abort);
+    }
     const rows = job.format === 'parquet' ? total : Math.max(0, written.lines - header);
     return { status: 'SUCCEEDED', rows, bytes: written.bytes, sha256: written.sha256, warnings: [...warnings] };
   }
 
-  /** The outcome and its event in one transaction; a file beyond the quota fails there (jobs may finish together). */
+  /** The outcome and its event in one transaction. */
   private async finish(job: StoredReportJob, outcome: ReportJobOutcome): Promise<void> {
     const now = this.options.now();
     const recorded = await this.db.write('no-report-data', async (tx) => {
-      let final = outcome;
-      if (outcome.status === 'SUCCEEDED') {
-        const { storedBytes } = await organizationUsage(tx, job.organizationId, now);
-        if (storedBytes + outcome.bytes > this.options.filesBytes) {
-          const error = new ReportFilesQuotaError(this.options.filesBytes);
-          final = { status: 'FAILED', error: { code: error.code, message: error.message } };
-        }
-      }
-      const finished = await finishReportJob(tx, job.id, final, now);
+      const finished = await finishReportJob(tx, job.id, outcome, now);
       if (!finished) return undefined;
       await recordEvent(tx, {
         organizationId: job.organizationId,
@@ -269,7 +267,7 @@ export class ReportJobRunner {
       });
       return finished;
     });
-    // Deleted while it ran, or refused at the quota: its file must not stay.
+    // Deleted while it ran: its file must not stay.
     if (!recorded || recorded.status !== 'SUCCEEDED') this.files.remove(job);
   }
 }
