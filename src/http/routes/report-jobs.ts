@@ -20,7 +20,8 @@ import { pagingQuery } from '../openapi-parameters.js';
 import { idParam, pathId } from '../path-ids.js';
 
 const BASE = '/reporting/v0/report-jobs';
-const tags = ['Report jobs'];
+// Under Reporting: report jobs are its exports, run later.
+const tags = ['Reporting'];
 const ENDPOINT_PATHS = ENDPOINTS.map((e) => e.path) as [string, ...string[]];
 
 const QUERY_VALUE = z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]);
@@ -198,8 +199,16 @@ const reportJobFileRoute = createRoute({
   request: {
     params: IdParams,
     headers: z.object({
-      Range: z.string().optional().openapi({ description: 'bytes=<first>-[<last>] or bytes=-<suffix>.' }),
-      'If-Range': z.string().optional().openapi({ description: 'The ETag (or Last-Modified) of the file.' }),
+      Range: z.string().optional().openapi({
+        pattern: '^[\\x20-\\x7e]*$',
+        description: 'bytes=<first>-[<last>] or bytes=-<suffix>; another shape is ignored (200).',
+        example: 'bytes=1048576-',
+      }),
+      'If-Range': z.string().optional().openapi({
+        pattern: '^[\\x20-\\x7e]*$',
+        description: 'The ETag (or Last-Modified) of the file: the range applies only while it is current.',
+        example: '"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"',
+      }),
       'If-None-Match': IF_NONE_MATCH,
     }),
   },
