@@ -227,7 +227,7 @@ describe('report jobs on a generated database', () => {
   });
 
   it('409 for the file of a job not yet SUCCEEDED; DELETE removes the job and its file', async () => {
-    fx.service.reportJobRunner.stop(0);
+    await fx.service.reportJobRunner.stop(0);
     try {
       const queued = await post({ reportJob: { endpoint: 'accounts', query: query(), format: 'csv' } });
       const id = queued.json.reportJob.id as number;
@@ -278,7 +278,7 @@ describe('report job limits (ADREPORT_REPORT_FILES_MB=1, 3 unfinished jobs)', ()
 
   it('429 beyond the unfinished jobs an organization may have; the queued ones run once the runner goes on', async () => {
     const body = { reportJob: { endpoint: 'accounts', query: { segments: 'Day' }, format: 'csv' } };
-    fx.service.reportJobRunner.stop(0);
+    await fx.service.reportJobRunner.stop(0);
     const ids: number[] = [];
     try {
       for (let i = 0; i < 3; i++) {
