@@ -27,6 +27,9 @@ import { LabelService } from './provisioning/labels/label-service.js';
 import { MarkupService } from './provisioning/markups/markup-service.js';
 import { ExportService } from './reporting/export-stream.js';
 import { ReportService } from './reporting/report-service.js';
+import { ReportFiles } from './report-jobs/report-files.js';
+import { ReportJobRunner } from './report-jobs/report-job-runner.js';
+import { ReportJobService } from './report-jobs/report-job-service.js';
 import { DuckDbReportEngine } from './reporting/report-engine.js';
 import { startClickHouseReports, type ClickHouseReports } from './clickhouse/clickhouse-reports.js';
 import { clickhouseSql } from './clickhouse/clickhouse-sql.js';
@@ -70,6 +73,8 @@ export interface RunningService {
   /** The embedded sandbox platforms (tests switch their faults on). */
   readonly platforms: SandboxPlatforms;
   readonly jobRunner: JobRunner;
+  /** Runs report jobs (tests pause it to hold jobs QUEUED). */
+  readonly reportJobRunner: ReportJobRunner;
   /** Queues jobs (tests and admin paths start syncs through it). */
   readonly jobs: JobService;
   /** Reports and exports, with the service's export slots (the admin channel's `export` uses them). */
@@ -109,7 +114,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
   const dbTime = dbTimeMsPerSecond > 0 ? new CostBuckets(dbTimeMsPerSecond, dbTimeBurstMs) : undefined;
   const db = await Database.open(config.dbPath, {
     ...config.database,
-    exportConnections: config.exports.maxConcurrent,
+    // Report jobs export on connections of their own, so they never take the HTTP exports' slots.
+    exportConnections: config.exports.maxConcurrent + config.reportJobs.concurrency,
     onReportTime: dbTime && ((organizationId, ms) => dbTime.charge(String(organizationId), ms, nowMs())),
   });
   const listeners: Listener[] = [];
@@ -120,6 +126,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
   let platformSync: NodeJS.Timeout | undefined;
   let statisticsSync: NodeJS.Timeout | undefined;
   let clickhouse: ClickHouseReports | undefined;
+  let reportJobRunner: ReportJobRunner | undefined;
   try {
     await migrate(db);
     await loadFxReference(db);
@@ -222,6 +229,33 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       { rollups: config.rollups },
       clickhouse?.selection ?? duckdbReports,
     );
+    // Report jobs: exports into files, on DuckDB (the system of record) with export slots of their own.
+    const jobExports = new ExportService(db, config.reportJobs.concurrency, {
+      maxPerOrganization: Math.min(config.reportJobs.concurrency, config.reportJobs.maxRunningPerOrganization),
+    });
+    const jobReports = new ReportService(
+      db,
+      now,
+      jobExports,
+      undefined,
+      { rollups: config.rollups },
+      new DuckDbReportEngine(db, jobExports),
+    );
+    const reportFiles = new ReportFiles(path.join(path.dirname(path.resolve(config.dbPath)), 'report-files'));
+    const filesBytes = Math.floor(config.reportJobs.filesMb * 2 ** 20);
+    reportJobRunner = new ReportJobRunner(db, jobReports, reportFiles, {
+      now,
+      concurrency: config.reportJobs.concurrency,
+      maxRunningPerOrganization: config.reportJobs.maxRunningPerOrganization,
+      filesBytes,
+      pollMs: config.jobs.pollMs,
+      log: ({ jobId, error }) =>
+        io.logError({ requestId: `report-job-${jobId}`, method: '-', path: 'report job runner', error }),
+    });
+    const reportJobs = new ReportJobService(db, jobReports, reportFiles, reportJobRunner, now, {
+      maxUnfinishedPerOrganization: config.reportJobs.maxUnfinishedPerOrganization,
+      filesBytes,
+    });
     const app = buildApp({
       organizations: new OrganizationService(db),
       accounts,
@@ -233,6 +267,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       markups,
       reports,
       webhooks,
+      reportJobs,
       authenticator: new Authenticator(keys, disabledClients, nowMs),
       tokenIssuer: new TokenIssuer({
         db,
@@ -274,6 +309,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     }
     await jobRunner.start();
     await webhookDeliveries.start();
+    await reportJobRunner.start();
     // The periodic platform sync: campaigns created later at a platform get imported too.
     platformSync = setInterval(() => {
       queueAutoImports(db, jobs).catch((error: unknown) =>
@@ -295,6 +331,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     let closing: Promise<void> | undefined;
     const stoppable = disabledClients;
     const runner = jobRunner;
+    const reportRunner = reportJobRunner;
     return {
       db,
       port: api.port,
@@ -306,6 +343,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       signingKeys: keys,
       platforms,
       jobRunner: runner,
+      reportJobRunner: reportRunner,
       jobs,
       webhookDeliveries: deliveries,
       reports,
@@ -314,7 +352,12 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       close() {
         closing ??= (async () => {
           // Exports can run for minutes: they end now, with their error line, rather than hold up the shutdown.
-          await Promise.all([exports.close(), ...listeners.map((l) => l.close(config.shutdownTimeoutMs))]);
+          // A report job still running stays RUNNING and reruns at the next start.
+          await Promise.all([
+            exports.close(),
+            reportRunner.stop(config.shutdownTimeoutMs).then(() => jobExports.close()),
+            ...listeners.map((l) => l.close(config.shutdownTimeoutMs)),
+          ]);
           // A job still running then stays RUNNING and resumes at the next start.
           clearInterval(platformSync);
           clearInterval(statisticsSync);
@@ -334,6 +377,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     clearInterval(statisticsSync);
     await jobRunner?.stop(0);
     await webhookDeliveries?.stop(0);
+    await reportJobRunner?.stop(0);
     await clickhouse?.close().catch(() => undefined);
     disabledClients?.stop();
     signingKeys?.stop();

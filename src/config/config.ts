@@ -101,6 +101,19 @@ export const serviceConfigSchema = z.object({
       maxPerOrganization: exports.maxPerOrganization ?? Math.max(1, exports.maxConcurrent - 1),
     }))
     .prefault({}),
+  /** Report jobs (/reporting/v0/report-jobs): exports written to files under the data directory. */
+  reportJobs: z
+    .object({
+      /** Report jobs running at once in the service; each holds an export connection of its own. */
+      concurrency: positiveInt.max(16).default(2),
+      /** Report jobs of one organization running at once; more wait QUEUED. */
+      maxRunningPerOrganization: positiveInt.max(16).default(2),
+      /** Report jobs of one organization QUEUED or RUNNING; a POST beyond is 429. */
+      maxUnfinishedPerOrganization: positiveInt.max(1000).default(10),
+      /** Stored report files per organization in MiB (ADREPORT_REPORT_FILES_MB); a POST at or beyond is 429. */
+      filesMb: z.coerce.number().positive().max(1_048_576).default(1024),
+    })
+    .prefault({}),
   shutdownTimeoutMs: positiveInt.default(10_000),
   /**
    * The page cache of rendered JSON report answers, in MiB (ADREPORT_CACHE_MB); 0 turns it off
@@ -260,6 +273,12 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServiceConfigInput {
       maxConcurrent: pick('ADREPORT_EXPORTS_MAX_CONCURRENT'),
       maxPerOrganization: pick('ADREPORT_EXPORTS_MAX_PER_ORGANIZATION'),
       idleTimeoutMs: pick('ADREPORT_EXPORTS_IDLE_TIMEOUT_MS'),
+    },
+    reportJobs: {
+      concurrency: pick('ADREPORT_REPORT_JOBS_CONCURRENCY'),
+      maxRunningPerOrganization: pick('ADREPORT_REPORT_JOBS_MAX_RUNNING_PER_ORGANIZATION'),
+      maxUnfinishedPerOrganization: pick('ADREPORT_REPORT_JOBS_MAX_UNFINISHED_PER_ORGANIZATION'),
+      filesMb: pick('ADREPORT_REPORT_FILES_MB'),
     },
     http: {
       tlsHandshakeTimeoutMs: pick('ADREPORT_TLS_HANDSHAKE_TIMEOUT_MS'),

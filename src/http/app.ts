@@ -27,6 +27,8 @@ import { registerCampaignRoutes } from './routes/campaigns.js';
 import { registerJobRoutes } from './routes/jobs.js';
 import { registerReportingRoutes } from './routes/reporting.js';
 import type { ReportService } from '../reporting/report-service.js';
+import type { ReportJobService } from '../report-jobs/report-job-service.js';
+import { registerReportJobRoutes } from './routes/report-jobs.js';
 import { registerLabelRoutes } from './routes/labels.js';
 import { registerMarkupRoutes } from './routes/markups.js';
 import { registerPlatformAccountRoutes } from './routes/platform-accounts.js';
@@ -52,6 +54,7 @@ export interface AppDeps {
   markups: MarkupService;
   reports: ReportService;
   webhooks: WebhookService;
+  reportJobs: ReportJobService;
   authenticator: Authenticator;
   tokenIssuer: TokenIssuer;
   apiRate: TokenBuckets;
@@ -148,6 +151,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerMarkupRoutes(app, deps.markups);
   registerReportingRoutes(app, deps.reports);
   registerWebhookRoutes(app, deps.webhooks);
+  registerReportJobRoutes(app, deps.reportJobs);
   app.openapi(healthRoute, (c) => c.json({ status: 'ok' as const }, 200));
   refuseOtherMethods(app);
 

@@ -114,9 +114,12 @@ export class ReportService {
     return this.engines.engineFor(organizationId);
   }
 
-  /** Validates and plans; bad parameters throw their 400 here, before anything is looked up or run. */
-  prepare(endpoint: ReportEndpoint, request: ReportRequest): PreparedReport {
-    const plan = buildPlan(endpoint, request, this.now());
+  /**
+   * Validates and plans; bad parameters throw their 400 here, before anything is looked up or run.
+   * `now` resolves presets and the default range (a report job's rerun uses its creation time).
+   */
+  prepare(endpoint: ReportEndpoint, request: ReportRequest, now: Date = this.now()): PreparedReport {
+    const plan = buildPlan(endpoint, request, now);
     return { endpoint, plan, engine: this.engineFor(plan.organizationId) };
   }
 
@@ -229,8 +232,8 @@ export class ReportService {
   }
 
   /** Rows of the whole result (what X-TotalCount says), for an export's progress. */
-  async count(endpoint: ReportEndpoint, request: ReportRequest): Promise<number> {
-    const plan = buildPlan(endpoint, { ...request, limit: 1, offset: 0, totals: false }, this.now());
+  async count(endpoint: ReportEndpoint, request: ReportRequest, now: Date = this.now()): Promise<number> {
+    const plan = buildPlan(endpoint, { ...request, limit: 1, offset: 0, totals: false }, now);
     const engine = this.engineFor(plan.organizationId);
     return engine.read({ organizationId: plan.organizationId, slots: 'one' }, (r) =>
       countAll(r, { ...plan, offset: 1 }, engine.dialect, this.compileOptions),

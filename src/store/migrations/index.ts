@@ -11,6 +11,7 @@ import { m010Rollups } from './010-rollups.js';
 import { m011FactPartitionVersions } from './011-fact-partition-versions.js';
 import { m012ConversionLag } from './012-conversion-lag.js';
 import { m013Events } from './013-events.js';
+import { m014ReportJobs } from './014-report-jobs.js';
 import { m015Webhooks } from './015-webhooks.js';
 import type { Migration } from './migration.js';
 
@@ -31,5 +32,6 @@ export const MIGRATIONS: readonly Migration[] = [
   m011FactPartitionVersions,
   m012ConversionLag,
   m013Events,
+  m014ReportJobs,
   m015Webhooks,
 ];
