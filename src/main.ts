@@ -37,6 +37,7 @@ import { lowerWorkerThreads } from './runtime/thread-priority.js';
 import { Database } from './store/database.js';
 import { migrate } from './store/migrate.js';
 import { loadFxReference } from './reference/fx-rates.js';
+import { ChangeFeed } from './changes/change-feed.js';
 import { VERSION } from './version.js';
 
 export interface ServiceIo {
@@ -95,6 +96,9 @@ function portInUse(setting: 'port' | 'httpPort', port: number, host: string): (e
   };
 }
 
+/** How often the change feed deletes rows older than seven days. */
+const CHANGE_PURGE_MS = 3600_000;
+
 /** Composition root: open the store, build the services, serve. Nothing else wires things up. */
 export async function startService(config: ServiceConfig, io: ServiceIo): Promise<RunningService> {
   const nowMs = io.nowMs ?? Date.now;
@@ -112,6 +116,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
   let platformSync: NodeJS.Timeout | undefined;
   let statisticsSync: NodeJS.Timeout | undefined;
   let clickhouse: ClickHouseReports | undefined;
+  let changes: ChangeFeed | undefined;
   try {
     await migrate(db);
     await loadFxReference(db);
@@ -191,6 +196,10 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       { rollups: config.rollups },
       clickhouse?.selection ?? duckdbReports,
     );
+    changes = new ChangeFeed(db, now);
+    await changes.start(CHANGE_PURGE_MS, (error) =>
+      io.logError({ requestId: '-', method: '-', path: 'change feed purge', error }),
+    );
     const app = buildApp({
       organizations: new OrganizationService(db),
       accounts,
@@ -201,6 +210,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       campaignCopies: new CampaignCopyService(db, platforms, jobs),
       markups,
       reports,
+      changes,
       authenticator: new Authenticator(keys, disabledClients, nowMs),
       tokenIssuer: new TokenIssuer({
         db,
@@ -262,6 +272,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     let closing: Promise<void> | undefined;
     const stoppable = disabledClients;
     const runner = jobRunner;
+    const feed = changes;
     return {
       db,
       port: api.port,
@@ -284,6 +295,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
           // A job still running then stays RUNNING and resumes at the next start.
           clearInterval(platformSync);
           clearInterval(statisticsSync);
+          feed.stop();
           await runner.stop(config.shutdownTimeoutMs);
           await clickhouse?.close();
           stoppable.stop();
@@ -297,6 +309,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     await Promise.all(listeners.map((l) => l.close(0)));
     clearInterval(platformSync);
     clearInterval(statisticsSync);
+    changes?.stop();
     await jobRunner?.stop(0);
     await clickhouse?.close().catch(() => undefined);
     disabledClients?.stop();

@@ -11,6 +11,7 @@ import { m010Rollups } from './010-rollups.js';
 import { m011FactPartitionVersions } from './011-fact-partition-versions.js';
 import { m012ConversionLag } from './012-conversion-lag.js';
 import { m013Events } from './013-events.js';
+import { m016Changes } from './016-changes.js';
 import type { Migration } from './migration.js';
 
 export type { Migration, MigrationContext } from './migration.js';
@@ -30,4 +31,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m011FactPartitionVersions,
   m012ConversionLag,
   m013Events,
+  m016Changes,
 ];
