@@ -97,7 +97,9 @@ function checkedCursor(since: string, organizationId: number, nowMs: number): Ch
   if (!cursor || cursor.organizationId !== organizationId || cursor.issuedAtMs > nowMs + CURSOR_VALID_MS)
     throw invalidCursor('since is not a cursor this API issued to your organization; pass a nextCursor unchanged.');
   if (nowMs - cursor.issuedAtMs > CURSOR_VALID_MS)
-    throw cursorExpired(`The cursor was issued ${new Date(cursor.issuedAtMs).toISOString()}: cursors are valid seven days.`);
+    throw cursorExpired(
+      `The cursor was issued ${new Date(cursor.issuedAtMs).toISOString()}: cursors are valid seven days.`,
+    );
   return cursor;
 }
 

@@ -1,7 +1,12 @@
 import type { Executor } from '../store/database.js';
 
 /** What kind of report data a change touched (the feed's `kind`). */
-export const CHANGE_KINDS = ['STATISTICS_REPLACED', 'ENTITIES_CHANGED', 'LINK_CHANGED', 'FX_OR_MARKUP_CHANGED'] as const;
+export const CHANGE_KINDS = [
+  'STATISTICS_REPLACED',
+  'ENTITIES_CHANGED',
+  'LINK_CHANGED',
+  'FX_OR_MARKUP_CHANGED',
+] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
 /**

@@ -15,12 +15,16 @@ const ChangeSchema = z
       .number()
       .int()
       .nullable()
-      .openapi({ description: 'The ad platform account whose data changed; null: every one (of the account, if given).' }),
+      .openapi({
+        description: 'The ad platform account whose data changed; null: every one (of the account, if given).',
+      }),
     accountId: z
       .number()
       .int()
       .nullable()
-      .openapi({ description: 'The account whose data changed (markups, links, account edits); null: not one account.' }),
+      .openapi({
+        description: 'The account whose data changed (markups, links, account edits); null: not one account.',
+      }),
     firstDay: z
       .string()
       .nullable()
@@ -42,7 +46,7 @@ const listChangesRoute = createRoute({
   path: '/reporting/v0/changes',
   operationId: 'listChanges',
   description:
-    'What changed in the organization\'s report data since the cursor, in commit order: pull the listed ranges again and nothing else. Call without `since` to start (from the oldest change kept: seven days), then pass `nextCursor` each time; while `hasMore` is true, more are there already. A cursor is valid seven days from the response that issued it: after that (or when changes it had not listed were deleted) the answer is 410 `cursor_expired` and the client resyncs in full.',
+    "What changed in the organization's report data since the cursor, in commit order: pull the listed ranges again and nothing else. Call without `since` to start (from the oldest change kept: seven days), then pass `nextCursor` each time; while `hasMore` is true, more are there already. A cursor is valid seven days from the response that issued it: after that (or when changes it had not listed were deleted) the answer is 410 `cursor_expired` and the client resyncs in full.",
   tags: ['Reporting'],
   summary: 'Changes of report data since a cursor (change feed)',
   ...bearer('reporting'),

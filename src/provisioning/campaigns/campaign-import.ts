@@ -1,3 +1,4 @@
+import { recordChange } from '../../changes/change-log.js';
 import { PlatformError, type PlatformDirectory } from '../../platforms/connector.js';
 import type { Database, Executor } from '../../store/database.js';
 import type { KnownPlatformAccount } from '../platform-accounts/platform-account-store.js';
@@ -47,6 +48,7 @@ export async function importCampaign(
       tree,
       campaignGroup,
     );
+    await recordChange(tx, { organizationId, kind: 'ENTITIES_CHANGED', platformAccountId: platformAccount.id });
     // Read back by primary key for the stored importedAt and group label.
     const campaign = (await getCampaign(tx, organizationId, campaignId))!;
     await onImported?.(tx, organizationId, campaign);
@@ -68,13 +70,17 @@ export async function withAccessWatch<T>(
     return await call();
   } catch (error) {
     if (error instanceof PlatformError && error.code === 'ACCESS_DENIED') {
-      await db.write({ organizationId }, (tx) =>
-        tx.run(
+      await db.write({ organizationId }, async (tx) => {
+        // Only links that were not NO_ACCESS yet change (retries of a refused call hit this again).
+        const updated = await tx.one<{ Count: number }>(
           `UPDATE account_adplatform_links SET status = 'NO_ACCESS'
-            WHERE adplatform_account_id = $1 AND adplatform_account_id IN (SELECT id FROM adplatform_accounts WHERE organization_id = $2)`,
+            WHERE adplatform_account_id = $1 AND adplatform_account_id IN (SELECT id FROM adplatform_accounts WHERE organization_id = $2)
+              AND status <> 'NO_ACCESS'`,
           [platformAccountId, organizationId],
-        ),
-      );
+        );
+        if (Number(updated?.Count ?? 0) > 0)
+          await recordChange(tx, { organizationId, kind: 'LINK_CHANGED', platformAccountId });
+      });
     }
     throw error;
   }
