@@ -52,7 +52,9 @@ export class ChangeFeed {
     const nowMs = this.now().getTime();
     const cursor = since === undefined ? undefined : checkedCursor(since, organizationId, nowMs);
     return this.db.read(async (r) => {
-      const afterId = cursor ? await checkNotPurged(r, organizationId, cursor) : 0;
+      const { purgedThrough, lastIssued } = await feedBounds(r, organizationId);
+      // Without a cursor: from the oldest change kept, i.e. after the last one purged.
+      const afterId = cursor ? checkedAgainst(cursor, purgedThrough, lastIssued) : purgedThrough;
       const rows = await r.all<ChangeRow>(
         `SELECT id, adplatform_account_id AS "platformAccountId", account_id AS "accountId",
                 strftime(first_day, '%Y-%m-%d') AS "firstDay", strftime(last_day, '%Y-%m-%d') AS "lastDay", kind,
@@ -103,16 +105,24 @@ function checkedCursor(since: string, organizationId: number, nowMs: number): Ch
   return cursor;
 }
 
-/** The id the cursor lists after; 410 when rows after it were purged, or it is ahead of every row (a restored database). */
-async function checkNotPurged(r: Executor, organizationId: number, cursor: ChangeCursor): Promise<number> {
+/**
+ * The last id the purge removed from the organization's feed, and the last id ever issued (kept
+ * or purged). Both only grow, so a cursor never legitimately lies outside them.
+ */
+async function feedBounds(r: Executor, organizationId: number): Promise<{ purgedThrough: number; lastIssued: number }> {
   const row = await r.one<{ purgedThrough: number; lastIssued: number }>(
     `SELECT coalesce((SELECT max(purged_through) FROM change_purges WHERE organization_id IN ($1, 0)), 0) AS "purgedThrough",
             greatest(coalesce((SELECT max(id) FROM changes), 0), coalesce((SELECT max(purged_through) FROM change_purges), 0)) AS "lastIssued"`,
     [organizationId],
   );
-  if (row && cursor.lastId < row.purgedThrough)
+  return row ?? { purgedThrough: 0, lastIssued: 0 };
+}
+
+/** The id the cursor lists after; 410 when rows after it were purged, or it is ahead of every row (a restored database). */
+function checkedAgainst(cursor: ChangeCursor, purgedThrough: number, lastIssued: number): number {
+  if (cursor.lastId < purgedThrough)
     throw cursorExpired('Changes after this cursor were deleted (changes are kept seven days).');
-  if (row && cursor.lastId > row.lastIssued)
+  if (cursor.lastId > lastIssued)
     throw cursorExpired('The cursor is ahead of every change this service holds (was its database restored?).');
   return cursor.lastId;
 }
