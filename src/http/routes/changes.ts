@@ -11,20 +11,12 @@ const DEFAULT_LIMIT = 100;
 
 const ChangeSchema = z
   .object({
-    platformAccountId: z
-      .number()
-      .int()
-      .nullable()
-      .openapi({
-        description: 'The ad platform account whose data changed; null: every one (of the account, if given).',
-      }),
-    accountId: z
-      .number()
-      .int()
-      .nullable()
-      .openapi({
-        description: 'The account whose data changed (markups, links, account edits); null: not one account.',
-      }),
+    platformAccountId: z.number().int().nullable().openapi({
+      description: 'The ad platform account whose data changed; null: every one (of the account, if given).',
+    }),
+    accountId: z.number().int().nullable().openapi({
+      description: 'The account whose data changed (markups, links, account edits); null: not one account.',
+    }),
     firstDay: z
       .string()
       .nullable()
@@ -53,7 +45,10 @@ const listChangesRoute = createRoute({
   request: {
     query: z.object({
       since: z.string().optional().openapi({
-        description: 'A `nextCursor` of an earlier call, unchanged (opaque). Absent: from the oldest change kept.',
+        pattern: '^[A-Za-z0-9_-]{1,200}$',
+        description:
+          'A `nextCursor` of an earlier call, unchanged (opaque; any other value is 400 invalid_cursor). Absent: from the oldest change kept.',
+        example: 'YzEuMS40Mi4xNzY0MDQ1MjAwMDAw',
       }),
       limit: z
         .string()
