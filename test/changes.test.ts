@@ -169,6 +169,20 @@ describe('GET /reporting/v0/changes', () => {
     ]);
     for (const change of afterSync.changes)
       expect(Math.abs(Date.parse(change.changedAt) - Date.now())).toBeLessThan(120_000);
+
+    // The platform renames the campaign: the next sync's tree refresh lists it, before its days.
+    await connector.pushChange(adPlatformId!, {
+      kind: 'RENAME',
+      entity: 'CAMPAIGN',
+      adPlatformId: campaigns[0]!.adPlatformId,
+      name: 'Renamed at the platform',
+    });
+    const [renamed] = await queueTrailingSyncs(service.db, service.jobs, now(), 3, 1);
+    expect((await waitForJob(server, bearer, renamed!.id, undefined, 60_000)).status).toBe('SUCCEEDED');
+    expect((await drain(bearer, afterSync.cursor)).changes.map(what)).toEqual([
+      { kind: 'ENTITIES_CHANGED', platformAccountId, accountId: null, firstDay: null, lastDay: null },
+      { kind: 'STATISTICS_REPLACED', platformAccountId, accountId: null, firstDay: addDays(today, -3), lastDay: today },
+    ]);
   }, 90_000);
 
   it('lists link changes, account edits, markups and an FX import with their kinds and days', async () => {
@@ -204,6 +218,13 @@ describe('GET /reporting/v0/changes', () => {
     await importFxRates(service.db, 'date,currency,unitsPerEur\n2026-02-02,USD,1.0800\n2026-02-03,USD,1.0900\n', {
       now: new Date('2026-03-01T00:00:00Z'),
     });
+    const [campaign] = await service.db.read((r) =>
+      r.all<{ id: number }>('SELECT id FROM campaigns WHERE adplatform_account_id = $1', [platformAccountId]),
+    );
+    const labels = await jsonRequest(server, bearer, 'PUT', `${P}/campaigns/id/${campaign!.id}/labels`, {
+      labels: { tier: 'gold' },
+    });
+    expect(labels.status).toBe(200);
     const unlinked = await http.request('DELETE', link, { headers: { authorization: `Bearer ${bearer}` } });
     expect(unlinked.status).toBe(204);
 
@@ -234,6 +255,7 @@ describe('GET /reporting/v0/changes', () => {
         firstDay: '2026-02-02',
         lastDay: '2026-02-09',
       },
+      { kind: 'ENTITIES_CHANGED', platformAccountId, accountId: null, firstDay: null, lastDay: null },
       { kind: 'LINK_CHANGED', platformAccountId, accountId, firstDay: null, lastDay: null },
     ]);
     // A failed write records nothing: an overlapping markup is refused whole.
