@@ -266,6 +266,31 @@ describe('GET /reporting/v0/changes', () => {
     expect((await drain(bearer, cursor)).changes).toHaveLength(changes.length);
   });
 
+  it('lists a link the platform made NO_ACCESS once, however often the platform refuses', async () => {
+    const linked = await linkedGoogleAccount(server, bearer, 'Revoked');
+    const { cursor } = await drain(bearer);
+    service.platforms.setFaults('*', 'GOOGLE_ADS', { revoked: true });
+    try {
+      for (let i = 0; i < 2; i++) {
+        const res = await http.get(`${P}/adplatform-accounts/id/${linked.platformAccountId}/available-campaigns`, {
+          authorization: `Bearer ${bearer}`,
+        });
+        expect(res.status).toBe(422);
+      }
+    } finally {
+      service.platforms.clearFaults();
+    }
+    expect((await drain(bearer, cursor)).changes.map(what)).toEqual([
+      {
+        kind: 'LINK_CHANGED',
+        platformAccountId: linked.platformAccountId,
+        accountId: null,
+        firstDay: null,
+        lastDay: null,
+      },
+    ]);
+  });
+
   it('pages with limit and nextCursor through every change once, in order', async () => {
     const whole = await drain(bearer, undefined, 1000);
     const stored = await service.db.read((r) =>
