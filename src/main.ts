@@ -41,6 +41,7 @@ import { lowerWorkerThreads } from './runtime/thread-priority.js';
 import { Database } from './store/database.js';
 import { migrate } from './store/migrate.js';
 import { loadFxReference } from './reference/fx-rates.js';
+import { ChangeFeed } from './changes/change-feed.js';
 import { VERSION } from './version.js';
 import { DeliveryWorker } from './webhooks/delivery-worker.js';
 import { SecretBox, webhookKeyPathFor } from './webhooks/secret-box.js';
@@ -107,6 +108,9 @@ function portInUse(setting: 'port' | 'httpPort', port: number, host: string): (e
   };
 }
 
+/** How often the change feed deletes rows older than seven days. */
+const CHANGE_PURGE_MS = 3600_000;
+
 /** Composition root: open the store, build the services, serve. Nothing else wires things up. */
 export async function startService(config: ServiceConfig, io: ServiceIo): Promise<RunningService> {
   const nowMs = io.nowMs ?? Date.now;
@@ -127,6 +131,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
   let statisticsSync: NodeJS.Timeout | undefined;
   let clickhouse: ClickHouseReports | undefined;
   let reportJobRunner: ReportJobRunner | undefined;
+  let changes: ChangeFeed | undefined;
   try {
     await migrate(db);
     await loadFxReference(db);
@@ -256,6 +261,10 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       maxUnfinishedPerOrganization: config.reportJobs.maxUnfinishedPerOrganization,
       filesBytes,
     });
+    changes = new ChangeFeed(db, now);
+    await changes.start(CHANGE_PURGE_MS, (error) =>
+      io.logError({ requestId: '-', method: '-', path: 'change feed purge', error }),
+    );
     const app = buildApp({
       organizations: new OrganizationService(db),
       accounts,
@@ -268,6 +277,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       reports,
       webhooks,
       reportJobs,
+      changes,
       authenticator: new Authenticator(keys, disabledClients, nowMs),
       tokenIssuer: new TokenIssuer({
         db,
@@ -332,6 +342,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     const stoppable = disabledClients;
     const runner = jobRunner;
     const reportRunner = reportJobRunner;
+    const feed = changes;
     return {
       db,
       port: api.port,
@@ -361,6 +372,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
           // A job still running then stays RUNNING and resumes at the next start.
           clearInterval(platformSync);
           clearInterval(statisticsSync);
+          feed.stop();
           await runner.stop(config.shutdownTimeoutMs);
           await deliveries.stop(config.shutdownTimeoutMs);
           await clickhouse?.close();
@@ -375,6 +387,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     await Promise.all(listeners.map((l) => l.close(0)));
     clearInterval(platformSync);
     clearInterval(statisticsSync);
+    changes?.stop();
     await jobRunner?.stop(0);
     await webhookDeliveries?.stop(0);
     await reportJobRunner?.stop(0);

@@ -13,6 +13,7 @@ import type { CampaignService } from '../provisioning/campaigns/campaign-service
 import type { CampaignCopyService } from '../provisioning/campaigns/campaign-copy-service.js';
 import type { MarkupService } from '../provisioning/markups/markup-service.js';
 import type { OrganizationService } from '../organizations/organization-service.js';
+import type { ChangeFeed } from '../changes/change-feed.js';
 import type { AppEnv } from './context.js';
 import { makeErrorHandler, notFoundHandler, type ErrorLogger } from './error-mapper.js';
 import { apiGuard } from './middleware/api-guard.js';
@@ -21,6 +22,7 @@ import { queryEncoding } from './middleware/query-encoding.js';
 import { requestId } from './middleware/request-id.js';
 import { transportGuard } from './middleware/transport-guard.js';
 import { registerAccountLinkRoutes } from './routes/account-links.js';
+import { registerChangeRoutes } from './routes/changes.js';
 import { registerAccountRoutes } from './routes/accounts.js';
 import { registerCampaignCopyRoutes } from './routes/campaign-copies.js';
 import { registerCampaignRoutes } from './routes/campaigns.js';
@@ -55,6 +57,8 @@ export interface AppDeps {
   reports: ReportService;
   webhooks: WebhookService;
   reportJobs: ReportJobService;
+  /** The change feed (/reporting/v0/changes). */
+  changes: ChangeFeed;
   authenticator: Authenticator;
   tokenIssuer: TokenIssuer;
   apiRate: TokenBuckets;
@@ -152,6 +156,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerReportingRoutes(app, deps.reports);
   registerWebhookRoutes(app, deps.webhooks);
   registerReportJobRoutes(app, deps.reportJobs);
+  registerChangeRoutes(app, deps.changes);
   app.openapi(healthRoute, (c) => c.json({ status: 'ok' as const }, 200));
   refuseOtherMethods(app);
 

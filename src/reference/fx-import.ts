@@ -1,6 +1,7 @@
-import { isoDate } from '../shared/dates.js';
+import { recordChange } from '../changes/change-log.js';
+import { addDays, isoDate } from '../shared/dates.js';
 import type { Database } from '../store/database.js';
-import { applyImportedRates } from './fx-imported-rates.js';
+import { applyImportedRates, MAX_CARRIED_DAYS } from './fx-imported-rates.js';
 import { parseFxRatesCsv, type ParsedFxRates } from './fx-rates-csv.js';
 import { supportedCurrencies } from './fx-rates.js';
 
@@ -72,6 +73,14 @@ export async function importFxRates(
        SELECT day::DATE, currency, units_per_eur::DECIMAL(18,8) FROM fx_import_staging ORDER BY 1, 2`,
     );
     await tx.run('DROP TABLE fx_import_staging');
+    // One shared row (organization null), not one per organization: the rates are one table every
+    // organization's reports read. The last rate also fills the days after it (carried forward).
+    await recordChange(tx, {
+      organizationId: null,
+      kind: 'FX_OR_MARKUP_CHANGED',
+      firstDay: from,
+      lastDay: addDays(to, MAX_CARRIED_DAYS),
+    });
     return applyImportedRates(tx, currencies, { from, to });
   });
   return {

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
+import { recordChange } from '../changes/change-log.js';
 import type { Database, Executor } from '../store/database.js';
 import { applyImportedRates } from './fx-imported-rates.js';
 
@@ -87,6 +88,8 @@ export async function loadFxReference(
       [REFERENCE_NAME, checksum],
     );
     await applyImportedRates(tx);
+    // A new reference file may restate any day for every organization; the first load changes no data anyone pulled.
+    if (stored) await recordChange(tx, { organizationId: null, kind: 'FX_OR_MARKUP_CHANGED' });
   });
   return { loaded: true, ...coverage };
 }

@@ -2,6 +2,7 @@ import { setImmediate } from 'node:timers/promises';
 import { DEVICE_TYPES, NETWORK_TYPES, type DailyReport } from '../platforms/connector.js';
 import type { AppendColumn, Executor } from '../store/database.js';
 import type { SqlValue } from '../store/sql-values.js';
+import { recordChange } from '../changes/change-log.js';
 import { bumpFactPartitionVersions } from './fact-partition-versions.js';
 import { rewriteRollups } from './rollups.js';
 
@@ -91,6 +92,14 @@ export async function replaceDailyReport(
             (SELECT count(*) FROM call_details WHERE ${inScope}) AS "calls"`,
     scoped,
   );
+  // The change feed lists the window replaced, whatever the platform sent for it (a restatement may remove rows).
+  await recordChange(tx, {
+    organizationId: scope.organizationId,
+    kind: 'STATISTICS_REPLACED',
+    platformAccountId: scope.adPlatformAccountId,
+    firstDay: scope.from,
+    lastDay: scope.to,
+  });
   // Staged rows would otherwise hold memory on the writer connection until the next sync.
   for (const table of STAGING_TABLES) await tx.run(`DROP TABLE IF EXISTS temp.${table}`);
   return counts!;

@@ -1,3 +1,4 @@
+import { recordChange } from '../../changes/change-log.js';
 import { notFound, unprocessable } from '../../shared/errors.js';
 import { ruleViolation } from '../../shared/zod-rules.js';
 import type { Database, Executor } from '../../store/database.js';
@@ -75,6 +76,7 @@ export class AccountService {
     const state = stateFromWrite(body);
     const { id, queued } = await this.db.write({ organizationId }, async (tx) => {
       const id = await insertAccount(tx, organizationId, state);
+      await recordChange(tx, { organizationId, kind: 'ENTITIES_CHANGED', accountId: id });
       return { id, queued: await this.queueAutoImport(tx, organizationId, id, body.autoImport) };
     });
     if (queued) this.jobs.started();
@@ -86,6 +88,7 @@ export class AccountService {
     const state = stateFromWrite(body);
     const links = await this.db.write({ organizationId }, async (tx) => {
       if (!(await updateAccount(tx, organizationId, id, state))) return undefined;
+      await recordChange(tx, { organizationId, kind: 'ENTITIES_CHANGED', accountId: id });
       await this.queueAutoImport(tx, organizationId, id, body.autoImport);
       return (await linksOf(tx, [id])).get(id) ?? [];
     });
@@ -121,6 +124,7 @@ export class AccountService {
       if (!parsed.success) throw ruleViolation(parsed.error.issues, 'account');
       const state = stateFromWrite(parsed.data);
       await updateAccount(tx, organizationId, id, state);
+      await recordChange(tx, { organizationId, kind: 'ENTITIES_CHANGED', accountId: id });
       await this.queueAutoImport(tx, organizationId, id, patch.autoImport);
       return { id, ...state, links: current.links };
     });

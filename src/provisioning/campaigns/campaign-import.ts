@@ -1,4 +1,5 @@
 import { recordEvent } from '../../events/event-log.js';
+import { recordChange } from '../../changes/change-log.js';
 import { PlatformError, type PlatformDirectory } from '../../platforms/connector.js';
 import type { Database, Executor } from '../../store/database.js';
 import type { KnownPlatformAccount } from '../platform-accounts/platform-account-store.js';
@@ -48,6 +49,7 @@ export async function importCampaign(
       tree,
       campaignGroup,
     );
+    await recordChange(tx, { organizationId, kind: 'ENTITIES_CHANGED', platformAccountId: platformAccount.id });
     // Read back by primary key for the stored importedAt and group label.
     const campaign = (await getCampaign(tx, organizationId, campaignId))!;
     await onImported?.(tx, organizationId, campaign);
@@ -77,6 +79,8 @@ export async function withAccessWatch<T>(
           [platformAccountId, organizationId],
         );
         await recordLinksLostAccess(tx, organizationId, platformAccountId, changed);
+        // Only links that were not NO_ACCESS yet change (retries of a refused call hit this again).
+        if (changed.length > 0) await recordChange(tx, { organizationId, kind: 'LINK_CHANGED', platformAccountId });
       });
     }
     throw error;

@@ -1,6 +1,7 @@
+import { recordChange } from '../../changes/change-log.js';
 import { notFound, unprocessable, type ErrorDetail } from '../../shared/errors.js';
 import { characterCount } from '../../shared/text-length.js';
-import type { Database } from '../../store/database.js';
+import type { Database, Executor } from '../../store/database.js';
 import { LABEL_NAME, LABEL_VALUE_MAX, LABELS_MAX, labelsFromRows, type Labels } from '../labels.js';
 import { SINGLE_LINE, SINGLE_LINE_MESSAGE } from '../../shared/zod-rules.js';
 import { clientLabels, ownerExists, replaceClientLabels, type LabelOwner } from './label-store.js';
@@ -67,6 +68,7 @@ export class LabelService {
       // Every value is a checked string now: stored ones were checked when written, new ones just now.
       const labels = new Map([...(merged as Map<string, string>)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
       await replaceClientLabels(tx, kind, id, labels);
+      await recordLabelChange(tx, kind, organizationId, id);
       return labelsFromRows([...labels].map(([name, value]) => ({ name, value })));
     });
   }
@@ -112,4 +114,17 @@ function summary(details: readonly ErrorDetail[]): string {
 
 function ownerNotFound(kind: LabelOwner, id: number) {
   return notFound(`No ${kind} with id ${id}.`);
+}
+
+/** Reports show labels on every day: an account's for that account, a campaign's for its platform account. */
+async function recordLabelChange(tx: Executor, kind: LabelOwner, organizationId: number, id: number): Promise<void> {
+  if (kind === 'account') {
+    await recordChange(tx, { organizationId, kind: 'ENTITIES_CHANGED', accountId: id });
+    return;
+  }
+  const campaign = await tx.one<{ platformAccountId: number }>(
+    'SELECT adplatform_account_id AS "platformAccountId" FROM campaigns WHERE organization_id = $1 AND id = $2',
+    [organizationId, id],
+  );
+  await recordChange(tx, { organizationId, kind: 'ENTITIES_CHANGED', platformAccountId: campaign?.platformAccountId });
 }

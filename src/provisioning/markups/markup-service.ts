@@ -1,3 +1,4 @@
+import { recordChange } from '../../changes/change-log.js';
 import { notFound, unprocessable } from '../../shared/errors.js';
 import type { Database, Executor } from '../../store/database.js';
 import { accountExists } from '../accounts/account-store.js';
@@ -41,17 +42,36 @@ export class MarkupService {
           })),
         );
       }
-      return insertMarkup(tx, organizationId, accountId, period);
+      const markup = await insertMarkup(tx, organizationId, accountId, period);
+      await recordMarkupChange(tx, organizationId, accountId, markup);
+      return markup;
     });
   }
 
   delete(organizationId: number, accountId: number, markupId: number): Promise<void> {
     return this.db.write({ organizationId }, async (tx) => {
       await requireAccount(tx, organizationId, accountId);
-      if (!(await deleteMarkup(tx, organizationId, accountId, markupId)))
-        throw notFound(`Account ${accountId} has no markup with id ${markupId}.`);
+      const deleted = await deleteMarkup(tx, organizationId, accountId, markupId);
+      if (!deleted) throw notFound(`Account ${accountId} has no markup with id ${markupId}.`);
+      await recordMarkupChange(tx, organizationId, accountId, deleted);
     });
   }
+}
+
+/** The account's costWithMarkup changes on the period's days. */
+function recordMarkupChange(
+  tx: Executor,
+  organizationId: number,
+  accountId: number,
+  period: { startDate: string; endDate: string | null },
+): Promise<void> {
+  return recordChange(tx, {
+    organizationId,
+    kind: 'FX_OR_MARKUP_CHANGED',
+    accountId,
+    firstDay: period.startDate,
+    lastDay: period.endDate,
+  });
 }
 
 async function requireAccount(db: Executor, organizationId: number, accountId: number): Promise<void> {

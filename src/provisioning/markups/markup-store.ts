@@ -64,16 +64,16 @@ export async function insertMarkup(
   return row!;
 }
 
-/** False when the account has no such markup in this organization; nothing is deleted then. */
+/** The deleted markup's period; undefined when the account has no such markup in this organization (nothing is deleted then). */
 export async function deleteMarkup(
   tx: Executor,
   organizationId: number,
   accountId: number,
   id: number,
-): Promise<boolean> {
-  const deleted = await tx.all(
-    'DELETE FROM markups WHERE organization_id = $1 AND account_id = $2 AND id = $3 RETURNING id',
+): Promise<{ startDate: string; endDate: string | null } | undefined> {
+  return tx.one<{ startDate: string; endDate: string | null }>(
+    `DELETE FROM markups WHERE organization_id = $1 AND account_id = $2 AND id = $3
+     RETURNING strftime(start_date, '%Y-%m-%d') AS "startDate", strftime(end_date, '%Y-%m-%d') AS "endDate"`,
     [organizationId, accountId, id],
   );
-  return deleted.length > 0;
 }

@@ -1,5 +1,6 @@
 import type { IdempotentRequest, JobQueue, StoredJob } from '../job-queue.js';
 import type { AdPlatformType, PlatformAccount, PlatformDirectory } from '../../platforms/connector.js';
+import { recordChange } from '../../changes/change-log.js';
 import { conflict, notFound, unprocessable } from '../../shared/errors.js';
 import type { Database } from '../../store/database.js';
 import { accountExists } from '../accounts/account-store.js';
@@ -140,6 +141,7 @@ export class PlatformAccountService {
       if (!(await insertLink(tx, accountId, platformAccountId, request.status))) {
         throw conflict('already_linked', `${type} account ${adPlatformId} is already linked to account ${accountId}.`);
       }
+      await recordChange(tx, { organizationId, kind: 'LINK_CHANGED', accountId, platformAccountId });
       return {
         id: platformAccountId,
         name: found.account.name,
@@ -159,6 +161,7 @@ export class PlatformAccountService {
     await this.requireAccount(organizationId, accountId);
     const known = await this.db.write({ organizationId }, async (tx) => {
       if (!(await setLinkStatus(tx, accountId, platformAccountId, status))) return undefined;
+      await recordChange(tx, { organizationId, kind: 'LINK_CHANGED', accountId, platformAccountId });
       return getKnownPlatformAccount(tx, organizationId, platformAccountId);
     });
     if (!known) throw notFound(`Ad platform account ${platformAccountId} is not linked to account ${accountId}.`);
@@ -173,7 +176,11 @@ export class PlatformAccountService {
 
   async unlink(organizationId: number, accountId: number, platformAccountId: number): Promise<void> {
     await this.requireAccount(organizationId, accountId);
-    const removed = await this.db.write({ organizationId }, (tx) => deleteLink(tx, accountId, platformAccountId));
+    const removed = await this.db.write({ organizationId }, async (tx) => {
+      const deleted = await deleteLink(tx, accountId, platformAccountId);
+      if (deleted) await recordChange(tx, { organizationId, kind: 'LINK_CHANGED', accountId, platformAccountId });
+      return deleted;
+    });
     if (!removed) throw notFound(`Ad platform account ${platformAccountId} is not linked to account ${accountId}.`);
   }
 

@@ -13,6 +13,7 @@ import { m012ConversionLag } from './012-conversion-lag.js';
 import { m013Events } from './013-events.js';
 import { m014ReportJobs } from './014-report-jobs.js';
 import { m015Webhooks } from './015-webhooks.js';
+import { m016Changes } from './016-changes.js';
 import type { Migration } from './migration.js';
 
 export type { Migration, MigrationContext } from './migration.js';
@@ -34,4 +35,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m013Events,
   m014ReportJobs,
   m015Webhooks,
+  m016Changes,
 ];

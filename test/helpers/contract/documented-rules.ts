@@ -211,6 +211,14 @@ export const RULES: readonly Rule[] = [
       markup.endDate = to;
     },
   },
+  {
+    name: 'since is a nextCursor the service issued (opaque: a generated one is refused)',
+    appliesTo: (_op, d) => d.query.since !== undefined,
+    stated: (op) => states(op, 'since', /nextCursor` of an earlier call/),
+    apply: (d) => {
+      delete d.query.since;
+    },
+  },
 ];
 
 /**
