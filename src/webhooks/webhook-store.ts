@@ -244,5 +244,12 @@ export async function purgeDeliveriesBefore(tx: Executor, cutoff: Date): Promise
     `DELETE FROM webhook_deliveries WHERE status <> 'PENDING' AND created_at < $1::TIMESTAMPTZ RETURNING id`,
     [cutoff.toISOString()],
   );
+  // Events go with their last delivery: an event older than the cutoff that no delivery names
+  // is read by nothing (the log lists deliveries), and would otherwise stay forever.
+  await tx.run(
+    `DELETE FROM events WHERE occurred_at < $1::TIMESTAMPTZ
+        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = events.id)`,
+    [cutoff.toISOString()],
+  );
   return rows.length;
 }
