@@ -1,6 +1,6 @@
 import { recordEvent } from '../events/event-log.js';
 import type { ReportService } from '../reporting/report-service.js';
-import { ApiError } from '../shared/errors.js';
+import { ApiError, OverloadedError } from '../shared/errors.js';
 import type { Database } from '../store/database.js';
 import type { ReportFiles } from './report-files.js';
 import { endpointOf, reportJobRequest } from './report-job-request.js';
@@ -83,8 +83,13 @@ export class ReportJobRunner {
   ) {}
 
   async start(): Promise<void> {
-    await this.db.write('no-report-data', (tx) => requeueRunningReportJobs(tx, this.options.now()));
-    this.files.removeLeftovers(await this.db.read(keptReportFiles));
+    // One write: the writer has a lane of its own, where a read at start could find the read pool
+    // full (the provisioning job runner polls beside it) and refuse the start.
+    const kept = await this.db.write('no-report-data', async (tx) => {
+      await requeueRunningReportJobs(tx, this.options.now());
+      return keptReportFiles(tx);
+    });
+    this.files.removeLeftovers(kept);
     await this.expire();
     this.stopped = false;
     this.sweeper = setInterval(() => {
@@ -132,7 +137,9 @@ export class ReportJobRunner {
     this.pumping = true;
     this.pump()
       .catch((error: unknown) => {
-        if (!this.stopped) this.options.log({ jobId: 0, error });
+        // A full read pool is a busy moment, not a fault: look again after pollMs.
+        if (error instanceof OverloadedError) this.scheduleNextLook(undefined);
+        else if (!this.stopped) this.options.log({ jobId: 0, error });
       })
       .finally(() => {
         this.pumping = false;

@@ -1,3 +1,4 @@
+import { OverloadedError } from '../shared/errors.js';
 import type { Database } from '../store/database.js';
 import { postJson, type PostResult } from './https-post.js';
 import { nextAttemptAt, type RetrySchedule } from './retry-schedule.js';
@@ -74,7 +75,8 @@ export class DeliveryWorker {
     this.pumping = true;
     this.pump()
       .catch((error: unknown) => {
-        if (!this.stopped) this.options.log({ deliveryId: 0, error });
+        // A full read pool is a busy moment, not a fault: look again after pollMs, quietly.
+        if (!this.stopped && !(error instanceof OverloadedError)) this.options.log({ deliveryId: 0, error });
         this.scheduleNextLook(undefined);
       })
       .finally(() => {
