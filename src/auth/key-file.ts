@@ -4,6 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { decodeCanonicalBase64url } from '../shared/base64url.js';
 import { KEY_ID } from './tokens.js';
+import { syncDirectory } from '../store/sync-directory.js';
 
 /**
  * The token-signing keys live in a file beside the database, owner-only, never inside it: a
@@ -128,13 +129,4 @@ function writeTemporary(file: string, keys: KeyFile): string {
     fs.closeSync(fd);
   }
   return temporary;
-}
-
-function syncDirectory(dir: string): void {
-  const fd = fs.openSync(dir, 'r');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
 }

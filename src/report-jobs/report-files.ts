@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { syncDirectory } from '../store/sync-directory.js';
 
 /** Which file a job's is: the organization's directory, the job id, the format. */
 export interface ReportFileKey {
@@ -100,15 +101,5 @@ export class ReportFiles {
       }
     }
     return removed;
-  }
-}
-
-/** The rename is durable once the directory entry is on disk too. */
-function syncDirectory(dir: string): void {
-  const fd = fs.openSync(dir, 'r');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
   }
 }

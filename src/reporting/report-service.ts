@@ -175,8 +175,9 @@ export class ReportService {
   async run({ plan, engine, freshness }: PreparedReport): Promise<ReportPage> {
     const report = compileReport(plan, engine.dialect, this.compileOptions);
     const compiled = report.jsonPage();
-    const totalsQuery = report.totals();
+    // totals=segments brings the totals row along: the totals statement alone only without it.
     const segmentTotalsQuery = report.segmentTotals();
+    const totalsQuery = segmentTotalsQuery === undefined ? report.totals() : undefined;
     return engine.read({ organizationId: plan.organizationId, slots: reportSlots(plan) }, async (r) => {
       const parts = await r.lazy(compiled.sql, compiled.params);
       try {
