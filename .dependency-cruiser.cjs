@@ -6,7 +6,7 @@
  * There is no baseline of known breaks: any break fails.
  */
 const LAYERS =
-  'auth|catalog|clickhouse|cli|config|demo|generator|http|jobs|organizations|planner|platforms|provisioning|reference|reporting|runtime|shared|sql|statistics|store';
+  'auth|catalog|clickhouse|cli|client|config|demo|generator|http|jobs|organizations|planner|platforms|provisioning|reference|reporting|runtime|shared|sql|statistics|store';
 const above = (...names) => `^src/(${names.join('|')})(/|\\.ts$)`;
 /** Node modules that do I/O, and the packages that open files, sockets or threads. */
 const IO_MODULES =
@@ -244,6 +244,22 @@ module.exports = {
       comment: 'The CLI calls the generator through its entry points (generate, options, store), not its internals.',
       from: { path: '^src/cli/' },
       to: { path: '^src/generator/', pathNot: '^src/generator/(generate|options|store)\\.ts$' },
+    },
+    {
+      name: 'client-stands-alone',
+      severity: 'error',
+      comment:
+        'Issue 25: src/client is the published `adreport/client` and runs in browsers: it imports only itself and openapi-fetch (no other layer, no Node module), so the package export carries nothing of the server.',
+      from: { path: '^src/client/' },
+      to: { pathNot: ['^src/client/', '^node_modules/openapi-fetch/'] },
+    },
+    {
+      name: 'server-does-not-import-client',
+      severity: 'error',
+      comment:
+        'The client calls the service over HTTP; the service never imports it (the explorer, a browser app, does).',
+      from: { path: '^src/', pathNot: ['^src/client/', '^src/explorer/'] },
+      to: { path: '^src/client/' },
     },
   ],
   options: {

@@ -37,13 +37,11 @@ export type GetInit<P extends GetPath> = MaybeOptionalInit<paths[P], 'get'>;
 export type GetData<P extends GetPath> = NonNullable<
   FetchResponse<paths[P]['get'], object, 'application/json'>['data']
 >;
-/** One row of a list or report: the element of the body's one array (its `warnings` aside). */
+/** Members of a body that are arrays but not its rows. */
+type NotRows = 'warnings' | 'segmentTotals';
+/** One row of a list or report: the element of the body's array of rows (the level's plural key). */
 export type RowOf<Body> = {
-  [K in keyof Body]-?: K extends 'warnings'
-    ? never
-    : NonNullable<Body[K]> extends ReadonlyArray<infer Row>
-      ? Row
-      : never;
+  [K in keyof Body]-?: K extends NotRows ? never : NonNullable<Body[K]> extends ReadonlyArray<infer Row> ? Row : never;
 }[keyof Body];
 
 /** The endpoints that export: every statistics report. */
@@ -81,6 +79,7 @@ export interface AdreportClient extends Client<paths, 'application/json'> {
 }
 
 const DEFAULT_LIMIT = 100;
+const NOT_ROWS: ReadonlySet<string> = new Set<NotRows>(['warnings', 'segmentTotals']);
 const MAX_RETRY_WAIT_SECONDS = 30;
 
 export function createAdreportClient(options: AdreportClientOptions): AdreportClient {
@@ -183,7 +182,7 @@ function queryOf(init: unknown): Record<string, unknown> {
 function rowsIn(body: unknown): unknown[] {
   if (Array.isArray(body)) return body;
   for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
-    if (key !== 'warnings' && Array.isArray(value)) return value;
+    if (!NOT_ROWS.has(key) && Array.isArray(value)) return value;
   }
   return [];
 }

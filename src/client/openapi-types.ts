@@ -1067,6 +1067,11 @@ export interface components {
           /** @example too_long */
           code: string;
           message: string;
+          /**
+           * @description Expression parameters (filter, sort, formulas): the 0-based offset into the parameter value where the fault is, so a client can mark it; the message says it too.
+           * @example 0
+           */
+          position?: number;
         }[];
         /** @description The X-Request-Id of the request; quote it when reporting a problem. */
         requestId: string;

@@ -22,6 +22,11 @@ export const ErrorSchema = z
             field: z.string().openapi({ example: 'account.name' }),
             code: z.string().openapi({ example: 'too_long' }),
             message: z.string(),
+            position: z.number().int().min(0).optional().openapi({
+              description:
+                'Expression parameters (filter, sort, formulas): the 0-based offset into the parameter value where the fault is, so a client can mark it; the message says it too.',
+              example: 0,
+            }),
           }),
         )
         .openapi({ description: 'One entry per broken rule; empty when the error concerns no field.' }),

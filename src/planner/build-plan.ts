@@ -243,7 +243,7 @@ const VALUE_FUNCTIONS: Readonly<Record<string, { min: number; max: number }>> = 
 
 function planCondition(context: Context, parameter: string, expr: Expr): ConditionNode {
   const fail = (message: string, at: Expr, token: string): never =>
-    invalid(parameter, `${message} at position ${at.position} near "${token}"`, 'invalid_expression');
+    invalid(parameter, `${message} at position ${at.position} near "${token}"`, 'invalid_expression', at.position);
   const linked = planLinkedAccount(context, expr, fail);
   if (linked) return linked;
   switch (expr.kind) {
@@ -383,7 +383,12 @@ function planValue(
   aliases?: Readonly<Record<string, string>>,
 ): ValueNode {
   const fail = (message: string, at: Expr, token: string, hint = ''): never =>
-    invalid(parameter, `${message} at position ${at.position + offset} near "${token}"${hint}`, 'invalid_expression');
+    invalid(
+      parameter,
+      `${message} at position ${at.position + offset} near "${token}"${hint}`,
+      'invalid_expression',
+      at.position + offset,
+    );
   switch (expr.kind) {
     case 'number':
       return literal(expr.value);
@@ -551,8 +556,9 @@ function planSort(context: Context, text: string): SortKey[] {
   for (const raw of text.split(',')) {
     const descending = raw.startsWith('-');
     const name = descending ? raw.slice(1) : raw;
+    const at = position + (descending ? 1 : 0);
     if (!/^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*){0,2}$/.test(name))
-      invalid('sort', `"${raw}" at position ${position} is not a sort key`, 'invalid_expression');
+      invalid('sort', `"${raw}" at position ${position} is not a sort key`, 'invalid_expression', position);
     const path = name.split('.');
     let value: ValueNode | undefined;
     if (path[0] === 'segments' && path[1] !== undefined) {
@@ -563,22 +569,24 @@ function planSort(context: Context, text: string): SortKey[] {
       const offered = unofferedStatistic(context, path);
       if (offered) invalid('sort', notOffered(context.endpoint, offered), 'statistic_not_available');
       if (comparedWithoutCompare(context, path))
-        invalid('sort', `${name} at position ${position + (descending ? 1 : 0)}: ${COMPARED_USE}`, 'unknown_field');
+        invalid('sort', `${name} at position ${at}: ${COMPARED_USE}`, 'unknown_field', at);
       value = resolveField(context, path, false);
       if (value?.kind === 'ref' && value.operand.kind === 'fact') value = undefined;
     }
     if (!value && name === ACCOUNT_ID && context.level.platformAccountColumn !== undefined) {
       invalid(
         'sort',
-        `${ACCOUNT_ID} at position ${position + (descending ? 1 : 0)} can be filtered on, not sorted by: a platform account may be linked to several accounts`,
+        `${ACCOUNT_ID} at position ${at} can be filtered on, not sorted by: a platform account may be linked to several accounts`,
         'unknown_field',
+        at,
       );
     }
     if (!value)
       invalid(
         'sort',
-        `unknown sort key "${name}" at position ${position + (descending ? 1 : 0)}${fieldHint(context, false, true)}, or a segment of the request`,
+        `unknown sort key "${name}" at position ${at}${fieldHint(context, false, true)}, or a segment of the request`,
         'unknown_field',
+        at,
       );
     keys.push({ value, descending });
     position += raw.length + 1;

@@ -64,7 +64,12 @@ export function buildCallDetailsPlan(request: CallDetailsRequest, now: Date): Ca
 }
 
 function fail(message: string, at: { position: number }, token: string, hint = ''): never {
-  return invalid('filter', `${message} at position ${at.position} near "${token}"${hint}`, 'invalid_expression');
+  return invalid(
+    'filter',
+    `${message} at position ${at.position} near "${token}"${hint}`,
+    'invalid_expression',
+    at.position,
+  );
 }
 
 const NOT_A_CONDITION = 'expected a condition (a comparison, in, contains/startsWith/endsWith, and/or/not)';
@@ -271,6 +276,7 @@ function planSort(text: string): SortKey[] {
         'sort',
         `unknown sort key "${name}" at position ${position + (descending ? 1 : 0)}; sort by ${CALL_DETAIL_FIELD_NAMES.join(', ')} (- for descending)`,
         'unknown_field',
+        position + (descending ? 1 : 0),
       );
     }
     keys.push({ value: ref({ kind: 'dimension', column: name }, type), descending });

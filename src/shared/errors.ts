@@ -6,6 +6,8 @@ export interface ErrorDetail {
   readonly field: string;
   readonly code: string;
   readonly message: string;
+  /** For an expression parameter (filter, sort, formulas): the 0-based offset into its value where the fault is. */
+  readonly position?: number;
 }
 
 export class ApiError extends Error {
