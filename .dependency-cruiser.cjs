@@ -6,7 +6,7 @@
  * There is no baseline of known breaks: any break fails.
  */
 const LAYERS =
-  'auth|catalog|clickhouse|cli|client|config|demo|generator|http|jobs|organizations|planner|platforms|provisioning|reference|reporting|runtime|shared|sql|statistics|store';
+  'auth|catalog|changes|clickhouse|cli|client|config|demo|events|generator|http|jobs|organizations|planner|platforms|provisioning|reference|report-jobs|reporting|runtime|shared|sql|statistics|store|webhooks';
 const above = (...names) => `^src/(${names.join('|')})(/|\\.ts$)`;
 /** Node modules that do I/O, and the packages that open files, sockets or threads. */
 const IO_MODULES =
@@ -244,6 +244,41 @@ module.exports = {
       comment: 'The CLI calls the generator through its entry points (generate, options, store), not its internals.',
       from: { path: '^src/cli/' },
       to: { path: '^src/generator/', pathNot: '^src/generator/(generate|options|store)\\.ts$' },
+    },
+    {
+      name: 'changes-below-services',
+      severity: 'error',
+      comment:
+        'Issue 24: every write of report data records a change row in its own transaction, so the change feed sits on store and shared only; the services call it, never the reverse.',
+      from: { path: '^src/changes/' },
+      to: { path: `^src/(${LAYERS})(/|\\.ts$)`, pathNot: above('changes', 'store', 'shared') },
+    },
+    {
+      name: 'events-below-services',
+      severity: 'error',
+      comment:
+        "Issue 24: the event log is written in the callers' transactions: it sits on store and shared (and the JSON type of the job queue interface).",
+      from: { path: '^src/events/' },
+      to: {
+        path: `^src/(${LAYERS})(/|\\.ts$)`,
+        pathNot: [above('events', 'store', 'shared'), '^src/provisioning/job-queue\\.ts$'],
+      },
+    },
+    {
+      name: 'webhooks-on-events',
+      severity: 'error',
+      comment:
+        'Issue 24: webhooks deliver the event log; they know events, store, config and shared, no service that emits events.',
+      from: { path: '^src/webhooks/' },
+      to: { path: `^src/(${LAYERS})(/|\\.ts$)`, pathNot: above('webhooks', 'events', 'store', 'config', 'shared') },
+    },
+    {
+      name: 'report-jobs-below-http',
+      severity: 'error',
+      comment:
+        'Issue 24: report jobs run reports through the reporting service and write files through store; http serves them, not the reverse.',
+      from: { path: '^src/report-jobs/' },
+      to: { path: above('http', 'cli', 'main', 'webhooks', 'platforms', 'statistics', 'generator', 'demo') },
     },
     {
       name: 'client-stands-alone',
