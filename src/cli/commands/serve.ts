@@ -154,6 +154,7 @@ function announce(context: CommandContext, service: RunningService): void {
   const lines = [
     `adreport listening on ${service.url} (database ${context.dbPath})`,
     `admin commands on this file run in this server, through ${adminSocketName(context.dbPath)} (owner only)`,
+    `report explorer: ${service.url}/explorer (in a browser; sign in with a client id and secret)`,
   ];
   if (service.tls?.source === 'generated' || service.tls?.source === 'existing') {
     lines.push(
