@@ -56,6 +56,9 @@ beforeAll(async () => {
   );
   const job = await waitForJob(server, token, imported.json.job.id);
   campaignId = job.result.campaign.id;
+  // The import queues the statistics backfill as a job of its own: on a loaded machine it was
+  // still running here, and the tests saw no facts in either engine.
+  await waitForIdleJobs(server, token);
   await replicated();
 });
 afterAll(() => server.close());
