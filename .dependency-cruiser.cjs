@@ -6,7 +6,7 @@
  * There is no baseline of known breaks: any break fails.
  */
 const LAYERS =
-  'auth|catalog|changes|clickhouse|cli|client|config|demo|events|generator|http|jobs|organizations|planner|platforms|provisioning|reference|report-jobs|reporting|runtime|shared|sql|statistics|store|webhooks';
+  'auth|catalog|changes|clickhouse|cli|client|config|demo|events|explorer|generator|http|jobs|organizations|planner|platforms|provisioning|reference|report-jobs|reporting|runtime|shared|sql|statistics|store|webhooks';
 const above = (...names) => `^src/(${names.join('|')})(/|\\.ts$)`;
 /** Node modules that do I/O, and the packages that open files, sockets or threads. */
 const IO_MODULES =
@@ -287,6 +287,21 @@ module.exports = {
         'Issue 25: src/client is the published `adreport/client` and runs in browsers: it imports only itself and openapi-fetch (no other layer, no Node module), so the package export carries nothing of the server.',
       from: { path: '^src/client/' },
       to: { pathNot: ['^src/client/', '^node_modules/openapi-fetch/'] },
+    },
+    {
+      name: 'explorer-is-a-browser-app',
+      severity: 'error',
+      comment:
+        'Issue 25: src/explorer is bundled for browsers by esbuild; it talks to the service through the client only (HTTP), draws with uplot, and imports no server layer and no Node module.',
+      from: { path: '^src/explorer/' },
+      to: { pathNot: ['^src/explorer/', '^src/client/', '^node_modules/uplot/'] },
+    },
+    {
+      name: 'nothing-imports-explorer',
+      severity: 'error',
+      comment: 'The explorer is a page the service serves as built files (dist/explorer), never code it runs.',
+      from: { path: '^src/', pathNot: '^src/explorer/' },
+      to: { path: '^src/explorer/' },
     },
     {
       name: 'server-does-not-import-client',

@@ -38,6 +38,11 @@ export default tseslint.config(
     },
   },
   {
+    // The explorer runs in browsers (and bundles the client with it).
+    files: ['src/explorer/**', 'src/client/**'],
+    languageOptions: { globals: globals.browser },
+  },
+  {
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs' },
     // A CommonJS preload (bench/node-threads.cjs) has only require().

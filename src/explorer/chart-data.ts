@@ -1,0 +1,147 @@
+import { TIME_SEGMENTS, type SegmentField } from './report-fields.js';
+
+/**
+ * What the chart draws, from a report page. Segmented reports are drawn from `segmentTotals`, the
+ * service's own sums per bucket over the whole filtered result (ratios of sums, never an average
+ * of rows, and every page, not only the one shown); an unsegmented report draws the page's rows.
+ */
+export type ChartModel =
+  | {
+      readonly kind: 'line';
+      readonly title: string;
+      /** Bucket starts, seconds since the epoch (UTC), ascending. */
+      readonly xs: readonly number[];
+      /** The time segment on the x axis, e.g. `Day`. */
+      readonly unit: string;
+      readonly series: ReadonlyArray<{ readonly label: string; readonly values: ReadonlyArray<number | null> }>;
+    }
+  | {
+      readonly kind: 'bars';
+      readonly title: string;
+      readonly labels: readonly string[];
+      readonly values: ReadonlyArray<number | null>;
+    }
+  | { readonly kind: 'none'; readonly reason: string };
+
+/** A bar chart of an unsegmented page shows at most this many rows. */
+export const MAX_BARS = 30;
+/** A line chart draws at most this many series (bucket combinations beyond the time axis). */
+export const MAX_LINES = 12;
+
+export interface ChartInput {
+  /** The segments asked for, in the request's order. */
+  readonly segments: readonly SegmentField[];
+  /** `statistics.<name>` or `formulas.<name>`. */
+  readonly measure: string;
+  /** The label of the measure, e.g. `clicks`. */
+  readonly measureLabel: string;
+  readonly rows: ReadonlyArray<Record<string, unknown>>;
+  readonly segmentTotals: ReadonlyArray<Record<string, unknown>> | undefined;
+  /** The member naming a row (`name`, or `text` for keywords). */
+  readonly nameField: string;
+  /** The answer warned of rows in several currencies: their money sums are null. */
+  readonly mixedCurrencies: boolean;
+}
+
+export function chartModel(input: ChartInput): ChartModel {
+  const model = drawnModel(input);
+  const values = model.kind === 'line' ? model.series.flatMap((s) => s.values) : model.kind === 'bars' ? model.values : [];
+  if (model.kind !== 'none' && values.every((v) => v === null))
+    return {
+      kind: 'none',
+      reason: `${input.measureLabel} has no value to draw${
+        input.mixedCurrencies ? ': the rows are in several currencies, so money sums are null. Choose a currency.' : '.'
+      }`,
+    };
+  return model;
+}
+
+function drawnModel(input: ChartInput): ChartModel {
+  const { segments, measure, measureLabel } = input;
+  if (segments.length === 0) return barsOfRows(input);
+  const buckets = input.segmentTotals;
+  // segmentTotals are flat: a statistic is a member of the bucket; formulas are not totalled.
+  if (!measure.startsWith('statistics.'))
+    return { kind: 'none', reason: `Segment totals hold statistics only: chart a statistic to see ${measureLabel}.` };
+  if (buckets === undefined || buckets.length === 0) return { kind: 'none', reason: 'No activity in this range.' };
+  const statistic = measure.slice('statistics.'.length);
+  const time = segments.find((s) => TIME_SEGMENTS.has(s.name));
+  const others = segments.filter((s) => s !== time);
+  const valueOf = (bucket: Record<string, unknown>) => numberOrNull(bucket[statistic]);
+  const labelOf = (bucket: Record<string, unknown>, of: readonly SegmentField[]) =>
+    of.map((s) => String(segmentValue(bucket, s) ?? '–')).join(' · ');
+
+  if (time === undefined) {
+    return {
+      kind: 'bars',
+      title: `${measureLabel} by ${segments.map((s) => s.name).join(' and ')}`,
+      labels: buckets.map((b) => labelOf(b, segments)),
+      values: buckets.map(valueOf),
+    };
+  }
+  const xs = [...new Set(buckets.map((b) => bucketStart(time.name, segmentValue(b, time))))]
+    .filter((x): x is number => x !== undefined)
+    .sort((a, b) => a - b);
+  const column = new Map(xs.map((x, i) => [x, i]));
+  const series = new Map<string, Array<number | null>>();
+  for (const bucket of buckets) {
+    const x = bucketStart(time.name, segmentValue(bucket, time));
+    if (x === undefined) continue;
+    const label = others.length === 0 ? measureLabel : labelOf(bucket, others);
+    let values = series.get(label);
+    if (values === undefined) {
+      if (series.size >= MAX_LINES) continue;
+      values = xs.map(() => null);
+      series.set(label, values);
+    }
+    values[column.get(x)!] = valueOf(bucket);
+  }
+  return {
+    kind: 'line',
+    title: `${measureLabel} by ${time.name}${others.length > 0 ? ` and ${others.map((s) => s.name).join(', ')}` : ''}`,
+    xs,
+    unit: time.name,
+    series: [...series].map(([label, values]) => ({ label, values })),
+  };
+}
+
+function barsOfRows(input: ChartInput): ChartModel {
+  const rows = input.rows.slice(0, MAX_BARS);
+  if (rows.length === 0) return { kind: 'none', reason: 'No rows.' };
+  const [group, name] = splitMeasure(input.measure);
+  return {
+    kind: 'bars',
+    title: `${input.measureLabel}${input.rows.length > MAX_BARS ? `, first ${MAX_BARS} rows of the page` : ''}`,
+    labels: rows.map((row) => String(row[input.nameField] ?? row.id ?? '')),
+    values: rows.map((row) => numberOrNull((row[group] as Record<string, unknown> | undefined)?.[name])),
+  };
+}
+
+function splitMeasure(measure: string): [string, string] {
+  const dot = measure.indexOf('.');
+  return [measure.slice(0, dot), measure.slice(dot + 1)];
+}
+
+function segmentValue(bucket: Record<string, unknown>, segment: SegmentField): unknown {
+  const key = segment.key.replace(/^segments\./, '');
+  return (bucket.segments as Record<string, unknown> | undefined)?.[key];
+}
+
+function numberOrNull(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+/** The first day of a time bucket, in epoch seconds (UTC); undefined for a value of another shape. */
+export function bucketStart(segment: string, value: unknown): number | undefined {
+  const text = String(value);
+  let match: RegExpExecArray | null;
+  let ms: number | undefined;
+  if ((segment === 'Day' || segment === 'Week') && (match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text)))
+    ms = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]));
+  else if (segment === 'Month' && (match = /^(\d{4})-(\d{2})$/.exec(text)))
+    ms = Date.UTC(Number(match[1]), Number(match[2]) - 1, 1);
+  else if (segment === 'Quarter' && (match = /^(\d{4})-Q([1-4])$/.exec(text)))
+    ms = Date.UTC(Number(match[1]), (Number(match[2]) - 1) * 3, 1);
+  else if (segment === 'Year' && (match = /^(\d{4})$/.exec(text))) ms = Date.UTC(Number(match[1]), 0, 1);
+  return ms === undefined ? undefined : ms / 1000;
+}
