@@ -11,6 +11,7 @@ import type { ServiceConfig } from './config/config.js';
 import { seedDemoData } from './demo/demo-data.js';
 import { seedDemo, type DemoSeed } from './demo/demo-seed.js';
 import { buildApp, servedRoutes } from './http/app.js';
+import { loadExplorerAssets } from './http/explorer-assets.js';
 import type { ErrorLogger } from './http/error-mapper.js';
 import { listenApi, listenPlainHttpRefusal, type Listener } from './http/listeners.js';
 import { loadTls, type TlsMaterial } from './http/tls.js';
@@ -59,6 +60,8 @@ export interface ServiceIo {
    * inside their own process leave it out.
    */
   nodeThreads?: ReadonlySet<number> | undefined;
+  /** Where the built explorer is (default: dist/explorer of this package, what `npm run build` writes). */
+  explorerDir?: string;
 }
 
 export interface RunningService {
@@ -278,6 +281,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       webhooks,
       reportJobs,
       changes,
+      explorer: loadExplorerAssets(io.explorerDir),
       authenticator: new Authenticator(keys, disabledClients, nowMs),
       tokenIssuer: new TokenIssuer({
         db,

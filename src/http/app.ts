@@ -38,6 +38,8 @@ import { registerOrganizationRoutes } from './routes/organization.js';
 import { registerOAuthMetadataRoute } from './routes/oauth-metadata.js';
 import { registerTokenRoute } from './routes/token.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
+import { registerExplorerRoutes } from './routes/explorer.js';
+import type { ExplorerAssets } from './explorer-assets.js';
 import type { WebhookService } from '../webhooks/webhook-service.js';
 import { validationHook } from './validation.js';
 import { errorResponses } from './openapi-errors.js';
@@ -59,6 +61,8 @@ export interface AppDeps {
   reportJobs: ReportJobService;
   /** The change feed (/reporting/v0/changes). */
   changes: ChangeFeed;
+  /** The browser explorer's built files (GET /explorer). */
+  explorer: ExplorerAssets;
   authenticator: Authenticator;
   tokenIssuer: TokenIssuer;
   apiRate: TokenBuckets;
@@ -158,6 +162,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerReportJobRoutes(app, deps.reportJobs);
   registerChangeRoutes(app, deps.changes);
   app.openapi(healthRoute, (c) => c.json({ status: 'ok' as const }, 200));
+  registerExplorerRoutes(app, deps.explorer);
   refuseOtherMethods(app);
 
   registerDocumentComponents(app.openAPIRegistry);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { serviceConfigSchema, type ServiceConfigInput } from '../../src/config/config.js';
-import { startService, type RunningService } from '../../src/main.js';
+import { startService, type RunningService, type ServiceIo } from '../../src/main.js';
 import { basic, FORM, HttpClient } from './http.js';
 
 export interface TestServer {
@@ -25,6 +25,7 @@ export function tempDir(prefix = 'adreport-test-'): string {
 export async function startTestServer(
   overrides: ServiceConfigInput = {},
   clock?: { nowMs: () => number },
+  io: Pick<ServiceIo, 'explorerDir'> = {},
 ): Promise<TestServer> {
   const dir = tempDir();
   const errors: unknown[] = [];
@@ -37,7 +38,11 @@ export async function startTestServer(
     statistics: { backfillDays: 10 },
     ...overrides,
   });
-  const service = await startService(config, { logError: (entry) => errors.push(entry.error), nowMs: clock?.nowMs });
+  const service = await startService(config, {
+    logError: (entry) => errors.push(entry.error),
+    nowMs: clock?.nowMs,
+    ...io,
+  });
   if (!service.demo?.created) throw new Error('demo client was not created');
   const { clientId, clientSecret } = service.demo.client;
   const http = new HttpClient(service.url, service.tls?.cert);
