@@ -334,6 +334,19 @@ describe('the explorer in Chromium', () => {
     expect((await table()).headers).toContain('clicks2');
   });
 
+  it('leads the keyboard from the top of the page to the results, keeping the report in the address', async () => {
+    const url = page.url();
+    // Backwards from the form's first control: the header's Sign out, then the skip link.
+    await page.focus('#endpoint');
+    await page.keyboard.press('Shift+Tab');
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.id)).toBe('sign-out');
+    await page.keyboard.press('Shift+Tab');
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.id)).toBe('skip-link');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.id)).toBe('results');
+    expect(page.url()).toBe(url);
+  });
+
   it('passes the axe-core accessibility rules (WCAG 2.1 A and AA, best practices) on the report', async () => {
     await page.fill('#filter', 'statistics.clicks > 0');
     await page.click('#run');

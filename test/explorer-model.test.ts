@@ -240,7 +240,7 @@ describe('the chart', () => {
           { segments: { deviceType: 'MOBILE' }, cost: null },
         ],
         nameField: 'name',
-      mixedCurrencies: false,
+        mixedCurrencies: false,
       }),
     ).toEqual({ kind: 'bars', title: 'cost by DeviceType', labels: ['DESKTOP', 'MOBILE'], values: [1.5, null] });
     const rows = Array.from({ length: MAX_BARS + 3 }, (_, i) => ({ id: i, text: `kw ${i}`, formulas: { f: i * 2 } }));
@@ -270,10 +270,12 @@ describe('the chart', () => {
       reason: 'No activity in this range.',
     });
     const nullMoney = [{ segments: { day: '2026-11-01' }, cost: null }];
-    expect(chartModel({ ...base, measure: 'statistics.cost', measureLabel: 'cost', segmentTotals: nullMoney })).toEqual({
-      kind: 'none',
-      reason: 'cost has no value to draw.',
-    });
+    expect(chartModel({ ...base, measure: 'statistics.cost', measureLabel: 'cost', segmentTotals: nullMoney })).toEqual(
+      {
+        kind: 'none',
+        reason: 'cost has no value to draw.',
+      },
+    );
     const mixed = chartModel({
       ...base,
       mixedCurrencies: true,

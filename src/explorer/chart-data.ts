@@ -45,7 +45,8 @@ export interface ChartInput {
 
 export function chartModel(input: ChartInput): ChartModel {
   const model = drawnModel(input);
-  const values = model.kind === 'line' ? model.series.flatMap((s) => s.values) : model.kind === 'bars' ? model.values : [];
+  const values =
+    model.kind === 'line' ? model.series.flatMap((s) => s.values) : model.kind === 'bars' ? model.values : [];
   if (model.kind !== 'none' && values.every((v) => v === null))
     return {
       kind: 'none',

@@ -16,6 +16,13 @@ import { setUpSignIn, type Session } from './sign-in.js';
  */
 const signIn = setUpSignIn(start);
 signIn.show();
+// The skip link moves the focus itself: following its #results would replace the report's fragment.
+byId('skip-link', HTMLAnchorElement).addEventListener('click', (event) => {
+  event.preventDefault();
+  const results = byId('results', HTMLElement);
+  results.scrollIntoView();
+  results.focus();
+});
 
 async function start(session: Session): Promise<void> {
   const endpoints = await fetchEndpoints(session.client);
