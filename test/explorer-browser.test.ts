@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import axe from 'axe-core';
 import type { BrowserContext, Page } from 'playwright-core';
+import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './helpers/browser.js';
 import {
@@ -283,6 +284,36 @@ describe('the explorer in Chromium', () => {
       /filename="([^"]+)"/.exec(String(exported.headers['content-disposition']))![1],
     );
     expect(saved.split('\n')[0]).toContain('segments.deviceType');
+  });
+
+  it('downloads NDJSON and Parquet too, each the bytes of the API export', async () => {
+    const dispatcher = new Agent({ connect: { ca: fx.service.tls?.cert, servername: 'localhost' } });
+    try {
+      for (const format of ['ndjson', 'parquet']) {
+        const [download] = await Promise.all([
+          page.waitForEvent('download'),
+          page.click(`#downloads button[data-format="${format}"]`),
+        ]);
+        await page.waitForSelector(`#download-status:has-text(".${format}:")`);
+        const query = new URLSearchParams({
+          dateRange: 'LAST_30_DAYS',
+          segments: 'DeviceType',
+          sort: '-statistics.clicks',
+          format,
+        });
+        const res = await request(`${fx.service.url}/reporting/v0/campaigns?${query}`, {
+          headers: { authorization: `Bearer ${org.token}` },
+          dispatcher,
+        });
+        expect(res.statusCode).toBe(200);
+        const exported = Buffer.from(await res.body.arrayBuffer());
+        expect(exported.length, format).toBeGreaterThan(100);
+        expect(fs.readFileSync((await download.path())!).equals(exported), format).toBe(true);
+        expect(download.suggestedFilename().endsWith(`.${format}`)).toBe(true);
+      }
+    } finally {
+      await dispatcher.close();
+    }
   });
 
   it("shows a filter error under the filter, with the service's message and the fault marked", async () => {
