@@ -363,6 +363,8 @@ describe('the explorer in Chromium', () => {
     await settled();
     expect(await page.textContent('#formulas-error')).toBe('');
     expect((await table()).headers).toContain('clicks2');
+    // The chart still draws what was picked before these runs from the form.
+    expect(await page.inputValue('#chart-measure')).toBe('statistics.clicks');
   });
 
   it('leads the keyboard from the top of the page to the results, keeping the report in the address', async () => {

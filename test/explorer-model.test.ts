@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bucketStart, chartModel, MAX_BARS, MAX_LINES } from '../src/explorer/chart-data.js';
 import type { SegmentField } from '../src/explorer/report-fields.js';
-import { exportQuery, formulaText, pageQuery, typedPosition } from '../src/explorer/report-query.js';
+import { exportQuery, formulaText, formulaTypes, pageQuery, typedPosition } from '../src/explorer/report-query.js';
 import { DEFAULT_STATE, hashOfState, stateFromHash, type ReportState } from '../src/explorer/report-state.js';
 
 /**
@@ -150,6 +150,18 @@ describe('formulas: one per line in the box, one comma list on the wire', () => 
         }
       }),
     );
+  });
+
+  it("reads each formula's type for the table, and none from a line that is not one formula", () => {
+    const types = formulaTypes(
+      formulaText(
+        ' cpa : statistics.cost / statistics.conversions : Money\nshare:statistics.clicks / 2:Percentage\nbad line',
+      ),
+    );
+    expect([...types]).toEqual([
+      ['cpa', 'Money'],
+      ['share', 'Percentage'],
+    ]);
   });
 
   it('puts a position at the end of the text at the end of the last formula', () => {

@@ -103,7 +103,8 @@ describe('GET /explorer', () => {
   });
 
   it('serves every file the page refers to, each with its type and the same policy', async () => {
-    const { urls } = referencesOf((await get('/explorer')).text);
+    const page = await get('/explorer');
+    const { urls } = referencesOf(page.text);
     const types: Record<string, string> = {
       '.js': 'text/javascript; charset=utf-8',
       '.css': 'text/css; charset=utf-8',

@@ -32,7 +32,8 @@ async function start(session: Session): Promise<void> {
   let running: AbortController | undefined;
   let current: ReportState | undefined;
 
-  const form = new ReportForm(endpoints, navigate);
+  // A run from the form keeps the statistic the chart draws (it falls back to the first one shown when gone).
+  const form = new ReportForm(endpoints, (state) => navigate({ ...state, chart: current?.chart }));
   const results = new ResultsView({
     navigate,
     chartChanged(state) {

@@ -23,13 +23,3 @@ export function formatNumber(value: unknown, type: DisplayType): string {
 export function formatCount(value: number): string {
   return FORMATS.Integer.format(value);
 }
-
-/** Each formula's display type, from the box's `name:expression:Type` lines (a line of several formulas: Decimal). */
-export function formulaTypes(formulas: string): Map<string, DisplayType> {
-  const types = new Map<string, DisplayType>();
-  for (const line of formulas.split('\n')) {
-    const match = /^\s*([A-Za-z][A-Za-z0-9_]*)\s*:.*:\s*(Integer|Decimal|Money|Percentage)\s*$/.exec(line);
-    if (match) types.set(match[1]!, match[2] as DisplayType);
-  }
-  return types;
-}

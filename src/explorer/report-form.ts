@@ -60,7 +60,7 @@ export class ReportForm {
     this.dateRangeSelect.addEventListener('change', () => this.enableDates());
     this.form.addEventListener('submit', (event) => {
       event.preventDefault();
-      onSubmit({ ...this.read(), offset: 0 });
+      onSubmit(this.read());
     });
   }
 
@@ -92,7 +92,7 @@ export class ReportForm {
     this.currency.value = state.currency;
   }
 
-  /** The state the form describes (offset and chart are the caller's). */
+  /** The state the form describes, at its first page (the chart is the caller's). */
   read(): ReportState {
     const endpoint = this.endpointOf(this.endpointSelect.value);
     const checked = (container: HTMLElement) => this.boxes(container).filter((b) => b.checked);
@@ -150,11 +150,9 @@ export class ReportForm {
           h('code', {}, text.slice(0, at), h('mark', {}, text.slice(at, at + length) || ' '), text.slice(at + length)),
         ),
       );
-      const input = control as HTMLInputElement | HTMLTextAreaElement;
-      input.focus();
-      input.setSelectionRange(at, at + length);
+      (control as HTMLInputElement | HTMLTextAreaElement).setSelectionRange(at, at + length);
     }
-    if (position === undefined) control.focus();
+    control.focus();
     return true;
   }
 

@@ -1,4 +1,5 @@
 import type { operations } from '../client/index.js';
+import type { DisplayType } from './number-format.js';
 import type { ReportState } from './report-state.js';
 
 /** The query of a statistics endpoint (every one takes the campaigns endpoint's parameters or fewer). */
@@ -41,6 +42,17 @@ export function typedPosition(formulas: FormulaText, position: number): number {
   }
   const last = formulas.pieces.at(-1);
   return last === undefined ? 0 : last.typed + last.length;
+}
+
+/** Each formula's display type, from its `name:expression:Type` (a piece that is not one formula: none). */
+export function formulaTypes(formulas: FormulaText): Map<string, DisplayType> {
+  const types = new Map<string, DisplayType>();
+  for (const piece of formulas.pieces) {
+    const text = formulas.value.slice(piece.sent, piece.sent + piece.length);
+    const match = /^([A-Za-z][A-Za-z0-9_]*)\s*:.*:\s*(Integer|Decimal|Money|Percentage)$/.exec(text);
+    if (match) types.set(match[1]!, match[2] as DisplayType);
+  }
+  return types;
 }
 
 /** The query of the report's JSON page: the state, with totals (per bucket when segmented). */

@@ -1,5 +1,5 @@
 import { h } from './dom.js';
-import { formatNumber, type DisplayType } from './number-format.js';
+import { formatCount, formatNumber, type DisplayType } from './number-format.js';
 import type { SegmentField } from './report-fields.js';
 
 export interface Column {
@@ -101,7 +101,7 @@ function totalsRow(input: TableInput): HTMLTableSectionElement {
   // The label spans the columns before the first statistic; each statistic gets its total.
   const firstTotalled = input.columns.findIndex((c) => c.totalled);
   const labelSpan = firstTotalled === -1 ? input.columns.length : firstTotalled;
-  const label = `Totals of all ${formatNumber(input.totalCount, 'Integer')} rows${
+  const label = `Totals of all ${formatCount(input.totalCount)} rows${
     typeof totals.currency === 'string' ? ` (${totals.currency})` : ''
   }`;
   const cells = input.columns

@@ -1,7 +1,8 @@
 import { chartModel } from './chart-data.js';
 import { byId, h, replaceChildren } from './dom.js';
-import { formatCount, formulaTypes, type DisplayType } from './number-format.js';
+import { formatCount, type DisplayType } from './number-format.js';
 import type { ReportAnswer } from './report-api.js';
+import { formulaText, formulaTypes } from './report-query.js';
 import { ReportChart } from './report-chart.js';
 import { shownStatistics, type ReportEndpoint, type SegmentField } from './report-fields.js';
 import type { ReportState } from './report-state.js';
@@ -96,7 +97,7 @@ export class ResultsView {
   private columns() {
     const { answer, state, endpoint } = this.shown!;
     const statistics = shownStatistics(endpoint, state.statistics);
-    const types = formulaTypes(state.formulas);
+    const types = formulaTypes(formulaText(state.formulas));
     const first = answer.rows[0]?.formulas as Record<string, unknown> | undefined;
     const formulaNames = first ? Object.keys(first) : [...types.keys()];
     return reportColumns(

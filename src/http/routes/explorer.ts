@@ -52,8 +52,9 @@ export function registerExplorerRoutes(app: OpenAPIHono<AppEnv>, assets: Explore
   app.get(`${EXPLORER_PATH}/`, (c) => c.redirect(EXPLORER_PATH, 308));
   app.get(`${EXPLORER_PATH}/:file{[A-Za-z0-9._-]+}`, (c) => {
     const name = c.req.param('file');
-    // The page has one address; its file is not served twice under another name.
-    return serve(c, name === 'index.html' ? '' : name);
+    // The page has one address, /explorer: its file is not served under a second one.
+    if (name === 'index.html') throw new ApiError(404, 'not_found', `No file ${EXPLORER_PATH}/${name}.`);
+    return serve(c, name);
   });
 }
 
