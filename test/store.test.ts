@@ -134,6 +134,45 @@ describe('the WAL (issue 19 item 23)', () => {
   });
 });
 
+describe('durable before visible (issue 34)', () => {
+  it('a wide UPDATE is in the WAL when its commit returns: DuckDB does not checkpoint it in place of the WAL', async () => {
+    const { db, file } = await openFresh();
+    const columns = Array.from({ length: 40 }, (_, i) => `c${i}`);
+    await db.write('all-organizations', async (tx) => {
+      await tx.run(`CREATE TABLE wide (id INTEGER, ${columns.map((c) => `${c} VARCHAR`).join(', ')})`);
+      await tx.run(`INSERT INTO wide SELECT r, ${columns.map(() => "'old'").join(', ')} FROM range(100) t(r)`);
+    });
+    await db.close();
+    const reopened = await Database.open(file, { readConnections: 1, maxQueued: 8 });
+    const walBytes = () => fs.statSync(`${file}.wal`, { throwIfNoEntry: false })?.size ?? 0;
+    expect(walBytes()).toBe(0);
+    // DuckDB estimates ~40 KB per column an UPDATE names: far past 1 MiB here, for a few KB of WAL.
+    await reopened.write('all-organizations', (tx) =>
+      tx.run(`UPDATE wide SET ${columns.map((c) => `${c} = 'new'`).join(', ')} WHERE id = 7`),
+    );
+    expect(walBytes()).toBeGreaterThan(0);
+    expect(walBytes()).toBeLessThan(64 * 1024);
+    const row = await reopened.read((r) => r.one<{ c39: string }>('SELECT c39 FROM wide WHERE id = 7'));
+    expect(row!.c39).toBe('new');
+    await reopened.close();
+  });
+
+  it('checkpoints after the write that took the WAL past 1 MiB, not inside it', async () => {
+    const { db, file } = await openFresh();
+    const walBytes = () => fs.statSync(`${file}.wal`, { throwIfNoEntry: false })?.size ?? 0;
+    await db.write('all-organizations', (tx) => tx.run('CREATE TABLE filler (t VARCHAR)'));
+    await db.write('all-organizations', (tx) =>
+      tx.run("INSERT INTO filler SELECT repeat('x', 1000) || r FROM range(1500) t(r)"),
+    );
+    // The commit returned with its ~1.5 MB in the WAL; the checkpoint is the write lane's next task.
+    expect(walBytes()).toBeGreaterThan(1024 * 1024);
+    await db.write('no-report-data', async () => undefined);
+    expect(walBytes()).toBeLessThan(64 * 1024);
+    expect((await db.read((r) => r.one<{ n: number }>('SELECT count(*)::INT AS n FROM filler')))!.n).toBe(1500);
+    await db.close();
+  });
+});
+
 describe('the data directory', () => {
   it('is closed to SQL file functions, so no query can read the token key file beside the database', async () => {
     const { file } = await openFresh();

@@ -238,12 +238,27 @@ export const DEFAULT_REPORT_CONCURRENCY = 2;
 export const DEFAULT_EXPORT_CONNECTIONS = 2;
 
 /**
- * DuckDB checkpoints at the commit that takes the WAL past this (its default is 16 MiB). Replaying
- * a crash's WAL of account creates took ~0.45 s per MiB (6 MiB: 2.5-2.7 s), while a checkpoint
- * of that much costs ~0.1 s, and 4-22 ms after a few small writes on 3.9 M fact rows. So 1 MiB:
- * a restart after a crash replays at most ~0.5 s (README, Design: WAL and checkpoints).
+ * A checkpoint follows the write that took the WAL file past this many bytes. Replaying a crash's
+ * WAL of account creates took ~0.45 s per MiB (6 MiB: 2.5-2.7 s), while a checkpoint of that much
+ * costs ~0.1 s, and 4-22 ms after a few small writes on 3.9 M fact rows. So 1 MiB: a restart after
+ * a crash replays at most ~0.5 s (README, Design: WAL and checkpoints).
  */
-const WAL_CHECKPOINT_THRESHOLD = '1MiB';
+const WAL_CHECKPOINT_BYTES = 1024 * 1024;
+
+/**
+ * DuckDB's own checkpoint-at-commit is switched off, measured on the WAL bytes a commit would add
+ * as DuckDB estimates them, and for a large one it does not write the WAL at all: it publishes
+ * the commit to other connections, then checkpoints, then returns (`auto_checkpoint_skip_wal_threshold`,
+ * 100 KB). A `kill -9` in between lost values other clients had read and let ids they had seen be
+ * issued again (issue 34). The estimate of an UPDATE is ~40 KB per column changed, whatever the
+ * row (an account PUT: ~1.5 MB for 5 KB of WAL), so every PUT ran a checkpoint inside its commit.
+ * With both thresholds out of reach every commit is in the WAL, synced, before anyone sees it, and
+ * the service checkpoints on the WAL file's real size instead (`checkpointIfDue`).
+ */
+const DUCKDB_NEVER = {
+  checkpoint_threshold: '1000000GB',
+  auto_checkpoint_skip_wal_threshold: String(Number.MAX_SAFE_INTEGER),
+};
 
 /**
  * The one DuckDB instance of this process (DESIGN D1): a small pool of read connections,
@@ -260,6 +275,9 @@ export class Database {
   private readonly onReportTime: DatabaseOptions['onReportTime'];
   private readonly writeLimiter: WorkLimiter;
   private closed = false;
+  /** A checkpoint is queued in the write lane and has not run yet. */
+  private checkpointQueued = false;
+  private readonly walPath: string;
   /** Bumped by every commit, so read connections know which cached plans predate a data change. */
   private writeEpoch = 0;
 
@@ -278,6 +296,7 @@ export class Database {
     private readonly connections: DuckDBConnection[],
     options: DatabaseOptions,
   ) {
+    this.walPath = `${path.resolve(dbPath)}.wal`;
     const track = (rows: LazyRows) => this.trackLazyRows(rows);
     this.writer = new ConnectionExecutor(connections[0]!, track);
     const reader = (c: DuckDBConnection) => new ConnectionExecutor(c, track, () => this.writeEpoch);
@@ -301,8 +320,8 @@ export class Database {
       // No internet here, and no extension may be fetched or loaded behind our back.
       autoinstall_known_extensions: 'false',
       autoload_known_extensions: 'false',
-      // Bounds the WAL that a crash leaves to replay: set here, since the hardening locks the configuration.
-      checkpoint_threshold: WAL_CHECKPOINT_THRESHOLD,
+      // Set here, since the hardening locks the configuration.
+      ...DUCKDB_NEVER,
     };
     if (options.memoryLimit) config.memory_limit = options.memoryLimit;
     if (options.threads) config.threads = String(options.threads);
@@ -405,6 +424,7 @@ export class Database {
         const result = await work(this.writer);
         committing = true;
         await this.writer.run('COMMIT');
+        this.checkpointIfDue();
         return result;
       } catch (error) {
         await this.writer.run('ROLLBACK').catch(() => undefined);
@@ -417,6 +437,27 @@ export class Database {
         if (committing) this.versions.advance(scope);
       }
     });
+  }
+
+  /**
+   * Queues a checkpoint behind the current write once the WAL file holds more than
+   * WAL_CHECKPOINT_BYTES: the write that crossed it answers at once, the next one waits for the
+   * checkpoint (~10-30 ms). Every commit is in the WAL already, so a checkpoint that fails or is
+   * refused (a full queue) loses nothing: a later write queues it again.
+   */
+  private checkpointIfDue(): void {
+    if (this.checkpointQueued || this.closed) return;
+    const walBytes = fs.statSync(this.walPath, { throwIfNoEntry: false })?.size ?? 0;
+    if (walBytes <= WAL_CHECKPOINT_BYTES) return;
+    this.checkpointQueued = true;
+    this.writeLimiter
+      .run(() => {
+        this.checkpointQueued = false;
+        return this.writer.run('CHECKPOINT');
+      })
+      .catch(() => {
+        this.checkpointQueued = false;
+      });
   }
 
   /**
