@@ -266,6 +266,45 @@ describe('GET /reporting/v0/changes', () => {
     expect((await drain(bearer, cursor)).changes).toHaveLength(changes.length);
   });
 
+  it('lists nothing for a PUT, PATCH or label write that changes nothing, and the one field that did change', async () => {
+    const { cursor } = await drain(bearer);
+    const account = `${P}/accounts/id/${accountId}`;
+    const stored = (await http.get(account, { authorization: `Bearer ${bearer}` })).json.account;
+    const { id, language, country, linkedAdPlatformAccounts, ...same } = stored;
+    expect(id).toBe(accountId);
+    expect(linkedAdPlatformAccounts).toBeInstanceOf(Array);
+    const unchanged = { ...same, languageCode: language, countryCode: country };
+    const writes = [
+      await jsonRequest(server, bearer, 'PUT', account, { account: unchanged }),
+      await jsonRequest(
+        server,
+        bearer,
+        'PATCH',
+        account,
+        { account: { name: stored.name } },
+        'application/merge-patch+json',
+      ),
+      await jsonRequest(server, bearer, 'PUT', `${account}/labels`, { labels: stored.labels }),
+      await jsonRequest(server, bearer, 'PATCH', `${account}/labels`, { labels: { absentLabel: null } }),
+    ];
+    expect(writes.map((w) => w.status)).toEqual([200, 200, 200, 200]);
+    expect((await drain(bearer, cursor)).changes).toEqual([]);
+    const changed = await jsonRequest(
+      server,
+      bearer,
+      'PATCH',
+      account,
+      { account: { field2: 'now set' } },
+      'application/merge-patch+json',
+    );
+    expect(changed.status).toBe(200);
+    const after = (await http.get(account, { authorization: `Bearer ${bearer}` })).json.account;
+    expect(after).toEqual({ ...stored, field2: 'now set' });
+    expect((await drain(bearer, cursor)).changes.map(what)).toEqual([
+      { kind: 'ENTITIES_CHANGED', platformAccountId: null, accountId, firstDay: null, lastDay: null },
+    ]);
+  });
+
   it('lists a link the platform made NO_ACCESS once, however often the platform refuses', async () => {
     const linked = await linkedGoogleAccount(server, bearer, 'Revoked');
     const { cursor } = await drain(bearer);

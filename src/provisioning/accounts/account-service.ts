@@ -4,7 +4,7 @@ import { ruleViolation } from '../../shared/zod-rules.js';
 import type { Database, Executor } from '../../store/database.js';
 import type { JobQueue } from '../job-queue.js';
 import type { Labels } from '../labels.js';
-import { linksOf, type LinkedPlatformAccount } from '../platform-accounts/platform-account-store.js';
+import type { LinkedPlatformAccount } from '../platform-accounts/platform-account-store.js';
 import {
   accountWriteSchema,
   CUSTOM_FIELDS,
@@ -12,6 +12,7 @@ import {
   stateFromWrite,
   writeFromState,
   type AccountPatch,
+  type AccountState,
   type AccountWrite,
 } from './account-schema.js';
 import { accountListPage, type AccountListPage } from './account-list-page.js';
@@ -71,6 +72,12 @@ export class AccountService {
     return true;
   }
 
+  /** Writes what differs from the stored account; a change of nothing changes no report, so the feed lists none. */
+  private async store(tx: Executor, organizationId: number, current: StoredAccount, next: AccountState): Promise<void> {
+    if (await updateAccount(tx, organizationId, current.id, current, next))
+      await recordChange(tx, { organizationId, kind: 'ENTITIES_CHANGED', accountId: current.id });
+  }
+
   // Writes answer from the state they stored; reading it back cost half of a create (measured).
   async create(organizationId: number, body: AccountWrite): Promise<StoredAccount> {
     const state = stateFromWrite(body);
@@ -87,10 +94,11 @@ export class AccountService {
   async replace(organizationId: number, id: number, body: AccountWrite): Promise<StoredAccount> {
     const state = stateFromWrite(body);
     const links = await this.db.write({ organizationId }, async (tx) => {
-      if (!(await updateAccount(tx, organizationId, id, state))) return undefined;
-      await recordChange(tx, { organizationId, kind: 'ENTITIES_CHANGED', accountId: id });
+      const current = await getAccount(tx, organizationId, id);
+      if (!current) return undefined;
+      await this.store(tx, organizationId, current, state);
       await this.queueAutoImport(tx, organizationId, id, body.autoImport);
-      return (await linksOf(tx, [id])).get(id) ?? [];
+      return current.links;
     });
     if (!links) throw accountNotFound(id);
     if (body.autoImport === true) this.jobs.started();
@@ -123,8 +131,7 @@ export class AccountService {
       const parsed = accountWriteSchema.safeParse(Object.fromEntries(merged));
       if (!parsed.success) throw ruleViolation(parsed.error.issues, 'account');
       const state = stateFromWrite(parsed.data);
-      await updateAccount(tx, organizationId, id, state);
-      await recordChange(tx, { organizationId, kind: 'ENTITIES_CHANGED', accountId: id });
+      await this.store(tx, organizationId, current, state);
       await this.queueAutoImport(tx, organizationId, id, patch.autoImport);
       return { id, ...state, links: current.links };
     });

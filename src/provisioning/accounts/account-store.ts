@@ -1,6 +1,7 @@
 import type { Executor } from '../../store/database.js';
-import { sqlDouble, type SqlValue } from '../../store/sql-values.js';
+import { SqlDouble, sqlDouble, type SqlValue } from '../../store/sql-values.js';
 import { labelsFromRows, type Labels } from '../labels.js';
+import { writeClientLabels } from '../labels/label-store.js';
 import { linksOf, type LinkedPlatformAccount } from '../platform-accounts/platform-account-store.js';
 import { CUSTOM_FIELDS, NUMBER_FIELDS, type AccountState } from './account-schema.js';
 
@@ -69,28 +70,39 @@ export async function insertAccount(tx: Executor, organizationId: number, state:
   return row!.id;
 }
 
-/** False when the organization has no such account; nothing is written then. */
+/**
+ * Writes the columns and labels in which `next` differs from `current` (the account as read in
+ * this transaction), and `updated_at` with them; false when nothing differs and nothing was
+ * written. DuckDB versions an UPDATE per column it names (its commit estimate is ~40 KB per
+ * column), so a PATCH of one field names one column, not all 36 (issue 34).
+ */
 export async function updateAccount(
   tx: Executor,
   organizationId: number,
   id: number,
-  state: AccountState,
+  current: AccountState,
+  next: AccountState,
 ): Promise<boolean> {
-  const assignments = STATE_COLUMNS.split(', ')
-    .map((column, i) => `${column} = $${i + 3}`)
-    .join(', ');
-  const updated = await tx.all(
-    `UPDATE accounts SET ${assignments}, updated_at = now() WHERE organization_id = $1 AND id = $2 RETURNING id`,
-    [organizationId, id, ...stateValues(state)],
-  );
-  if (updated.length === 0) return false;
-  await replaceAccountLabels(tx, id, state.labels);
-  return true;
+  const columns = STATE_COLUMNS.split(', ');
+  const before = stateValues(current);
+  const after = stateValues(next);
+  const changed = columns.flatMap((column, i) => (sameValue(before[i], after[i]) ? [] : [{ column, value: after[i] }]));
+  if (changed.length > 0) {
+    const assignments = changed.map(({ column }, i) => `${column} = $${i + 3}`).join(', ');
+    await tx.run(`UPDATE accounts SET ${assignments}, updated_at = now() WHERE organization_id = $1 AND id = $2`, [
+      organizationId,
+      id,
+      ...changed.map(({ value }) => value ?? null),
+    ]);
+  }
+  const labelsChanged = await writeClientLabels(tx, 'account', id, current.labels, next.labels);
+  return changed.length > 0 || labelsChanged;
 }
 
-async function replaceAccountLabels(tx: Executor, accountId: number, labels: Labels): Promise<void> {
-  await tx.run('DELETE FROM account_labels WHERE account_id = $1', [accountId]);
-  await insertAccountLabels(tx, accountId, labels);
+/** Bound values compared as stored: a DOUBLE field wraps its number (sqlDouble). */
+function sameValue(a: SqlValue | undefined, b: SqlValue | undefined): boolean {
+  const plain = (v: SqlValue | undefined) => (v instanceof SqlDouble ? v.value : v);
+  return plain(a) === plain(b);
 }
 
 async function insertAccountLabels(tx: Executor, accountId: number, labels: Labels): Promise<void> {

@@ -4,7 +4,7 @@ import { characterCount } from '../../shared/text-length.js';
 import type { Database, Executor } from '../../store/database.js';
 import { LABEL_NAME, LABEL_VALUE_MAX, LABELS_MAX, labelsFromRows, type Labels } from '../labels.js';
 import { SINGLE_LINE, SINGLE_LINE_MESSAGE } from '../../shared/zod-rules.js';
-import { clientLabels, ownerExists, replaceClientLabels, type LabelOwner } from './label-store.js';
+import { clientLabels, ownerExists, writeClientLabels, type LabelOwner } from './label-store.js';
 
 export type { LabelOwner } from './label-store.js';
 
@@ -57,8 +57,9 @@ export class LabelService {
   ): Promise<Labels> {
     return this.db.write({ organizationId }, async (tx) => {
       if (!(await ownerExists(tx, kind, organizationId, id))) throw ownerNotFound(kind, id);
+      const current = await clientLabels(tx, kind, id);
       // A Map, not an object: a name is data and must never reach a prototype.
-      const merged = new Map<string, unknown>(merge ? Object.entries(await clientLabels(tx, kind, id)) : []);
+      const merged = new Map<string, unknown>(merge ? Object.entries(current) : []);
       for (const [name, value] of Object.entries(input)) {
         if (merge && value === null) merged.delete(name);
         else merged.set(name, value);
@@ -67,9 +68,10 @@ export class LabelService {
       if (details.length > 0) throw unprocessable(summary(details), details);
       // Every value is a checked string now: stored ones were checked when written, new ones just now.
       const labels = new Map([...(merged as Map<string, string>)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-      await replaceClientLabels(tx, kind, id, labels);
-      await recordLabelChange(tx, kind, organizationId, id);
-      return labelsFromRows([...labels].map(([name, value]) => ({ name, value })));
+      const next = labelsFromRows([...labels].map(([name, value]) => ({ name, value })));
+      // Unchanged labels change no report: nothing is written and the feed lists nothing.
+      if (await writeClientLabels(tx, kind, id, current, next)) await recordLabelChange(tx, kind, organizationId, id);
+      return next;
     });
   }
 }

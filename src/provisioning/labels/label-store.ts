@@ -42,18 +42,39 @@ export async function clientLabels(db: Executor, kind: LabelOwner, id: number): 
   return labelsFromRows(rows);
 }
 
-/** Makes the client labels exactly `labels`; system labels stay as they are. */
-export async function replaceClientLabels(
+/**
+ * Makes the client labels `next`, writing only what differs from `current` (what `clientLabels`
+ * read in the same transaction): removed names are deleted, changed values updated, new names
+ * inserted. False when they are equal and nothing was written. System labels stay as they are.
+ */
+export async function writeClientLabels(
   tx: Executor,
   kind: LabelOwner,
   id: number,
-  labels: ReadonlyMap<string, string>,
-): Promise<void> {
+  current: Labels,
+  next: Labels,
+): Promise<boolean> {
   const t = TABLES[kind];
-  await tx.run(`DELETE FROM ${t.labels} WHERE ${t.key} = $1 AND ${CLIENT_ONLY}`, [id]);
-  if (labels.size === 0) return;
-  await tx.run(
-    `INSERT INTO ${t.labels} (${t.key}, name, value) SELECT $1, unnest($2::VARCHAR[]), unnest($3::VARCHAR[])`,
-    [id, [...labels.keys()], [...labels.values()]],
-  );
+  const had = new Map(Object.entries(current));
+  const removed = [...had.keys()].filter((name) => !Object.hasOwn(next, name));
+  const changed = Object.entries(next).filter(([name, value]) => had.has(name) && had.get(name) !== value);
+  const added = Object.entries(next).filter(([name]) => !had.has(name));
+  if (removed.length > 0)
+    await tx.run(`DELETE FROM ${t.labels} WHERE ${t.key} = $1 AND name IN (SELECT unnest($2::VARCHAR[]))`, [
+      id,
+      removed,
+    ]);
+  if (changed.length > 0)
+    await tx.run(
+      `UPDATE ${t.labels} l SET value = c.value
+       FROM (SELECT unnest($2::VARCHAR[]) AS name, unnest($3::VARCHAR[]) AS value) c
+       WHERE l.${t.key} = $1 AND l.name = c.name`,
+      [id, changed.map(([name]) => name), changed.map(([, value]) => value)],
+    );
+  if (added.length > 0)
+    await tx.run(
+      `INSERT INTO ${t.labels} (${t.key}, name, value) SELECT $1, unnest($2::VARCHAR[]), unnest($3::VARCHAR[])`,
+      [id, added.map(([name]) => name), added.map(([, value]) => value)],
+    );
+  return removed.length + changed.length + added.length > 0;
 }
