@@ -4,7 +4,7 @@ import { ruleViolation } from '../../shared/zod-rules.js';
 import type { Database, Executor } from '../../store/database.js';
 import type { JobQueue } from '../job-queue.js';
 import type { Labels } from '../labels.js';
-import type { LinkedPlatformAccount } from '../platform-accounts/platform-account-store.js';
+import { linksOf, type LinkedPlatformAccount } from '../platform-accounts/platform-account-store.js';
 import {
   accountWriteSchema,
   CUSTOM_FIELDS,
@@ -18,6 +18,7 @@ import {
 import { accountListPage, type AccountListPage } from './account-list-page.js';
 import {
   getAccount,
+  getAccountState,
   insertAccount,
   updateAccount,
   type AccountListFilter,
@@ -72,8 +73,21 @@ export class AccountService {
     return true;
   }
 
+  /**
+   * The links an updated account answers with, read after its write on a read connection: the
+   * single writer's time is what bounds writes/s, and this read was 1.8 of a PATCH's 14 ms in it.
+   */
+  private async links(id: number): Promise<readonly LinkedPlatformAccount[]> {
+    return (await this.db.read((r) => linksOf(r, [id]))).get(id) ?? [];
+  }
+
   /** Writes what differs from the stored account; a change of nothing changes no report, so the feed lists none. */
-  private async store(tx: Executor, organizationId: number, current: StoredAccount, next: AccountState): Promise<void> {
+  private async store(
+    tx: Executor,
+    organizationId: number,
+    current: AccountState & { id: number },
+    next: AccountState,
+  ): Promise<void> {
     if (await updateAccount(tx, organizationId, current.id, current, next))
       await recordChange(tx, { organizationId, kind: 'ENTITIES_CHANGED', accountId: current.id });
   }
@@ -93,16 +107,16 @@ export class AccountService {
   /** PUT (spec 4.2 rule 1): every field missing from the body becomes null, labels included. */
   async replace(organizationId: number, id: number, body: AccountWrite): Promise<StoredAccount> {
     const state = stateFromWrite(body);
-    const links = await this.db.write({ organizationId }, async (tx) => {
-      const current = await getAccount(tx, organizationId, id);
-      if (!current) return undefined;
+    const found = await this.db.write({ organizationId }, async (tx) => {
+      const current = await getAccountState(tx, organizationId, id);
+      if (!current) return false;
       await this.store(tx, organizationId, current, state);
       await this.queueAutoImport(tx, organizationId, id, body.autoImport);
-      return current.links;
+      return true;
     });
-    if (!links) throw accountNotFound(id);
+    if (!found) throw accountNotFound(id);
     if (body.autoImport === true) this.jobs.started();
-    return { id, ...state, links };
+    return { id, ...state, links: await this.links(id) };
   }
 
   /**
@@ -123,8 +137,8 @@ export class AccountService {
         })),
       );
     }
-    const updated = await this.db.write({ organizationId }, async (tx) => {
-      const current = await getAccount(tx, organizationId, id);
+    const state = await this.db.write({ organizationId }, async (tx) => {
+      const current = await getAccountState(tx, organizationId, id);
       if (!current) throw accountNotFound(id);
       const merged = new Map(Object.entries(writeFromState(current)));
       for (const [field, value] of Object.entries(patch)) if (value !== undefined) merged.set(field, value);
@@ -133,10 +147,10 @@ export class AccountService {
       const state = stateFromWrite(parsed.data);
       await this.store(tx, organizationId, current, state);
       await this.queueAutoImport(tx, organizationId, id, patch.autoImport);
-      return { id, ...state, links: current.links };
+      return state;
     });
     if (patch.autoImport === true) this.jobs.started();
-    return updated;
+    return { id, ...state, links: await this.links(id) };
   }
 
   async get(organizationId: number, id: number): Promise<StoredAccount> {
