@@ -6,7 +6,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  // The generated client types are openapi-typescript's output, checked against the served document by test/client-types.test.ts.
+  // The generated client types are openapi-typescript's output, checked against the served document by test/service/client-types.test.ts.
   { ignores: ['dist/**', 'data/**', 'bench/out/**', 'node_modules/**', 'coverage/**', 'src/client/openapi-types.ts'] },
   js.configs.recommended,
   ...tseslint.configs.strict,

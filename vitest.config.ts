@@ -1,13 +1,29 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Test tiers (DESIGN D13, test/README.md): a Vitest project per folder of test/, each runnable
+ * alone (`npm run test:unit`, ...). Only the tiers that run the built bin or package build it.
+ */
+const tier = (name: string, globalSetup: string[], extra: Record<string, unknown> = {}) => ({
+  extends: true as const,
+  test: { name, include: [`test/${name}/**/*.test.ts`], globalSetup, ...extra },
+});
+
+const BUILD = ['test/helpers/global-setup.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/helpers/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Each file starts its own server and DuckDB file; two cores run two files at a time.
     fileParallelism: true,
     maxWorkers: 2,
+    projects: [
+      tier('unit', []),
+      tier('service', ['test/helpers/explorer-setup.ts']),
+      tier('cli', BUILD),
+      tier('engines', BUILD),
+      tier('browser', BUILD),
+    ],
   },
 });

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { serviceConfigSchema } from '../src/config/config.js';
 import { startService } from '../src/main.js';
-import { generateDatabase } from '../test/helpers/cli.js';
+import { generateDatabase } from '../test/helpers/generate.js';
 import { launchChromium } from '../test/helpers/browser.js';
 
 const rounds = Number(process.argv[2] ?? 15);

@@ -75,35 +75,3 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   // demo data has its own test (demo-data.test.ts); elsewhere it would only load the machine.
   return { ...env, ADREPORT_DEMO_DATA: 'false', ...extra };
 }
-
-/** An organization `adreport data generate` made, with its client. */
-export interface GeneratedOrganization {
-  readonly id: number;
-  readonly clientId: string;
-  readonly clientSecret: string;
-}
-
-/** `adreport data generate` into `file` through the built bin; its organizations. */
-export async function generateDatabase(
-  file: string,
-  spec: { scale: string; days: number; seed: number; orgs: number },
-): Promise<GeneratedOrganization[]> {
-  const generated = await runCli([
-    'data',
-    'generate',
-    '--scale',
-    spec.scale,
-    '--days',
-    String(spec.days),
-    '--seed',
-    String(spec.seed),
-    '--orgs',
-    String(spec.orgs),
-    '--db',
-    file,
-    '--json',
-  ]);
-  if (generated.code !== 0) throw new Error(`data generate failed (${generated.code}): ${generated.stderr}`);
-  return (JSON.parse(generated.stdout.trim().split('\n').pop()!) as { organizations: GeneratedOrganization[] })
-    .organizations;
-}

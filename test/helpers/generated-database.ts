@@ -5,7 +5,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { loadFxReference } from '../../src/reference/fx-rates.js';
 import { Database } from '../../src/store/database.js';
 import type { Row, SqlValue } from '../../src/store/sql-values.js';
-import { generateDatabase } from './cli.js';
+import { generateDatabase } from './generate.js';
 
 /**
  * A database made by the real generator (`adreport data generate`, scale 1, 30 days to

@@ -1,6 +1,6 @@
 /**
  * The injection corpus: hostile texts and syntax shared by the HTTP test
- * (test/reporting-injection.test.ts) and the compiler's golden test (test/golden-sql.test.ts).
+ * (test/service/reporting-injection.test.ts) and the compiler's golden test (test/service/golden-sql.test.ts).
  */
 
 /** Text that must stay text: quotes, comments, escapes, control characters, Unicode, length, prototype names. */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { serviceConfigSchema, type ServiceConfigInput } from '../../src/config/config.js';
 import { startService, type RunningService } from '../../src/main.js';
 import type { SqlValue } from '../../src/store/sql-values.js';
-import { generateDatabase } from './cli.js';
+import { generateDatabase } from './generate.js';
 import { basic, FORM, HttpClient, type HttpResponse } from './http.js';
 import { tempDir } from './server.js';
 

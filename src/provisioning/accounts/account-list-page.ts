@@ -18,7 +18,7 @@ export interface AccountListPage {
  * main-thread CPU per page, and 16 of them ready at once ran back to back. Now a row is one
  * string and ten doubles: 1.6 ms (README, Design: the account list).
  *
- * The bytes are those JSON.stringify(toAccountResponse(account)) wrote (test/accounts-list-bytes.test.ts):
+ * The bytes are those JSON.stringify(toAccountResponse(account)) wrote (test/service/accounts-list-bytes.test.ts):
  * DuckDB writes a DOUBLE 100 as `100.0` where JavaScript writes `100`, so field21..field30 come
  * as DOUBLE columns and JavaScript writes them after the rendered part. Four small queries, as
  * before, rather than one with CTEs and joins: that one cost DuckDB 5.8 ms against 2.5 (measured).

@@ -1,0 +1,36 @@
+-- {p1} = 2
+-- {p2} = "2026-10-23"
+-- {p3} = "2026-11-21"
+-- {p4} = "Brand"
+-- {p5} = "sys.campaignGroup"
+-- {p6} = "campaignGroup"
+-- {p7} = 100
+-- {p8} = 0
+WITH entities AS (SELECT e.* FROM (SELECT e.*, lv.label_value FROM (SELECT a.id, a.name, a.currency, a.field1, a.field2, a.field3, a.field4, a.field5, a.field6, a.field7, a.field8, a.field9, a.field10, a.field11, a.field12, a.field13, a.field14, a.field15, a.field16, a.field17, a.field18, a.field19, a.field20, a.field21, a.field22, a.field23, a.field24, a.field25, a.field26, a.field27, a.field28, a.field29, a.field30 FROM accounts a WHERE a.organization_id = {p1:Int64}) e JOIN (SELECT DISTINCT l.account_id AS account_id, cl.value AS label_value FROM account_adplatform_links l
+               JOIN campaigns c ON c.adplatform_account_id = l.adplatform_account_id
+               JOIN campaign_labels cl ON cl.campaign_id = c.id
+              WHERE cl.name = {p5:String} AND c.organization_id = {p1:Int64}) lv ON lv.account_id = e.id) e WHERE (e."label_value" <> {p4:String})),
+    daily AS (SELECT cl.value AS label_value, f.adplatform_account_id AS pa, f.day,
+      sum(f.impressions) AS impressions, sum(f.clicks) AS clicks, sum(f.cost) AS cost, sum(f.conversions) AS conversions, sum(f.conversion_value) AS conversion_value, sum(f.calls) AS calls, sum(f.call_conversions) AS call_conversions, sum(f.call_conversions_fractional) AS call_conversions_fractional
+    FROM rollup_campaign_daily f JOIN campaign_labels cl ON cl.campaign_id = f.campaign_id AND cl.name = {p5:String}
+   WHERE f.organization_id = {p1:Int64} AND f.day BETWEEN {p2:Date32} AND {p3:Date32} GROUP BY ALL), buckets AS (SELECT l.account_id AS entity_id, d.label_value AS label_value, d.pa AS pa, d.day AS day, d.impressions AS impressions, d.clicks AS clicks, d.cost AS cost, d.conversions AS conversions, d.conversion_value AS conversion_value, d.calls AS calls, d.call_conversions AS call_conversions, d.call_conversions_fractional AS call_conversions_fractional, (accurateCastOrNull((trunc(((d.cost * (toFloat64(ra.units_per_eur) / toFloat64(rp.units_per_eur))) * 1e9)) + trunc((((d.cost * (toFloat64(ra.units_per_eur) / toFloat64(rp.units_per_eur))) * 1e9) - trunc(((d.cost * (toFloat64(ra.units_per_eur) / toFloat64(rp.units_per_eur))) * 1e9))) * 2)), 'Decimal(38, 0)') * toDecimal128('0.000000001', 9)) AS m_cost, (accurateCastOrNull((trunc(((d.conversion_value * (toFloat64(ra.units_per_eur) / toFloat64(rp.units_per_eur))) * 1e9)) + trunc((((d.conversion_value * (toFloat64(ra.units_per_eur) / toFloat64(rp.units_per_eur))) * 1e9) - trunc(((d.conversion_value * (toFloat64(ra.units_per_eur) / toFloat64(rp.units_per_eur))) * 1e9))) * 2)), 'Decimal(38, 0)') * toDecimal128('0.000000001', 9)) AS m_conversion_value,
+        NULL AS m_cost_with_markup, CASE WHEN p.currency <> ra.currency AND NOT (ra.published AND rp.published) THEN d.day END AS est_day,
+         nullif(arrayStringConcat(arrayFilter(x -> x IS NOT NULL, [CASE WHEN p.currency <> ra.currency AND NOT rp.published THEN p.currency END, CASE WHEN p.currency <> ra.currency AND NOT ra.published THEN ra.currency END]), ','), '') AS est_currencies
+      FROM daily d
+      JOIN account_adplatform_links l ON l.adplatform_account_id = d.pa
+      JOIN entities e ON e.id = l.account_id AND e.label_value = d.label_value
+      JOIN adplatform_accounts p ON p.id = d.pa
+      LEFT JOIN fx_rates ra ON ra.day = d.day AND ra.currency = e.currency AND ra.day BETWEEN {p2:Date32} AND {p3:Date32}
+      LEFT JOIN fx_rates rp ON rp.day = d.day AND rp.currency = p.currency AND rp.day BETWEEN {p2:Date32} AND {p3:Date32}
+      ),
+    sums AS (SELECT b.entity_id, b.label_value, sum(b.impressions) AS s_impressions, sum(b.clicks) AS s_clicks, sum(b.m_cost) AS s_cost, sum(b.m_cost_with_markup) AS s_costWithMarkup, sum(b.conversions) AS s_conversions, sum(b.m_conversion_value) AS s_conversionValue, sum(b.calls) AS s_calls, sum(b.call_conversions) AS s_callConversions, sum(b.call_conversions_fractional) AS s_callConversionsFractional, min(b.est_day) AS est_first, max(b.est_day) AS est_last, nullif(arrayStringConcat(groupUniqArray(b.est_currencies), ','), '') AS est_currencies FROM buckets b GROUP BY ALL),
+    
+    
+    report_rows AS (SELECT e.*,
+      coalesce(s.s_impressions, 0) AS s_impressions, coalesce(s.s_clicks, 0) AS s_clicks, coalesce(s.s_cost, 0) AS s_cost, coalesce(s.s_costWithMarkup, 0) AS s_costWithMarkup, coalesce(s.s_conversions, 0) AS s_conversions, coalesce(s.s_conversionValue, 0) AS s_conversionValue, coalesce(s.s_calls, 0) AS s_calls, coalesce(s.s_callConversions, 0) AS s_callConversions, coalesce(s.s_callConversionsFractional, 0) AS s_callConversionsFractional, s.est_first AS __est_first, s.est_last AS __est_last, s.est_currencies AS __est_currencies
+    FROM entities e LEFT JOIN sums s ON s.entity_id = e.id AND s.label_value = e.label_value
+    
+    ) SELECT part, length(part) AS bytes, total, est_first, est_last, est_currencies FROM (SELECT sorted.part_no, CASE WHEN sorted.part_no > 0 THEN ',' ELSE '' END || nullif(arrayStringConcat(arrayMap(x -> x.2, arraySort(x -> x.1, groupArray(tuple(sorted.page_row, concat('{"id":', ifNull(toJSONString(sorted.c0), 'null'), ',"name":', ifNull(toJSONString(sorted.c1), 'null'), ',"currency":', ifNull(toJSONString(sorted.c2), 'null'), ',"campaignLabel":', concat('{"name":', ifNull(toJSONString(sorted.c3), 'null'), ',"value":', ifNull(toJSONString(sorted.c4), 'null'), '}'), ',"statistics":', concat('{"clicks":', ifNull(toJSONString(sorted.c5), 'null'), ',"impressions":', ifNull(toJSONString(sorted.c6), 'null'), ',"cost":', ifNull(toJSONString(sorted.c7), 'null'), '}'), '}'))))), ','), '') AS part, max(sorted.total) AS total, formatDateTime(min(sorted.__est_first), '%Y-%m-%d') AS est_first, formatDateTime(max(sorted.__est_last), '%Y-%m-%d') AS est_last, nullif(arrayStringConcat(groupArray(sorted.__est_currencies), ','), '') AS est_currencies
+      FROM (SELECT page.*, 0 AS part_no, row_number() OVER (ORDER BY page.k0 ASC, page.k1 ASC) AS page_row FROM (SELECT r."id" AS c0, r."name" AS c1, r."currency" AS c2, {p6:String} AS c3, r.label_value AS c4, toInt64(roundBankers((r.s_clicks))) AS c5, toInt64(roundBankers((r.s_impressions))) AS c6, ((trunc((toFloat64((r.s_cost)) * 1e6)) + trunc(((toFloat64((r.s_cost)) * 1e6) - trunc((toFloat64((r.s_cost)) * 1e6))) * 2)) / 1e6) AS c7, r.id AS k0, r.label_value AS k1, count(*) OVER () AS total, r.__est_first, r.__est_last, r.__est_currencies
+      FROM report_rows r
+      ORDER BY r.id ASC, r.label_value ASC LIMIT {p7:Int64} OFFSET {p8:Int64}) page) sorted GROUP BY sorted.part_no) ORDER BY part_no

@@ -1,0 +1,22 @@
+-- {p1} = 2
+-- {p2} = "2026-10-23"
+-- {p3} = "2026-11-21"
+-- {p4} = 500
+-- {p5} = 20
+WITH entities AS (SELECT e.* FROM (SELECT c.id, c.name, c.adplatform_account_id AS "adPlatformAccountId", c.ad_platform_type AS "adPlatformAccountType", c.status, p.currency
+                 FROM campaigns c JOIN adplatform_accounts p ON p.id = c.adplatform_account_id
+                WHERE c.organization_id = {p1:Int64}) e),
+    
+    sums AS (SELECT f.campaign_id AS entity_id, formatDateTime(f.day, '%Y-%m-%d') AS seg_0,
+        sum(f.impressions) AS s_impressions, sum(f.clicks) AS s_clicks, sum(f.cost) AS s_cost, CAST(NULL AS Nullable(Float64)) AS s_costWithMarkup, sum(f.conversions) AS s_conversions, sum(f.conversion_value) AS s_conversionValue, sum(f.calls) AS s_calls, sum(f.call_conversions) AS s_callConversions, sum(f.call_conversions_fractional) AS s_callConversionsFractional
+        FROM rollup_campaign_daily f WHERE f.organization_id = {p1:Int64} AND f.day BETWEEN {p2:Date32} AND {p3:Date32} GROUP BY ALL),
+    
+    
+    report_rows AS (SELECT e.*, s.seg_0 AS seg_0,
+      coalesce(s.s_impressions, 0) AS s_impressions, coalesce(s.s_clicks, 0) AS s_clicks, coalesce(s.s_cost, 0) AS s_cost, coalesce(s.s_costWithMarkup, 0) AS s_costWithMarkup, coalesce(s.s_conversions, 0) AS s_conversions, coalesce(s.s_conversionValue, 0) AS s_conversionValue, coalesce(s.s_calls, 0) AS s_calls, coalesce(s.s_callConversions, 0) AS s_callConversions, coalesce(s.s_callConversionsFractional, 0) AS s_callConversionsFractional
+    FROM entities e JOIN sums s ON s.entity_id = e.id
+    
+    ) SELECT part, length(part) AS bytes, total FROM (SELECT sorted.part_no, CASE WHEN sorted.part_no > 0 THEN ',' ELSE '' END || nullif(arrayStringConcat(arrayMap(x -> x.2, arraySort(x -> x.1, groupArray(tuple(sorted.page_row, concat('{"id":', ifNull(toJSONString(sorted.c0), 'null'), ',"name":', ifNull(toJSONString(sorted.c1), 'null'), ',"adPlatformAccountId":', ifNull(toJSONString(sorted.c2), 'null'), ',"adPlatformAccountType":', ifNull(toJSONString(sorted.c3), 'null'), ',"status":', ifNull(toJSONString(sorted.c4), 'null'), ',"currency":', ifNull(toJSONString(sorted.c5), 'null'), ',"segments":', concat('{"day":', ifNull(toJSONString(sorted.c6), 'null'), '}'), ',"statistics":', concat('{"clicks":', ifNull(toJSONString(sorted.c7), 'null'), ',"impressions":', ifNull(toJSONString(sorted.c8), 'null'), ',"cost":', ifNull(toJSONString(sorted.c9), 'null'), '}'), '}'))))), ','), '') AS part, max(sorted.total) AS total
+      FROM (SELECT page.*, intDiv((row_number() OVER (ORDER BY page.k0 ASC, page.k1 ASC) - 1), 128) AS part_no, row_number() OVER (ORDER BY page.k0 ASC, page.k1 ASC) AS page_row FROM (SELECT r."id" AS c0, r."name" AS c1, r."adPlatformAccountId" AS c2, r."adPlatformAccountType" AS c3, r."status" AS c4, r."currency" AS c5, r.seg_0 AS c6, toInt64(roundBankers((r.s_clicks))) AS c7, toInt64(roundBankers((r.s_impressions))) AS c8, ((trunc((toFloat64((r.s_cost)) * 1e6)) + trunc(((toFloat64((r.s_cost)) * 1e6) - trunc((toFloat64((r.s_cost)) * 1e6))) * 2)) / 1e6) AS c9, r.id AS k0, r.seg_0 AS k1, count(*) OVER () AS total
+      FROM report_rows r
+      ORDER BY r.id ASC, r.seg_0 ASC LIMIT {p4:Int64} OFFSET {p5:Int64}) page) sorted GROUP BY sorted.part_no) ORDER BY part_no

@@ -1,0 +1,32 @@
+-- $1 = 2
+-- $2 = "2026-10-23"
+-- $3 = "2026-11-21"
+-- $4 = "2026-09-23"
+-- $5 = "2026-10-22"
+-- $6 = 100
+-- $7 = 0
+WITH entities AS (SELECT e.* FROM (SELECT c.id, c.name, c.adplatform_account_id AS "adPlatformAccountId", c.ad_platform_type AS "adPlatformAccountType", c.status, p.currency
+                 FROM campaigns c JOIN adplatform_accounts p ON p.id = c.adplatform_account_id
+                WHERE c.organization_id = $1::BIGINT) e),
+    
+    sums AS (SELECT f.campaign_id AS entity_id, strftime(f.day, '%Y-%m-%d') AS seg_0,
+        sum(f.impressions) AS s_impressions, sum(f.clicks) AS s_clicks, sum(f.cost) AS s_cost, NULL::DOUBLE AS s_costWithMarkup, sum(f.conversions) AS s_conversions, sum(f.conversion_value) AS s_conversionValue, sum(f.calls) AS s_calls, sum(f.call_conversions) AS s_callConversions, sum(f.call_conversions_fractional) AS s_callConversionsFractional
+        FROM rollup_campaign_daily f WHERE f.organization_id = $1::BIGINT AND f.day BETWEEN $2::DATE AND $3::DATE GROUP BY ALL),
+    
+    
+    
+    c_sums AS (SELECT f.campaign_id AS entity_id, strftime(($2::DATE + CAST(((f.day - DATE '1970-01-01') - ($4::DATE - DATE '1970-01-01')) AS INTEGER)), '%Y-%m-%d') AS seg_0,
+        sum(f.impressions) AS s_impressions, sum(f.clicks) AS s_clicks, sum(f.cost) AS s_cost, NULL::DOUBLE AS s_costWithMarkup, sum(f.conversions) AS s_conversions, sum(f.conversion_value) AS s_conversionValue, sum(f.calls) AS s_calls, sum(f.call_conversions) AS s_callConversions, sum(f.call_conversions_fractional) AS s_callConversionsFractional
+        FROM rollup_campaign_daily f WHERE f.organization_id = $1::BIGINT AND f.day BETWEEN $4::DATE AND $5::DATE GROUP BY ALL),
+    
+    
+    p_sums AS (SELECT b.entity_id AS entity_id, b.seg_0 AS seg_0, sum(CASE WHEN b.period = 0 THEN b.s_impressions END) AS s_impressions, sum(CASE WHEN b.period = 1 THEN b.s_impressions END) AS c_impressions, sum(CASE WHEN b.period = 0 THEN b.s_clicks END) AS s_clicks, sum(CASE WHEN b.period = 1 THEN b.s_clicks END) AS c_clicks, sum(CASE WHEN b.period = 0 THEN b.s_cost END) AS s_cost, sum(CASE WHEN b.period = 1 THEN b.s_cost END) AS c_cost, sum(CASE WHEN b.period = 0 THEN b.s_costWithMarkup END) AS s_costWithMarkup, sum(CASE WHEN b.period = 1 THEN b.s_costWithMarkup END) AS c_costWithMarkup, sum(CASE WHEN b.period = 0 THEN b.s_conversions END) AS s_conversions, sum(CASE WHEN b.period = 1 THEN b.s_conversions END) AS c_conversions, sum(CASE WHEN b.period = 0 THEN b.s_conversionValue END) AS s_conversionValue, sum(CASE WHEN b.period = 1 THEN b.s_conversionValue END) AS c_conversionValue, sum(CASE WHEN b.period = 0 THEN b.s_calls END) AS s_calls, sum(CASE WHEN b.period = 1 THEN b.s_calls END) AS c_calls, sum(CASE WHEN b.period = 0 THEN b.s_callConversions END) AS s_callConversions, sum(CASE WHEN b.period = 1 THEN b.s_callConversions END) AS c_callConversions, sum(CASE WHEN b.period = 0 THEN b.s_callConversionsFractional END) AS s_callConversionsFractional, sum(CASE WHEN b.period = 1 THEN b.s_callConversionsFractional END) AS c_callConversionsFractional
+      FROM (SELECT 0 AS period, * FROM sums UNION ALL SELECT 1 AS period, * FROM c_sums) b GROUP BY ALL),
+    report_rows AS (SELECT e.*, s.seg_0 AS seg_0,
+      coalesce(s.s_impressions, 0) AS s_impressions, coalesce(s.s_clicks, 0) AS s_clicks, coalesce(s.s_cost, 0) AS s_cost, coalesce(s.s_costWithMarkup, 0) AS s_costWithMarkup, coalesce(s.s_conversions, 0) AS s_conversions, coalesce(s.s_conversionValue, 0) AS s_conversionValue, coalesce(s.s_calls, 0) AS s_calls, coalesce(s.s_callConversions, 0) AS s_callConversions, coalesce(s.s_callConversionsFractional, 0) AS s_callConversionsFractional, coalesce(s.c_impressions, 0) AS c_impressions, coalesce(s.c_clicks, 0) AS c_clicks, coalesce(s.c_cost, 0) AS c_cost, coalesce(s.c_costWithMarkup, 0) AS c_costWithMarkup, coalesce(s.c_conversions, 0) AS c_conversions, coalesce(s.c_conversionValue, 0) AS c_conversionValue, coalesce(s.c_calls, 0) AS c_calls, coalesce(s.c_callConversions, 0) AS c_callConversions, coalesce(s.c_callConversionsFractional, 0) AS c_callConversionsFractional
+    FROM entities e JOIN p_sums s ON s.entity_id = e.id
+    
+    ) SELECT part, octet_length(part) AS bytes, total FROM (SELECT sorted.part_no, encode(CASE WHEN sorted.part_no > 0 THEN ',' ELSE '' END || string_agg(to_json(struct_pack("id" := sorted.c0, "name" := sorted.c1, "adPlatformAccountId" := sorted.c2, "adPlatformAccountType" := sorted.c3, "status" := sorted.c4, "currency" := sorted.c5, "segments" := struct_pack("day" := sorted.c6), "statistics" := struct_pack("clicks" := sorted.c7, "impressions" := sorted.c8, "cost" := sorted.c9, "ctr" := sorted.c10), "comparison" := struct_pack("statistics" := struct_pack("clicks" := sorted.c11, "impressions" := sorted.c12, "cost" := sorted.c13, "ctr" := sorted.c14)), "change" := struct_pack("statistics" := struct_pack("clicks" := sorted.c15, "impressions" := sorted.c16, "cost" := sorted.c17, "ctr" := sorted.c18))))::VARCHAR, ',' ORDER BY sorted.k0 DESC NULLS LAST, sorted.k1 ASC, sorted.k2 ASC)) AS part, max(sorted.total) AS total
+      FROM (SELECT page.*, 0 AS part_no FROM (SELECT r."id" AS c0, r."name" AS c1, r."adPlatformAccountId" AS c2, r."adPlatformAccountType" AS c3, r."status" AS c4, r."currency" AS c5, r.seg_0 AS c6, (r.s_clicks)::BIGINT AS c7, (r.s_impressions)::BIGINT AS c8, round((r.s_cost)::DOUBLE, 6) AS c9, ((r.s_clicks)::DOUBLE / nullif((r.s_impressions)::DOUBLE, 0))::DOUBLE AS c10, (r.c_clicks)::BIGINT AS c11, (r.c_impressions)::BIGINT AS c12, round((r.c_cost)::DOUBLE, 6) AS c13, ((r.c_clicks)::DOUBLE / nullif((r.c_impressions)::DOUBLE, 0))::DOUBLE AS c14, (((r.s_clicks)::DOUBLE - (r.c_clicks)::DOUBLE) / nullif((r.c_clicks)::DOUBLE, 0)) AS c15, (((r.s_impressions)::DOUBLE - (r.c_impressions)::DOUBLE) / nullif((r.c_impressions)::DOUBLE, 0)) AS c16, (((r.s_cost)::DOUBLE - (r.c_cost)::DOUBLE) / nullif((r.c_cost)::DOUBLE, 0)) AS c17, ((((r.s_clicks)::DOUBLE / nullif((r.s_impressions)::DOUBLE, 0))::DOUBLE - ((r.c_clicks)::DOUBLE / nullif((r.c_impressions)::DOUBLE, 0))::DOUBLE) / nullif(((r.c_clicks)::DOUBLE / nullif((r.c_impressions)::DOUBLE, 0))::DOUBLE, 0)) AS c18, (((r.s_clicks)::DOUBLE - (r.c_clicks)::DOUBLE) / nullif((r.c_clicks)::DOUBLE, 0)) AS k0, r.id AS k1, r.seg_0 AS k2, count(*) OVER () AS total
+      FROM report_rows r
+      ORDER BY (((r.s_clicks)::DOUBLE - (r.c_clicks)::DOUBLE) / nullif((r.c_clicks)::DOUBLE, 0)) DESC NULLS LAST, r.id ASC, r.seg_0 ASC LIMIT $6::BIGINT OFFSET $7::BIGINT) page) sorted GROUP BY sorted.part_no) ORDER BY part_no

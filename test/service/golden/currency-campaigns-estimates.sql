@@ -1,0 +1,28 @@
+-- $1 = 2
+-- $2 = "2026-10-23"
+-- $3 = "2026-11-21"
+-- $4 = "USD"
+-- $5 = 100
+-- $6 = 0
+WITH entities AS (SELECT e.* FROM (SELECT c.id, c.name, c.adplatform_account_id AS "adPlatformAccountId", c.ad_platform_type AS "adPlatformAccountType", c.status, p.currency
+                 FROM campaigns c JOIN adplatform_accounts p ON p.id = c.adplatform_account_id
+                WHERE c.organization_id = $1::BIGINT) e),
+    pa_rates AS (SELECT pa, day, factor, src_est, tgt_est, CASE WHEN src_est OR tgt_est THEN day END AS est_day
+    FROM (SELECT p.id AS pa, rs.day AS day, rt.units_per_eur::DOUBLE / rs.units_per_eur::DOUBLE AS factor,
+                 p.currency <> $4::VARCHAR AND NOT rs.published AS src_est, p.currency <> $4::VARCHAR AND NOT rt.published AS tgt_est
+            FROM adplatform_accounts p
+            JOIN fx_rates rs ON rs.currency = p.currency AND rs.day BETWEEN $2::DATE AND $3::DATE
+            LEFT JOIN fx_rates rt ON rt.currency = $4::VARCHAR AND rt.day = rs.day
+           WHERE p.organization_id = $1::BIGINT)),
+    
+    sums AS (SELECT f.campaign_id AS entity_id,
+        sum(f.impressions) AS s_impressions, sum(f.clicks) AS s_clicks, sum((CAST(round((f.cost * x.factor) * 1e9) AS DECIMAL(38,0)) * CAST(0.000000001 AS DECIMAL(18,9)))) AS s_cost, NULL::DOUBLE AS s_costWithMarkup, sum(f.conversions) AS s_conversions, sum((CAST(round((f.conversion_value * x.factor) * 1e9) AS DECIMAL(38,0)) * CAST(0.000000001 AS DECIMAL(18,9)))) AS s_conversionValue, sum(f.calls) AS s_calls, sum(f.call_conversions) AS s_callConversions, sum(f.call_conversions_fractional) AS s_callConversionsFractional, min(x.est_day) AS est_first, max(x.est_day) AS est_last, bool_or(x.src_est) AS src_est, bool_or(x.tgt_est) AS tgt_est
+        FROM rollup_campaign_daily f LEFT JOIN pa_rates x ON x.pa = f.adplatform_account_id AND x.day = f.day WHERE f.organization_id = $1::BIGINT AND f.day BETWEEN $2::DATE AND $3::DATE GROUP BY ALL),
+    
+    
+    report_rows AS (SELECT e.* REPLACE ($4::VARCHAR AS currency),
+      coalesce(s.s_impressions, 0) AS s_impressions, coalesce(s.s_clicks, 0) AS s_clicks, coalesce(s.s_cost, 0) AS s_cost, coalesce(s.s_costWithMarkup, 0) AS s_costWithMarkup, coalesce(s.s_conversions, 0) AS s_conversions, coalesce(s.s_conversionValue, 0) AS s_conversionValue, coalesce(s.s_calls, 0) AS s_calls, coalesce(s.s_callConversions, 0) AS s_callConversions, coalesce(s.s_callConversionsFractional, 0) AS s_callConversionsFractional, s.est_first AS __est_first, s.est_last AS __est_last, nullif(concat_ws(',', CASE WHEN s.src_est THEN e.currency END, CASE WHEN s.tgt_est THEN $4::VARCHAR END), '') AS __est_currencies
+    FROM entities e LEFT JOIN sums s ON s.entity_id = e.id
+    
+    ) SELECT strftime(min(x.__est_first), '%Y-%m-%d') AS est_first, strftime(max(x.__est_last), '%Y-%m-%d') AS est_last, string_agg(DISTINCT x.__est_currencies, ',') AS est_currencies
+           FROM (SELECT r.__est_first, r.__est_last, r.__est_currencies FROM report_rows r ORDER BY r.id ASC LIMIT $5::BIGINT OFFSET $6::BIGINT) x

@@ -1,0 +1,26 @@
+-- $1 = 2
+-- $2 = "2026-10-23"
+-- $3 = "2026-11-21"
+-- $4 = 2
+-- $5 = 100
+-- $6 = 0
+WITH entities AS (SELECT e.* FROM (SELECT c.id, c.name, c.adplatform_account_id AS "adPlatformAccountId", c.ad_platform_type AS "adPlatformAccountType", c.status, p.currency
+                 FROM campaigns c JOIN adplatform_accounts p ON p.id = c.adplatform_account_id
+                WHERE c.organization_id = $1::BIGINT) e WHERE ((EXISTS (SELECT 1 FROM account_adplatform_links l JOIN accounts la ON la.id = l.account_id AND la.organization_id = $1::BIGINT
+                       WHERE l.adplatform_account_id = e."adPlatformAccountId" AND l.account_id IN ($4::DOUBLE))) OR (NOT EXISTS (SELECT 1 FROM account_adplatform_links l JOIN accounts la ON la.id = l.account_id AND la.organization_id = $1::BIGINT
+                       WHERE l.adplatform_account_id = e."adPlatformAccountId")))),
+    
+    sums AS (SELECT f.campaign_id AS entity_id,
+        sum(f.impressions) AS s_impressions, sum(f.clicks) AS s_clicks, sum(f.cost) AS s_cost, NULL::DOUBLE AS s_costWithMarkup, sum(f.conversions) AS s_conversions, sum(f.conversion_value) AS s_conversionValue, sum(f.calls) AS s_calls, sum(f.call_conversions) AS s_callConversions, sum(f.call_conversions_fractional) AS s_callConversionsFractional
+        FROM rollup_campaign_daily f WHERE f.organization_id = $1::BIGINT AND f.day BETWEEN $2::DATE AND $3::DATE AND f.campaign_id IN (SELECT id FROM entities) GROUP BY ALL),
+    
+    
+    report_rows AS (SELECT e.*,
+      coalesce(s.s_impressions, 0) AS s_impressions, coalesce(s.s_clicks, 0) AS s_clicks, coalesce(s.s_cost, 0) AS s_cost, coalesce(s.s_costWithMarkup, 0) AS s_costWithMarkup, coalesce(s.s_conversions, 0) AS s_conversions, coalesce(s.s_conversionValue, 0) AS s_conversionValue, coalesce(s.s_calls, 0) AS s_calls, coalesce(s.s_callConversions, 0) AS s_callConversions, coalesce(s.s_callConversionsFractional, 0) AS s_callConversionsFractional
+    FROM entities e LEFT JOIN sums s ON s.entity_id = e.id
+    
+    )
+    SELECT r."id", r."name", r."adPlatformAccountId", r."adPlatformAccountType", r."status", r."currency", (r.s_clicks)::BIGINT AS st_0, (r.s_impressions)::BIGINT AS st_1, round((r.s_cost)::DOUBLE, 6) AS st_2, count(*) OVER () AS __total
+      FROM report_rows r
+     ORDER BY r.id ASC
+     LIMIT $5::BIGINT OFFSET $6::BIGINT

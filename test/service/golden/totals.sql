@@ -1,0 +1,20 @@
+-- $1 = 2
+-- $2 = "2026-10-23"
+-- $3 = "2026-11-21"
+WITH entities AS (SELECT e.* FROM (SELECT c.id, c.name, c.adplatform_account_id AS "adPlatformAccountId", c.ad_platform_type AS "adPlatformAccountType", c.status, p.currency
+                 FROM campaigns c JOIN adplatform_accounts p ON p.id = c.adplatform_account_id
+                WHERE c.organization_id = $1::BIGINT) e),
+    
+    sums AS (SELECT f.campaign_id AS entity_id,
+        sum(f.impressions) AS s_impressions, sum(f.clicks) AS s_clicks, sum(f.cost) AS s_cost, NULL::DOUBLE AS s_costWithMarkup, sum(f.conversions) AS s_conversions, sum(f.conversion_value) AS s_conversionValue, sum(f.calls) AS s_calls, sum(f.call_conversions) AS s_callConversions, sum(f.call_conversions_fractional) AS s_callConversionsFractional
+        FROM rollup_campaign_daily f WHERE f.organization_id = $1::BIGINT AND f.day BETWEEN $2::DATE AND $3::DATE GROUP BY ALL),
+    
+    
+    report_rows AS (SELECT e.*,
+      coalesce(s.s_impressions, 0) AS s_impressions, coalesce(s.s_clicks, 0) AS s_clicks, coalesce(s.s_cost, 0) AS s_cost, coalesce(s.s_costWithMarkup, 0) AS s_costWithMarkup, coalesce(s.s_conversions, 0) AS s_conversions, coalesce(s.s_conversionValue, 0) AS s_conversionValue, coalesce(s.s_calls, 0) AS s_calls, coalesce(s.s_callConversions, 0) AS s_callConversions, coalesce(s.s_callConversionsFractional, 0) AS s_callConversionsFractional
+    FROM entities e LEFT JOIN sums s ON s.entity_id = e.id
+    
+    ), filtered AS (SELECT * FROM report_rows r)
+       SELECT (r.s_clicks)::BIGINT AS st_0, (r.s_impressions)::BIGINT AS st_1, round((r.s_cost)::DOUBLE, 6) AS st_2, ((r.s_clicks)::DOUBLE / nullif((r.s_impressions)::DOUBLE, 0))::DOUBLE AS st_3, r.__currencies
+         FROM (SELECT coalesce(sum(s_impressions), 0) AS s_impressions, coalesce(sum(s_clicks), 0) AS s_clicks, coalesce(sum(s_cost), 0) AS s_cost, coalesce(sum(s_costWithMarkup), 0) AS s_costWithMarkup, coalesce(sum(s_conversions), 0) AS s_conversions, coalesce(sum(s_conversionValue), 0) AS s_conversionValue, coalesce(sum(s_calls), 0) AS s_calls, coalesce(sum(s_callConversions), 0) AS s_callConversions, coalesce(sum(s_callConversionsFractional), 0) AS s_callConversionsFractional,
+                      string_agg(DISTINCT currency, ',' ORDER BY currency) AS __currencies FROM filtered) r
