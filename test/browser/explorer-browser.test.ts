@@ -47,7 +47,7 @@ beforeAll(async () => {
     if (/Content Security Policy/i.test(message.text())) policyViolations.push(message.text());
   });
   page.on('pageerror', (error) => pageErrors.push(String(error)));
-}, 240_000);
+}, 480_000);
 
 afterAll(async () => {
   await context?.close();

@@ -33,7 +33,7 @@ beforeAll(async () => {
   ]);
   expect(result.code, result.stderr).toBe(0);
   generated = JSON.parse(result.stdout.trim().split('\n').pop()!).organizations[0];
-}, 120_000);
+}, 300_000);
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 interface Served {
@@ -149,7 +149,7 @@ describe('admin commands while serve holds the file and with the file free', () 
     expect(json(await cli('orgs', 'create', '--name', 'Here', '--json'))).toEqual({
       organization: { id: 3, name: 'Here' },
     });
-  }, 90_000);
+  }, 300_000);
 
   it('clients create prints the secret warning on stderr both ways (not with --json)', async () => {
     const served = await serveOn(db);
@@ -165,7 +165,7 @@ describe('admin commands while serve holds the file and with the file free', () 
       expect(result.stderr).toBe('Store the secret now: only its hash is kept, it cannot be shown again.\n');
       expect(Object.keys(JSON.parse(result.stdout))).toEqual(['clientId', 'clientSecret', 'organizationId', 'scopes']);
     }
-  }, 90_000);
+  }, 300_000);
 
   it('master-accounts link: the API lists the new master at once; errors are the same line and exit code both ways', async () => {
     const served = await serveOn(db);
@@ -258,7 +258,7 @@ describe('admin commands while serve holds the file and with the file free', () 
         kind: 'RESELLER',
       },
     });
-  }, 90_000);
+  }, 300_000);
 
   it("export: the file holds the HTTP export's bytes both ways; the bar shows, --out - works, failures leave nothing", async () => {
     const org = String(generated.id);
@@ -368,7 +368,7 @@ describe('admin commands while serve holds the file and with the file free', () 
     expect(refusedHere.map(failure)).toEqual(refusedThrough.map(failure));
     expect(refusedHere[1]!.stderr).toBe('adreport: organization 99 does not exist\n');
     expect(fs.readdirSync(dir).filter((name) => name.startsWith('none') || name.endsWith('.partial'))).toEqual([]);
-  }, 90_000);
+  }, 300_000);
 
   it('an export whose client stops reading holds its export slot only until the client goes away', async () => {
     const served = await serveOn(db, [], { ADREPORT_EXPORTS_MAX_CONCURRENT: '1' });
@@ -438,7 +438,7 @@ describe('admin commands while serve holds the file and with the file free', () 
     } finally {
       await served.stop();
     }
-  }, 90_000);
+  }, 300_000);
 
   it('fx import: through the server its reports convert with the imported rate at once; with the file free the same output', async () => {
     const served = await serveOn(db);
@@ -477,7 +477,7 @@ describe('admin commands while serve holds the file and with the file free', () 
     const file = path.join(dir, 'rates.csv');
     const here = JSON.parse((await runCli(['fx', 'import', file, '--db', db, '--json'])).stdout);
     expect(here).toEqual(through);
-  }, 120_000);
+  }, 300_000);
 
   it("sync: through the server its jobs run on the server's runner and come back as {jobs}; with the file free the same shape", async () => {
     const syncDir = tempDir('adreport-both-ways-sync-');
@@ -562,5 +562,5 @@ describe('admin commands while serve holds the file and with the file free', () 
     } finally {
       fs.rmSync(syncDir, { recursive: true, force: true });
     }
-  }, 120_000);
+  }, 300_000);
 });

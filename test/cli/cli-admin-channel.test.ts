@@ -108,7 +108,7 @@ describe('the admin socket of serve', () => {
       expect(await stopServe(serve)).toBe(0);
     }
     expect(fs.existsSync(socket)).toBe(false);
-  }, 60_000);
+  }, 300_000);
 
   it('a socket left by a server killed with SIGKILL blocks neither the next offline command (which removes it) nor the next server', async () => {
     const db = path.join(freshDir(), 'adreport.duckdb');
@@ -136,7 +136,7 @@ describe('the admin socket of serve', () => {
     } finally {
       expect(await stopServe(third)).toBe(0);
     }
-  }, 60_000);
+  }, 300_000);
 
   it('a second server on the same file is refused with one line, and the first one keeps taking admin commands', async () => {
     const db = path.join(freshDir(), 'adreport.duckdb');
@@ -159,7 +159,7 @@ describe('the admin socket of serve', () => {
     } finally {
       expect(await stopServe(serve)).toBe(0);
     }
-  }, 60_000);
+  }, 300_000);
 
   it('a process holding the file without an admin socket gets the one-line "held by" error, also with a dead socket beside the file', async () => {
     const db = path.join(freshDir(), 'adreport.duckdb');
@@ -182,7 +182,7 @@ describe('the admin socket of serve', () => {
     expect(free.code, free.stderr).toBe(0);
     expect(JSON.parse(free.stdout)).toEqual({ organization: { id: 2, name: 'B' } });
     expect(fs.existsSync(socket)).toBe(false);
-  }, 60_000);
+  }, 300_000);
 
   it('with a database path too long for a socket, binds under a private directory and links <db>.admin.sock to it', async () => {
     const dir = path.join(freshDir(), 'd'.repeat(50), 'e'.repeat(50));
@@ -210,7 +210,7 @@ describe('the admin socket of serve', () => {
     }
     expect(fs.existsSync(target)).toBe(false);
     expect(fs.lstatSync(name, { throwIfNoEntry: false })).toBeUndefined();
-  }, 60_000);
+  }, 300_000);
 
   it('speaks one JSON line per request; another protocol version, an unknown command, a wrong input or garbage get one clear failure', async () => {
     const db = path.join(freshDir(), 'adreport.duckdb');
@@ -275,7 +275,7 @@ describe('the admin socket of serve', () => {
     } finally {
       expect(await stopServe(serve)).toBe(0);
     }
-  }, 60_000);
+  }, 300_000);
 
   it('a socket that cannot be created stops serve with one line, and the file is free afterwards', async () => {
     const db = path.join(freshDir(), 'adreport.duckdb');
@@ -323,7 +323,7 @@ describe('a --db that does not exist', () => {
     );
     expectOneLine(result, 2, /^adreport: --query: .*unknown statistic "bogus"/);
     expect(fs.readdirSync(cwd)).toEqual([]);
-  }, 60_000);
+  }, 300_000);
 
   it('orgs create starts a new file: the first organization of a new installation', async () => {
     const cwd = freshDir();

@@ -35,7 +35,7 @@ beforeAll(async () => {
   ]);
   expect(generated.code, generated.stderr).toBe(0);
   organization = JSON.parse(generated.stdout.trim().split('\n').pop()!).organizations[0];
-}, 120_000);
+}, 300_000);
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const QUERY = 'segments=Day&statistics=impressions,clicks,cost,ctr&sort=-statistics.clicks';

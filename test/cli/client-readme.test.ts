@@ -80,4 +80,4 @@ it('README client example: ten lines that type-check and print the report', asyn
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
   }
-}, 120_000);
+}, 300_000);

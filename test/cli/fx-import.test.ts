@@ -25,7 +25,7 @@ beforeAll(async () => {
   // Any admin command makes the file (schema, reference rates).
   const created = await runCli(['orgs', 'create', '--name', 'FX', '--db', db]);
   expect(created.code, created.stderr).toBe(0);
-}, 60_000);
+}, 300_000);
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 /** The reference file, read here: rate of a currency on a day, and the codes it has. */
@@ -300,7 +300,7 @@ describe('adreport fx import FILE', () => {
     const help = await runCli(['fx', 'import', '--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('date,currency,unitsPerEur');
-  }, 180_000);
+  }, 360_000);
 
   it('a restarted server still has the imported rates, also after the reference file is loaded again', async () => {
     const config = serviceConfigSchema.parse({ dbPath: db, host: '127.0.0.1', port: 0 });

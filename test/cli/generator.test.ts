@@ -116,7 +116,7 @@ describe('adreport data generate', () => {
   beforeAll(async () => {
     run = await generate(first, ARGS);
     await generate(second, ARGS);
-  }, 120_000);
+  }, 300_000);
 
   it('prints the organizations with working credentials as one JSON line, and the run figures', async () => {
     const { json, result } = run;

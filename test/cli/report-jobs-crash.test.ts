@@ -135,5 +135,5 @@ describe('a report job RUNNING when the process is killed (kill -9)', () => {
       second.child.kill('SIGTERM');
       expect(await second.exited).toBe(0);
     }
-  }, 60_000);
+  }, 300_000);
 });

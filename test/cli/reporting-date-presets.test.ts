@@ -40,7 +40,7 @@ beforeAll(async () => {
   token = fx.orgs[0]!.token;
   Y = fx.yesterday;
   today = addDays(Y, 1);
-}, 180_000);
+}, 360_000);
 afterAll(async () => {
   await fx?.close();
 });
@@ -264,5 +264,5 @@ describe('adreport export --query with dateRange', () => {
     );
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('dateRange');
-  }, 120_000);
+  }, 300_000);
 });

@@ -209,7 +209,7 @@ describe('adreport keys rotate (issue 19 item 21)', () => {
       serve.child.kill('SIGTERM');
       expect(await serve.exited).toBe(0);
     }
-  }, 60_000);
+  }, 300_000);
 
   it('--drop-previous makes every earlier token fail as soon as the server re-reads the file (a leaked key)', async () => {
     const db = freshDb();

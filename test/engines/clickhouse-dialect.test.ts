@@ -57,7 +57,7 @@ beforeAll(async () => {
   });
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'adreport-ch-copy-'));
   clickhouse = await copyToClickhouse(generated.db, dir);
-}, 120_000);
+}, 300_000);
 afterAll(async () => {
   await clickhouse?.close();
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
@@ -369,7 +369,7 @@ describe('the same rows on DuckDB and ClickHouse', () => {
     // Nearly every statement has rows to compare (empty pages: an offset past the end, no match).
     expect(nonEmpty).toBeGreaterThan(statements.length * 0.9);
     // ~15 s on an idle machine, ~36 s at a load average of 10 on 2 cores.
-  }, 180_000);
+  }, 360_000);
 
   it('call details: filters and sorts of every field kind, paged', async () => {
     const requests: Array<Partial<CallDetailsRequest>> = [

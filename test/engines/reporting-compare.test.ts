@@ -76,7 +76,7 @@ beforeAll(async () => {
   Y = fx.yesterday;
   S = addDays(Y, -(DAYS - 1));
   // Generating ~1000 days takes ~5 s alone, several times that beside the rest of the suite.
-}, 180_000);
+}, 360_000);
 afterAll(async () => {
   await fx?.close();
 });
@@ -1642,7 +1642,7 @@ describe('ADREPORT_ROLLUPS=false: a copy of the database, a service without roll
   beforeAll(async () => {
     withRollups = fx;
     fx = await startReportingFixture({ scale: '2', days: DAYS, seed: 3, orgs: 2, service: { rollups: false } });
-  }, 180_000);
+  }, 360_000);
   afterAll(async () => {
     const without = fx;
     fx = withRollups;
@@ -1704,7 +1704,7 @@ describe('report engine clickhouse: a copy of the database replicated into embed
       orgs: 2,
       service: { reportEngine: 'clickhouse' },
     });
-  }, 240_000);
+  }, 480_000);
   afterAll(async () => {
     const click = fx;
     fx = duck;

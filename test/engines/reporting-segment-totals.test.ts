@@ -117,7 +117,7 @@ describe.each(['duckdb', 'clickhouse'] as const)('report engine %s', (engine) =>
   beforeAll(async () => {
     fx = await startReportingFixture({ scale: '2', days: 60, seed: 3, orgs: 2, service: { reportEngine: engine } });
     Y = fx.yesterday;
-  }, 180_000);
+  }, 360_000);
   afterAll(async () => {
     await fx?.close();
   });

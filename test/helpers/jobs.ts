@@ -6,7 +6,7 @@ export async function waitForJob(
   token: string,
   id: number,
   statuses: string[] = ['SUCCEEDED', 'PARTIALLY_SUCCEEDED', 'FAILED'],
-  timeoutMs = 15_000,
+  timeoutMs = 120_000,
 ) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -204,7 +204,7 @@ describe('autoImport (AUTO_IMPORT and the periodic platform sync)', () => {
     auth = { authorization: `Bearer ${token}` };
     const fresh = (await available()).filter((c) => c.status !== 'REMOVED');
     expect(fresh.length).toBeGreaterThan(0);
-    const deadline = Date.now() + 15_000;
+    const deadline = Date.now() + 120_000;
     let now = await campaigns(`?accountId=${account}&limit=100`);
     while (!fresh.every((c) => now.some((i) => i.adPlatformId === c.adPlatformId)) && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 100));

@@ -183,7 +183,7 @@ describe('GET /reporting/v0/changes', () => {
       { kind: 'ENTITIES_CHANGED', platformAccountId, accountId: null, firstDay: null, lastDay: null },
       { kind: 'STATISTICS_REPLACED', platformAccountId, accountId: null, firstDay: addDays(today, -3), lastDay: today },
     ]);
-  }, 90_000);
+  }, 300_000);
 
   it('lists link changes, account edits, markups and an FX import with their kinds and days', async () => {
     const { cursor } = await drain(bearer);

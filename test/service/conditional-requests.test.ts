@@ -99,7 +99,7 @@ beforeAll(async () => {
   campaignId = await importCampaign(available[0]!.adPlatformId, 'Cond');
   otherToken = await otherTenantToken(server);
   await createAccount(server, otherToken, { name: 'Theirs' });
-}, 120_000);
+}, 300_000);
 afterAll(() => server.close());
 
 describe('ETag and If-None-Match on report answers', () => {
@@ -316,7 +316,7 @@ describe('every kind of write a report reads changes the ETag and the answer', (
     expect(now.impressions).toBeGreaterThan(was.impressions);
     const after = await changed(url, before);
     expect(after.json.campaigns[0].statistics).toEqual(now);
-  }, 90_000);
+  }, 300_000);
 
   it('account rename and custom field (PATCH)', async () => {
     const url = `/reporting/v0/accounts?${range}&filter=id==${accountId}&embed=customFields`;
@@ -404,7 +404,7 @@ describe('every kind of write a report reads changes the ETag and the answer', (
     const ids = new Set(after.json.adGroups.map((g: { id: number }) => g.id));
     for (const g of groups) expect(ids.has(g.id)).toBe(true);
     expect(after.json.adGroups.length).toBe(before.json.adGroups.length + groups.length);
-  }, 90_000);
+  }, 300_000);
 
   it('markup (POST): the listing and costWithMarkup', async () => {
     const url = `/reporting/v0/accounts?${range}&filter=id==${accountId}&statistics=cost,costWithMarkup`;
@@ -547,7 +547,7 @@ describe('ADREPORT_CACHE_MB', () => {
     } finally {
       await off.close().catch(() => undefined);
     }
-  }, 60_000);
+  }, 300_000);
 
   it('a small cache evicts the least recently used page and stays within its bytes', async () => {
     // 0.05 MiB = 52,428 bytes: pages of up to 6,553 bytes (an eighth) are kept.
@@ -570,5 +570,5 @@ describe('ADREPORT_CACHE_MB', () => {
     } finally {
       await small.close();
     }
-  }, 60_000);
+  }, 300_000);
 });

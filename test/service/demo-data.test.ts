@@ -13,7 +13,7 @@ beforeAll(async () => {
   const token = await server.token();
   auth = { authorization: `Bearer ${token}` };
   await waitForIdleJobs(server, token);
-}, 180_000);
+}, 360_000);
 afterAll(() => server.close());
 
 describe('serve --demo with demo data', () => {

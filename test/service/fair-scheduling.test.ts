@@ -34,7 +34,7 @@ describe('the report lane: organizations served round-robin, cheap reads on thei
       // The page cache off: the same pull repeated must reach the lane, not the cache.
       service: { cacheMb: 0, database: { reportConcurrency: 2, maxQueued: 80 }, rateLimit: { dbTimeMsPerSecond: 0 } },
     });
-  }, 120_000);
+  }, 300_000);
   afterAll(() => fx?.close());
 
   /** A keywords pull (10,000 rows: every slot) of organization A. */
@@ -181,7 +181,7 @@ describe('the cost-based rate limit: database time per organization', () => {
         rateLimit: { ratePerSecond: 100_000, burst: 100_000, dbTimeMsPerSecond: 1, dbTimeBurstMs: 20 },
       },
     });
-  }, 120_000);
+  }, 300_000);
   afterAll(() => fx?.close());
 
   it("answers 429 with Retry-After and the db-time RateLimit policy to the organization in debt, while the other's reports go on", async () => {

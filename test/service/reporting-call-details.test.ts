@@ -83,7 +83,7 @@ beforeAll(async () => {
   const backfill = jobs.find((job) => job.input.campaignIds?.includes(campaignId));
   expect(backfill).toBeDefined();
   expect((await waitForJob(server, token, backfill!.id, undefined, 60_000)).status).toBe('SUCCEEDED');
-}, 90_000);
+}, 300_000);
 afterAll(() => server.close());
 
 describe('GET /reporting/v0/call-details', () => {

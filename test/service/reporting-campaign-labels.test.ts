@@ -28,7 +28,7 @@ describe.each([true, false])('ADREPORT_ROLLUPS=%s', (rollups) => {
       'application/merge-patch+json',
     );
     expect(patched.status).toBe(200);
-  }, 120_000);
+  }, 300_000);
   afterAll(() => fx.close());
 
   interface Expected {

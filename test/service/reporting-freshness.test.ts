@@ -107,7 +107,7 @@ beforeAll(async () => {
   });
   expect(linked.status).toBe(201);
   unsynced = { accountId: account.id as number, platformAccountId: linked.json.adPlatformAccount.id as number };
-}, 120_000);
+}, 300_000);
 afterAll(() => server.close());
 
 describe('freshness of a report', () => {
@@ -269,7 +269,7 @@ describe('freshness of a report', () => {
     } finally {
       server.service.platforms.setFaults(1, 'GOOGLE_ADS', {});
     }
-  }, 90_000);
+  }, 300_000);
 
   it("lists only the organization's own platform accounts", async () => {
     const otherToken = await otherTenantToken(server);

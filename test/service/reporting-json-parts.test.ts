@@ -13,7 +13,7 @@ const QUERY = { segments: 'Day', sort: '-statistics.cost' };
 
 beforeAll(async () => {
   fx = await startReportingFixture({ scale: '1', days: 30, seed: 13, orgs: 1, service: { shutdownTimeoutMs: 300 } });
-}, 120_000);
+}, 300_000);
 afterAll(async () => {
   await fx?.close();
 });

@@ -44,7 +44,7 @@ beforeAll(async () => {
   const token = await server.token();
   auth = { authorization: `Bearer ${token}` };
   await waitForIdleJobs(server, token);
-}, 240_000);
+}, 480_000);
 afterAll(() => server.close());
 
 async function rows(

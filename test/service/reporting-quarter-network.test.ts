@@ -113,7 +113,7 @@ describe.each([true, false])('ADREPORT_ROLLUPS=%s', (rollups) => {
     FROM = addDays(Y, -99);
     token = fx.orgs[0]!.token;
     orgId = fx.orgs[0]!.id;
-  }, 240_000);
+  }, 480_000);
   afterAll(async () => {
     await fx?.close();
   });

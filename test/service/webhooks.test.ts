@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson } from '../../src/webhooks/https-post.js';
 import { jsonRequest, linkedGoogleAccount, otherTenantToken } from '../helpers/accounts.js';
 import { waitForJob } from '../helpers/jobs.js';
+import { poll } from '../helpers/poll.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.js';
 import { startReceiver, verifySignature, type Receiver, type Received } from '../helpers/webhook-receiver.js';
 
@@ -54,7 +55,7 @@ interface Delivered {
 }
 
 /** Waits for the first request to `path` whose parsed body matches. */
-async function receivedAt(path: string, match: (body: Delivered) => boolean, timeoutMs = 15_000, status = 200) {
+async function receivedAt(path: string, match: (body: Delivered) => boolean, timeoutMs = 120_000, status = 200) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const found = receiver.received.filter(
@@ -208,7 +209,7 @@ describe('deliveries', () => {
     } finally {
       server.service.platforms.clearFaults();
     }
-    const [ok] = await receivedAt('/flaky', (b) => b.data.job.id === jobId, 20_000, 200);
+    const [ok] = await receivedAt('/flaky', (b) => b.data.job.id === jobId, 120_000, 200);
     const attempts = receiver.received.filter((r) => r.path === '/flaky' && body(r).data.job.id === jobId);
     expect(attempts.map((r) => r.status)).toEqual([500, 500, 500, 200]);
     expect(new Set(attempts.map((r) => body(r).id)).size).toBe(1);
@@ -219,9 +220,13 @@ describe('deliveries', () => {
     expect(gaps[1]).toBeGreaterThanOrEqual(2 * RETRY_BASE_MS - 20);
     expect(gaps[2]).toBeGreaterThanOrEqual(4 * RETRY_BASE_MS - 20);
     expect(ok).toBeDefined();
-    const log = (await server.http.get(`${P}/webhooks/id/${hook.id}/deliveries?status=DELIVERED`, auth)).json
-      .deliveries;
-    const entry = log.find((d: { eventId: string }) => d.eventId === body(ok!).id);
+    // The worker records the attempt after the receiver answered: the entry may come a moment later.
+    const entry = await poll('the DELIVERED entry of the flaky delivery', async () =>
+      (
+        (await server.http.get(`${P}/webhooks/id/${hook.id}/deliveries?status=DELIVERED`, auth)).json
+          .deliveries as Array<{ eventId: string; attempts: number; attemptLog: any[]; id: number }>
+      ).find((d) => d.eventId === body(ok!).id),
+    );
     expect(entry.attempts).toBe(4);
     expect(entry.attemptLog.map((a: { statusCode: number }) => a.statusCode)).toEqual([500, 500, 500, 200]);
     expect(entry.attemptLog[0].error).toContain('500');
@@ -238,7 +243,7 @@ describe('deliveries', () => {
     expect(redo.json.delivery).toMatchObject({ eventId: entry.eventId, status: 'PENDING', attempts: 0 });
     expect(redo.json.delivery.id).not.toBe(entry.id);
     expect(redo.headers.location).toBe(`${P}/webhooks/id/${hook.id}/deliveries/id/${redo.json.delivery.id}`);
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 120_000;
     let again = await server.http.get(redo.headers.location as string, auth);
     while (again.json.delivery.status === 'PENDING' && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));
