@@ -374,7 +374,7 @@ describe('golden SQL of the ClickHouse dialect', () => {
   it.each(CASES.map((c) => [c.name, c] as const))('%s', async (name, c) => {
     const query = statementOf(planOf(c.endpoint, c.request), c.statement, c.rollups, clickhouseDialect);
     expect(query, `${name}: no ${c.statement} statement`).toBeDefined();
-    await expect(clickhouseGolden(query!)).toMatchFileSnapshot(`golden/clickhouse/${name}.sql`);
+    await expect(clickhouseGolden(query!)).toMatchFileSnapshot(`../golden/clickhouse/${name}.sql`);
   });
 });
 
@@ -404,7 +404,7 @@ describe('golden SQL: each planner feature, reviewed', () => {
   it.each(CASES.map((c) => [c.name, c] as const))('%s', async (name, c) => {
     const query = statementOf(planOf(c.endpoint, c.request), c.statement, c.rollups);
     expect(query, `${name}: no ${c.statement} statement`).toBeDefined();
-    await expect(golden(query!)).toMatchFileSnapshot(`golden/${name}.sql`);
+    await expect(golden(query!)).toMatchFileSnapshot(`../golden/${name}.sql`);
   });
 
   it('every golden statement runs on the generated database, for its real range', async () => {
