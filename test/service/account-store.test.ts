@@ -80,5 +80,10 @@ describe('updateAccount', () => {
     const next = { ...state('e'), labels: { team: 'changed', added: 'new' } };
     expect((await update(id, next)).wrote).toBe(true);
     expect((await db.read((r) => getAccount(r, 1, id)))!.labels).toEqual({ added: 'new', team: 'changed' });
+    const updatedAt = () =>
+      db.read((r) => r.one<{ t: string }>('SELECT updated_at::VARCHAR AS t FROM accounts WHERE id = $1', [id]));
+    const before = await updatedAt();
+    expect((await update(id, { ...next, labels: { team: 'again' } })).wrote).toBe(true);
+    expect((await updatedAt())!.t).not.toBe(before!.t);
   });
 });

@@ -71,7 +71,7 @@ export async function insertAccount(tx: Executor, organizationId: number, state:
 
 /**
  * Writes the columns and labels in which `next` differs from `current` (the account as read in
- * this transaction), and `updated_at` with them; false when nothing differs and nothing was
+ * this transaction), and `updated_at` whenever either changed; false when nothing differs and nothing was
  * written. DuckDB versions an UPDATE per column it names (its commit estimate is ~40 KB per
  * column), so a PATCH of one field names one column, not all 36 (issue 34).
  */
@@ -86,16 +86,16 @@ export async function updateAccount(
   const before = stateValues(current);
   const after = stateValues(next);
   const changed = columns.flatMap((column, i) => (sameValue(before[i], after[i]) ? [] : [{ column, value: after[i] }]));
-  if (changed.length > 0) {
-    const assignments = changed.map(({ column }, i) => `${column} = $${i + 3}`).join(', ');
-    await tx.run(`UPDATE accounts SET ${assignments}, updated_at = now() WHERE organization_id = $1 AND id = $2`, [
-      organizationId,
-      id,
-      ...changed.map(({ value }) => value ?? null),
-    ]);
-  }
   const labelsChanged = await writeClientLabels(tx, 'account', id, current.labels, next.labels);
-  return changed.length > 0 || labelsChanged;
+  if (changed.length === 0 && !labelsChanged) return false;
+  // A change of labels alone is a change of the account too: updated_at says when it last changed.
+  const assignments = [...changed.map(({ column }, i) => `${column} = $${i + 3}`), 'updated_at = now()'].join(', ');
+  await tx.run(`UPDATE accounts SET ${assignments} WHERE organization_id = $1 AND id = $2`, [
+    organizationId,
+    id,
+    ...changed.map(({ value }) => value ?? null),
+  ]);
+  return true;
 }
 
 /** Bound values compared as stored: a DOUBLE field wraps its number (sqlDouble). */
