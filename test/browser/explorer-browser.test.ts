@@ -34,7 +34,7 @@ const pageErrors: string[] = [];
 beforeAll(async () => {
   chrome = await launchChromium();
   fs.mkdirSync(ARTIFACTS, { recursive: true });
-  fx = await startReportingFixture({ scale: '1', days: 30, seed: 37, orgs: 1 });
+  fx = await startReportingFixture({ world: 'mixed-currencies-30d' });
   org = fx.orgs[0]!;
   context = await chrome.browser.newContext({
     ignoreHTTPSErrors: true,

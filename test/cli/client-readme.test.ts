@@ -18,7 +18,7 @@ const MARKER = '<!-- readme-example: client';
 let fx: ReportingFixture;
 let dir: string;
 beforeAll(async () => {
-  fx = await startReportingFixture({ scale: '1', days: 30, seed: 17, orgs: 1 });
+  fx = await startReportingFixture({ world: 'small-2orgs-30d' });
   dir = tempDir('adreport-readme-');
 });
 afterAll(async () => {

@@ -359,7 +359,7 @@ describe('adreport fx import FILE', () => {
 
 describe('importing while the server serves (the admin channel runs importFxRates in the server)', () => {
   it('reports keep being answered during an import of 8 years of daily rates of 16+ currencies, and convert with the new rates from its commit on', async () => {
-    const fx = await startReportingFixture({ scale: '0.05', days: 30, seed: 5, orgs: 1 });
+    const fx = await startReportingFixture({ world: 'tiny-30d' });
     try {
       const token = fx.orgs[0]!.token;
       const Y = fx.yesterday;

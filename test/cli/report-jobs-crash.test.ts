@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/store/database.js';
 import { startServe } from '../helpers/cli.js';
-import { generateDatabase } from '../helpers/generate.js';
+import { copyWorld } from '../helpers/worlds.js';
 import { basic, FORM, HttpClient } from '../helpers/http.js';
 import { tempDir } from '../helpers/server.js';
 
@@ -54,7 +54,7 @@ function partials(filesDir: string): Array<{ id: number; size: number }> {
 describe('a report job RUNNING when the process is killed (kill -9)', () => {
   it('reruns from the start after the restart: SUCCEEDED, the file equals the GET export, no partial file is left or served', async () => {
     const db = path.join(dir, 'adreport.duckdb');
-    const [org] = await generateDatabase(db, { scale: '1', days: 30, seed: 7, orgs: 1 });
+    const [org] = (await copyWorld('small-2orgs-30d', dir)).organizations;
     const filesDir = path.join(dir, 'report-files');
     // One job at a time and one DuckDB thread: the job being written is surely the only one RUNNING.
     const env = { ADREPORT_REPORT_JOBS_CONCURRENCY: '1', ADREPORT_DB_THREADS: '1' };

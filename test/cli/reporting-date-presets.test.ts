@@ -36,7 +36,7 @@ let Y: string;
 let today: string;
 
 beforeAll(async () => {
-  fx = await startReportingFixture({ scale: '0.2', days: 100, seed: 23, orgs: 1 });
+  fx = await startReportingFixture({ world: 'long-100d' });
   token = fx.orgs[0]!.token;
   Y = fx.yesterday;
   today = addDays(Y, 1);

@@ -476,7 +476,7 @@ beforeAll(async () => {
   duckInstance = await DuckDBInstance.create(':memory:');
   duck = await duckInstance.connect();
   [fx, [narrow, doomed, idle]] = await Promise.all([
-    startReportingFixture({ scale: '1', days: 30, seed: 7, orgs: 2 }),
+    startReportingFixture({ world: 'small-2orgs-30d' }),
     startOwnServers(),
   ]);
   Y = fx.yesterday;

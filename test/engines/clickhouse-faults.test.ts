@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceConfigSchema } from '../../src/config/config.js';
 import { startService } from '../../src/main.js';
 import { runCli, startServe, stopServe, type ServeProcess } from '../helpers/cli.js';
-import { generateDatabase } from '../helpers/generate.js';
+import { copyWorld } from '../helpers/worlds.js';
 import { basic, FORM, HttpClient } from '../helpers/http.js';
 import { tempDir } from '../helpers/server.js';
 
@@ -19,7 +19,7 @@ let orgs: Array<{ id: number; clientId: string; clientSecret: string }>;
 beforeAll(async () => {
   dir = tempDir('adreport-clickhouse-faults-');
   dbFile = path.join(dir, 'adreport.duckdb');
-  orgs = await generateDatabase(dbFile, { scale: '1', days: 120, seed: 11, orgs: 2 });
+  orgs = [...(await copyWorld('long-2orgs-120d', dir)).organizations];
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceConfigSchema } from '../../src/config/config.js';
 import { startService, type RunningService } from '../../src/main.js';
-import { generateDatabase } from '../helpers/generate.js';
+import { world, WORLD_FILE } from '../helpers/worlds.js';
 import { startClickHouseShim, type ClickHouseShim } from '../helpers/clickhouse-http-shim.js';
 import { basic, FORM, HttpClient } from '../helpers/http.js';
 import { tempDir } from '../helpers/server.js';
@@ -21,8 +21,9 @@ let org: { id: number; clientId: string; clientSecret: string };
 
 beforeAll(async () => {
   dir = tempDir('adreport-clickhouse-server-');
-  template = path.join(dir, 'template.duckdb');
-  org = (await generateDatabase(template, { scale: '1', days: 40, seed: 5, orgs: 1 }))[0]!;
+  const made = await world('mid-2orgs-40d');
+  template = path.join(made.dir, WORLD_FILE);
+  org = made.organizations[0]!;
   shim = await startClickHouseShim(path.join(dir, 'clickhouse'), { user: 'reporter', password: PASSWORD });
 });
 afterAll(async () => {

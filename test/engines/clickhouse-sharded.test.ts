@@ -5,7 +5,8 @@ import { ClickHouse } from '../../src/clickhouse/clickhouse-connection.js';
 import { serviceConfigSchema } from '../../src/config/config.js';
 import { startService, type RunningService } from '../../src/main.js';
 import { runCli } from '../helpers/cli.js';
-import { generateDatabase, type GeneratedOrganization } from '../helpers/generate.js';
+import type { GeneratedOrganization } from '../helpers/generate.js';
+import { copyWorld } from '../helpers/worlds.js';
 import { startClickHouseShim, type ClickHouseShim } from '../helpers/clickhouse-http-shim.js';
 import { tempDir } from '../helpers/server.js';
 
@@ -30,7 +31,7 @@ async function connect(database: string): Promise<ClickHouse> {
 beforeAll(async () => {
   dir = tempDir('adreport-clickhouse-sharded-');
   const dbPath = path.join(dir, 'adreport.duckdb');
-  orgs = await generateDatabase(dbPath, { scale: '1', days: 40, seed: 3, orgs: 2 });
+  orgs = [...(await copyWorld('mid-2orgs-40d', dir)).organizations];
   shim = await startClickHouseShim(path.join(dir, 'clickhouse'), { user: 'reporter', password: 'pw' });
   for (const database of SHARDS) {
     const printed = await runCli([

@@ -38,6 +38,7 @@ import {
   type QueryInput,
   type ReportingFixture,
 } from '../helpers/reporting-fixture.js';
+import { LEAP_YEAR, WORLDS } from '../helpers/worlds.js';
 
 /**
  * Period comparison (issue 23 item 2, contract C): `compare=PREVIOUS_PERIOD|PREVIOUS_YEAR|a..b`.
@@ -51,20 +52,11 @@ import {
  * it, so PREVIOUS_YEAR compares real figures.
  */
 
-const yesterday = (() => {
-  const now = new Date();
-  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - 1)).toISOString().slice(0, 10);
-})();
-const isLeap = (year: number) => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-/** The last leap year L such that the range L+1-02-20..L+1-03-05 has ended. */
-const LEAP = (() => {
-  let year = Number(yesterday.slice(0, 4)) - 1;
-  while (!(isLeap(year) && `${year + 1}-03-05` <= yesterday)) year--;
-  return year;
-})();
+/** The last leap year of the world since-leap (its data starts on its 1st of February). */
+const LEAP = LEAP_YEAR;
 const daysBetween = (from: string, to: string) => (Date.parse(to) - Date.parse(from)) / 86_400_000;
 /** Data from the 1st of February of LEAP (at least 800 days). */
-const DAYS = Math.max(800, daysBetween(`${LEAP}-02-01`, yesterday) + 1);
+const DAYS = WORLDS['since-leap'].days;
 
 let fx: ReportingFixture;
 let Y: string;
@@ -72,10 +64,9 @@ let Y: string;
 let S: string;
 
 beforeAll(async () => {
-  fx = await startReportingFixture({ scale: '2', days: DAYS, seed: 3, orgs: 2 });
+  fx = await startReportingFixture({ world: 'since-leap' });
   Y = fx.yesterday;
   S = addDays(Y, -(DAYS - 1));
-  // Generating ~1000 days takes ~5 s alone, several times that beside the rest of the suite.
 }, 360_000);
 afterAll(async () => {
   await fx?.close();
@@ -1641,7 +1632,7 @@ describe('ADREPORT_ROLLUPS=false: a copy of the database, a service without roll
   let withRollups: ReportingFixture;
   beforeAll(async () => {
     withRollups = fx;
-    fx = await startReportingFixture({ scale: '2', days: DAYS, seed: 3, orgs: 2, service: { rollups: false } });
+    fx = await startReportingFixture({ world: 'since-leap', service: { rollups: false } });
   }, 360_000);
   afterAll(async () => {
     const without = fx;
@@ -1698,10 +1689,7 @@ describe('report engine clickhouse: a copy of the database replicated into embed
   beforeAll(async () => {
     duck = fx;
     fx = await startReportingFixture({
-      scale: '2',
-      days: DAYS,
-      seed: 3,
-      orgs: 2,
+      world: 'since-leap',
       service: { reportEngine: 'clickhouse' },
     });
   }, 480_000);

@@ -115,7 +115,7 @@ function currenciesOf(warnings: any[] | undefined): string[][] {
 
 describe.each(['duckdb', 'clickhouse'] as const)('report engine %s', (engine) => {
   beforeAll(async () => {
-    fx = await startReportingFixture({ scale: '2', days: 60, seed: 3, orgs: 2, service: { reportEngine: engine } });
+    fx = await startReportingFixture({ world: 'scale2-60d', service: { reportEngine: engine } });
     Y = fx.yesterday;
   }, 360_000);
   afterAll(async () => {

@@ -5,11 +5,11 @@ import { afterAll, beforeAll } from 'vitest';
 import { loadFxReference } from '../../src/reference/fx-rates.js';
 import { Database } from '../../src/store/database.js';
 import type { Row, SqlValue } from '../../src/store/sql-values.js';
-import { generateDatabase } from './generate.js';
+import { copyWorld, WORLD_FILE } from './worlds.js';
 
 /**
- * A database made by the real generator (`adreport data generate`, scale 1, 30 days to
- * yesterday, seed 7, two organizations) with the FX reference loaded, opened through the store
+ * A copy of the world small-2orgs-30d (helpers/worlds.ts: the real generator, scale 1, 30 days
+ * to yesterday, two organizations) with the FX reference loaded, opened through the store
  * for the tests of one file and removed after them. Read the fields inside tests (beforeAll sets them).
  */
 export interface GeneratedDatabase {
@@ -28,8 +28,8 @@ export function useGeneratedDatabase(prefix: string): GeneratedDatabase {
   };
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-    const file = path.join(dir, 'generated.duckdb');
-    await generateDatabase(file, { scale: '1', days: 30, seed: 7, orgs: 2 });
+    const file = path.join(dir, WORLD_FILE);
+    await copyWorld('small-2orgs-30d', dir);
     handle.db = await Database.open(file, { readConnections: 2, maxQueued: 10_000 });
     await loadFxReference(handle.db);
     handle.lastDay = (

@@ -5,9 +5,11 @@ import { encodeQuery, type QueryInput } from './reporting-fixture.js';
 
 /**
  * The engine-parity corpus (issue 22 item 5): report requests made programmatically from the
- * catalog (endpoints, statistics, segments, fields) and from sample rows of the data, the same
- * list for the same data every run. Each is sent to a DuckDB and a ClickHouse service over copies
- * of one generated database, and the answers must be equal.
+ * catalog (endpoints, statistics, segments, fields) and from sample rows of the data. Each is
+ * sent to a DuckDB and a ClickHouse service over copies of one generated database, and the
+ * answers must be equal. `buildCorpus` needs only the dates, so the suite names a test per
+ * request when it collects them; `sampleFilterRequests` needs an endpoint's rows, so it is built
+ * inside that endpoint's test.
  */
 export interface ParityRequest {
   /** Path and query as sent (for messages and KNOWN_DIFFERENCES). */
@@ -29,8 +31,6 @@ export interface CorpusContext {
   readonly edgeTo: string;
   /** Currencies whose rates are missing on some days: one only asked for, one of platform accounts. */
   readonly missingFx: { readonly target: string; readonly source: string };
-  /** Some JSON rows of each statistics endpoint (full range, org 0), to take filter values from. */
-  readonly samples: ReadonlyMap<string, ReadonlyArray<Record<string, unknown>>>;
 }
 
 /** The statistics endpoints: the six levels, FACEBOOK reach, Google Ads shares, campaign labels. */
@@ -57,7 +57,8 @@ function catalogOf(path: string) {
 
 const quote = (s: string) => `'${s.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
 
-export function buildCorpus(ctx: CorpusContext): ParityRequest[] {
+/** A list of requests and its `add`: every fourth to the second organization, none twice. */
+function requestList() {
   const out: ParityRequest[] = [];
   const seen = new Set<string>();
   const add = (path: string, query: QueryInput, org = out.length % 4 === 3 ? 1 : 0) => {
@@ -67,6 +68,67 @@ export function buildCorpus(ctx: CorpusContext): ParityRequest[] {
     seen.add(key);
     out.push({ key, org, path, query, format });
   };
+  return { out, add };
+}
+
+/** Segments, statistics and filters to send with a filter (a rotating share per endpoint). */
+function filterRequests(
+  add: (path: string, query: QueryInput) => void,
+  path: string,
+  range: QueryInput,
+  filters: readonly string[],
+): void {
+  filters.forEach((filter, i) => {
+    const segments = i % 3 === 0 ? 'Month' : i % 3 === 1 ? undefined : 'DeviceType';
+    add(path, { ...range, filter, segments, statistics: 'impressions,clicks,cost,ctr', totals: i % 2 === 0 });
+  });
+}
+
+/**
+ * Filters on the values of an endpoint's fields, taken from some of its JSON rows (full range,
+ * organization 0): ==, contains, startsWith, endsWith and in on strings, >= and in on numbers.
+ */
+export function sampleFilterRequests(
+  ctx: Pick<CorpusContext, 'from' | 'to'>,
+  path: (typeof STAT_ENDPOINTS)[number],
+  sample: ReadonlyArray<Record<string, unknown>>,
+): ParityRequest[] {
+  const { level } = catalogOf(path);
+  const e = STAT_ENDPOINTS.indexOf(path);
+  const fieldFilters: string[] = [];
+  for (const f of level.fields) {
+    const values = [...new Set(sample.map((r) => r[f.name]).filter((v) => v !== null && v !== undefined))];
+    if (f.type === 'number') {
+      const nums = values.map(Number).sort((a, b) => a - b);
+      if (nums.length > 0)
+        fieldFilters.push(
+          `${f.name} >= ${nums[Math.floor(nums.length / 2)]}`,
+          `${f.name} in [${nums.slice(0, 3).join(', ')}]`,
+        );
+    } else {
+      const s = values.map(String).sort()[0];
+      if (s !== undefined)
+        fieldFilters.push(
+          `${f.name} == ${quote(s)}`,
+          `contains(${f.name}, ${quote(s.slice(1, 4))})`,
+          `startsWith(${f.name}, ${quote(s.slice(0, 2))}) || endsWith(${f.name}, ${quote(s.slice(-2))})`,
+          `${f.name} in [${values.map(String).sort().slice(0, 3).map(quote).join(', ')}]`,
+        );
+    }
+  }
+  const { out, add } = requestList();
+  filterRequests(
+    add,
+    path,
+    { startDate: ctx.from, endDate: ctx.to },
+    fieldFilters.filter((_, k) => (k + e) % 3 === 0),
+  );
+  return out;
+}
+
+/** The requests that need no rows of the data: the same list for the same dates every run. */
+export function buildCorpus(ctx: CorpusContext): ParityRequest[] {
+  const { out, add } = requestList();
   const range = { startDate: ctx.from, endDate: ctx.to };
   // The segments of issue 22; those added later are asked at the end (appended: the earlier
   // requests keep their place and organization).
@@ -93,7 +155,6 @@ export function buildCorpus(ctx: CorpusContext): ParityRequest[] {
     const { endpoint, level } = catalogOf(path);
     const all = endpoint.statistics.map((s) => s.name).join(',');
     const ratios = ['impressions', 'clicks', 'cost', 'ctr', 'averageCpc', 'conversionRate', 'costPerConversion'];
-    const sample = ctx.samples.get(path) ?? [];
 
     // Defaults, every statistic, totals, paging (offset past the end too).
     add(path, {});
@@ -190,40 +251,18 @@ export function buildCorpus(ctx: CorpusContext): ParityRequest[] {
       "segments.deviceType in ['DESKTOP', 'TABLET']",
       "segments.networkType != 'SEARCH'",
     ];
-    const fieldFilters: string[] = [];
-    for (const f of level.fields) {
-      const values = [...new Set(sample.map((r) => r[f.name]).filter((v) => v !== null && v !== undefined))];
-      if (f.type === 'number') {
-        const nums = values.map(Number).sort((a, b) => a - b);
-        if (nums.length > 0)
-          fieldFilters.push(
-            `${f.name} >= ${nums[Math.floor(nums.length / 2)]}`,
-            `${f.name} in [${nums.slice(0, 3).join(', ')}]`,
-          );
-      } else {
-        const s = values.map(String).sort()[0];
-        if (s !== undefined)
-          fieldFilters.push(
-            `${f.name} == ${quote(s)}`,
-            `contains(${f.name}, ${quote(s.slice(1, 4))})`,
-            `startsWith(${f.name}, ${quote(s.slice(0, 2))}) || endsWith(${f.name}, ${quote(s.slice(-2))})`,
-            `${f.name} in [${values.map(String).sort().slice(0, 3).map(quote).join(', ')}]`,
-          );
-      }
-    }
-    if (level.labels) fieldFilters.push("labels.tier == 'gold' || labels.team == 'east'", 'labels.region == null');
-    if (level.customFields) fieldFilters.push("customFields.field1 != 'x' && customFields.field21 > 0");
+    // Labels, custom fields and accountId (filters on the values of fields: sampleFilterRequests).
+    const fixedFilters: string[] = [];
+    if (level.labels) fixedFilters.push("labels.tier == 'gold' || labels.team == 'east'", 'labels.region == null');
+    if (level.customFields) fixedFilters.push("customFields.field1 != 'x' && customFields.field21 > 0");
     if (level.platformAccountColumn !== undefined)
-      fieldFilters.push('accountId == 1', 'accountId in [1, 2]', 'accountId != 1', 'accountId == null');
-    if (path.startsWith('accounts/campaign-labels')) fieldFilters.push("startsWith(campaignLabel.value, 'e')");
+      fixedFilters.push('accountId == 1', 'accountId in [1, 2]', 'accountId != 1', 'accountId == null');
+    if (path.startsWith('accounts/campaign-labels')) fixedFilters.push("startsWith(campaignLabel.value, 'e')");
     const filters = [
       ...[0, 1].map((k) => statFilters[(e * 2 + k) % statFilters.length]!),
-      ...fieldFilters.filter((_, k) => (k + e) % 3 === 0),
+      ...fixedFilters.filter((_, k) => (k + e) % 2 === 0),
     ];
-    filters.forEach((filter, i) => {
-      const segments = i % 3 === 0 ? 'Month' : i % 3 === 1 ? undefined : 'DeviceType';
-      add(path, { ...range, filter, segments, statistics: 'impressions,clicks,cost,ctr', totals: i % 2 === 0 });
-    });
+    filterRequests(add, path, range, filters);
 
     // Currency: straight conversion, currencies with missing rates, the row currency filter.
     add(path, { ...range, currency: 'USD', statistics: all, totals: true });

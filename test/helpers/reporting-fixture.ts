@@ -3,9 +3,9 @@ import path from 'node:path';
 import { serviceConfigSchema, type ServiceConfigInput } from '../../src/config/config.js';
 import { startService, type RunningService } from '../../src/main.js';
 import type { SqlValue } from '../../src/store/sql-values.js';
-import { generateDatabase } from './generate.js';
 import { basic, FORM, HttpClient, type HttpResponse } from './http.js';
 import { tempDir } from './server.js';
+import { copyWorld, WORLD_FILE, type WorldName } from './worlds.js';
 
 /**
  * The reporting tests' world: a database made by the real generator (`adreport data generate`),
@@ -39,11 +39,9 @@ export interface ReportingFixture {
   close(): Promise<void>;
 }
 
-export interface GenerateSpec {
-  readonly scale: string;
-  readonly days: number;
-  readonly seed: number;
-  readonly orgs: number;
+export interface FixtureSpec {
+  /** The generated world (helpers/worlds.ts) the service runs on a copy of. */
+  readonly world: WorldName;
   /** Settings of the service over the defaults (e.g. a short shutdown timeout). */
   readonly service?: ServiceConfigInput;
 }
@@ -61,40 +59,10 @@ export function encodeQuery(query: QueryInput | string | undefined): string {
   return params.toString().replaceAll('+', '%20');
 }
 
-interface GeneratedOutput {
-  readonly organizations: Array<{ id: number; clientId: string; clientSecret: string }>;
-}
-
-/**
- * Generated files by spec, made once per test file and copied for each fixture: a file that runs
- * its tests with rollups on and then off (two services, two files: never one file twice, DESIGN
- * D1) generates once.
- */
-const TEMPLATE_FILE = 'adreport.duckdb';
-const templates = new Map<string, Promise<{ file: string; output: GeneratedOutput }>>();
-
-function generatedTemplate(spec: GenerateSpec): Promise<{ file: string; output: GeneratedOutput }> {
-  const key = JSON.stringify([spec.scale, spec.days, spec.seed, spec.orgs]);
-  let template = templates.get(key);
-  if (template === undefined) {
-    template = (async () => {
-      const dir = tempDir('adreport-reporting-template-');
-      process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
-      const file = path.join(dir, TEMPLATE_FILE);
-      return { file, output: { organizations: await generateDatabase(file, spec) } };
-    })();
-    templates.set(key, template);
-  }
-  return template;
-}
-
-export async function startReportingFixture(spec: GenerateSpec): Promise<ReportingFixture> {
+export async function startReportingFixture(spec: FixtureSpec): Promise<ReportingFixture> {
   const dir = tempDir('adreport-reporting-');
-  const dbPath = path.join(dir, TEMPLATE_FILE);
-  const { file, output } = await generatedTemplate(spec);
-  // The file and whatever the generator left beside it (a WAL, the token key file).
-  for (const name of fs.readdirSync(path.dirname(file)))
-    fs.copyFileSync(path.join(path.dirname(file), name), path.join(dir, name));
+  const dbPath = path.join(dir, WORLD_FILE);
+  const { organizations } = await copyWorld(spec.world, dir);
   const errors: unknown[] = [];
   const config = serviceConfigSchema.parse({
     dbPath,
@@ -106,7 +74,7 @@ export async function startReportingFixture(spec: GenerateSpec): Promise<Reporti
   const service = await startService(config, { logError: (entry) => errors.push(entry.error) });
   const http = new HttpClient(service.url, service.tls?.cert);
   const orgs: GeneratedOrg[] = [];
-  for (const org of output.organizations) {
+  for (const org of organizations) {
     const res = await http.request('POST', '/token', {
       headers: { authorization: basic(org.clientId, org.clientSecret), 'content-type': FORM },
       body: 'grant_type=client_credentials',

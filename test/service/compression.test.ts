@@ -11,7 +11,7 @@ import { encodeQuery, startReportingFixture, type ReportingFixture } from '../he
 
 let fx: ReportingFixture;
 beforeAll(async () => {
-  fx = await startReportingFixture({ scale: '1', days: 30, seed: 17, orgs: 1 });
+  fx = await startReportingFixture({ world: 'small-2orgs-30d' });
 }, 300_000);
 afterAll(async () => {
   await fx?.close();

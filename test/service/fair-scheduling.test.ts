@@ -27,10 +27,7 @@ describe('the report lane: organizations served round-robin, cheap reads on thei
   beforeAll(async () => {
     // 2 report slots; a queue of 80 in all, so 40 per organization.
     fx = await startReportingFixture({
-      scale: '1',
-      days: 30,
-      seed: 7,
-      orgs: 2,
+      world: 'small-2orgs-30d',
       // The page cache off: the same pull repeated must reach the lane, not the cache.
       service: { cacheMb: 0, database: { reportConcurrency: 2, maxQueued: 80 }, rateLimit: { dbTimeMsPerSecond: 0 } },
     });
@@ -172,10 +169,7 @@ describe('the cost-based rate limit: database time per organization', () => {
   beforeAll(async () => {
     // 1 ms of query time per second, 20 ms of burst: a few reports put an organization in debt.
     fx = await startReportingFixture({
-      scale: '1',
-      days: 30,
-      seed: 7,
-      orgs: 2,
+      world: 'small-2orgs-30d',
       service: {
         cacheMb: 0,
         rateLimit: { ratePerSecond: 100_000, burst: 100_000, dbTimeMsPerSecond: 1, dbTimeBurstMs: 20 },

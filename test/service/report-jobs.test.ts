@@ -72,7 +72,7 @@ describe('report jobs on a generated database', () => {
   const done = (id: number) => waitForReportJob((target) => fx.get(target, token), id);
 
   beforeAll(async () => {
-    fx = await startReportingFixture({ scale: '1', days: 30, seed: 7, orgs: 2 });
+    fx = await startReportingFixture({ world: 'small-2orgs-30d' });
     token = fx.orgs[0]!.token;
     other = fx.orgs[1]!.token;
     to = fx.yesterday;
@@ -266,10 +266,7 @@ describe('report job limits (ADREPORT_REPORT_FILES_MB=1, 3 unfinished jobs)', ()
 
   beforeAll(async () => {
     fx = await startReportingFixture({
-      scale: '1',
-      days: 30,
-      seed: 7,
-      orgs: 2,
+      world: 'small-2orgs-30d',
       service: { reportJobs: { filesMb: 1, maxUnfinishedPerOrganization: 3 } },
     });
     token = fx.orgs[0]!.token;

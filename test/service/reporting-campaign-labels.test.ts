@@ -10,7 +10,7 @@ let to: string;
 // Every answer the same with rollups on (the default) and off (ADREPORT_ROLLUPS=false): one generated file, a copy each.
 describe.each([true, false])('ADREPORT_ROLLUPS=%s', (rollups) => {
   beforeAll(async () => {
-    fx = await startReportingFixture({ scale: '1', days: 30, seed: 11, orgs: 2, service: { rollups } });
+    fx = await startReportingFixture({ world: 'small-2orgs-30d', service: { rollups } });
     token = fx.orgs[0]!.token;
     orgId = fx.orgs[0]!.id;
     to = fx.yesterday;

@@ -30,7 +30,7 @@ const world = { facebookAccount: 0, chfAccount: 0 };
 // Every answer the same with rollups on (the default) and off (ADREPORT_ROLLUPS=false): one generated file, a copy each.
 describe.each([true, false])('ADREPORT_ROLLUPS=%s', (rollups) => {
   beforeAll(async () => {
-    fx = await startReportingFixture({ scale: '2', days: 45, seed: 3, orgs: 2, service: { rollups } });
+    fx = await startReportingFixture({ world: 'scale2-45d', service: { rollups } });
     Y = fx.yesterday;
     const org = fx.orgs[0]!;
     const [facebook] = await fx.sql<{ id: number; account_id: number }>(

@@ -21,7 +21,7 @@ let fx: ReportingFixture;
 const own: Array<Map<string, Set<number>>> = [];
 
 beforeAll(async () => {
-  fx = await startReportingFixture({ scale: '1', days: 30, seed: 7, orgs: 2 });
+  fx = await startReportingFixture({ world: 'small-2orgs-30d' });
   for (const org of fx.orgs) {
     const byLevel = new Map<string, Set<number>>();
     for (const level of LEVELS) byLevel.set(level.path, await entityIds(fx, level, org.id));

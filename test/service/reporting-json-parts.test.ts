@@ -12,7 +12,7 @@ let fx: ReportingFixture;
 const QUERY = { segments: 'Day', sort: '-statistics.cost' };
 
 beforeAll(async () => {
-  fx = await startReportingFixture({ scale: '1', days: 30, seed: 13, orgs: 1, service: { shutdownTimeoutMs: 300 } });
+  fx = await startReportingFixture({ world: 'small-2orgs-30d', service: { shutdownTimeoutMs: 300 } });
 }, 300_000);
 afterAll(async () => {
   await fx?.close();

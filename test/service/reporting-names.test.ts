@@ -17,7 +17,7 @@ let org: number;
 let token: string;
 
 beforeAll(async () => {
-  fx = await startReportingFixture({ scale: '6', days: 21, seed: 11, orgs: 2 });
+  fx = await startReportingFixture({ world: 'wide-scale6-21d' });
   org = fx.orgs[0]!.id;
   token = fx.orgs[0]!.token;
 });

@@ -29,7 +29,7 @@ const world = { usdAccount: 0, sharedPlatformAccount: 0, otherAccount: 0, emptyA
 // Every answer the same with rollups on (the default) and off (ADREPORT_ROLLUPS=false): one generated file, a copy each.
 describe.each([true, false])('ADREPORT_ROLLUPS=%s', (rollups) => {
   beforeAll(async () => {
-    fx = await startReportingFixture({ scale: '2', days: 45, seed: 3, orgs: 2, service: { rollups } });
+    fx = await startReportingFixture({ world: 'scale2-45d', service: { rollups } });
     Y = fx.yesterday;
     const org = fx.orgs[0]!;
     const accounts = await fx.sql<{ id: number }>('SELECT id FROM accounts WHERE organization_id = $1 ORDER BY id', [

@@ -21,7 +21,7 @@ let token: string;
 const world = { account: 0, second: 0, third: 0 };
 
 beforeAll(async () => {
-  fx = await startReportingFixture({ scale: '1', days: 30, seed: 5, orgs: 2 });
+  fx = await startReportingFixture({ world: 'small-2orgs-30d' });
   Y = fx.yesterday;
   token = fx.orgs[0]!.token;
   const accounts = await fx.sql<{ id: number }>('SELECT id FROM accounts WHERE organization_id = $1 ORDER BY id', [

@@ -108,7 +108,7 @@ async function all(path: string, plural: string, query: QueryInput): Promise<any
 
 describe.each([true, false])('ADREPORT_ROLLUPS=%s', (rollups) => {
   beforeAll(async () => {
-    fx = await startReportingFixture({ scale: '1', days: 100, seed: 29, orgs: 1, service: { rollups } });
+    fx = await startReportingFixture({ world: 'long-100d', service: { rollups } });
     Y = fx.yesterday;
     FROM = addDays(Y, -99);
     token = fx.orgs[0]!.token;

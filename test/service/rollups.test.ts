@@ -109,7 +109,7 @@ describe('ADREPORT_ROLLUPS', () => {
   let on: ReportingFixture;
   let off: ReportingFixture;
   beforeAll(async () => {
-    const spec = { scale: '0.1', days: 10, seed: 5, orgs: 1 };
+    const spec = { world: 'tiny-30d' } as const;
     on = await startReportingFixture({ ...spec, service: { rollups: true } });
     off = await startReportingFixture({ ...spec, service: { rollups: false } });
   });
