@@ -120,9 +120,13 @@ async function fetchRaw(
   return { status: res.statusCode ?? 0, headers: res.headers, raw, body, text: body.toString('utf8'), clean };
 }
 
+/** The default idle-write timeout: an export slot a stalled client holds is freed after it at the latest. */
+const DEFAULT_IDLE_MS = 30_000;
+
 /**
  * A 200 export, read to its end; fails the test with the body otherwise. A 503 (the export
- * slots of an earlier test's disconnected clients are freed a moment after) is retried for 5 s.
+ * slots of an earlier test's disconnected clients are freed a moment after) is retried for up to
+ * 25 s, less than the idle-write timeout.
  */
 async function exported(
   target: Target,
@@ -131,7 +135,7 @@ async function exported(
   headers: Record<string, string> = {},
 ): Promise<Fetched> {
   let res = await fetchRaw(target, endpoint, query, headers);
-  for (const start = performance.now(); res.status === 503 && performance.now() - start < 5_000;) {
+  for (const start = performance.now(); res.status === 503 && performance.now() - start < DEFAULT_IDLE_MS - 5_000;) {
     await sleep(20);
     res = await fetchRaw(target, endpoint, query, headers);
   }
@@ -147,6 +151,13 @@ const varyOf = (headers: IncomingHttpHeaders): string[] =>
     .map((name) => name.trim().toLowerCase());
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Waits until an export is admitted after a client went away. Within less than the idle-write
+ * timeout, so the disconnect freed the slot, not the timeout; however long a busy machine takes
+ * below that, it passes.
+ */
+const slotFreedByDisconnect = (target: Target) => msUntilAdmitted(target, DEFAULT_IDLE_MS - 5_000);
 
 /** Polls an export until it is admitted (200), returning the ms it took; fails after `timeoutMs`. */
 async function msUntilAdmitted(target: Target, timeoutMs: number): Promise<number> {
@@ -166,7 +177,7 @@ async function holdAll(
   targets: readonly Target[],
   query: QueryInput,
   headers: Record<string, string> = {},
-  timeoutMs = 5_000,
+  timeoutMs = DEFAULT_IDLE_MS - 5_000,
 ): Promise<Opened[]> {
   const start = performance.now();
   for (;;) {
@@ -361,7 +372,7 @@ let narrow: OwnServer;
 let doomed: OwnServer;
 let idle: OwnServer;
 /** The idle server's idle-write timeout, shortened from the default 30 s. */
-const IDLE_MS = 1_000;
+const IDLE_MS = 2_500;
 
 /**
  * A name and values a CSV writer must quote and escape. Names and labels are one line (no control
@@ -1003,7 +1014,7 @@ describe('bad parameters', () => {
     // Nothing leaked: both export slots are free (two heavy exports, one per organization as each may
     // run one, are admitted together and held) ...
     for (const h of await holdAll([T[0], T[1]], HEAVY)) h.req.destroy();
-    await msUntilAdmitted(T[0], 5_000);
+    await slotFreedByDisconnect(T[0]);
     // ... the same export answers the same bytes, and nothing was logged as a failure.
     const after = await exported(T[0], 'campaigns', { format: 'csv', segments: 'Week' });
     expect(after.body.equals(before.body)).toBe(true);
@@ -1052,7 +1063,7 @@ describe('concurrency, disconnects and shutdown', () => {
 
       // A paused client goes away mid-stream: its slot is free again shortly after (b still holds the other).
       a.req.destroy();
-      expect(await msUntilAdmitted(T[0], 5_000)).toBeLessThan(3_000);
+      await slotFreedByDisconnect(T[0]);
 
       // A client that reads a while and then goes away: the same.
       const reading = await open(T[0], 'keywords', HEAVY);
@@ -1067,12 +1078,12 @@ describe('concurrency, disconnects and shutdown', () => {
           }
         }),
       );
-      expect(await msUntilAdmitted(T[0], 5_000)).toBeLessThan(3_000);
+      await slotFreedByDisconnect(T[0]);
     } finally {
       a.req.destroy();
       b.req.destroy();
     }
-    await msUntilAdmitted(T[0], 5_000);
+    await slotFreedByDisconnect(T[0]);
     expect(fx.errors.slice(errorsBefore)).toEqual([]);
   });
 
@@ -1103,7 +1114,7 @@ describe('concurrency, disconnects and shutdown', () => {
       expect(stillRefused.status, 'the export still holds its slot').toBe(503);
 
       a.req.destroy();
-      expect(await msUntilAdmitted(target, 5_000), 'export slot free again (ms)').toBeLessThan(3_000);
+      await slotFreedByDisconnect(target);
     } finally {
       a.req.destroy();
     }
@@ -1150,7 +1161,7 @@ describe('concurrency, disconnects and shutdown', () => {
     } finally {
       a.req.destroy();
     }
-    expect(await msUntilAdmitted(T[0], 5_000)).toBeLessThan(3_000);
+    await slotFreedByDisconnect(T[0]);
     expect(fx.errors.slice(errorsBefore)).toEqual([]);
   });
 
@@ -1166,21 +1177,24 @@ describe('concurrency, disconnects and shutdown', () => {
     expect(stalled.res.statusCode).toBe(200);
     stalled.res.pause();
     const start = performance.now();
-    // The one export slot is the stalled export's; a JSON report does not wait for it (issue 21).
+    // The one export slot is the stalled export's; a JSON report does not wait for it (issue 21):
+    // it is answered before the slot comes free, which an export polled meanwhile tells.
     expect((await fetchRaw(target, 'campaigns', { format: 'csv', limit: 1 })).status).toBe(503);
+    let freedAt = Infinity;
+    const freed = msUntilAdmitted(target, IDLE_MS + 60_000).then(() => (freedAt = performance.now()));
     const json = await fetchRaw(target, 'campaigns', { limit: 5 });
+    const answeredAt = performance.now();
     expect(json.status, json.text).toBe(200);
-    expect(performance.now() - start, 'the JSON report is answered before the timeout (ms)').toBeLessThan(IDLE_MS);
 
     // After the timeout the query is interrupted and the export slot is free again.
-    const admittedAfter = await msUntilAdmitted(target, IDLE_MS + 5_000);
-    expect(performance.now() - start, 'the slot frees after the timeout (ms)').toBeGreaterThan(IDLE_MS - 100);
-    expect(admittedAfter).toBeLessThan(IDLE_MS + 3_000);
+    await freed;
+    expect(answeredAt, 'the JSON report is answered before the export slot comes free').toBeLessThan(freedAt);
+    expect(freedAt - start, 'the slot frees after the timeout, not before (ms)').toBeGreaterThan(IDLE_MS - 100);
     // The connection was closed: reading again gets what the buffers held, then a cut response.
     const rest = await collect(stalled.res);
     expect(rest.clean, 'the stalled response never completes').toBe(false);
     expect(rest.raw.length, 'bytes the stalled client still got').toBeLessThan(30_000_000);
-    expect(await msUntilAdmitted(target, 5_000)).toBeLessThan(3_000);
+    await msUntilAdmitted(target, 60_000);
     expect(idle.errors).toEqual([]);
   });
 
@@ -1217,8 +1231,13 @@ describe('concurrency, disconnects and shutdown', () => {
       return performance.now() - start;
     };
     await latency();
+    // The baseline, measured here and now: on a busy machine both it and the figures during the
+    // export grow, so the bounds below are ratios to it (with floors for a quiet machine).
+    const idleLoop = monitorEventLoopDelay({ resolution: 5 });
+    idleLoop.enable();
     const idle: number[] = [];
     for (let i = 0; i < 7; i++) idle.push(await latency());
+    idleLoop.disable();
     const idleMedian = [...idle].sort((x, y) => x - y)[3]!;
 
     const loop = monitorEventLoopDelay({ resolution: 5 });
@@ -1244,12 +1263,17 @@ describe('concurrency, disconnects and shutdown', () => {
     expect(during.length, `small reports answered while the export streamed: ${shown}`).toBeGreaterThanOrEqual(1);
     // Loosely: the median small report during the export within 5x the idle median + 200 ms (measured
     // ~45 vs ~17 ms); single ones wait for a DuckDB thread now and then (seen up to ~200 ms), so the
-    // slowest only has to stay under 2 s. The event loop itself (this process is the server) never
-    // stalled for long: measured max delay ~45-60 ms; a row-by-row JS export would stall it for seconds.
+    // slowest only has to stay under 2 s, or 40x the idle median if that is more. The event loop
+    // itself (this process is the server) never stalled for long: measured max delay ~45-60 ms
+    // (idle ~10-20 ms), under 500 ms or 10x the idle maximum; a row-by-row JS export would stall it
+    // for seconds.
     const sorted = [...during].sort((x, y) => x - y);
     expect(sorted[Math.floor(sorted.length / 2)]!, shown).toBeLessThan(5 * idleMedian + 200);
-    expect(sorted.at(-1)!, shown).toBeLessThan(2_000);
-    expect(loop.max / 1e6, 'longest event-loop delay during the export (ms)').toBeLessThan(500);
+    expect(sorted.at(-1)!, shown).toBeLessThan(Math.max(2_000, 40 * idleMedian));
+    const idleMax = idleLoop.max / 1e6;
+    expect(loop.max / 1e6, `longest event-loop delay during the export (ms; idle ${idleMax.toFixed(0)})`).toBeLessThan(
+      Math.max(500, 10 * idleMax),
+    );
   });
 
   it('a shutdown while exports stream ends them visibly: CSV and NDJSON error lines, Parquet aborted', async () => {
