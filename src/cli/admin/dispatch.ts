@@ -1,10 +1,8 @@
 import fs from 'node:fs';
 import { Writable } from 'node:stream';
-import { DatabaseLockedError, type Database } from '../../store/database.js';
-import { openAdminStore } from '../admin-store.js';
+import type { Database } from '../../store/database.js';
 import { CliError, type CommandContext } from '../command.js';
 import { callServer, ServerUnreachableError, type AnswerHandlers } from './channel-client.js';
-import { LocalServices } from './local-services.js';
 import { runOperation, type AdminOperation } from './operation.js';
 import { locateAdminSocket, removeAdminSocket } from './socket-path.js';
 
@@ -32,6 +30,11 @@ export async function dispatch<I, R>(
     throw new CliError(`${dbPath} does not exist; check --db or ADREPORT_DB`);
   // Twice at most: a server that stops between the two steps frees the file for the second try.
   for (let attempt = 1; ; attempt++) {
+    // The store (DuckDB) loads only here: a command the server runs for us never needs it.
+    const [{ openAdminStore }, { DatabaseLockedError }] = await Promise.all([
+      import('../admin-store.js'),
+      import('../../store/database.js'),
+    ]);
     let db: Database;
     try {
       db = await openAdminStore(dbPath);
@@ -62,6 +65,7 @@ async function runHere<I, R>(
   try {
     // This process holds the file, so no server answers on a socket left beside it.
     removeAdminSocket(context.dbPath);
+    const { LocalServices } = await import('./local-services.js');
     const services = new LocalServices(db, context.io);
     try {
       // Through the same schema check as in the server, so a mismatch shows here too.

@@ -1,4 +1,4 @@
-import { configFromEnv, serviceConfigSchema } from '../../config/config.js';
+import { configFromEnv } from '../../config/config.js';
 import { jobHandlers } from '../../jobs/handlers/index.js';
 import { JobRunner } from '../../jobs/job-runner.js';
 import { JobService } from '../../jobs/job-service.js';
@@ -8,7 +8,8 @@ import { ReportService } from '../../reporting/report-service.js';
 import { PageCache } from '../../reporting/page-cache.js';
 import type { StatisticsSyncSettings } from '../../jobs/statistics-sync-queue.js';
 import type { Database } from '../../store/database.js';
-import { CliError, type CliIo } from '../command.js';
+import type { CliIo } from '../command.js';
+import { statisticsSettings } from './statistics-settings.js';
 import type { AdminServices } from './operation.js';
 
 /**
@@ -71,15 +72,4 @@ export class LocalServices implements AdminServices {
     await this.runner?.stop(10_000);
     await this.exports?.close();
   }
-}
-
-/** A bad ADREPORT_STATISTICS_* value is a usage error. */
-export function statisticsSettings(env: NodeJS.ProcessEnv): StatisticsSyncSettings {
-  const parsed = serviceConfigSchema.shape.statistics.safeParse(configFromEnv(env).statistics);
-  if (!parsed.success)
-    throw new CliError(
-      `invalid setting statistics.${parsed.error.issues[0]!.path.join('.')}: ${parsed.error.issues[0]!.message}`,
-      2,
-    );
-  return parsed.data;
 }

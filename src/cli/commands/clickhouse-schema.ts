@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { tableSchema, type TableSchema } from '../../clickhouse/clickhouse-schema.js';
 import {
   ClusterLayoutError,
   clusterDdl,
@@ -13,11 +12,7 @@ import {
   parseClusterLayout,
   type ClusterLayout,
 } from '../../clickhouse/cluster-ddl.js';
-import { REPLICATED_TABLES } from '../../clickhouse/replicated-tables.js';
-import { BOOKKEEPING_DDL } from '../../clickhouse/replicator.js';
-import { readSourceColumns } from '../../clickhouse/source-columns.js';
-import { Database } from '../../store/database.js';
-import { migrate } from '../../store/migrate.js';
+import type { TableSchema } from '../../clickhouse/clickhouse-schema.js';
 import { CliError, type Command } from '../command.js';
 
 export const clickhouseSchema: Command = {
@@ -60,6 +55,7 @@ export const clickhouseSchema: Command = {
       throw error;
     }
     const schemas = await migratedSchemas();
+    const { BOOKKEEPING_DDL } = await import('../../clickhouse/replicator.js');
     if (context.json) {
       const statements = clusterDdl(layout, schemas, BOOKKEEPING_DDL);
       const settings = CLUSTER_REPORT_SETTINGS.map(([setting]) => setting);
@@ -73,6 +69,14 @@ export const clickhouseSchema: Command = {
 
 /** The replicated tables' ClickHouse columns, from a scratch DuckDB migrated to this release's schema. */
 async function migratedSchemas(): Promise<TableSchema[]> {
+  // DuckDB and the ClickHouse modules load only when this command runs (the CLI starts without them).
+  const [{ tableSchema }, { REPLICATED_TABLES }, { readSourceColumns }, { Database }, { migrate }] = await Promise.all([
+    import('../../clickhouse/clickhouse-schema.js'),
+    import('../../clickhouse/replicated-tables.js'),
+    import('../../clickhouse/source-columns.js'),
+    import('../../store/database.js'),
+    import('../../store/migrate.js'),
+  ]);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'adreport-schema-'));
   try {
     const db = await Database.open(path.join(dir, 'schema.duckdb'), {

@@ -1,5 +1,4 @@
 import { configFromEnv } from '../../config/config.js';
-import { generateData } from '../../generator/generate.js';
 import {
   GenerateOptionError,
   MAX_DAYS,
@@ -7,7 +6,6 @@ import {
   parseGenerateOptions,
   type GenerateOptions,
 } from '../../generator/options.js';
-import { GENERATOR_MEMORY_LIMIT, withGeneratorStore } from '../../generator/store.js';
 import { CliError, printResult, type Command } from '../command.js';
 import { formatCount, ProgressBar } from '../progress-bar.js';
 
@@ -38,6 +36,11 @@ export const dataGenerate: Command = {
       if (error instanceof GenerateOptionError) throw new CliError(error.message, 2);
       throw error;
     }
+    // The generator and DuckDB load only now: every other command (and --help) starts without them.
+    const [{ generateData }, { GENERATOR_MEMORY_LIMIT, withGeneratorStore }] = await Promise.all([
+      import('../../generator/generate.js'),
+      import('../../generator/store.js'),
+    ]);
     // The same ADREPORT_DB_MEMORY_LIMIT / ADREPORT_DB_THREADS as the server, with the generator's own default limit.
     const env = configFromEnv(context.io.env).database ?? {};
     const memoryLimit = typeof env.memoryLimit === 'string' ? env.memoryLimit : GENERATOR_MEMORY_LIMIT;

@@ -8,11 +8,9 @@ import { getOrganization } from '../../organizations/organizations.js';
 import { buildPlan } from '../../planner/build-plan.js';
 import type { ReportPlan } from '../../planner/report-plan.js';
 import type { ReportRequest } from '../../planner/report-plan.js';
-import { OrganizationExportsBusyError } from '../../reporting/export-stream.js';
 import type { ReportWarning } from '../../reporting/report-warnings.js';
 import { parseReportQuery, reportRequest } from '../../reporting/report-request.js';
 import { ApiError, OverloadedError } from '../../shared/errors.js';
-import { DatabaseClosedError } from '../../store/database.js';
 import type { ExportFormat } from '../../sql/compile-report.js';
 import { adminCommand, type Presenter } from '../admin/admin-command.js';
 import { CliError, parseId, printResult, requireOption, type CommandContext, type OptionValues } from '../command.js';
@@ -196,8 +194,15 @@ class ExportFile implements Presenter<ExportResult> {
   }
 }
 
-/** Through the server, exports share its export slots with the HTTP API. */
-function busy(error: unknown): never {
+/**
+ * Through the server, exports share its export slots with the HTTP API. Runs where the operation
+ * runs, which has loaded the store and the export service already.
+ */
+async function busy(error: unknown): Promise<never> {
+  const [{ OrganizationExportsBusyError }, { DatabaseClosedError }] = await Promise.all([
+    import('../../reporting/export-stream.js'),
+    import('../../store/database.js'),
+  ]);
   if (error instanceof OrganizationExportsBusyError) {
     throw new CliError(
       `the organization runs as many exports as it may at once (ADREPORT_EXPORTS_MAX_PER_ORGANIZATION); try again in ${error.headers['Retry-After'] ?? 'a few'} s`,

@@ -1,12 +1,8 @@
 import { z } from 'zod';
-import { toJobResponse } from '../../provisioning/job-queue.js';
-import { getJob } from '../../jobs/job-store.js';
-import { queueAutoImports } from '../../jobs/platform-sync.js';
-import { queueTrailingSyncs } from '../../jobs/statistics-sync-queue.js';
 import { getOrganization } from '../../organizations/organizations.js';
 import type { Database, Executor } from '../../store/database.js';
 import { adminCommand } from '../admin/admin-command.js';
-import { statisticsSettings } from '../admin/local-services.js';
+import { statisticsSettings } from '../admin/statistics-settings.js';
 import { CliError, parseId, printResult, requireOption } from '../command.js';
 
 const MAX_DAYS = 1827;
@@ -36,6 +32,13 @@ export const sync = adminCommand({
       days: z.number().int().min(1).max(MAX_DAYS).nullable(),
     }),
     async run({ db, services, progress }, input) {
+      // The job modules load only where the operation runs (a CLI that asks the server needs none).
+      const [{ toJobResponse }, { getJob }, { queueAutoImports }, { queueTrailingSyncs }] = await Promise.all([
+        import('../../provisioning/job-queue.js'),
+        import('../../jobs/job-store.js'),
+        import('../../jobs/platform-sync.js'),
+        import('../../jobs/statistics-sync-queue.js'),
+      ]);
       const { organizationId } = input;
       const days = input.days ?? services.statistics.trailingDays;
       if (!(await db.read((r) => getOrganization(r, organizationId))))
