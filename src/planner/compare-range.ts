@@ -83,7 +83,9 @@ export function comparedRange(
     const [, from, to] = match as unknown as [string, string, string];
     for (const day of [from, to]) if (!isCalendarDay(day)) fail(`"${day}" is not a date YYYY-MM-DD`);
     if (to < from) fail(`the compared range ends (${to}) before it starts (${from})`);
-    if (to >= shiftYears(from, MAX_YEARS)) fail(`the compared range ${from}..${to} is longer than five years`);
+    // As numbers: the bound of a range in year 9995 lies in year 10000, which sorts before it as text.
+    if (Number(to.replaceAll('-', '')) >= Number(shiftYears(from, MAX_YEARS).replaceAll('-', '')))
+      fail(`the compared range ${from}..${to} is longer than five years`);
     compared = { from, to };
   }
   for (const key of segments) {

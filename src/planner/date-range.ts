@@ -5,10 +5,13 @@ import { invalidParameter } from './parameter-errors.js';
 /** Longest range a request may ask for: end before the same day five years after the start. */
 const MAX_YEARS = 5;
 
-/** The same day `years` later (29 February becomes 1 March). */
-function addYears(date: string, years: number): string {
+/**
+ * The same day `years` later (29 February becomes 1 March), in ms: as a number, so that a bound
+ * past year 9999 (which no date reaches) never compares as text.
+ */
+function yearsLaterMs(date: string, years: number): number {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];
-  return isoDate(new Date(Date.UTC(y + years, m - 1, d)));
+  return Date.UTC(y + years, m - 1, d);
 }
 
 /**
@@ -30,6 +33,7 @@ export function reportDateRange(
   const to = endDate ?? (startDate !== undefined && startDate > yesterday ? startDate : yesterday);
   const from = startDate ?? addDays(to, -29);
   if (to < from) fail('endDate', `${to} is before startDate ${from}`);
-  if (to >= addYears(from, MAX_YEARS)) fail('endDate', `the range ${from}..${to} is longer than five years`);
+  if (Date.parse(to) >= yearsLaterMs(from, MAX_YEARS))
+    fail('endDate', `the range ${from}..${to} is longer than five years`);
   return { from, to };
 }

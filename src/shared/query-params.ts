@@ -44,6 +44,9 @@ export function invalidParameter(name: string, message: string): never {
   ]);
 }
 
+/** The largest offset: 15 digits, exact as a JavaScript number and far past any result. */
+const MAX_OFFSET = 999_999_999_999_999;
+
 /** limit (1..max, default) and offset (0 or a multiple of limit), as supplement 1 defines paging. */
 export function parsePaging(
   query: QueryParams,
@@ -57,8 +60,10 @@ export function parsePaging(
     invalidParameter('limit', `must be an integer from 1 to ${maxLimit}`);
   }
   const offset = offsetText === undefined ? 0 : Number(offsetText);
-  if (offsetText !== undefined && (!/^\d{1,15}$/.test(offsetText) || offset % limit !== 0)) {
-    invalidParameter('offset', `must be 0 or a multiple of limit (${limit})`);
+  // Each reason of its own: a number too big to page to is not "no multiple of limit".
+  if (offsetText !== undefined && !/^\d{1,15}$/.test(offsetText)) {
+    invalidParameter('offset', `must be an integer from 0 to ${MAX_OFFSET}`);
   }
+  if (offset % limit !== 0) invalidParameter('offset', `must be 0 or a multiple of limit (${limit})`);
   return { limit, offset };
 }

@@ -169,6 +169,31 @@ describe('bad parameters: 400 naming the parameter', () => {
     await expect400('campaigns', { startDate: '2021-01-01', endDate: '2026-01-03' }, ['startDate', 'endDate']);
   });
 
+  it('a wrong offset or range is refused for what is wrong with it (issue 36 item 5)', async () => {
+    // Too big to page to: not an integer the service takes, whatever limit is.
+    for (const offset of ['9223372036854775808', '1000000000000000']) {
+      const error = await expect400('ads', { offset }, 'offset');
+      expect(text(error)).toContain('integer from 0 to 999999999999999');
+      expect(text(error)).not.toContain('multiple');
+    }
+    const notMultiple = await expect400('ads', { limit: 7, offset: 8 }, 'offset');
+    expect(text(notMultiple)).toContain('multiple of limit (7)');
+    // A range in year 9995 is a range of a few days: its five-year bound lies in year 10000.
+    const far = await expect200('campaigns', { startDate: '9995-01-01', endDate: '9995-01-05' });
+    // Every campaign, with no figures in those days.
+    expect(far.json.campaigns.length).toBeGreaterThan(0);
+    for (const row of far.json.campaigns) expect(row.statistics.impressions).toBe(0);
+    await expect200('campaigns', { startDate: '9995-01-01', endDate: '9999-12-31', limit: 1 });
+    await expect200('campaigns', { startDate: '9995-01-01', compare: '9994-01-01..9994-01-05' });
+    await expect200('campaigns', { compare: '9995-01-01..9999-12-31', limit: 1 });
+    // Over five years is still refused, and says so.
+    const long = await expect400('campaigns', { startDate: '9990-01-01', endDate: '9995-01-01' }, [
+      'startDate',
+      'endDate',
+    ]);
+    expect(text(long)).toContain('longer than five years');
+  });
+
   it('limit outside 1..10000 or not an integer; offset not a multiple of limit', async () => {
     for (const limit of ['0', '10001', '-1', 'abc', '1.5', '', '1e3', '99999999999999999999'])
       await expect400('ads', { limit }, 'limit');
