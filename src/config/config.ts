@@ -242,6 +242,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServiceConfigInput {
     },
     sandboxFaults: pick('ADREPORT_SANDBOX_FAULTS'),
     cacheMb: pick('ADREPORT_CACHE_MB'),
+    shutdownTimeoutMs: pick('ADREPORT_SHUTDOWN_TIMEOUT_MS'),
     platformSyncMs: pick('ADREPORT_PLATFORM_SYNC_MS'),
     demoData: bool('ADREPORT_DEMO_DATA'),
     rollups: bool('ADREPORT_ROLLUPS'),
