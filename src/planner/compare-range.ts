@@ -1,6 +1,7 @@
 import { SEGMENT_BY_KEY, type SegmentKey } from '../catalog/segments.js';
 import { assertNever } from '../shared/assert-never.js';
 import { addDays, daysBetween, isCalendarDay } from '../shared/dates.js';
+import { isOverMaxRange } from './date-range.js';
 import { invalidParameter } from './parameter-errors.js';
 
 /** The forms of `compare` besides an explicit `YYYY-MM-DD..YYYY-MM-DD`. */
@@ -15,7 +16,6 @@ export interface ComparedRange {
 /** Time segments pair by position (the i-th bucket with the i-th); the others by value. */
 export const TIME_SEGMENTS: ReadonlySet<SegmentKey> = new Set<SegmentKey>(['day', 'week', 'month', 'quarter', 'year']);
 
-const MAX_YEARS = 5;
 const RANGE = /^(\d{4}-\d{2}-\d{2})\.\.(\d{4}-\d{2}-\d{2})$/;
 
 /** The same calendar day `years` later or earlier; 29 February becomes 28 February in a common year. */
@@ -83,9 +83,7 @@ export function comparedRange(
     const [, from, to] = match as unknown as [string, string, string];
     for (const day of [from, to]) if (!isCalendarDay(day)) fail(`"${day}" is not a date YYYY-MM-DD`);
     if (to < from) fail(`the compared range ends (${to}) before it starts (${from})`);
-    // As numbers: the bound of a range in year 9995 lies in year 10000, which sorts before it as text.
-    if (Number(to.replaceAll('-', '')) >= Number(shiftYears(from, MAX_YEARS).replaceAll('-', '')))
-      fail(`the compared range ${from}..${to} is longer than five years`);
+    if (isOverMaxRange(from, to)) fail(`the compared range ${from}..${to} is longer than five years`);
     compared = { from, to };
   }
   for (const key of segments) {

@@ -6,12 +6,13 @@ import { invalidParameter } from './parameter-errors.js';
 const MAX_YEARS = 5;
 
 /**
- * The same day `years` later (29 February becomes 1 March), in ms: as a number, so that a bound
- * past year 9999 (which no date reaches) never compares as text.
+ * True when `to` is on or after the same day five years after `from` (29 February: 1 March), for
+ * report and compared ranges alike. Compared in ms: the bound of a range in year 9995 lies in year
+ * 10000, which as text sorts before it.
  */
-function yearsLaterMs(date: string, years: number): number {
-  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
-  return Date.UTC(y + years, m - 1, d);
+export function isOverMaxRange(from: string, to: string): boolean {
+  const [y, m, d] = from.split('-').map(Number) as [number, number, number];
+  return Date.parse(to) >= Date.UTC(y + MAX_YEARS, m - 1, d);
 }
 
 /**
@@ -33,7 +34,6 @@ export function reportDateRange(
   const to = endDate ?? (startDate !== undefined && startDate > yesterday ? startDate : yesterday);
   const from = startDate ?? addDays(to, -29);
   if (to < from) fail('endDate', `${to} is before startDate ${from}`);
-  if (Date.parse(to) >= yearsLaterMs(from, MAX_YEARS))
-    fail('endDate', `the range ${from}..${to} is longer than five years`);
+  if (isOverMaxRange(from, to)) fail('endDate', `the range ${from}..${to} is longer than five years`);
   return { from, to };
 }
