@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCorpus, sampleFilterRequests, STAT_ENDPOINTS, type ParityRequest } from './parity-corpus.js';
 import { COMPARED_HEADERS, firstDifference, parseCsv, parseNdjson, type CompareOptions } from './parity-compare.js';
 import { addDays, encodeQuery, mondayOf, startReportingFixture, type ReportingFixture } from './reporting-fixture.js';
-import { WORLDS } from './worlds.js';
+import { WORLDS, yesterdayUtc } from './worlds.js';
 
 /**
  * The engine-parity suite (issue 22 item 5), run by two files (aggregate tables on and off): one
@@ -145,11 +145,6 @@ function arrayOf(body: Record<string, unknown>): Array<Record<string, unknown>> 
 
 /** The world both parity files run on (helpers/worlds.ts): its dates are known before it exists. */
 const WORLD = 'scale2-60d';
-
-function yesterdayUtc(): string {
-  const now = new Date();
-  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - 1)).toISOString().slice(0, 10);
-}
 
 /**
  * The suite: a test per request of the corpus (named by its path and query), built when the file

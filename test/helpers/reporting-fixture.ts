@@ -5,7 +5,7 @@ import { startService, type RunningService } from '../../src/main.js';
 import type { SqlValue } from '../../src/store/sql-values.js';
 import { basic, FORM, HttpClient, type HttpResponse } from './http.js';
 import { tempDir } from './server.js';
-import { copyWorld, WORLD_FILE, type WorldName } from './worlds.js';
+import { copyWorld, WORLD_FILE, yesterdayUtc, type WorldName } from './worlds.js';
 
 /**
  * The reporting tests' world: a database made by the real generator (`adreport data generate`),
@@ -90,10 +90,7 @@ export async function startReportingFixture(spec: FixtureSpec): Promise<Reportin
   const lastDay = await service.db.read((r) =>
     r.one<{ d: string }>("SELECT strftime(max(day), '%Y-%m-%d') AS d FROM fact_ad_daily"),
   );
-  const now = new Date();
-  const yesterday = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - 1))
-    .toISOString()
-    .slice(0, 10);
+  const yesterday = yesterdayUtc();
   if (lastDay?.d !== yesterday) throw new Error(`generated data ends ${lastDay?.d}, not yesterday ${yesterday}`);
   const auth = (token: string) => ({ authorization: `Bearer ${token}` });
   return {

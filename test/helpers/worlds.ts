@@ -2,13 +2,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
+import { addDays, isoDate } from '../../src/shared/dates.js';
 import { generateDatabase, type GeneratedOrganization } from './generate.js';
 import { poll } from './poll.js';
 
-const yesterday = (() => {
-  const now = new Date();
-  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - 1)).toISOString().slice(0, 10);
-})();
+/** The last day a world generated now holds: yesterday (UTC). */
+export const yesterdayUtc = (): string => addDays(isoDate(new Date()), -1);
+
+const yesterday = yesterdayUtc();
 const isLeap = (year: number) => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
 /** The last leap year L such that L+1-02-20 .. L+1-03-05 has ended: a 29 February with a year of data after it. */
 export const LEAP_YEAR = (() => {

@@ -29,12 +29,13 @@ export async function dispatch<I, R>(
   if (!target.createsFile && !fs.existsSync(dbPath))
     throw new CliError(`${dbPath} does not exist; check --db or ADREPORT_DB`);
   // Twice at most: a server that stops between the two steps frees the file for the second try.
+  // The store (DuckDB) loads only for a command that reaches this point, not for --help or usage
+  // errors; opening the file is how a server holding it is found.
+  const [{ openAdminStore }, { DatabaseLockedError }] = await Promise.all([
+    import('../admin-store.js'),
+    import('../../store/database.js'),
+  ]);
   for (let attempt = 1; ; attempt++) {
-    // The store (DuckDB) loads only here: a command the server runs for us never needs it.
-    const [{ openAdminStore }, { DatabaseLockedError }] = await Promise.all([
-      import('../admin-store.js'),
-      import('../../store/database.js'),
-    ]);
     let db: Database;
     try {
       db = await openAdminStore(dbPath);

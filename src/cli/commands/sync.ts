@@ -32,7 +32,7 @@ export const sync = adminCommand({
       days: z.number().int().min(1).max(MAX_DAYS).nullable(),
     }),
     async run({ db, services, progress }, input) {
-      // The job modules load only where the operation runs (a CLI that asks the server needs none).
+      // The job modules load only where the operation runs (in the server, for a CLI that asks it).
       const [{ toJobResponse }, { getJob }, { queueAutoImports }, { queueTrailingSyncs }] = await Promise.all([
         import('../../provisioning/job-queue.js'),
         import('../../jobs/job-store.js'),
