@@ -1,7 +1,7 @@
 import { recordChange } from '../changes/change-log.js';
-import { addDays, isoDate } from '../shared/dates.js';
+import { isoDate } from '../shared/dates.js';
 import type { Database } from '../store/database.js';
-import { applyImportedRates, MAX_CARRIED_DAYS } from './fx-imported-rates.js';
+import { applyImportedRates } from './fx-imported-rates.js';
 import { parseFxRatesCsv, type ParsedFxRates } from './fx-rates-csv.js';
 import { supportedCurrencies } from './fx-rates.js';
 
@@ -73,15 +73,18 @@ export async function importFxRates(
        SELECT day::DATE, currency, units_per_eur::DECIMAL(18,8) FROM fx_import_staging ORDER BY 1, 2`,
     );
     await tx.run('DROP TABLE fx_import_staging');
+    const applied = await applyImportedRates(tx, currencies, { from, to });
     // One shared row (organization null), not one per organization: the rates are one table every
-    // organization's reports read. The last rate also fills the days after it (carried forward).
+    // organization's reports read. The range is the days whose rates changed: the file's, and after
+    // its last day only those its last rates now fill (the days before a later import of the
+    // currency), so a one-day import of yesterday is one day, not seven.
     await recordChange(tx, {
       organizationId: null,
       kind: 'FX_OR_MARKUP_CHANGED',
       firstDay: from,
-      lastDay: addDays(to, MAX_CARRIED_DAYS),
+      lastDay: applied.lastRatedDay ?? to,
     });
-    return applyImportedRates(tx, currencies, { from, to });
+    return applied;
   });
   return {
     rates: parsed.days.length,

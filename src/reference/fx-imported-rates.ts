@@ -12,6 +12,12 @@ export const MAX_CARRIED_DAYS = 6;
 export interface AppliedImports {
   /** Days filled with the last imported rate before them (weekends, holidays), within the window asked about. */
   readonly carriedForward: number;
+  /**
+   * The last day whose rate now comes from a day of the window asked about: the window's last day,
+   * or a day after it that the window's last rate fills up to the next imported rate (at most
+   * MAX_CARRIED_DAYS later). Null without a window.
+   */
+  readonly lastRatedDay: string | null;
 }
 
 /**
@@ -55,6 +61,12 @@ export async function applyImportedRates(
     `SELECT count(*)::INTEGER AS n FROM fx_import_overlay WHERE day <> rate_day${window ? ' AND day BETWEEN $1::DATE AND $2::DATE' : ''}`,
     window ? [window.from, window.to] : [],
   );
+  const lastRated = window
+    ? await tx.one<{ day: string | null }>(
+        `SELECT strftime(max(day), '%Y-%m-%d') AS day FROM fx_import_overlay WHERE rate_day BETWEEN $1::DATE AND $2::DATE`,
+        [window.from, window.to],
+      )
+    : undefined;
   await tx.run('DROP TABLE fx_import_overlay');
-  return { carriedForward: carried?.n ?? 0 };
+  return { carriedForward: carried?.n ?? 0, lastRatedDay: lastRated?.day ?? null };
 }

@@ -247,13 +247,13 @@ describe('GET /reporting/v0/changes', () => {
         firstDay: '2026-03-01',
         lastDay: '2026-03-31',
       },
-      // Rates of 2 and 3 February; the last one also fills the six days after it (carried forward).
+      // Rates of 2 and 3 February: no later import of USD, so no day after the 3rd changed.
       {
         kind: 'FX_OR_MARKUP_CHANGED',
         platformAccountId: null,
         accountId: null,
         firstDay: '2026-02-02',
-        lastDay: '2026-02-09',
+        lastDay: '2026-02-03',
       },
       { kind: 'ENTITIES_CHANGED', platformAccountId, accountId: null, firstDay: null, lastDay: null },
       { kind: 'LINK_CHANGED', platformAccountId, accountId, firstDay: null, lastDay: null },
@@ -264,6 +264,42 @@ describe('GET /reporting/v0/changes', () => {
     });
     expect(refused.status).toBe(422);
     expect((await drain(bearer, cursor)).changes).toHaveLength(changes.length);
+  });
+
+  it('lists the days an FX import changed: its own, and those its last rate now fills before a later import', async () => {
+    const { cursor } = await drain(bearer);
+    const importAt = (csv: string) =>
+      importFxRates(service.db, `date,currency,unitsPerEur\n${csv}`, { now: new Date('2026-09-01T00:00:00Z') });
+    // GBP on 1 and 8 July: the 2nd to the 7th carry the 1st's rate.
+    await importAt('2026-07-01,GBP,0.8500\n2026-07-08,GBP,0.8600\n');
+    // One day, the 3rd: its rate now fills the 4th to the 7th (the day before the next imported rate).
+    await importAt('2026-07-03,GBP,0.8550\n');
+    // One day with no later import of its currency: that day alone.
+    await importAt('2026-08-03,GBP,0.8700\n');
+    const fx = (await drain(bearer, cursor)).changes.map(what).filter((c) => c.kind === 'FX_OR_MARKUP_CHANGED');
+    expect(fx).toEqual([
+      {
+        kind: 'FX_OR_MARKUP_CHANGED',
+        platformAccountId: null,
+        accountId: null,
+        firstDay: '2026-07-01',
+        lastDay: '2026-07-08',
+      },
+      {
+        kind: 'FX_OR_MARKUP_CHANGED',
+        platformAccountId: null,
+        accountId: null,
+        firstDay: '2026-07-03',
+        lastDay: '2026-07-07',
+      },
+      {
+        kind: 'FX_OR_MARKUP_CHANGED',
+        platformAccountId: null,
+        accountId: null,
+        firstDay: '2026-08-03',
+        lastDay: '2026-08-03',
+      },
+    ]);
   });
 
   it('lists nothing for a PUT, PATCH or label write that changes nothing, and the one field that did change', async () => {
