@@ -70,11 +70,13 @@ it('README client example: ten lines that type-check and print the report', asyn
     const head = lines.slice(0, -all.total).join('\n');
     const week = await fx.report('campaigns', org.token, {
       ...query,
-      segments: 'Day',
       statistics: 'clicks,cost',
+      currency: 'EUR',
       totals: 'true',
     });
     const { clicks, cost } = week.json.totals;
+    // The world's organizations have accounts in several currencies, as the demo does: a cost total needs currency=.
+    expect(typeof cost).toBe('number');
     const firstPage = Math.min(100, Number(week.headers['x-totalcount']));
     expect(head).toBe(`${clicks} ${cost} ${firstPage}`);
   } finally {

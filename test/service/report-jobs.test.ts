@@ -203,6 +203,12 @@ describe('report jobs on a generated database', () => {
     const format = await post({ reportJob: { endpoint: 'keywords', query: { format: 'csv' }, format: 'csv' } });
     expect(format.status).toBe(400);
     expect((await post({ reportJob: { endpoint: 'nope', query: {}, format: 'csv' } })).status).toBe(422);
+    // The README's one exception: the campaign-label endpoint's name is in its path, which a job does not take.
+    const labels = await post({
+      reportJob: { endpoint: 'accounts/campaign-labels/name/team', query: {}, format: 'csv' },
+    });
+    expect(labels.status).toBe(422);
+    expect(labels.json.error.details[0].field).toMatch(/endpoint/);
     expect((await post({ reportJob: { endpoint: 'keywords', query: {}, format: 'xlsx' } })).status).toBe(422);
     expect((await post({ job: {} })).status).toBe(400);
     expect((await fx.get(`${BASE}/id/abc`, token)).status).toBe(400);
