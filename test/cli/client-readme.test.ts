@@ -18,7 +18,7 @@ const MARKER = '<!-- readme-example: client';
 let fx: ReportingFixture;
 let dir: string;
 beforeAll(async () => {
-  fx = await startReportingFixture({ world: 'small-2orgs-30d' });
+  fx = await startReportingFixture({ world: 'mixed-currencies-30d' });
   dir = tempDir('adreport-readme-');
 });
 afterAll(async () => {
@@ -75,7 +75,7 @@ it('README client example: ten lines that type-check and print the report', asyn
       totals: 'true',
     });
     const { clicks, cost } = week.json.totals;
-    // The world's organizations have accounts in several currencies, as the demo does: a cost total needs currency=.
+    // The world's organization has accounts in several currencies, as the demo does: a cost total needs currency=.
     expect(typeof cost).toBe('number');
     const firstPage = Math.min(100, Number(week.headers['x-totalcount']));
     expect(head).toBe(`${clicks} ${cost} ${firstPage}`);
