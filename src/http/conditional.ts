@@ -223,8 +223,8 @@ export function resourceNotModified(c: Context<AppEnv>, etag: string): Response 
   return new Response(null, { status: 304, headers: { ETag: etag } });
 }
 
-/** Documents of the conditional writes. */
-const TAG_LIST_PATTERN =
+/** The document's pattern of `*` or an entity-tag list: the ASCII values parseEntityTagList accepts (unit-tested). */
+export const TAG_LIST_PATTERN =
   '^[ \\t]*(?:\\*|(?:,[ \\t]*)*(?:W/)?"[\\x21\\x23-\\x7e]*"(?:[ \\t]*,(?:[ \\t]*(?:W/)?"[\\x21\\x23-\\x7e]*")?)*)[ \\t]*$';
 
 export const IF_MATCH = z.string().optional().openapi({
