@@ -147,7 +147,11 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    get?: never;
+    /**
+     * One linked platform account of the account
+     * @description One link of the account, as linkedAdPlatformAccounts lists it; its ETag changes with the link's status (the service sets NO_ACCESS when the platform revokes access) and the platform account's name.
+     */
+    get: operations['getLinkedPlatformAccount'];
     put?: never;
     post?: never;
     /**
@@ -535,7 +539,11 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    get?: never;
+    /**
+     * One markup period
+     * @description One markup period of the account, with its ETag (for a conditional DELETE).
+     */
+    get: operations['getMarkup'];
     put?: never;
     post?: never;
     /**
@@ -4104,6 +4112,17 @@ export interface components {
         'application/json': components['schemas']['Error'];
       };
     };
+    /** @description If-Match names no current representation of the resource, or If-None-Match is `*` (the resource exists) or names the current one (precondition_failed); nothing was changed. The ETag header is the current one. */
+    PreconditionFailed: {
+      headers: {
+        /** @description The resource's current strong ETag. */
+        ETag?: string;
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+      };
+    };
     /** @description The request body is larger than 1 MiB (payload_too_large). */
     PayloadTooLarge: {
       headers: {
@@ -4493,6 +4512,8 @@ export interface operations {
         headers: {
           /** @description Path of the created resource (or of the job). */
           Location?: string;
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4501,7 +4522,7 @@ export interface operations {
           };
         };
       };
-      /** @description The request cannot be read: malformed JSON, a body that is not {"account": {...}}. */
+      /** @description The request cannot be read: malformed JSON or a body that is not {"account": {...}}. */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -4533,7 +4554,10 @@ export interface operations {
   getAccount: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description ETags of answers the client holds (`W/"..."`, a comma list, or `*`). When one is the current ETag of this answer, 304 without a body; the comparison is weak (W/ ignored). */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -4545,6 +4569,8 @@ export interface operations {
       /** @description The account. */
       200: {
         headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4552,6 +4578,15 @@ export interface operations {
             account: components['schemas']['Account'];
           };
         };
+      };
+      /** @description If-None-Match named the current ETag (weak comparison): the client holds the current representation; no body. */
+      304: {
+        headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description The path id is not an int64. */
       400: {
@@ -4583,7 +4618,12 @@ export interface operations {
   replaceAccount: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Write only if the resource is still as the client saw it: `*` (it exists) or a comma list of ETags from GET or an earlier write; one must be the current ETag (strong comparison: W/ tags never match). Otherwise 412 precondition_failed with the current ETag, and nothing changes. Not `*` or a tag list: 400 invalid_header. */
+        'If-Match'?: string;
+        /** @description `*`: write only if the resource does not exist, so on an existing one always 412 (this API creates with POST). A tag list: 412 when one names the current representation (weak comparison). Not `*` or a tag list: 400 invalid_header. */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -4599,6 +4639,10 @@ export interface operations {
       /** @description The account after the change. */
       200: {
         headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
+          /** @description The resource's path: the body is its representation after the write, and ETag names that representation (not the request body). */
+          'Content-Location'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4607,7 +4651,7 @@ export interface operations {
           };
         };
       };
-      /** @description The request cannot be read: malformed JSON, a body that is not {"account": {...}}, or a malformed path id. */
+      /** @description The request cannot be read: malformed JSON, a body that is not {"account": {...}}, a malformed path id, or an If-Match / If-None-Match that is not * or a list of entity-tags (invalid_header). */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -4629,6 +4673,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      412: components['responses']['PreconditionFailed'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       /** @description A rule is broken (validation_failed); details name each field: required (name, languageCode, countryCode, currency), too_long, blank, not_allowed (languageCode, or a pair outside table 2.3 on countryCode), unknown_currency, unsupported_currency, wrong_type, unknown_field, read_only (id, language, country, linkedAdPlatformAccounts), invalid_name and too_many for labels. */
@@ -4648,7 +4693,12 @@ export interface operations {
   updateAccount: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Write only if the resource is still as the client saw it: `*` (it exists) or a comma list of ETags from GET or an earlier write; one must be the current ETag (strong comparison: W/ tags never match). Otherwise 412 precondition_failed with the current ETag, and nothing changes. Not `*` or a tag list: 400 invalid_header. */
+        'If-Match'?: string;
+        /** @description `*`: write only if the resource does not exist, so on an existing one always 412 (this API creates with POST). A tag list: 412 when one names the current representation (weak comparison). Not `*` or a tag list: 400 invalid_header. */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -4665,6 +4715,10 @@ export interface operations {
       /** @description The account after the change. */
       200: {
         headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
+          /** @description The resource's path: the body is its representation after the write, and ETag names that representation (not the request body). */
+          'Content-Location'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4673,7 +4727,7 @@ export interface operations {
           };
         };
       };
-      /** @description The request cannot be read: malformed JSON, a body that is not {"account": {...}}, or a malformed path id. */
+      /** @description The request cannot be read: malformed JSON, a body that is not {"account": {...}}, a malformed path id, or an If-Match / If-None-Match that is not * or a list of entity-tags (invalid_header). */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -4695,6 +4749,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      412: components['responses']['PreconditionFailed'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       /** @description A rule is broken (validation_failed); details name each field: required (name, languageCode, countryCode, currency), too_long, blank, not_allowed (languageCode, or a pair outside table 2.3 on countryCode), unknown_currency, unsupported_currency, wrong_type, unknown_field, read_only (id, language, country, linkedAdPlatformAccounts), invalid_name and too_many for labels. A patch is checked merged with the stored account. */
@@ -4746,6 +4801,8 @@ export interface operations {
         headers: {
           /** @description Path of the created resource (or of the job). */
           Location?: string;
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4811,10 +4868,81 @@ export interface operations {
       };
     };
   };
+  getLinkedPlatformAccount: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description ETags of answers the client holds (`W/"..."`, a comma list, or `*`). When one is the current ETag of this answer, 304 without a body; the comparison is weak (W/ ignored). */
+        'If-None-Match'?: string;
+      };
+      path: {
+        /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
+        id: number;
+        /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
+        apaId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The link. */
+      200: {
+        headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            adPlatformAccount: components['schemas']['LinkedAdPlatformAccount'];
+          };
+        };
+      };
+      /** @description If-None-Match named the current ETag (weak comparison): the client holds the current representation; no body. */
+      304: {
+        headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description A malformed path id. */
+      400: {
+        headers: {
+          /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      /** @description No such account, or the platform account is not linked to it. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
   unlinkPlatformAccount: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Write only if the resource is still as the client saw it: `*` (it exists) or a comma list of ETags from GET or an earlier write; one must be the current ETag (strong comparison: W/ tags never match). Otherwise 412 precondition_failed with the current ETag, and nothing changes. Not `*` or a tag list: 400 invalid_header. */
+        'If-Match'?: string;
+        /** @description `*`: write only if the resource does not exist, so on an existing one always 412 (this API creates with POST). A tag list: 412 when one names the current representation (weak comparison). Not `*` or a tag list: 400 invalid_header. */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -4832,7 +4960,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description A malformed path id. No body: DELETE errors are the status alone. */
+      /** @description A malformed path id, or an If-Match / If-None-Match that is not * or a list of entity-tags (invalid_header). No body: DELETE errors are the status alone. */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -4862,6 +4990,15 @@ export interface operations {
       /** @description No such account, or the platform account is not linked to it. No body: DELETE errors are the status alone. */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description If-Match names no current representation of the resource, or If-None-Match is `*` (the resource exists) or names the current one (precondition_failed); nothing was changed. The ETag header is the current one. No body: DELETE errors are the status alone. */
+      412: {
+        headers: {
+          /** @description The resource's current strong ETag. */
+          ETag?: string;
           [name: string]: unknown;
         };
         content?: never;
@@ -4907,7 +5044,12 @@ export interface operations {
   updateLinkStatus: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Write only if the resource is still as the client saw it: `*` (it exists) or a comma list of ETags from GET or an earlier write; one must be the current ETag (strong comparison: W/ tags never match). Otherwise 412 precondition_failed with the current ETag, and nothing changes. Not `*` or a tag list: 400 invalid_header. */
+        'If-Match'?: string;
+        /** @description `*`: write only if the resource does not exist, so on an existing one always 412 (this API creates with POST). A tag list: 412 when one names the current representation (weak comparison). Not `*` or a tag list: 400 invalid_header. */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -4942,6 +5084,10 @@ export interface operations {
       /** @description The link after the change. */
       200: {
         headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
+          /** @description The resource's path: the body is its representation after the write, and ETag names that representation (not the request body). */
+          'Content-Location'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4950,7 +5096,7 @@ export interface operations {
           };
         };
       };
-      /** @description The request cannot be read: malformed JSON, a body that is not {"adPlatformAccount": {...}}, or a malformed path id. */
+      /** @description The request cannot be read: malformed JSON, a body that is not {"adPlatformAccount": {...}}, a malformed path id, or an If-Match / If-None-Match that is not * or a list of entity-tags (invalid_header). */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -4972,6 +5118,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      412: components['responses']['PreconditionFailed'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       /** @description status is missing, or not READ_WRITE or READ_ONLY (validation_failed, not_allowed). */
@@ -4991,7 +5138,10 @@ export interface operations {
   getAccountLabels: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description ETags of answers the client holds (`W/"..."`, a comma list, or `*`). When one is the current ETag of this answer, 304 without a body; the comparison is weak (W/ ignored). */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -5003,11 +5153,22 @@ export interface operations {
       /** @description The account's labels, sorted by name. */
       200: {
         headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Labels'];
         };
+      };
+      /** @description If-None-Match named the current ETag (weak comparison): the client holds the current representation; no body. */
+      304: {
+        headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description A malformed path id. */
       400: {
@@ -5039,7 +5200,12 @@ export interface operations {
   replaceAccountLabels: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Write only if the resource is still as the client saw it: `*` (it exists) or a comma list of ETags from GET or an earlier write; one must be the current ETag (strong comparison: W/ tags never match). Otherwise 412 precondition_failed with the current ETag, and nothing changes. Not `*` or a tag list: 400 invalid_header. */
+        'If-Match'?: string;
+        /** @description `*`: write only if the resource does not exist, so on an existing one always 412 (this API creates with POST). A tag list: 412 when one names the current representation (weak comparison). Not `*` or a tag list: 400 invalid_header. */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -5052,16 +5218,20 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The account's labels, sorted by name. */
+      /** @description The account's labels after the change, sorted by name. */
       200: {
         headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
+          /** @description The resource's path: the body is its representation after the write, and ETag names that representation (not the request body). */
+          'Content-Location'?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Labels'];
         };
       };
-      /** @description The request cannot be read: malformed JSON, a body that is not {"labels": {...}}, or a malformed path id. */
+      /** @description The request cannot be read: malformed JSON, a body that is not {"labels": {...}}, a malformed path id, or an If-Match / If-None-Match that is not * or a list of entity-tags (invalid_header). */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -5083,6 +5253,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      412: components['responses']['PreconditionFailed'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       /** @description A label breaks a rule (validation_failed); details name each as labels.<name>: invalid_name, wrong_type, too_long, too_many. */
@@ -5102,7 +5273,12 @@ export interface operations {
   updateAccountLabels: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Write only if the resource is still as the client saw it: `*` (it exists) or a comma list of ETags from GET or an earlier write; one must be the current ETag (strong comparison: W/ tags never match). Otherwise 412 precondition_failed with the current ETag, and nothing changes. Not `*` or a tag list: 400 invalid_header. */
+        'If-Match'?: string;
+        /** @description `*`: write only if the resource does not exist, so on an existing one always 412 (this API creates with POST). A tag list: 412 when one names the current representation (weak comparison). Not `*` or a tag list: 400 invalid_header. */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -5116,16 +5292,20 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The account's labels, sorted by name. */
+      /** @description The account's labels after the change, sorted by name. */
       200: {
         headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
+          /** @description The resource's path: the body is its representation after the write, and ETag names that representation (not the request body). */
+          'Content-Location'?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Labels'];
         };
       };
-      /** @description The request cannot be read: malformed JSON, a body that is not {"labels": {...}}, or a malformed path id. */
+      /** @description The request cannot be read: malformed JSON, a body that is not {"labels": {...}}, a malformed path id, or an If-Match / If-None-Match that is not * or a list of entity-tags (invalid_header). */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -5147,6 +5327,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      412: components['responses']['PreconditionFailed'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       /** @description A label breaks a rule (validation_failed); details name each as labels.<name>: invalid_name, wrong_type, too_long, too_many. */
@@ -5166,7 +5347,10 @@ export interface operations {
   getCampaignLabels: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description ETags of answers the client holds (`W/"..."`, a comma list, or `*`). When one is the current ETag of this answer, 304 without a body; the comparison is weak (W/ ignored). */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -5178,11 +5362,22 @@ export interface operations {
       /** @description The campaign's labels, sorted by name. */
       200: {
         headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Labels'];
         };
+      };
+      /** @description If-None-Match named the current ETag (weak comparison): the client holds the current representation; no body. */
+      304: {
+        headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description A malformed path id. */
       400: {
@@ -5214,7 +5409,12 @@ export interface operations {
   replaceCampaignLabels: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Write only if the resource is still as the client saw it: `*` (it exists) or a comma list of ETags from GET or an earlier write; one must be the current ETag (strong comparison: W/ tags never match). Otherwise 412 precondition_failed with the current ETag, and nothing changes. Not `*` or a tag list: 400 invalid_header. */
+        'If-Match'?: string;
+        /** @description `*`: write only if the resource does not exist, so on an existing one always 412 (this API creates with POST). A tag list: 412 when one names the current representation (weak comparison). Not `*` or a tag list: 400 invalid_header. */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -5227,16 +5427,20 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The campaign's labels, sorted by name. */
+      /** @description The campaign's labels after the change, sorted by name. */
       200: {
         headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
+          /** @description The resource's path: the body is its representation after the write, and ETag names that representation (not the request body). */
+          'Content-Location'?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Labels'];
         };
       };
-      /** @description The request cannot be read: malformed JSON, a body that is not {"labels": {...}}, or a malformed path id. */
+      /** @description The request cannot be read: malformed JSON, a body that is not {"labels": {...}}, a malformed path id, or an If-Match / If-None-Match that is not * or a list of entity-tags (invalid_header). */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -5258,6 +5462,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      412: components['responses']['PreconditionFailed'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       /** @description A label breaks a rule (validation_failed); details name each as labels.<name>: invalid_name, wrong_type, too_long, too_many, reserved. */
@@ -5277,7 +5482,12 @@ export interface operations {
   updateCampaignLabels: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Write only if the resource is still as the client saw it: `*` (it exists) or a comma list of ETags from GET or an earlier write; one must be the current ETag (strong comparison: W/ tags never match). Otherwise 412 precondition_failed with the current ETag, and nothing changes. Not `*` or a tag list: 400 invalid_header. */
+        'If-Match'?: string;
+        /** @description `*`: write only if the resource does not exist, so on an existing one always 412 (this API creates with POST). A tag list: 412 when one names the current representation (weak comparison). Not `*` or a tag list: 400 invalid_header. */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -5291,16 +5501,20 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The campaign's labels, sorted by name. */
+      /** @description The campaign's labels after the change, sorted by name. */
       200: {
         headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
+          /** @description The resource's path: the body is its representation after the write, and ETag names that representation (not the request body). */
+          'Content-Location'?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Labels'];
         };
       };
-      /** @description The request cannot be read: malformed JSON, a body that is not {"labels": {...}}, or a malformed path id. */
+      /** @description The request cannot be read: malformed JSON, a body that is not {"labels": {...}}, a malformed path id, or an If-Match / If-None-Match that is not * or a list of entity-tags (invalid_header). */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -5322,6 +5536,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      412: components['responses']['PreconditionFailed'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       /** @description A label breaks a rule (validation_failed); details name each as labels.<name>: invalid_name, wrong_type, too_long, too_many, reserved. */
@@ -6267,6 +6482,8 @@ export interface operations {
         headers: {
           /** @description Path of the created resource (or of the job). */
           Location?: string;
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6313,10 +6530,81 @@ export interface operations {
       503: components['responses']['ServiceUnavailable'];
     };
   };
+  getMarkup: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description ETags of answers the client holds (`W/"..."`, a comma list, or `*`). When one is the current ETag of this answer, 304 without a body; the comparison is weak (W/ ignored). */
+        'If-None-Match'?: string;
+      };
+      path: {
+        /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
+        id: number;
+        /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
+        mid: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The markup. */
+      200: {
+        headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            markup: components['schemas']['Markup'];
+          };
+        };
+      };
+      /** @description If-None-Match named the current ETag (weak comparison): the client holds the current representation; no body. */
+      304: {
+        headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description A malformed path id. */
+      400: {
+        headers: {
+          /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      /** @description No such account, or no such markup of it. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
   deleteMarkup: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Write only if the resource is still as the client saw it: `*` (it exists) or a comma list of ETags from GET or an earlier write; one must be the current ETag (strong comparison: W/ tags never match). Otherwise 412 precondition_failed with the current ETag, and nothing changes. Not `*` or a tag list: 400 invalid_header. */
+        'If-Match'?: string;
+        /** @description `*`: write only if the resource does not exist, so on an existing one always 412 (this API creates with POST). A tag list: 412 when one names the current representation (weak comparison). Not `*` or a tag list: 400 invalid_header. */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -6334,7 +6622,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description A malformed path id. No body: DELETE errors are the status alone. */
+      /** @description A malformed path id, or an If-Match / If-None-Match that is not * or a list of entity-tags (invalid_header). No body: DELETE errors are the status alone. */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -6364,6 +6652,15 @@ export interface operations {
       /** @description No such account, or no such markup of it. No body: DELETE errors are the status alone. */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description If-Match names no current representation of the resource, or If-None-Match is `*` (the resource exists) or names the current one (precondition_failed); nothing was changed. The ETag header is the current one. No body: DELETE errors are the status alone. */
+      412: {
+        headers: {
+          /** @description The resource's current strong ETag. */
+          ETag?: string;
           [name: string]: unknown;
         };
         content?: never;
@@ -12253,11 +12550,13 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Created. */
+      /** @description Created. ETag is that of the webhook as GET shows it (without the secret). */
       201: {
         headers: {
           /** @description Path of the created resource (or of the job). */
           Location?: string;
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -12307,7 +12606,10 @@ export interface operations {
   getWebhook: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description ETags of answers the client holds (`W/"..."`, a comma list, or `*`). When one is the current ETag of this answer, 304 without a body; the comparison is weak (W/ ignored). */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -12319,6 +12621,8 @@ export interface operations {
       /** @description The webhook. */
       200: {
         headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -12326,6 +12630,15 @@ export interface operations {
             webhook: components['schemas']['Webhook'];
           };
         };
+      };
+      /** @description If-None-Match named the current ETag (weak comparison): the client holds the current representation; no body. */
+      304: {
+        headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description A malformed path id. */
       400: {
@@ -12357,7 +12670,12 @@ export interface operations {
   deleteWebhook: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Write only if the resource is still as the client saw it: `*` (it exists) or a comma list of ETags from GET or an earlier write; one must be the current ETag (strong comparison: W/ tags never match). Otherwise 412 precondition_failed with the current ETag, and nothing changes. Not `*` or a tag list: 400 invalid_header. */
+        'If-Match'?: string;
+        /** @description `*`: write only if the resource does not exist, so on an existing one always 412 (this API creates with POST). A tag list: 412 when one names the current representation (weak comparison). Not `*` or a tag list: 400 invalid_header. */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -12373,7 +12691,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description A malformed path id. No body: DELETE errors are the status alone. */
+      /** @description A malformed path id, or an If-Match / If-None-Match that is not * or a list of entity-tags (invalid_header). No body: DELETE errors are the status alone. */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -12403,6 +12721,15 @@ export interface operations {
       /** @description No such webhook in this organization (another organization's is not found either). No body: DELETE errors are the status alone. */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description If-Match names no current representation of the resource, or If-None-Match is `*` (the resource exists) or names the current one (precondition_failed); nothing was changed. The ETag header is the current one. No body: DELETE errors are the status alone. */
+      412: {
+        headers: {
+          /** @description The resource's current strong ETag. */
+          ETag?: string;
           [name: string]: unknown;
         };
         content?: never;

@@ -7,5 +7,7 @@ export interface AppEnv {
   Variables: {
     requestId: string;
     auth: AuthContext;
+    /** The answer carries a strong ETag of its bytes: compressJson leaves it as it is. */
+    identityOnly?: true;
   };
 }

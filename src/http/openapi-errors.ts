@@ -55,7 +55,7 @@ export const OAuthErrorSchema = z
   })
   .openapi('OAuthError', { description: 'An error of the token endpoint, as RFC 6749 5.2 shapes it.' });
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 406 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 406 | 409 | 412 | 413 | 415 | 422 | 429 | 500 | 503;
 
 /** Response headers as the document writes them. */
 export type Headers = Record<string, { description: string; schema: { type: 'integer' | 'string'; minimum?: number } }>;
@@ -102,6 +102,14 @@ const SHARED: Partial<Record<ErrorStatus, { name: string; description: string; h
     headers: wwwAuthenticate,
   },
   406: { name: 'NotAcceptable', description: 'Accept names no type the endpoint produces (not_acceptable).' },
+  412: {
+    name: 'PreconditionFailed',
+    description:
+      'If-Match names no current representation of the resource, or If-None-Match is `*` (the resource exists) or names the current one (precondition_failed); nothing was changed. The ETag header is the current one.',
+    headers: {
+      ETag: { description: "The resource's current strong ETag.", schema: { type: 'string' } },
+    },
+  },
   413: { name: 'PayloadTooLarge', description: 'The request body is larger than 1 MiB (payload_too_large).' },
   415: {
     name: 'UnsupportedMediaType',

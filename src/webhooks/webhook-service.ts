@@ -1,4 +1,5 @@
 import { WEBHOOK_RETRY_HOURS } from '../events/event-log.js';
+import { representationTag, type Precondition } from '../shared/entity-tag.js';
 import { ApiError, notFound, unprocessable } from '../shared/errors.js';
 import type { Database } from '../store/database.js';
 import { newWebhookSecret, type SecretBox } from './secret-box.js';
@@ -25,6 +26,11 @@ export interface WebhookServiceOptions {
   readonly now: () => Date;
   /** Tells the delivery worker that a delivery is due now (a redelivery). */
   readonly wake: () => void;
+}
+
+/** The strong ETag of a webhook: its representation without the secret (which only the create answer shows). */
+export function webhookTag(webhook: Webhook): string {
+  return representationTag(webhook);
 }
 
 /** Webhooks of an organization: create (the secret shown once), read, delete, the delivery log, redeliver. */
@@ -88,8 +94,15 @@ export class WebhookService {
     return this.db.read((r) => listWebhooks(r, organizationId, page));
   }
 
-  async delete(organizationId: number, id: number): Promise<void> {
-    const deleted = await this.db.write('no-report-data', (tx) => deleteWebhook(tx, organizationId, id));
+  async delete(organizationId: number, id: number, precondition?: Precondition): Promise<void> {
+    const deleted = await this.db.write('no-report-data', async (tx) => {
+      if (precondition) {
+        const current = await getWebhook(tx, organizationId, id);
+        if (!current) return false;
+        precondition(webhookTag(current));
+      }
+      return deleteWebhook(tx, organizationId, id);
+    });
     if (!deleted) throw notFound(`No webhook with id ${id} in this organization.`);
   }
 

@@ -33,7 +33,8 @@ const brotli = promisify(zlib.brotliCompress);
 /**
  * JSON responses over 1 KB, compressed as Accept-Encoding allows (gzip or br). The work runs in
  * zlib's asynchronous API on libuv's thread pool, in 16 KiB steps, never on the event loop.
- * Exports are left alone (they are not JSON and do their own gzip), as are HEAD, 204 and 304.
+ * Exports are left alone (they are not JSON and do their own gzip), as are HEAD, 204 and 304, and
+ * a resource's answer with its strong ETag (`identityOnly`, ../conditional.ts).
  */
 export function compressJson(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -41,6 +42,8 @@ export function compressJson(): MiddlewareHandler<AppEnv> {
     if (c.req.method === 'HEAD') return;
     const res = c.res;
     if (res.status === 204 || res.status === 304) return;
+    // A resource's strong ETag names these bytes; another coding would need a tag of its own.
+    if (c.get('identityOnly')) return;
     const type = res.headers.get('content-type') ?? '';
     if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type) || res.headers.has('content-encoding')) return;
     res.headers.append('Vary', 'Accept-Encoding');

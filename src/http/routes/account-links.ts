@@ -1,8 +1,18 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { ACCEPTED_PLATFORM_NAMES, AD_PLATFORM_TYPES, parsePlatformType } from '../../shared/ad-platforms.js';
-import type { PlatformAccountService } from '../../provisioning/platform-accounts/platform-account-service.js';
+import { linkTag, type PlatformAccountService } from '../../provisioning/platform-accounts/platform-account-service.js';
 import { LINK_STATUSES, type LinkStatus } from '../../provisioning/platform-accounts/platform-account-store.js';
 import { ruleIssue } from '../../shared/zod-rules.js';
+import {
+  CONDITIONAL_WRITE_HEADERS,
+  IF_NONE_MATCH,
+  NEW_REPRESENTATION,
+  RESOURCE_ETAG,
+  RESOURCE_NOT_MODIFIED,
+  resourceNotModified,
+  resourceTagHeaders,
+  writePrecondition,
+} from '../conditional.js';
 import type { AppEnv } from '../context.js';
 import { bearer, jsonContent, LOCATION, mergePatchContent } from '../openapi-helpers.js';
 import { errorResponses } from '../openapi-errors.js';
@@ -52,6 +62,9 @@ const LinkParams = z.object({ id: idParam(), apaId: idParam('apaId') });
 
 const tags = ['Links'];
 const BAD_PATH = 'malformed path id';
+const BAD_CONDITION = 'an If-Match / If-None-Match that is not * or a list of entity-tags (invalid_header)';
+const NOT_LINKED = 'No such account, or the platform account is not linked to it.';
+const LinkEnvelope = z.object({ adPlatformAccount: LinkedSchema });
 
 const linkRoute = createRoute({
   method: 'post',
@@ -65,7 +78,7 @@ const linkRoute = createRoute({
   ...bearer('provisioning'),
   request: { params: AccountParam, body: { required: true, ...jsonContent(LinkBody) } },
   responses: {
-    201: { description: 'Linked.', headers: LOCATION, ...jsonContent(z.object({ adPlatformAccount: LinkedSchema })) },
+    201: { description: 'Linked.', headers: { ...LOCATION, ...RESOURCE_ETAG }, ...jsonContent(LinkEnvelope) },
     ...errorResponses('post', {
       400: `The request cannot be read: malformed JSON, a body that is not {"adPlatformAccount": {...}}, or a ${BAD_PATH}.`,
       404: 'No such account in this organization.',
@@ -75,6 +88,22 @@ const linkRoute = createRoute({
       422: 'A field breaks a rule, or the platform does not know the id or grants this organization no access (details code invalid_format, unknown_at_platform, no_access, refused_by_platform).',
       503: 'The platform is not answering (platform_unavailable; Retry-After), or the service is at capacity.',
     }),
+  },
+});
+const getLinkRoute = createRoute({
+  method: 'get',
+  path: `${BASE}/id/{apaId}`,
+  operationId: 'getLinkedPlatformAccount',
+  description:
+    "One link of the account, as linkedAdPlatformAccounts lists it; its ETag changes with the link's status (the service sets NO_ACCESS when the platform revokes access) and the platform account's name.",
+  tags,
+  summary: 'One linked platform account of the account',
+  ...bearer('provisioning'),
+  request: { params: LinkParams, headers: z.object({ 'If-None-Match': IF_NONE_MATCH }) },
+  responses: {
+    200: { description: 'The link.', headers: RESOURCE_ETAG, ...jsonContent(LinkEnvelope) },
+    ...RESOURCE_NOT_MODIFIED,
+    ...errorResponses('get', { 400: `A ${BAD_PATH}.`, 404: NOT_LINKED }),
   },
 });
 const statusRoute = createRoute({
@@ -87,12 +116,17 @@ const statusRoute = createRoute({
   summary: "Change a link's status (READ_WRITE or READ_ONLY)",
   middleware: [acceptJson('application/json', 'application/merge-patch+json')] as const,
   ...bearer('provisioning'),
-  request: { params: LinkParams, body: { required: true, ...mergePatchContent(StatusBody) } },
+  request: {
+    params: LinkParams,
+    headers: CONDITIONAL_WRITE_HEADERS,
+    body: { required: true, ...mergePatchContent(StatusBody) },
+  },
   responses: {
-    200: { description: 'The link after the change.', ...jsonContent(z.object({ adPlatformAccount: LinkedSchema })) },
+    200: { description: 'The link after the change.', headers: NEW_REPRESENTATION, ...jsonContent(LinkEnvelope) },
     ...errorResponses('patch', {
-      400: `The request cannot be read: malformed JSON, a body that is not {"adPlatformAccount": {...}}, or a ${BAD_PATH}.`,
-      404: 'No such account, or the platform account is not linked to it.',
+      400: `The request cannot be read: malformed JSON, a body that is not {"adPlatformAccount": {...}}, a ${BAD_PATH}, or ${BAD_CONDITION}.`,
+      404: NOT_LINKED,
+      412: true,
       413: true,
       415: true,
       422: 'status is missing, or not READ_WRITE or READ_ONLY (validation_failed, not_allowed).',
@@ -108,12 +142,13 @@ const unlinkRoute = createRoute({
   tags,
   summary: 'Unlink a platform account from the account',
   ...bearer('provisioning'),
-  request: { params: LinkParams },
+  request: { params: LinkParams, headers: CONDITIONAL_WRITE_HEADERS },
   responses: {
     204: { description: 'Unlinked; empty body.' },
     ...errorResponses('delete', {
-      400: `A ${BAD_PATH}.`,
-      404: 'No such account, or the platform account is not linked to it.',
+      400: `A ${BAD_PATH}, or ${BAD_CONDITION}.`,
+      404: NOT_LINKED,
+      412: true,
       413: true,
     }),
   },
@@ -130,27 +165,45 @@ export function registerAccountLinkRoutes(app: OpenAPIHono<AppEnv>, service: Pla
       status: requested,
     });
     return c.json({ adPlatformAccount: linked }, 201, {
-      Location: `/provisioning/v0/accounts/id/${accountId}/adplatform-accounts/id/${linked.id}`,
+      Location: linkPath(accountId, linked.id),
+      ...resourceTagHeaders(c, linkTag(linked)),
     });
+  });
+  app.openapi(getLinkRoute, async (c) => {
+    const params = c.req.valid('param');
+    const link = await service.getLink(
+      c.get('auth').organizationId,
+      pathId(params.id, 'account'),
+      pathId(params.apaId, 'ad platform account', 'apaId'),
+    );
+    const etag = linkTag(link);
+    return resourceNotModified(c, etag) ?? c.json({ adPlatformAccount: link }, 200, resourceTagHeaders(c, etag));
   });
   app.openapi(statusRoute, async (c) => {
     const params = c.req.valid('param');
+    const accountId = pathId(params.id, 'account');
+    const precondition = writePrecondition(c);
     const requested = (c.req.valid('json') as z.infer<typeof StatusBody>).adPlatformAccount.status;
     const linked = await service.setStatus(
       c.get('auth').organizationId,
-      pathId(params.id, 'account'),
+      accountId,
       pathId(params.apaId, 'ad platform account', 'apaId'),
       requested,
+      precondition,
     );
-    return c.json({ adPlatformAccount: linked }, 200);
+    return c.json({ adPlatformAccount: linked }, 200, {
+      ...resourceTagHeaders(c, linkTag(linked)),
+      'Content-Location': linkPath(accountId, linked.id),
+    });
   });
   app.openapi(unlinkRoute, async (c) => {
     const params = c.req.valid('param');
-    await service.unlink(
-      c.get('auth').organizationId,
-      pathId(params.id, 'account'),
-      pathId(params.apaId, 'ad platform account', 'apaId'),
-    );
+    const accountId = pathId(params.id, 'account');
+    const platformAccountId = pathId(params.apaId, 'ad platform account', 'apaId');
+    await service.unlink(c.get('auth').organizationId, accountId, platformAccountId, writePrecondition(c));
     return c.body(null, 204);
   });
 }
+
+const linkPath = (accountId: number, platformAccountId: number) =>
+  `/provisioning/v0/accounts/id/${accountId}/adplatform-accounts/id/${platformAccountId}`;

@@ -1,4 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { StoredAccount } from '../../provisioning/accounts/account-store.js';
 import {
   accountPatchSchema,
   accountWriteSchema,
@@ -7,8 +9,18 @@ import {
   type AccountPatch,
   type AccountWrite,
 } from '../../provisioning/accounts/account-schema.js';
-import { toAccountResponse, type AccountService } from '../../provisioning/accounts/account-service.js';
+import { accountTag, toAccountResponse, type AccountService } from '../../provisioning/accounts/account-service.js';
 import { LABEL_NAME, LABEL_VALUE_MAX } from '../../provisioning/labels.js';
+import {
+  CONDITIONAL_WRITE_HEADERS,
+  IF_NONE_MATCH,
+  NEW_REPRESENTATION,
+  RESOURCE_ETAG,
+  RESOURCE_NOT_MODIFIED,
+  resourceNotModified,
+  resourceTagHeaders,
+  writePrecondition,
+} from '../conditional.js';
 import type { AppEnv } from '../context.js';
 import { bearer, jsonContent, LOCATION, mergePatchContent, TOTAL_COUNT } from '../openapi-helpers.js';
 import { errorResponses } from '../openapi-errors.js';
@@ -46,11 +58,14 @@ const IdParam = z.object({ id: idParam() });
 const tags = ['Accounts'];
 
 const BODY_400 =
-  'The request cannot be read: malformed JSON, a body that is not {"account": {...}}, or a malformed path id.';
+  'The request cannot be read: malformed JSON, a body that is not {"account": {...}}, a malformed path id, or an If-Match / If-None-Match that is not * or a list of entity-tags (invalid_header).';
 const writeErrors = (method: string, rules: string) =>
   errorResponses(method, {
-    400: method === 'post' ? BODY_400.replace(', or a malformed path id', '') : BODY_400,
-    ...(method === 'post' ? {} : { 404: 'No such account in this organization.' }),
+    400:
+      method === 'post'
+        ? 'The request cannot be read: malformed JSON or a body that is not {"account": {...}}.'
+        : BODY_400,
+    ...(method === 'post' ? {} : { 404: 'No such account in this organization.', 412: true }),
     413: true,
     415: true,
     422: `A rule is broken (validation_failed); details name each field: ${rules}`,
@@ -70,7 +85,7 @@ const createAccountRoute = createRoute({
   ...bearer('provisioning'),
   request: { body: { required: true, ...jsonContent(WriteBody) } },
   responses: {
-    201: { description: 'Created.', headers: LOCATION, ...jsonContent(AccountEnvelope) },
+    201: { description: 'Created.', headers: { ...LOCATION, ...RESOURCE_ETAG }, ...jsonContent(AccountEnvelope) },
     ...writeErrors('post', RULES),
   },
 });
@@ -115,9 +130,10 @@ const getAccountRoute = createRoute({
   tags,
   summary: 'Get an account',
   ...bearer('provisioning'),
-  request: { params: IdParam },
+  request: { params: IdParam, headers: z.object({ 'If-None-Match': IF_NONE_MATCH }) },
   responses: {
-    200: { description: 'The account.', ...jsonContent(AccountEnvelope) },
+    200: { description: 'The account.', headers: RESOURCE_ETAG, ...jsonContent(AccountEnvelope) },
+    ...RESOURCE_NOT_MODIFIED,
     ...errorResponses('get', { 400: 'The path id is not an int64.', 404: 'No such account in this organization.' }),
   },
 });
@@ -132,9 +148,13 @@ const putAccountRoute = createRoute({
   summary: 'Overwrite an account: fields missing from the body become null, labels are replaced',
   middleware: [acceptJson()] as const,
   ...bearer('provisioning'),
-  request: { params: IdParam, body: { required: true, ...jsonContent(WriteBody) } },
+  request: {
+    params: IdParam,
+    headers: CONDITIONAL_WRITE_HEADERS,
+    body: { required: true, ...jsonContent(WriteBody) },
+  },
   responses: {
-    200: { description: 'The account after the change.', ...jsonContent(AccountEnvelope) },
+    200: { description: 'The account after the change.', headers: NEW_REPRESENTATION, ...jsonContent(AccountEnvelope) },
     ...writeErrors('put', RULES),
   },
 });
@@ -149,9 +169,13 @@ const patchAccountRoute = createRoute({
     'The merged account must pass every rule of a PUT: a languageCode that does not go with the stored countryCode (or the reverse) is a 422, and the four required fields cannot be cleared with null (422 required).',
   middleware: [acceptJson('application/json', 'application/merge-patch+json')] as const,
   ...bearer('provisioning'),
-  request: { params: IdParam, body: { required: true, ...mergePatchContent(PatchBody) } },
+  request: {
+    params: IdParam,
+    headers: CONDITIONAL_WRITE_HEADERS,
+    body: { required: true, ...mergePatchContent(PatchBody) },
+  },
   responses: {
-    200: { description: 'The account after the change.', ...jsonContent(AccountEnvelope) },
+    200: { description: 'The account after the change.', headers: NEW_REPRESENTATION, ...jsonContent(AccountEnvelope) },
     ...writeErrors('patch', `${RULES} A patch is checked merged with the stored account.`),
   },
 });
@@ -160,7 +184,10 @@ export function registerAccountRoutes(app: OpenAPIHono<AppEnv>, accounts: Accoun
   app.openapi(createAccountRoute, async (c) => {
     const body = c.req.valid('json') as { account: AccountWrite };
     const account = await accounts.create(c.get('auth').organizationId, body.account);
-    return c.json({ account: toAccountResponse(account) }, 201, { Location: `${BASE}/id/${account.id}` });
+    return c.json({ account: toAccountResponse(account) }, 201, {
+      Location: `${BASE}/id/${account.id}`,
+      ...resourceTagHeaders(c, accountTag(account)),
+    });
   });
 
   // Registered for the document; parsed by hand so unknown and repeated parameters are refused.
@@ -179,23 +206,34 @@ export function registerAccountRoutes(app: OpenAPIHono<AppEnv>, accounts: Accoun
 
   app.openapi(getAccountRoute, async (c) => {
     const account = await accounts.get(c.get('auth').organizationId, accountId(c.req.valid('param').id));
-    return c.json({ account: toAccountResponse(account) }, 200);
+    const etag = accountTag(account);
+    return (
+      resourceNotModified(c, etag) ?? c.json({ account: toAccountResponse(account) }, 200, resourceTagHeaders(c, etag))
+    );
   });
 
   app.openapi(putAccountRoute, async (c) => {
     const id = accountId(c.req.valid('param').id);
+    const precondition = writePrecondition(c);
     const body = c.req.valid('json') as { account: AccountWrite };
-    const account = await accounts.replace(c.get('auth').organizationId, id, body.account);
-    return c.json({ account: toAccountResponse(account) }, 200);
+    const account = await accounts.replace(c.get('auth').organizationId, id, body.account, precondition);
+    return c.json({ account: toAccountResponse(account) }, 200, newRepresentation(c, account));
   });
 
   app.openapi(patchAccountRoute, async (c) => {
     const id = accountId(c.req.valid('param').id);
+    const precondition = writePrecondition(c);
     const body = c.req.valid('json') as { account: AccountPatch };
-    const account = await accounts.patch(c.get('auth').organizationId, id, body.account);
-    return c.json({ account: toAccountResponse(account) }, 200);
+    const account = await accounts.patch(c.get('auth').organizationId, id, body.account, precondition);
+    return c.json({ account: toAccountResponse(account) }, 200, newRepresentation(c, account));
   });
 }
+
+/** A PUT's or PATCH's answer: the account as it is now, its tag, and where it lives (RFC 9110 8.7). */
+const newRepresentation = (c: Context<AppEnv>, account: StoredAccount) => ({
+  ...resourceTagHeaders(c, accountTag(account)),
+  'Content-Location': `${BASE}/id/${account.id}`,
+});
 
 const INT64_MAX = 2n ** 63n - 1n;
 const accountId = (text: string) => pathId(text, 'account');

@@ -1,7 +1,23 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import type { LabelInput, LabelOwner, LabelService } from '../../provisioning/labels/label-service.js';
-import { LABEL_NAME, LABEL_VALUE_MAX, LABELS_MAX } from '../../provisioning/labels.js';
+import type { Context } from 'hono';
+import {
+  labelsTag,
+  type LabelInput,
+  type LabelOwner,
+  type LabelService,
+} from '../../provisioning/labels/label-service.js';
+import { LABEL_NAME, LABEL_VALUE_MAX, LABELS_MAX, type Labels } from '../../provisioning/labels.js';
 import { SINGLE_LINE } from '../../shared/zod-rules.js';
+import {
+  CONDITIONAL_WRITE_HEADERS,
+  IF_NONE_MATCH,
+  NEW_REPRESENTATION,
+  RESOURCE_ETAG,
+  RESOURCE_NOT_MODIFIED,
+  resourceNotModified,
+  resourceTagHeaders,
+  writePrecondition,
+} from '../conditional.js';
 import type { AppEnv } from '../context.js';
 import { acceptJson } from '../middleware/content-type.js';
 import { errorResponses } from '../openapi-errors.js';
@@ -57,13 +73,23 @@ function labelRoutes(kind: LabelOwner, collection: string) {
   const notFound = `No such ${kind} in this organization.`;
   const writeErrors = (method: string) =>
     errorResponses(method, {
-      400: 'The request cannot be read: malformed JSON, a body that is not {"labels": {...}}, or a malformed path id.',
+      400: 'The request cannot be read: malformed JSON, a body that is not {"labels": {...}}, a malformed path id, or an If-Match / If-None-Match that is not * or a list of entity-tags (invalid_header).',
       404: notFound,
+      412: true,
       413: true,
       415: true,
       422: `A label breaks a rule (validation_failed); details name each as labels.<name>: invalid_name, wrong_type, too_long, too_many${kind === 'campaign' ? ', reserved' : ''}.`,
     });
-  const answer = { description: `The ${kind}'s labels, sorted by name.`, ...jsonContent(LabelsResponse) };
+  const answer = {
+    description: `The ${kind}'s labels, sorted by name.`,
+    headers: RESOURCE_ETAG,
+    ...jsonContent(LabelsResponse),
+  };
+  const written = {
+    description: `The ${kind}'s labels after the change, sorted by name.`,
+    headers: NEW_REPRESENTATION,
+    ...jsonContent(LabelsResponse),
+  };
   const common = { tags: ['Labels'], ...bearer('provisioning') };
   return {
     get: createRoute({
@@ -73,8 +99,12 @@ function labelRoutes(kind: LabelOwner, collection: string) {
       description: `The client labels of the ${kind}, sorted by name${kind === 'campaign' ? '; the campaign group is a field of the campaign, not a label here' : ''}.`,
       ...common,
       summary: `The labels of a${kind === 'account' ? 'n' : ''} ${kind}`,
-      request: { params: IdParam },
-      responses: { 200: answer, ...errorResponses('get', { 400: 'A malformed path id.', 404: notFound }) },
+      request: { params: IdParam, headers: z.object({ 'If-None-Match': IF_NONE_MATCH }) },
+      responses: {
+        200: answer,
+        ...RESOURCE_NOT_MODIFIED,
+        ...errorResponses('get', { 400: 'A malformed path id.', 404: notFound }),
+      },
     }),
     put: createRoute({
       method: 'put',
@@ -86,6 +116,7 @@ function labelRoutes(kind: LabelOwner, collection: string) {
       middleware: [acceptJson()] as const,
       request: {
         params: IdParam,
+        headers: CONDITIONAL_WRITE_HEADERS,
         body: {
           required: true,
           ...jsonContent(
@@ -93,7 +124,7 @@ function labelRoutes(kind: LabelOwner, collection: string) {
           ),
         },
       },
-      responses: { 200: answer, ...writeErrors('put') },
+      responses: { 200: written, ...writeErrors('put') },
     }),
     patch: createRoute({
       method: 'patch',
@@ -106,6 +137,7 @@ function labelRoutes(kind: LabelOwner, collection: string) {
       middleware: [acceptJson('application/json', 'application/merge-patch+json')] as const,
       request: {
         params: IdParam,
+        headers: CONDITIONAL_WRITE_HEADERS,
         body: {
           required: true,
           ...mergePatchContent(
@@ -113,7 +145,7 @@ function labelRoutes(kind: LabelOwner, collection: string) {
           ),
         },
       },
-      responses: { 200: answer, ...writeErrors('patch') },
+      responses: { 200: written, ...writeErrors('patch') },
     }),
   };
 }
@@ -134,22 +166,30 @@ export function registerLabelRoutes(app: OpenAPIHono<AppEnv>, labels: LabelServi
     const routes = labelRoutes(kind, collection);
     app.openapi(routes.get, async (c) => {
       const id = pathId(c.req.valid('param').id, kind);
-      return c.json({ labels: await labels.get(kind, c.get('auth').organizationId, id) }, 200);
+      const current = await labels.get(kind, c.get('auth').organizationId, id);
+      const etag = labelsTag(current);
+      return resourceNotModified(c, etag) ?? c.json({ labels: current }, 200, resourceTagHeaders(c, etag));
     });
     // The validator has checked the wrapper before these run; see sentLabels for why it is read again.
     app.openapi(routes.put, async (c) => {
       const id = pathId(c.req.valid('param').id, kind);
-      return c.json(
-        { labels: await labels.replace(kind, c.get('auth').organizationId, id, await sentLabels(c.req)) },
-        200,
-      );
+      const precondition = writePrecondition(c);
+      const next = await labels.replace(kind, c.get('auth').organizationId, id, await sentLabels(c.req), precondition);
+      return c.json({ labels: next }, 200, newRepresentation(c, collection, id, next));
     });
     app.openapi(routes.patch, async (c) => {
       const id = pathId(c.req.valid('param').id, kind);
-      return c.json(
-        { labels: await labels.patch(kind, c.get('auth').organizationId, id, await sentLabels(c.req)) },
-        200,
-      );
+      const precondition = writePrecondition(c);
+      const next = await labels.patch(kind, c.get('auth').organizationId, id, await sentLabels(c.req), precondition);
+      return c.json({ labels: next }, 200, newRepresentation(c, collection, id, next));
     });
   }
+}
+
+/** A PUT's or PATCH's answer: the labels as they are now, their tag, and where they live (RFC 9110 8.7). */
+function newRepresentation(c: Context<AppEnv>, collection: string, id: number, labels: Labels) {
+  return {
+    ...resourceTagHeaders(c, labelsTag(labels)),
+    'Content-Location': `/provisioning/v0/${collection}/id/${id}/labels`,
+  };
 }

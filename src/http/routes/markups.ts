@@ -5,7 +5,16 @@ import {
   markupCreateSchema,
   type MarkupCreate,
 } from '../../provisioning/markups/markup-schema.js';
-import type { MarkupService } from '../../provisioning/markups/markup-service.js';
+import { markupTag, type MarkupService } from '../../provisioning/markups/markup-service.js';
+import {
+  CONDITIONAL_WRITE_HEADERS,
+  IF_NONE_MATCH,
+  RESOURCE_ETAG,
+  RESOURCE_NOT_MODIFIED,
+  resourceNotModified,
+  resourceTagHeaders,
+  writePrecondition,
+} from '../conditional.js';
 import type { AppEnv } from '../context.js';
 import { acceptJson } from '../middleware/content-type.js';
 import { errorResponses } from '../openapi-errors.js';
@@ -39,6 +48,8 @@ const MarkupParams = z.object({ id: idParam(), mid: idParam('mid') });
 
 const common = { tags: ['Markups'], ...bearer('provisioning') };
 const NO_ACCOUNT = 'No such account in this organization.';
+const NO_MARKUP = 'No such account, or no such markup of it.';
+const MarkupEnvelope = z.object({ markup: MarkupSchema });
 
 const listRoute = createRoute({
   method: 'get',
@@ -71,7 +82,7 @@ const createMarkupRoute = createRoute({
   middleware: [acceptJson()] as const,
   request: { params: AccountParam, body: { required: true, ...jsonContent(CreateBody) } },
   responses: {
-    201: { description: 'Created.', headers: LOCATION, ...jsonContent(z.object({ markup: MarkupSchema })) },
+    201: { description: 'Created.', headers: { ...LOCATION, ...RESOURCE_ETAG }, ...jsonContent(MarkupEnvelope) },
     ...errorResponses('post', {
       400: 'The request cannot be read: malformed JSON, a body that is not {"markup": {...}}, or a malformed path id.',
       404: NO_ACCOUNT,
@@ -81,6 +92,20 @@ const createMarkupRoute = createRoute({
     }),
   },
 });
+const getMarkupRoute = createRoute({
+  method: 'get',
+  path: `${BASE}/id/{mid}`,
+  operationId: 'getMarkup',
+  description: 'One markup period of the account, with its ETag (for a conditional DELETE).',
+  ...common,
+  summary: 'One markup period',
+  request: { params: MarkupParams, headers: z.object({ 'If-None-Match': IF_NONE_MATCH }) },
+  responses: {
+    200: { description: 'The markup.', headers: RESOURCE_ETAG, ...jsonContent(MarkupEnvelope) },
+    ...RESOURCE_NOT_MODIFIED,
+    ...errorResponses('get', { 400: 'A malformed path id.', 404: NO_MARKUP }),
+  },
+});
 const deleteRoute = createRoute({
   method: 'delete',
   path: `${BASE}/id/{mid}`,
@@ -88,12 +113,13 @@ const deleteRoute = createRoute({
   description: 'Costs of the days the period covered are reported without markup afterwards.',
   ...common,
   summary: 'Remove a markup period',
-  request: { params: MarkupParams },
+  request: { params: MarkupParams, headers: CONDITIONAL_WRITE_HEADERS },
   responses: {
     204: { description: 'Removed; empty body.' },
     ...errorResponses('delete', {
-      400: 'A malformed path id.',
-      404: 'No such account, or no such markup of it.',
+      400: 'A malformed path id, or an If-Match / If-None-Match that is not * or a list of entity-tags (invalid_header).',
+      404: NO_MARKUP,
+      412: true,
       413: true,
     }),
   },
@@ -111,7 +137,20 @@ export function registerMarkupRoutes(app: OpenAPIHono<AppEnv>, markups: MarkupSe
     const accountId = pathId(c.req.valid('param').id, 'account');
     const body = c.req.valid('json') as { markup: MarkupCreate };
     const markup = await markups.create(c.get('auth').organizationId, accountId, body.markup);
-    return c.json({ markup }, 201, { Location: `/provisioning/v0/accounts/id/${accountId}/markups/id/${markup.id}` });
+    return c.json({ markup }, 201, {
+      Location: `/provisioning/v0/accounts/id/${accountId}/markups/id/${markup.id}`,
+      ...resourceTagHeaders(c, markupTag(markup)),
+    });
+  });
+  app.openapi(getMarkupRoute, async (c) => {
+    const params = c.req.valid('param');
+    const markup = await markups.get(
+      c.get('auth').organizationId,
+      pathId(params.id, 'account'),
+      pathId(params.mid, 'markup', 'mid'),
+    );
+    const etag = markupTag(markup);
+    return resourceNotModified(c, etag) ?? c.json({ markup }, 200, resourceTagHeaders(c, etag));
   });
   app.openapi(deleteRoute, async (c) => {
     const params = c.req.valid('param');
@@ -119,6 +158,7 @@ export function registerMarkupRoutes(app: OpenAPIHono<AppEnv>, markups: MarkupSe
       c.get('auth').organizationId,
       pathId(params.id, 'account'),
       pathId(params.mid, 'markup', 'mid'),
+      writePrecondition(c),
     );
     return c.body(null, 204);
   });

@@ -3,7 +3,16 @@ import { EVENT_TYPES } from '../../events/event-log.js';
 import { invalidParameter, parsePaging, QueryParams } from '../../shared/query-params.js';
 import { WEBHOOKS_PER_ORGANIZATION, webhookCreateSchema, type WebhookCreate } from '../../webhooks/webhook-schema.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../webhooks/webhook-store.js';
-import type { WebhookService } from '../../webhooks/webhook-service.js';
+import { webhookTag, type WebhookService } from '../../webhooks/webhook-service.js';
+import {
+  CONDITIONAL_WRITE_HEADERS,
+  IF_NONE_MATCH,
+  RESOURCE_ETAG,
+  RESOURCE_NOT_MODIFIED,
+  resourceNotModified,
+  resourceTagHeaders,
+  writePrecondition,
+} from '../conditional.js';
 import type { AppEnv } from '../context.js';
 import { acceptJson } from '../middleware/content-type.js';
 import { errorResponses } from '../openapi-errors.js';
@@ -77,7 +86,11 @@ const createWebhookRoute = createRoute({
     body: { required: true, ...jsonContent(z.strictObject({ webhook: webhookCreateSchema }).openapi('WebhookCreate')) },
   },
   responses: {
-    201: { description: 'Created.', headers: LOCATION, ...jsonContent(z.object({ webhook: CreatedWebhookSchema })) },
+    201: {
+      description: 'Created. ETag is that of the webhook as GET shows it (without the secret).',
+      headers: { ...LOCATION, ...RESOURCE_ETAG },
+      ...jsonContent(z.object({ webhook: CreatedWebhookSchema })),
+    },
     ...errorResponses('post', {
       400: 'The request cannot be read: malformed JSON or a body that is not {"webhook": {...}}.',
       409: `The organization has ${WEBHOOKS_PER_ORGANIZATION} webhooks already (too_many_webhooks).`,
@@ -113,9 +126,10 @@ const getWebhookRoute = createRoute({
   ...common,
   summary: 'One webhook',
   description: 'The secret is not shown.',
-  request: { params: IdParam },
+  request: { params: IdParam, headers: z.object({ 'If-None-Match': IF_NONE_MATCH }) },
   responses: {
-    200: { description: 'The webhook.', ...jsonContent(z.object({ webhook: WebhookSchema })) },
+    200: { description: 'The webhook.', headers: RESOURCE_ETAG, ...jsonContent(z.object({ webhook: WebhookSchema })) },
+    ...RESOURCE_NOT_MODIFIED,
     ...errorResponses('get', { 400: 'A malformed path id.', 404: NO_WEBHOOK }),
   },
 });
@@ -126,10 +140,15 @@ const deleteWebhookRoute = createRoute({
   ...common,
   summary: 'Remove a webhook',
   description: 'Its pending deliveries are not sent and its delivery log goes with it.',
-  request: { params: IdParam },
+  request: { params: IdParam, headers: CONDITIONAL_WRITE_HEADERS },
   responses: {
     204: { description: 'Removed; empty body.' },
-    ...errorResponses('delete', { 400: 'A malformed path id.', 404: NO_WEBHOOK, 413: true }),
+    ...errorResponses('delete', {
+      400: 'A malformed path id, or an If-Match / If-None-Match that is not * or a list of entity-tags (invalid_header).',
+      404: NO_WEBHOOK,
+      412: true,
+      413: true,
+    }),
   },
 });
 const listDeliveriesRoute = createRoute({
@@ -201,7 +220,10 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>, webhooks: Webhoo
   app.openapi(createWebhookRoute, async (c) => {
     const body = c.req.valid('json') as { webhook: WebhookCreate };
     const { webhook, secret } = await webhooks.create(c.get('auth').organizationId, body.webhook);
-    return c.json({ webhook: { ...webhook, secret } }, 201, { Location: `${BASE}/id/${webhook.id}` });
+    return c.json({ webhook: { ...webhook, secret } }, 201, {
+      Location: `${BASE}/id/${webhook.id}`,
+      ...resourceTagHeaders(c, webhookTag(webhook)),
+    });
   });
   app.openapi(listWebhooksRoute, async (c) => {
     const page = parsePaging(QueryParams.parse(c.req.url, ['limit', 'offset']), 100, 100);
@@ -210,10 +232,15 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>, webhooks: Webhoo
   });
   app.openapi(getWebhookRoute, async (c) => {
     const webhook = await webhooks.get(c.get('auth').organizationId, pathId(c.req.valid('param').id, 'webhook'));
-    return c.json({ webhook }, 200);
+    const etag = webhookTag(webhook);
+    return resourceNotModified(c, etag) ?? c.json({ webhook }, 200, resourceTagHeaders(c, etag));
   });
   app.openapi(deleteWebhookRoute, async (c) => {
-    await webhooks.delete(c.get('auth').organizationId, pathId(c.req.valid('param').id, 'webhook'));
+    await webhooks.delete(
+      c.get('auth').organizationId,
+      pathId(c.req.valid('param').id, 'webhook'),
+      writePrecondition(c),
+    );
     return c.body(null, 204);
   });
   app.openapi(listDeliveriesRoute, async (c) => {

@@ -1,4 +1,5 @@
 import { recordChange } from '../../changes/change-log.js';
+import { representationTag, type Precondition } from '../../shared/entity-tag.js';
 import { notFound, unprocessable } from '../../shared/errors.js';
 import { ruleViolation } from '../../shared/zod-rules.js';
 import type { Database, Executor } from '../../store/database.js';
@@ -54,6 +55,11 @@ export function toAccountResponse(account: StoredAccount): AccountResponse {
   };
 }
 
+/** The account's strong ETag: its representation (spec 2.2) hashed, links and labels included. */
+export function accountTag(account: StoredAccount): string {
+  return representationTag(toAccountResponse(account));
+}
+
 /** Accounts of one organization: every call takes the caller's organization id. */
 export class AccountService {
   constructor(
@@ -81,6 +87,16 @@ export class AccountService {
     return (await this.db.read((r) => linksOf(r, [id]))).get(id) ?? [];
   }
 
+  /** A conditional write's check, against the account as stored in this transaction (links read only then). */
+  private async checkPrecondition(
+    tx: Executor,
+    current: AccountState & { id: number },
+    precondition: Precondition | undefined,
+  ): Promise<void> {
+    if (!precondition) return;
+    precondition(accountTag({ ...current, links: (await linksOf(tx, [current.id])).get(current.id) ?? [] }));
+  }
+
   /** Writes what differs from the stored account; a change of nothing changes no report, so the feed lists none. */
   private async store(
     tx: Executor,
@@ -105,11 +121,17 @@ export class AccountService {
   }
 
   /** PUT (spec 4.2 rule 1): every field missing from the body becomes null, labels included. */
-  async replace(organizationId: number, id: number, body: AccountWrite): Promise<StoredAccount> {
+  async replace(
+    organizationId: number,
+    id: number,
+    body: AccountWrite,
+    precondition?: Precondition,
+  ): Promise<StoredAccount> {
     const state = stateFromWrite(body);
     const found = await this.db.write({ organizationId }, async (tx) => {
       const current = await getAccountState(tx, organizationId, id);
       if (!current) return false;
+      await this.checkPrecondition(tx, current, precondition);
       await this.store(tx, organizationId, current, state);
       await this.queueAutoImport(tx, organizationId, id, body.autoImport);
       return true;
@@ -125,7 +147,12 @@ export class AccountService {
    * every rule of a PUT. Runs read-merge-write inside the one writer, so concurrent patches of one
    * account apply one after the other and none is lost.
    */
-  async patch(organizationId: number, id: number, patch: AccountPatch): Promise<StoredAccount> {
+  async patch(
+    organizationId: number,
+    id: number,
+    patch: AccountPatch,
+    precondition?: Precondition,
+  ): Promise<StoredAccount> {
     const nulledRequired = REQUIRED_FIELDS.filter((field) => patch[field] === null);
     if (nulledRequired.length > 0) {
       throw unprocessable(
@@ -140,6 +167,7 @@ export class AccountService {
     const state = await this.db.write({ organizationId }, async (tx) => {
       const current = await getAccountState(tx, organizationId, id);
       if (!current) throw accountNotFound(id);
+      await this.checkPrecondition(tx, current, precondition);
       const merged = new Map(Object.entries(writeFromState(current)));
       for (const [field, value] of Object.entries(patch)) if (value !== undefined) merged.set(field, value);
       const parsed = accountWriteSchema.safeParse(Object.fromEntries(merged));

@@ -1,4 +1,5 @@
 import { recordChange } from '../../changes/change-log.js';
+import { representationTag, type Precondition } from '../../shared/entity-tag.js';
 import { notFound, unprocessable, type ErrorDetail } from '../../shared/errors.js';
 import { characterCount } from '../../shared/text-length.js';
 import type { Database, Executor } from '../../store/database.js';
@@ -23,6 +24,11 @@ const RESERVED: Record<LabelOwner, (name: string) => boolean> = {
 const RESERVED_MESSAGE =
   'is reserved: campaignGroup is set when the campaign is imported, and names starting with sys. are system labels';
 
+/** The strong ETag of a label set (the labels resource of an account or a campaign). */
+export function labelsTag(labels: Labels): string {
+  return representationTag(labels);
+}
+
 /**
  * Label endpoints of accounts and campaigns (supplement 3). PUT replaces the client labels, PATCH
  * is a JSON Merge Patch (RFC 7396) over them. Each write checks the result and stores it in one
@@ -39,13 +45,25 @@ export class LabelService {
     });
   }
 
-  replace(kind: LabelOwner, organizationId: number, id: number, input: LabelInput): Promise<Labels> {
-    return this.write(kind, organizationId, id, input, false);
+  replace(
+    kind: LabelOwner,
+    organizationId: number,
+    id: number,
+    input: LabelInput,
+    precondition?: Precondition,
+  ): Promise<Labels> {
+    return this.write(kind, organizationId, id, input, false, precondition);
   }
 
   /** A string sets or replaces one label, null deletes one (absent is fine), other labels stay. */
-  patch(kind: LabelOwner, organizationId: number, id: number, input: LabelInput): Promise<Labels> {
-    return this.write(kind, organizationId, id, input, true);
+  patch(
+    kind: LabelOwner,
+    organizationId: number,
+    id: number,
+    input: LabelInput,
+    precondition?: Precondition,
+  ): Promise<Labels> {
+    return this.write(kind, organizationId, id, input, true, precondition);
   }
 
   private write(
@@ -54,10 +72,12 @@ export class LabelService {
     id: number,
     input: LabelInput,
     merge: boolean,
+    precondition: Precondition | undefined,
   ): Promise<Labels> {
     return this.db.write({ organizationId }, async (tx) => {
       if (!(await ownerExists(tx, kind, organizationId, id))) throw ownerNotFound(kind, id);
       const current = await clientLabels(tx, kind, id);
+      precondition?.(labelsTag(current));
       // A Map, not an object: a name is data and must never reach a prototype.
       const merged = new Map<string, unknown>(merge ? Object.entries(current) : []);
       for (const [name, value] of Object.entries(input)) {

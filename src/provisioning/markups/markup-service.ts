@@ -1,11 +1,17 @@
 import { recordChange } from '../../changes/change-log.js';
+import { representationTag, type Precondition } from '../../shared/entity-tag.js';
 import { notFound, unprocessable } from '../../shared/errors.js';
 import type { Database, Executor } from '../../store/database.js';
 import { accountExists } from '../accounts/account-store.js';
 import type { MarkupCreate } from './markup-schema.js';
-import { deleteMarkup, insertMarkup, listMarkups, overlappingMarkups, type Markup } from './markup-store.js';
+import { deleteMarkup, getMarkup, insertMarkup, listMarkups, overlappingMarkups, type Markup } from './markup-store.js';
 
 export type { Markup } from './markup-store.js';
+
+/** The strong ETag of a markup period. */
+export function markupTag(markup: Markup): string {
+  return representationTag(markup);
+}
 
 /**
  * Markup periods of an account (supplement 3): cost x (1 + rate) on the days of the period.
@@ -23,6 +29,15 @@ export class MarkupService {
     return this.db.read(async (r) => {
       await requireAccount(r, organizationId, accountId);
       return listMarkups(r, organizationId, accountId, page);
+    });
+  }
+
+  get(organizationId: number, accountId: number, markupId: number): Promise<Markup> {
+    return this.db.read(async (r) => {
+      await requireAccount(r, organizationId, accountId);
+      const markup = await getMarkup(r, organizationId, accountId, markupId);
+      if (!markup) throw markupNotFound(accountId, markupId);
+      return markup;
     });
   }
 
@@ -48,11 +63,16 @@ export class MarkupService {
     });
   }
 
-  delete(organizationId: number, accountId: number, markupId: number): Promise<void> {
+  delete(organizationId: number, accountId: number, markupId: number, precondition?: Precondition): Promise<void> {
     return this.db.write({ organizationId }, async (tx) => {
       await requireAccount(tx, organizationId, accountId);
+      if (precondition) {
+        const current = await getMarkup(tx, organizationId, accountId, markupId);
+        if (!current) throw markupNotFound(accountId, markupId);
+        precondition(markupTag(current));
+      }
       const deleted = await deleteMarkup(tx, organizationId, accountId, markupId);
-      if (!deleted) throw notFound(`Account ${accountId} has no markup with id ${markupId}.`);
+      if (!deleted) throw markupNotFound(accountId, markupId);
       await recordMarkupChange(tx, organizationId, accountId, deleted);
     });
   }
@@ -76,6 +96,10 @@ function recordMarkupChange(
 
 async function requireAccount(db: Executor, organizationId: number, accountId: number): Promise<void> {
   if (!(await accountExists(db, organizationId, accountId))) throw notFound(`No account with id ${accountId}.`);
+}
+
+function markupNotFound(accountId: number, markupId: number) {
+  return notFound(`Account ${accountId} has no markup with id ${markupId}.`);
 }
 
 function describe(period: { startDate: string; endDate: string | null }): string {

@@ -30,6 +30,20 @@ export async function listMarkups(
   return { total: total?.n ?? 0, markups };
 }
 
+/** One markup of the account, or undefined. */
+export function getMarkup(
+  db: Executor,
+  organizationId: number,
+  accountId: number,
+  id: number,
+): Promise<Markup | undefined> {
+  return db.one<Markup>(`SELECT ${COLUMNS} FROM markups WHERE organization_id = $1 AND account_id = $2 AND id = $3`, [
+    organizationId,
+    accountId,
+    id,
+  ]);
+}
+
 /**
  * The account's markups whose period shares at least one day with [startDate, endDate] (both
  * inclusive; a null end is open). A period ending 2026-01-31 and one starting 2026-02-01 share none.

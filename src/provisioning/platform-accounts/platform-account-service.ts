@@ -1,14 +1,16 @@
 import type { IdempotentRequest, JobQueue, StoredJob } from '../job-queue.js';
 import type { AdPlatformType, PlatformAccount, PlatformDirectory } from '../../platforms/connector.js';
 import { recordChange } from '../../changes/change-log.js';
+import { representationTag, type Precondition } from '../../shared/entity-tag.js';
 import { conflict, notFound, unprocessable } from '../../shared/errors.js';
-import type { Database } from '../../store/database.js';
+import type { Database, Executor } from '../../store/database.js';
 import { accountExists } from '../accounts/account-store.js';
 import { getMasterAccount, listMasterAccounts, type MasterAccount } from './master-account-store.js';
 import { platformFailureToApi } from './platform-errors.js';
 import {
   deleteLink,
   getKnownPlatformAccount,
+  getLink,
   insertLink,
   linkedPlatformIds,
   listKnownPlatformAccounts,
@@ -28,6 +30,11 @@ export interface NewAccountRequest {
   readonly name: string;
   readonly currency: string;
   readonly timeZone: string;
+}
+
+/** The strong ETag of a link (the linked form of spec 2.2: its status and the platform account's name included). */
+export function linkTag(link: LinkedPlatformAccount): string {
+  return representationTag(link);
 }
 
 /** Master accounts, platform accounts and their links to accounts, for one organization at a time. */
@@ -152,19 +159,29 @@ export class PlatformAccountService {
     });
   }
 
+  /** One link of the account. */
+  async getLink(organizationId: number, accountId: number, platformAccountId: number): Promise<LinkedPlatformAccount> {
+    await this.requireAccount(organizationId, accountId);
+    const link = await this.db.read((r) => getLink(r, accountId, platformAccountId));
+    if (!link) throw linkNotFound(accountId, platformAccountId);
+    return link;
+  }
+
   async setStatus(
     organizationId: number,
     accountId: number,
     platformAccountId: number,
     status: LinkStatus,
+    precondition?: Precondition,
   ): Promise<LinkedPlatformAccount> {
     await this.requireAccount(organizationId, accountId);
     const known = await this.db.write({ organizationId }, async (tx) => {
+      if (!(await linkPasses(tx, accountId, platformAccountId, precondition))) return undefined;
       if (!(await setLinkStatus(tx, accountId, platformAccountId, status))) return undefined;
       await recordChange(tx, { organizationId, kind: 'LINK_CHANGED', accountId, platformAccountId });
       return getKnownPlatformAccount(tx, organizationId, platformAccountId);
     });
-    if (!known) throw notFound(`Ad platform account ${platformAccountId} is not linked to account ${accountId}.`);
+    if (!known) throw linkNotFound(accountId, platformAccountId);
     return {
       id: known.id,
       name: known.name,
@@ -174,14 +191,20 @@ export class PlatformAccountService {
     };
   }
 
-  async unlink(organizationId: number, accountId: number, platformAccountId: number): Promise<void> {
+  async unlink(
+    organizationId: number,
+    accountId: number,
+    platformAccountId: number,
+    precondition?: Precondition,
+  ): Promise<void> {
     await this.requireAccount(organizationId, accountId);
     const removed = await this.db.write({ organizationId }, async (tx) => {
+      if (!(await linkPasses(tx, accountId, platformAccountId, precondition))) return false;
       const deleted = await deleteLink(tx, accountId, platformAccountId);
       if (deleted) await recordChange(tx, { organizationId, kind: 'LINK_CHANGED', accountId, platformAccountId });
       return deleted;
     });
-    if (!removed) throw notFound(`Ad platform account ${platformAccountId} is not linked to account ${accountId}.`);
+    if (!removed) throw linkNotFound(accountId, platformAccountId);
   }
 
   private async findAtPlatform(
@@ -217,4 +240,25 @@ export class PlatformAccountService {
     if (!(await this.db.read((r) => accountExists(r, organizationId, accountId))))
       throw notFound(`No account with id ${accountId}.`);
   }
+}
+
+/**
+ * A conditional write's check against the link as stored in this transaction; false when there is
+ * no such link (the caller's 404). Without a precondition nothing is read.
+ */
+async function linkPasses(
+  tx: Executor,
+  accountId: number,
+  platformAccountId: number,
+  precondition: Precondition | undefined,
+): Promise<boolean> {
+  if (!precondition) return true;
+  const current = await getLink(tx, accountId, platformAccountId);
+  if (!current) return false;
+  precondition(linkTag(current));
+  return true;
+}
+
+function linkNotFound(accountId: number, platformAccountId: number) {
+  return notFound(`Ad platform account ${platformAccountId} is not linked to account ${accountId}.`);
 }

@@ -135,6 +135,20 @@ export async function setLinkStatus(
   return rows.length > 0;
 }
 
+/** One link in the linked form of spec 2.2; the caller has checked that the account belongs to the organization. */
+export function getLink(
+  db: Executor,
+  accountId: number,
+  platformAccountId: number,
+): Promise<LinkedPlatformAccount | undefined> {
+  return db.one<LinkedPlatformAccount>(
+    `SELECT p.id, p.name, p.ad_platform_type AS "adPlatformType", l.status, p.ad_platform_id AS "adPlatformId"
+       FROM account_adplatform_links l JOIN adplatform_accounts p ON p.id = l.adplatform_account_id
+      WHERE l.account_id = $1 AND l.adplatform_account_id = $2`,
+    [accountId, platformAccountId],
+  );
+}
+
 export async function deleteLink(tx: Executor, accountId: number, platformAccountId: number): Promise<boolean> {
   const rows = await tx.all(
     'DELETE FROM account_adplatform_links WHERE account_id = $1 AND adplatform_account_id = $2 RETURNING 1 AS x',
