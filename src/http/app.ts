@@ -18,6 +18,7 @@ import type { AppEnv } from './context.js';
 import { makeErrorHandler, notFoundHandler, type ErrorLogger } from './error-mapper.js';
 import { apiGuard } from './middleware/api-guard.js';
 import { compressJson } from './middleware/compress-json.js';
+import { strictQuery } from './middleware/strict-query.js';
 import { queryEncoding } from './middleware/query-encoding.js';
 import { requestId } from './middleware/request-id.js';
 import { transportGuard } from './middleware/transport-guard.js';
@@ -44,6 +45,7 @@ import type { WebhookService } from '../webhooks/webhook-service.js';
 import { validationHook } from './validation.js';
 import { errorResponses } from './openapi-errors.js';
 import { documentConfig, registerDocumentComponents } from './openapi-document.js';
+import { DeclaredOperations } from './declared-operations.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -86,7 +88,9 @@ const healthRoute = createRoute({
     200: { description: 'Alive.', content: { 'application/json': { schema: z.object({ status: z.literal('ok') }) } } },
     ...errorResponses(
       'get',
-      { 400: 'The raw query string holds a character that must be percent-encoded (unencoded_characters).' },
+      {
+        400: 'The raw query string holds a character that must be percent-encoded (unencoded_characters), or the query has a parameter (health takes none: unknown_parameter).',
+      },
       [500],
     ),
   },
@@ -135,6 +139,9 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     const dbTime = scope === 'reporting' ? deps.dbTime : undefined;
     app.use(`${prefix}/*`, apiGuard(scope, deps.authenticator, deps.apiRate, deps.nowMs, dbTime));
   }
+  // What each operation declares, read from the route declarations once they are all registered (below).
+  const operations = new DeclaredOperations();
+  app.use('*', strictQuery(operations));
 
   const limitBody = bodyLimit({
     maxSize: MAX_BODY_BYTES,
@@ -164,6 +171,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.openapi(healthRoute, (c) => c.json({ status: 'ok' as const }, 200));
   registerExplorerRoutes(app, deps.explorer);
   refuseOtherMethods(app);
+  operations.load(app.openAPIRegistry);
 
   registerDocumentComponents(app.openAPIRegistry);
   app.doc31('/openapi.json', documentConfig(deps.version));

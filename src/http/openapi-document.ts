@@ -37,9 +37,14 @@ Every operation documents the statuses it can answer. Besides those, any path an
   **431** for a request head over 16 KiB; **501** \`not_implemented\` for a method other than GET, HEAD, POST, PUT,
   PATCH, DELETE, OPTIONS; **400** \`bad_request\` for a missing, repeated or malformed \`Host\`.
 
-**Query parameters.** An operation that has query parameters answers 400 naming the parameter when one it
-does not document is sent, or one is given twice (\`formulas\` of the reporting endpoints may repeat); an operation
-without query parameters ignores a query string. Comma lists (\`style: form, explode: false\`) take no empty entries.
+**Query parameters.** Every operation answers 400 \`unknown_parameter\` naming a query parameter it does not
+document, before doing anything (a DELETE deletes nothing), operations without parameters included; only POST /token
+ignores them, as RFC 6749 3.2 requires. A parameter that is not a list given twice is 400 \`invalid_parameter\`.
+A list (\`type: array\`, and the comma lists \`sort\` and \`formulas\`) may be sent as the comma list its
+\`style: form, explode: false\` declares (\`segments=Week,DeviceType\`), with the name repeated
+(\`segments=Week&segments=DeviceType\`, what clients that default to \`explode: true\` send) or both
+(\`segments=Week,Day&segments=DeviceType\`): one list in the order sent, its limits (\`maxItems\`) over the
+whole list, no empty entries.
 Rules that tie two parameters together are stated in the description of the parameter they restrict
 (\`offset\` a multiple of \`limit\`, \`endDate\` not before \`startDate\`, ...).
 

@@ -87,7 +87,7 @@ const SHARED: Partial<Record<ErrorStatus, { name: string; description: string; h
   400: {
     name: 'BadRequest',
     description:
-      'The request cannot be read: the raw query string holds a character that must be percent-encoded (unencoded_characters), or the Authorization header is not `Bearer <token>` (invalid_request, RFC 6750 3.1, with WWW-Authenticate).',
+      'The request cannot be read: the raw query string holds a character that must be percent-encoded (unencoded_characters), the query has a parameter the operation does not document (unknown_parameter), or the Authorization header is not `Bearer <token>` (invalid_request, RFC 6750 3.1, with WWW-Authenticate).',
     headers: wwwAuthenticate,
   },
   401: {
