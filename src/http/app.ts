@@ -18,6 +18,7 @@ import type { AppEnv } from './context.js';
 import { makeErrorHandler, notFoundHandler, type ErrorLogger } from './error-mapper.js';
 import { apiGuard } from './middleware/api-guard.js';
 import { compressJson } from './middleware/compress-json.js';
+import { decodeRequestBody } from './middleware/decode-body.js';
 import { strictQuery } from './middleware/strict-query.js';
 import { queryEncoding } from './middleware/query-encoding.js';
 import { requestId } from './middleware/request-id.js';
@@ -153,6 +154,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   // Request per request (AbortControllers, a header copy, a FinalizationRegistry entry whose
   // clean-ups later ran in bursts of tens of ms on the event loop).
   app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
+  app.use('*', decodeRequestBody(operations, MAX_BODY_BYTES));
   registerTokenRoute(app, deps.tokenIssuer);
   registerOAuthMetadataRoute(app);
   registerOrganizationRoutes(app, deps.organizations);

@@ -48,6 +48,14 @@ whole list, no empty entries.
 Rules that tie two parameters together are stated in the description of the parameter they restrict
 (\`offset\` a multiple of \`limit\`, \`endDate\` not before \`startDate\`, ...).
 
+**Request bodies** may be sent with \`Content-Encoding: gzip\` (or \`x-gzip\`), \`deflate\` (the zlib format, RFC 9110
+8.4.1.2) or \`br\`, or stacked (\`gzip, br\`: applied in that order, at most 3); \`identity\` is no coding. The 1 MiB
+limit holds for the body as sent and for each decoded form: decoding stops as soon as it passes 1 MiB (413
+\`payload_too_large\`). A body that is not what its coding says is 400 \`invalid_body\` (detail field
+\`Content-Encoding\`); another coding (\`compress\`, \`zstd\`, ...) is 415 \`unsupported_content_encoding\` with
+\`Accept-Encoding: gzip, deflate, br\` (RFC 9110 15.5.16); POST /token answers that as 400 \`invalid_request\` with the
+same header, as it answers a body that is not a form.
+
 **Every response** carries \`X-Request-Id\` (echoed when the request sent 1-200 visible ASCII characters).
 Bearer routes carry the IETF draft headers \`RateLimit\` and \`RateLimit-Policy\` (reporting: also the organization's \`"db-time"\` policy).`;
 

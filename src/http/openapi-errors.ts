@@ -102,12 +102,21 @@ const SHARED: Partial<Record<ErrorStatus, { name: string; description: string; h
     headers: wwwAuthenticate,
   },
   406: { name: 'NotAcceptable', description: 'Accept names no type the endpoint produces (not_acceptable).' },
-  413: { name: 'PayloadTooLarge', description: 'The request body is larger than 1 MiB (payload_too_large).' },
+  413: {
+    name: 'PayloadTooLarge',
+    description:
+      'The request body is larger than 1 MiB as sent or, with a Content-Encoding, once decoded (payload_too_large).',
+  },
   415: {
     name: 'UnsupportedMediaType',
     description:
-      'The body is not application/json (PATCH also takes application/merge-patch+json): unsupported_media_type.',
+      'The body is not application/json (PATCH also takes application/merge-patch+json): unsupported_media_type; or its Content-Encoding is none of gzip, deflate, br (unsupported_content_encoding, with Accept-Encoding).',
     headers: {
+      'Accept-Encoding': {
+        description:
+          'With unsupported_content_encoding (RFC 9110 15.5.16): the codings a request body may have, gzip, deflate, br.',
+        schema: { type: 'string' },
+      },
       'Accept-Patch': {
         description: 'On PATCH operations (RFC 5789): the media types the operation accepts.',
         schema: { type: 'string' },
