@@ -53,7 +53,9 @@ export function commaList(query: QueryParams, name: string): string[] | undefine
 
 /** Strict parse of a statistics endpoint's query (`url` may be just `?a=b`). */
 export function parseReportQuery(url: string, level: LevelDefinition): QueryParams {
-  return QueryParams.parse(url, [...REPORT_PARAMETERS, level.nameParameter], REPORT_LIST_PARAMETERS);
+  // A level without embeds has no embed parameter (the document leaves it out too).
+  const parameters = REPORT_PARAMETERS.filter((name) => name !== 'embed' || level.embeds.length > 0);
+  return QueryParams.parse(url, [...parameters, level.nameParameter], REPORT_LIST_PARAMETERS);
 }
 
 /**

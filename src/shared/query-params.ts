@@ -57,7 +57,8 @@ export function refuseUnknownParameters(query: URLSearchParams | string, allowed
   const params = typeof query === 'string' ? new URLSearchParams(queryOf(query)) : query;
   for (const name of params.keys()) {
     if (allowed.includes(name)) continue;
-    const takes = allowed.length === 0 ? 'takes no query parameters' : `takes ${allowed.join(', ')}`;
+    // Sorted: the handler's list and the document's (the central check) then read alike.
+    const takes = allowed.length === 0 ? 'takes no query parameters' : `takes ${[...allowed].sort().join(', ')}`;
     throw badRequest('unknown_parameter', `Unknown query parameter ${name}; this endpoint ${takes}.`, [
       { field: name, code: 'unknown_parameter', message: `${name} is not a parameter of this endpoint` },
     ]);

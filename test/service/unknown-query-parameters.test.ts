@@ -142,7 +142,7 @@ describe('every operation refuses an undeclared query parameter', () => {
     const res = await server.http.get(`${P}/accounts?limit=5&zz=1`, bearer());
     expect(res.status).toBe(400);
     expect(res.json.error.code).toBe('unknown_parameter');
-    expect(res.json.error.message).toContain('limit, offset, labels, id');
+    expect(res.json.error.message).toContain('takes id, labels, limit, offset.');
     const none = await server.http.get(`${P}/organization?zz=1`, bearer());
     expect(none.json.error.message).toContain('takes no query parameters');
   });
