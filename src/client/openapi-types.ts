@@ -4020,7 +4020,7 @@ export interface components {
           | 'ads/facebook'
           | 'adplatform-accounts/google-ads';
         /**
-         * @description The endpoint's GET query parameters (startDate, endDate, dateRange, statistics, segments, filter, sort, formulas, currency, compare, limit, offset, ...), without format. Values as in the URL; a list repeats the parameter (formulas). Validated exactly as the GET validates them: the same 400s.
+         * @description The endpoint's GET query parameters (startDate, endDate, dateRange, statistics, segments, filter, sort, formulas, currency, compare, limit, offset, ...), without format. Values as in the URL; a list repeats the parameter (formulas; a list parameter such as segments as a list or a comma text). Validated exactly as the GET validates them: the same 400s.
          * @example {
          *       "startDate": "2026-01-01",
          *       "endDate": "2026-01-31",
@@ -4062,7 +4062,7 @@ export interface components {
     };
   };
   responses: {
-    /** @description The request cannot be read: the raw query string holds a character that must be percent-encoded (unencoded_characters), or the Authorization header is not `Bearer <token>` (invalid_request, RFC 6750 3.1, with WWW-Authenticate). */
+    /** @description The request cannot be read: the raw query string holds a character that must be percent-encoded (unencoded_characters), the query has a parameter the operation does not document (unknown_parameter), or the Authorization header is not `Bearer <token>` (invalid_request, RFC 6750 3.1, with WWW-Authenticate). */
     BadRequest: {
       headers: {
         /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -4104,7 +4104,7 @@ export interface components {
         'application/json': components['schemas']['Error'];
       };
     };
-    /** @description The request body is larger than 1 MiB (payload_too_large). */
+    /** @description The request body is larger than 1 MiB as sent or, with a Content-Encoding, once decoded (payload_too_large). */
     PayloadTooLarge: {
       headers: {
         [name: string]: unknown;
@@ -4113,9 +4113,11 @@ export interface components {
         'application/json': components['schemas']['Error'];
       };
     };
-    /** @description The body is not application/json (PATCH also takes application/merge-patch+json): unsupported_media_type. */
+    /** @description The body is not application/json (PATCH also takes application/merge-patch+json): unsupported_media_type; or its Content-Encoding is none of gzip, deflate, br (unsupported_content_encoding, with Accept-Encoding). */
     UnsupportedMediaType: {
       headers: {
+        /** @description With unsupported_content_encoding (RFC 9110 15.5.16): the codings a request body may have, gzip, deflate, br. */
+        'Accept-Encoding'?: string;
         /** @description On PATCH operations (RFC 5789): the media types the operation accepts. */
         'Accept-Patch'?: string;
         [name: string]: unknown;
@@ -4302,7 +4304,7 @@ export interface operations {
           };
         };
       };
-      /** @description The raw query string holds a character that must be percent-encoded (unencoded_characters). */
+      /** @description The raw query string holds a character that must be percent-encoded (unencoded_characters), or the query has a parameter (the metadata takes none: unknown_parameter). */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -4433,9 +4435,9 @@ export interface operations {
         limit?: number;
         /** @description Zero-based index of the first result; 0 or a multiple of `limit` (otherwise 400). */
         offset?: number;
-        /** @description Label filters `name:value`, all must match, at most 5; a value cannot hold a comma. Percent-encode the whole value (`:` is reserved). */
+        /** @description Label filters `name:value`, all must match, at most 5; a value cannot hold a comma. Percent-encode the whole value (`:` is reserved). A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         labels?: string[];
-        /** @description Only these account ids (at most 100). */
+        /** @description Only these account ids (at most 100). A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         id?: number[];
       };
       header?: never;
@@ -4866,7 +4868,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request body is larger than 1 MiB (payload_too_large). No body: DELETE errors are the status alone. */
+      /** @description The request body is larger than 1 MiB as sent or, with a Content-Encoding, once decoded (payload_too_large). No body: DELETE errors are the status alone. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -6368,7 +6370,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request body is larger than 1 MiB (payload_too_large). No body: DELETE errors are the status alone. */
+      /** @description The request body is larger than 1 MiB as sent or, with a Content-Encoding, once decoded (payload_too_large). No body: DELETE errors are the status alone. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -6429,7 +6431,7 @@ export interface operations {
           | 'LAST_QUARTER'
           | 'THIS_YEAR'
           | 'LAST_YEAR';
-        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion. A statistic another endpoint offers: 400 naming where it is. */
+        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion. A statistic another endpoint offers: 400 naming where it is. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         statistics?: (
           | 'impressions'
           | 'clicks'
@@ -6466,11 +6468,11 @@ export interface operations {
           | 'statistics.valuePerConversion'
           | 'statistics.roas'
         )[];
-        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. */
+        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         segments?: ('Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType')[];
         /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.deviceType and segments.networkType (these two only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, currency. */
         filter?: string;
-        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, currency, labels.<name>, customFields.field<N>, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. */
+        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, currency, labels.<name>, customFields.field<N>, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
         /** @description `name:expression:Type`, several separated by commas outside parentheses, or the parameter repeated; at most 20 in all. name: a letter, then up to 63 letters, digits or _ (unique); Type: Integer, Decimal, Money, Percentage; expression: arithmetic over statistics.<name> of this endpoint and numbers with min, max, abs, round, if. Anything else: 400 naming the position. */
         formulas?: string[];
@@ -6622,7 +6624,7 @@ export interface operations {
           | 'YER'
           | 'ZAR'
           | 'ZMW';
-        /** @description Also return: labels, customFields. */
+        /** @description Also return: labels, customFields. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         embed?: ('labels' | 'customFields')[];
         /** @description Exact name; `*` matches any run of characters. */
         name?: string;
@@ -6914,7 +6916,7 @@ export interface operations {
         startDate?: string;
         /** @description Only periods that start on or before this day; not before startDate (otherwise 400). */
         endDate?: string;
-        /** @description Only periods of these accounts. */
+        /** @description Only periods of these accounts. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         accountId?: number[];
         /** @description Page size, 1-10000 (default 100). */
         limit?: number;
@@ -6993,7 +6995,7 @@ export interface operations {
         endDate?: string;
         /** @description One expression as on the statistics endpoints, over the fields id, accountId, campaignId, adGroupId, adPlatformAccountId, adPlatformType, startTime, durationSeconds, status, callType, callerCountry, callerAreaCode, isConversion (isConversion alone is a condition, and compares with true/false or 1/0). Anything else: 400 naming the position and the token. */
         filter?: string;
-        /** @description Comma list of id, accountId, campaignId, adGroupId, adPlatformAccountId, adPlatformType, startTime, durationSeconds, status, callType, callerCountry, callerAreaCode, isConversion, `-` for descending; default startTime, ties by id. */
+        /** @description Comma list of id, accountId, campaignId, adGroupId, adPlatformAccountId, adPlatformType, startTime, durationSeconds, status, callType, callerCountry, callerAreaCode, isConversion, `-` for descending; default startTime, ties by id. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`). */
         sort?: string;
         /** @description Page size, 1-10000 (default 100). */
         limit?: number;
@@ -7086,7 +7088,7 @@ export interface operations {
           | 'LAST_QUARTER'
           | 'THIS_YEAR'
           | 'LAST_YEAR';
-        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion. A statistic another endpoint offers: 400 naming where it is. */
+        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion. A statistic another endpoint offers: 400 naming where it is. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         statistics?: (
           | 'impressions'
           | 'clicks'
@@ -7123,11 +7125,11 @@ export interface operations {
           | 'statistics.valuePerConversion'
           | 'statistics.roas'
         )[];
-        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. */
+        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         segments?: ('Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType')[];
         /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.deviceType and segments.networkType (these two only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, currency. */
         filter?: string;
-        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, currency, labels.<name>, customFields.field<N>, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. */
+        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, currency, labels.<name>, customFields.field<N>, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
         /** @description `name:expression:Type`, several separated by commas outside parentheses, or the parameter repeated; at most 20 in all. name: a letter, then up to 63 letters, digits or _ (unique); Type: Integer, Decimal, Money, Percentage; expression: arithmetic over statistics.<name> of this endpoint and numbers with min, max, abs, round, if. Anything else: 400 naming the position. */
         formulas?: string[];
@@ -7279,7 +7281,7 @@ export interface operations {
           | 'YER'
           | 'ZAR'
           | 'ZMW';
-        /** @description Also return: labels, customFields. */
+        /** @description Also return: labels, customFields. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         embed?: ('labels' | 'customFields')[];
         /** @description Exact name; `*` matches any run of characters. */
         name?: string;
@@ -7584,7 +7586,7 @@ export interface operations {
           | 'LAST_QUARTER'
           | 'THIS_YEAR'
           | 'LAST_YEAR';
-        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion. A statistic another endpoint offers: 400 naming where it is. */
+        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion. A statistic another endpoint offers: 400 naming where it is. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         statistics?: (
           | 'impressions'
           | 'clicks'
@@ -7621,11 +7623,11 @@ export interface operations {
           | 'statistics.valuePerConversion'
           | 'statistics.roas'
         )[];
-        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. */
+        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         segments?: ('Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType')[];
         /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.deviceType and segments.networkType (these two only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformType, adPlatformId, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
         filter?: string;
-        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformType, adPlatformId, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. */
+        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformType, adPlatformId, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
         /** @description `name:expression:Type`, several separated by commas outside parentheses, or the parameter repeated; at most 20 in all. name: a letter, then up to 63 letters, digits or _ (unique); Type: Integer, Decimal, Money, Percentage; expression: arithmetic over statistics.<name> of this endpoint and numbers with min, max, abs, round, if. Anything else: 400 naming the position. */
         formulas?: string[];
@@ -8080,7 +8082,7 @@ export interface operations {
           | 'LAST_QUARTER'
           | 'THIS_YEAR'
           | 'LAST_YEAR';
-        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion. A statistic another endpoint offers: 400 naming where it is. */
+        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion. A statistic another endpoint offers: 400 naming where it is. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         statistics?: (
           | 'impressions'
           | 'clicks'
@@ -8117,11 +8119,11 @@ export interface operations {
           | 'statistics.valuePerConversion'
           | 'statistics.roas'
         )[];
-        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. */
+        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         segments?: ('Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType')[];
         /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.deviceType and segments.networkType (these two only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformAccountId, adPlatformAccountType, adPlatformType, status, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
         filter?: string;
-        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformAccountId, adPlatformAccountType, adPlatformType, status, currency, labels.<name>, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. */
+        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformAccountId, adPlatformAccountType, adPlatformType, status, currency, labels.<name>, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
         /** @description `name:expression:Type`, several separated by commas outside parentheses, or the parameter repeated; at most 20 in all. name: a letter, then up to 63 letters, digits or _ (unique); Type: Integer, Decimal, Money, Percentage; expression: arithmetic over statistics.<name> of this endpoint and numbers with min, max, abs, round, if. Anything else: 400 naming the position. */
         formulas?: string[];
@@ -8273,7 +8275,7 @@ export interface operations {
           | 'YER'
           | 'ZAR'
           | 'ZMW';
-        /** @description Also return: labels. */
+        /** @description Also return: labels. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         embed?: 'labels'[];
         /** @description Exact name; `*` matches any run of characters. */
         name?: string;
@@ -8578,7 +8580,7 @@ export interface operations {
           | 'LAST_QUARTER'
           | 'THIS_YEAR'
           | 'LAST_YEAR';
-        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion. A statistic another endpoint offers: 400 naming where it is. */
+        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion. A statistic another endpoint offers: 400 naming where it is. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         statistics?: (
           | 'impressions'
           | 'clicks'
@@ -8615,11 +8617,11 @@ export interface operations {
           | 'statistics.valuePerConversion'
           | 'statistics.roas'
         )[];
-        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. */
+        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         segments?: ('Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType')[];
         /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.deviceType and segments.networkType (these two only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformAccountId, campaignId, adPlatformAccountType, adPlatformType, adPlatformId, status, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
         filter?: string;
-        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformAccountId, campaignId, adPlatformAccountType, adPlatformType, adPlatformId, status, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. */
+        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformAccountId, campaignId, adPlatformAccountType, adPlatformType, adPlatformId, status, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
         /** @description `name:expression:Type`, several separated by commas outside parentheses, or the parameter repeated; at most 20 in all. name: a letter, then up to 63 letters, digits or _ (unique); Type: Integer, Decimal, Money, Percentage; expression: arithmetic over statistics.<name> of this endpoint and numbers with min, max, abs, round, if. Anything else: 400 naming the position. */
         formulas?: string[];
@@ -9074,7 +9076,7 @@ export interface operations {
           | 'LAST_QUARTER'
           | 'THIS_YEAR'
           | 'LAST_YEAR';
-        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion. A statistic another endpoint offers: 400 naming where it is. */
+        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion. A statistic another endpoint offers: 400 naming where it is. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         statistics?: (
           | 'impressions'
           | 'clicks'
@@ -9111,11 +9113,11 @@ export interface operations {
           | 'statistics.valuePerConversion'
           | 'statistics.roas'
         )[];
-        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. */
+        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         segments?: ('Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType')[];
         /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.deviceType and segments.networkType (these two only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, text, adPlatformAccountId, campaignId, adGroupId, adPlatformAccountType, adPlatformType, adPlatformId, matchType, status, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
         filter?: string;
-        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, text, adPlatformAccountId, campaignId, adGroupId, adPlatformAccountType, adPlatformType, adPlatformId, matchType, status, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. */
+        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, text, adPlatformAccountId, campaignId, adGroupId, adPlatformAccountType, adPlatformType, adPlatformId, matchType, status, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
         /** @description `name:expression:Type`, several separated by commas outside parentheses, or the parameter repeated; at most 20 in all. name: a letter, then up to 63 letters, digits or _ (unique); Type: Integer, Decimal, Money, Percentage; expression: arithmetic over statistics.<name> of this endpoint and numbers with min, max, abs, round, if. Anything else: 400 naming the position. */
         formulas?: string[];
@@ -9570,7 +9572,7 @@ export interface operations {
           | 'LAST_QUARTER'
           | 'THIS_YEAR'
           | 'LAST_YEAR';
-        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion. A statistic another endpoint offers: 400 naming where it is. */
+        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion. A statistic another endpoint offers: 400 naming where it is. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         statistics?: (
           | 'impressions'
           | 'clicks'
@@ -9607,11 +9609,11 @@ export interface operations {
           | 'statistics.valuePerConversion'
           | 'statistics.roas'
         )[];
-        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. */
+        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         segments?: ('Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType')[];
         /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.deviceType and segments.networkType (these two only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformAccountId, campaignId, adGroupId, adPlatformAccountType, adPlatformType, adType, status, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
         filter?: string;
-        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformAccountId, campaignId, adGroupId, adPlatformAccountType, adPlatformType, adType, status, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. */
+        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformAccountId, campaignId, adGroupId, adPlatformAccountType, adPlatformType, adType, status, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
         /** @description `name:expression:Type`, several separated by commas outside parentheses, or the parameter repeated; at most 20 in all. name: a letter, then up to 63 letters, digits or _ (unique); Type: Integer, Decimal, Money, Percentage; expression: arithmetic over statistics.<name> of this endpoint and numbers with min, max, abs, round, if. Anything else: 400 naming the position. */
         formulas?: string[];
@@ -9763,7 +9765,7 @@ export interface operations {
           | 'YER'
           | 'ZAR'
           | 'ZMW';
-        /** @description Also return: images, specificFields. */
+        /** @description Also return: images, specificFields. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         embed?: ('images' | 'specificFields')[];
         /** @description Exact name; `*` matches any run of characters. */
         name?: string;
@@ -10068,7 +10070,7 @@ export interface operations {
           | 'LAST_QUARTER'
           | 'THIS_YEAR'
           | 'LAST_YEAR';
-        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion, reach, frequency. A statistic another endpoint offers: 400 naming where it is. */
+        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion, reach, frequency. A statistic another endpoint offers: 400 naming where it is. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         statistics?: (
           | 'impressions'
           | 'clicks'
@@ -10109,11 +10111,11 @@ export interface operations {
           | 'statistics.reach'
           | 'statistics.frequency'
         )[];
-        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. */
+        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         segments?: ('Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType')[];
         /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.deviceType and segments.networkType (these two only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformType, adPlatformId, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
         filter?: string;
-        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformType, adPlatformId, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. */
+        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformType, adPlatformId, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
         /** @description `name:expression:Type`, several separated by commas outside parentheses, or the parameter repeated; at most 20 in all. name: a letter, then up to 63 letters, digits or _ (unique); Type: Integer, Decimal, Money, Percentage; expression: arithmetic over statistics.<name> of this endpoint and numbers with min, max, abs, round, if. Anything else: 400 naming the position. */
         formulas?: string[];
@@ -10584,7 +10586,7 @@ export interface operations {
           | 'LAST_QUARTER'
           | 'THIS_YEAR'
           | 'LAST_YEAR';
-        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion, reach, frequency. A statistic another endpoint offers: 400 naming where it is. */
+        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion, reach, frequency. A statistic another endpoint offers: 400 naming where it is. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         statistics?: (
           | 'impressions'
           | 'clicks'
@@ -10625,11 +10627,11 @@ export interface operations {
           | 'statistics.reach'
           | 'statistics.frequency'
         )[];
-        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. */
+        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         segments?: ('Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType')[];
         /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.deviceType and segments.networkType (these two only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformAccountId, adPlatformAccountType, adPlatformType, status, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
         filter?: string;
-        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformAccountId, adPlatformAccountType, adPlatformType, status, currency, labels.<name>, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. */
+        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformAccountId, adPlatformAccountType, adPlatformType, status, currency, labels.<name>, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
         /** @description `name:expression:Type`, several separated by commas outside parentheses, or the parameter repeated; at most 20 in all. name: a letter, then up to 63 letters, digits or _ (unique); Type: Integer, Decimal, Money, Percentage; expression: arithmetic over statistics.<name> of this endpoint and numbers with min, max, abs, round, if. Anything else: 400 naming the position. */
         formulas?: string[];
@@ -10781,7 +10783,7 @@ export interface operations {
           | 'YER'
           | 'ZAR'
           | 'ZMW';
-        /** @description Also return: labels. */
+        /** @description Also return: labels. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         embed?: 'labels'[];
         /** @description Exact name; `*` matches any run of characters. */
         name?: string;
@@ -11102,7 +11104,7 @@ export interface operations {
           | 'LAST_QUARTER'
           | 'THIS_YEAR'
           | 'LAST_YEAR';
-        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion, reach, frequency. A statistic another endpoint offers: 400 naming where it is. */
+        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion, reach, frequency. A statistic another endpoint offers: 400 naming where it is. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         statistics?: (
           | 'impressions'
           | 'clicks'
@@ -11143,11 +11145,11 @@ export interface operations {
           | 'statistics.reach'
           | 'statistics.frequency'
         )[];
-        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. */
+        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         segments?: ('Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType')[];
         /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.deviceType and segments.networkType (these two only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformAccountId, campaignId, adGroupId, adPlatformAccountType, adPlatformType, adType, status, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
         filter?: string;
-        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformAccountId, campaignId, adGroupId, adPlatformAccountType, adPlatformType, adType, status, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. */
+        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformAccountId, campaignId, adGroupId, adPlatformAccountType, adPlatformType, adType, status, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
         /** @description `name:expression:Type`, several separated by commas outside parentheses, or the parameter repeated; at most 20 in all. name: a letter, then up to 63 letters, digits or _ (unique); Type: Integer, Decimal, Money, Percentage; expression: arithmetic over statistics.<name> of this endpoint and numbers with min, max, abs, round, if. Anything else: 400 naming the position. */
         formulas?: string[];
@@ -11299,7 +11301,7 @@ export interface operations {
           | 'YER'
           | 'ZAR'
           | 'ZMW';
-        /** @description Also return: images, specificFields. */
+        /** @description Also return: images, specificFields. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         embed?: ('images' | 'specificFields')[];
         /** @description Exact name; `*` matches any run of characters. */
         name?: string;
@@ -11620,7 +11622,7 @@ export interface operations {
           | 'LAST_QUARTER'
           | 'THIS_YEAR'
           | 'LAST_YEAR';
-        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion, searchImpressionShare, searchBudgetLostImpressionShare, searchRankLostImpressionShare, searchTopImpressionShare, searchAbsoluteTopImpressionShare. A statistic another endpoint offers: 400 naming where it is. */
+        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion, searchImpressionShare, searchBudgetLostImpressionShare, searchRankLostImpressionShare, searchTopImpressionShare, searchAbsoluteTopImpressionShare. A statistic another endpoint offers: 400 naming where it is. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         statistics?: (
           | 'impressions'
           | 'clicks'
@@ -11671,11 +11673,11 @@ export interface operations {
           | 'statistics.searchTopImpressionShare'
           | 'statistics.searchAbsoluteTopImpressionShare'
         )[];
-        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. */
+        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         segments?: ('Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType')[];
         /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.deviceType and segments.networkType (these two only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformType, adPlatformId, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
         filter?: string;
-        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformType, adPlatformId, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. */
+        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformType, adPlatformId, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
         /** @description `name:expression:Type`, several separated by commas outside parentheses, or the parameter repeated; at most 20 in all. name: a letter, then up to 63 letters, digits or _ (unique); Type: Integer, Decimal, Money, Percentage; expression: arithmetic over statistics.<name> of this endpoint and numbers with min, max, abs, round, if. Anything else: 400 naming the position. */
         formulas?: string[];
@@ -12407,7 +12409,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request body is larger than 1 MiB (payload_too_large). No body: DELETE errors are the status alone. */
+      /** @description The request body is larger than 1 MiB as sent or, with a Content-Encoding, once decoded (payload_too_large). No body: DELETE errors are the status alone. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -12833,7 +12835,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request body is larger than 1 MiB (payload_too_large). No body: DELETE errors are the status alone. */
+      /** @description The request body is larger than 1 MiB as sent or, with a Content-Encoding, once decoded (payload_too_large). No body: DELETE errors are the status alone. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -13080,7 +13082,7 @@ export interface operations {
           };
         };
       };
-      /** @description The raw query string holds a character that must be percent-encoded (unencoded_characters). */
+      /** @description The raw query string holds a character that must be percent-encoded (unencoded_characters), or the query has a parameter (health takes none: unknown_parameter). */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
