@@ -18,9 +18,13 @@ const IGNORES_UNKNOWN_PARAMETERS = new Set(['POST /token']);
  */
 export function strictQuery(operations: DeclaredOperations): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const operation = operations.find(c);
-    if (operation && !IGNORES_UNKNOWN_PARAMETERS.has(operation.name) && c.req.url.includes('?'))
-      refuseUnknownParameters(c.req.url, operation.queryParameters);
+    // The raw target, as query-encoding.ts reads it: no URL is built for the many requests without a query.
+    const target = c.env?.incoming?.url ?? c.req.url;
+    if (target.includes('?')) {
+      const operation = operations.find(c);
+      if (operation && !IGNORES_UNKNOWN_PARAMETERS.has(operation.name))
+        refuseUnknownParameters(target, operation.queryParameters);
+    }
     await next();
   };
 }
