@@ -147,11 +147,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /**
-     * One linked platform account of the account
-     * @description One link of the account, as linkedAdPlatformAccounts lists it; its ETag changes with the link's status (the service sets NO_ACCESS when the platform revokes access) and the platform account's name.
-     */
-    get: operations['getLinkedPlatformAccount'];
+    get?: never;
     put?: never;
     post?: never;
     /**
@@ -539,11 +535,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /**
-     * One markup period
-     * @description One markup period of the account, with its ETag (for a conditional DELETE).
-     */
-    get: operations['getMarkup'];
+    get?: never;
     put?: never;
     post?: never;
     /**
@@ -4028,7 +4020,7 @@ export interface components {
           | 'ads/facebook'
           | 'adplatform-accounts/google-ads';
         /**
-         * @description The endpoint's GET query parameters (startDate, endDate, dateRange, statistics, segments, filter, sort, formulas, currency, compare, limit, offset, ...), without format. Values as in the URL; a list repeats the parameter (formulas). Validated exactly as the GET validates them: the same 400s.
+         * @description The endpoint's GET query parameters (startDate, endDate, dateRange, statistics, segments, filter, sort, formulas, currency, compare, limit, offset, ...), without format. Values as in the URL; a list repeats the parameter (formulas; a list parameter such as segments as a list or a comma text). Validated exactly as the GET validates them: the same 400s.
          * @example {
          *       "startDate": "2026-01-01",
          *       "endDate": "2026-01-31",
@@ -4070,7 +4062,7 @@ export interface components {
     };
   };
   responses: {
-    /** @description The request cannot be read: the raw query string holds a character that must be percent-encoded (unencoded_characters), or the Authorization header is not `Bearer <token>` (invalid_request, RFC 6750 3.1, with WWW-Authenticate). */
+    /** @description The request cannot be read: the raw query string holds a character that must be percent-encoded (unencoded_characters), the query has a parameter the operation does not document (unknown_parameter), or the Authorization header is not `Bearer <token>` (invalid_request, RFC 6750 3.1, with WWW-Authenticate). */
     BadRequest: {
       headers: {
         /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -4112,18 +4104,7 @@ export interface components {
         'application/json': components['schemas']['Error'];
       };
     };
-    /** @description If-Match names no current representation of the resource, or If-None-Match is `*` (the resource exists) or names the current one (precondition_failed); nothing was changed. The ETag header is the current one. */
-    PreconditionFailed: {
-      headers: {
-        /** @description The resource's current strong ETag. */
-        ETag?: string;
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['Error'];
-      };
-    };
-    /** @description The request body is larger than 1 MiB (payload_too_large). */
+    /** @description The request body is larger than 1 MiB as sent or, with a Content-Encoding, once decoded (payload_too_large). */
     PayloadTooLarge: {
       headers: {
         [name: string]: unknown;
@@ -4132,9 +4113,11 @@ export interface components {
         'application/json': components['schemas']['Error'];
       };
     };
-    /** @description The body is not application/json (PATCH also takes application/merge-patch+json): unsupported_media_type. */
+    /** @description The body is not application/json (PATCH also takes application/merge-patch+json): unsupported_media_type; or its Content-Encoding is none of gzip, deflate, br (unsupported_content_encoding, with Accept-Encoding). */
     UnsupportedMediaType: {
       headers: {
+        /** @description With unsupported_content_encoding (RFC 9110 15.5.16): the codings a request body may have, gzip, deflate, br. */
+        'Accept-Encoding'?: string;
         /** @description On PATCH operations (RFC 5789): the media types the operation accepts. */
         'Accept-Patch'?: string;
         [name: string]: unknown;
@@ -4321,7 +4304,7 @@ export interface operations {
           };
         };
       };
-      /** @description The raw query string holds a character that must be percent-encoded (unencoded_characters). */
+      /** @description The raw query string holds a character that must be percent-encoded (unencoded_characters), or the query has a parameter (the metadata takes none: unknown_parameter). */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -4452,9 +4435,9 @@ export interface operations {
         limit?: number;
         /** @description Zero-based index of the first result; 0 or a multiple of `limit` (otherwise 400). */
         offset?: number;
-        /** @description Label filters `name:value`, all must match, at most 5; a value cannot hold a comma. Percent-encode the whole value (`:` is reserved). */
+        /** @description Label filters `name:value`, all must match, at most 5; a value cannot hold a comma. Percent-encode the whole value (`:` is reserved). A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         labels?: string[];
-        /** @description Only these account ids (at most 100). */
+        /** @description Only these account ids (at most 100). A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         id?: number[];
       };
       header?: never;
@@ -4512,8 +4495,6 @@ export interface operations {
         headers: {
           /** @description Path of the created resource (or of the job). */
           Location?: string;
-          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
-          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4522,7 +4503,7 @@ export interface operations {
           };
         };
       };
-      /** @description The request cannot be read: malformed JSON or a body that is not {"account": {...}}. */
+      /** @description The request cannot be read: malformed JSON, a body that is not {"account": {...}}. */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -4554,10 +4535,7 @@ export interface operations {
   getAccount: {
     parameters: {
       query?: never;
-      header?: {
-        /** @description ETags of answers the client holds (`W/"..."`, a comma list, or `*`). When one is the current ETag of this answer, 304 without a body; the comparison is weak (W/ ignored). */
-        'If-None-Match'?: string;
-      };
+      header?: never;
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -4569,8 +4547,6 @@ export interface operations {
       /** @description The account. */
       200: {
         headers: {
-          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
-          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4578,15 +4554,6 @@ export interface operations {
             account: components['schemas']['Account'];
           };
         };
-      };
-      /** @description If-None-Match named the current ETag (weak comparison): the client holds the current representation; no body. */
-      304: {
-        headers: {
-          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
-          ETag?: string;
-          [name: string]: unknown;
-        };
-        content?: never;
       };
       /** @description The path id is not an int64. */
       400: {
@@ -4618,12 +4585,7 @@ export interface operations {
   replaceAccount: {
     parameters: {
       query?: never;
-      header?: {
-        /** @description Write only if the resource is still as the client saw it: `*` (it exists) or a comma list of ETags from GET or an earlier write; one must be the current ETag (strong comparison: W/ tags never match). Otherwise 412 precondition_failed with the current ETag, and nothing changes. Not `*` or a tag list: 400 invalid_header. */
-        'If-Match'?: string;
-        /** @description `*`: write only if the resource does not exist, so on an existing one always 412 (this API creates with POST). A tag list: 412 when one names the current representation (weak comparison). Not `*` or a tag list: 400 invalid_header. */
-        'If-None-Match'?: string;
-      };
+      header?: never;
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -4639,10 +4601,6 @@ export interface operations {
       /** @description The account after the change. */
       200: {
         headers: {
-          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
-          ETag?: string;
-          /** @description The resource's path: the body is its representation after the write, and ETag names that representation (not the request body). */
-          'Content-Location'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4651,7 +4609,7 @@ export interface operations {
           };
         };
       };
-      /** @description The request cannot be read: malformed JSON, a body that is not {"account": {...}}, a malformed path id, or an If-Match / If-None-Match that is not * or a list of entity-tags (invalid_header). */
+      /** @description The request cannot be read: malformed JSON, a body that is not {"account": {...}}, or a malformed path id. */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -4673,7 +4631,6 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      412: components['responses']['PreconditionFailed'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       /** @description A rule is broken (validation_failed); details name each field: required (name, languageCode, countryCode, currency), too_long, blank, not_allowed (languageCode, or a pair outside table 2.3 on countryCode), unknown_currency, unsupported_currency, wrong_type, unknown_field, read_only (id, language, country, linkedAdPlatformAccounts), invalid_name and too_many for labels. */
@@ -4693,12 +4650,7 @@ export interface operations {
   updateAccount: {
     parameters: {
       query?: never;
-      header?: {
-        /** @description Write only if the resource is still as the client saw it: `*` (it exists) or a comma list of ETags from GET or an earlier write; one must be the current ETag (strong comparison: W/ tags never match). Otherwise 412 precondition_failed with the current ETag, and nothing changes. Not `*` or a tag list: 400 invalid_header. */
-        'If-Match'?: string;
-        /** @description `*`: write only if the resource does not exist, so on an existing one always 412 (this API creates with POST). A tag list: 412 when one names the current representation (weak comparison). Not `*` or a tag list: 400 invalid_header. */
-        'If-None-Match'?: string;
-      };
+      header?: never;
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -4715,10 +4667,6 @@ export interface operations {
       /** @description The account after the change. */
       200: {
         headers: {
-          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
-          ETag?: string;
-          /** @description The resource's path: the body is its representation after the write, and ETag names that representation (not the request body). */
-          'Content-Location'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4727,7 +4675,7 @@ export interface operations {
           };
         };
       };
-      /** @description The request cannot be read: malformed JSON, a body that is not {"account": {...}}, a malformed path id, or an If-Match / If-None-Match that is not * or a list of entity-tags (invalid_header). */
+      /** @description The request cannot be read: malformed JSON, a body that is not {"account": {...}}, or a malformed path id. */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -4749,7 +4697,6 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      412: components['responses']['PreconditionFailed'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       /** @description A rule is broken (validation_failed); details name each field: required (name, languageCode, countryCode, currency), too_long, blank, not_allowed (languageCode, or a pair outside table 2.3 on countryCode), unknown_currency, unsupported_currency, wrong_type, unknown_field, read_only (id, language, country, linkedAdPlatformAccounts), invalid_name and too_many for labels. A patch is checked merged with the stored account. */
@@ -4801,8 +4748,6 @@ export interface operations {
         headers: {
           /** @description Path of the created resource (or of the job). */
           Location?: string;
-          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
-          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4868,81 +4813,10 @@ export interface operations {
       };
     };
   };
-  getLinkedPlatformAccount: {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description ETags of answers the client holds (`W/"..."`, a comma list, or `*`). When one is the current ETag of this answer, 304 without a body; the comparison is weak (W/ ignored). */
-        'If-None-Match'?: string;
-      };
-      path: {
-        /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
-        id: number;
-        /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
-        apaId: number;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The link. */
-      200: {
-        headers: {
-          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
-          ETag?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            adPlatformAccount: components['schemas']['LinkedAdPlatformAccount'];
-          };
-        };
-      };
-      /** @description If-None-Match named the current ETag (weak comparison): the client holds the current representation; no body. */
-      304: {
-        headers: {
-          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
-          ETag?: string;
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description A malformed path id. */
-      400: {
-        headers: {
-          /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
-          'WWW-Authenticate'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      /** @description No such account, or the platform account is not linked to it. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      429: components['responses']['TooManyRequests'];
-      500: components['responses']['InternalError'];
-      503: components['responses']['ServiceUnavailable'];
-    };
-  };
   unlinkPlatformAccount: {
     parameters: {
       query?: never;
-      header?: {
-        /** @description Write only if the resource is still as the client saw it: `*` (it exists) or a comma list of ETags from GET or an earlier write; one must be the current ETag (strong comparison: W/ tags never match). Otherwise 412 precondition_failed with the current ETag, and nothing changes. Not `*` or a tag list: 400 invalid_header. */
-        'If-Match'?: string;
-        /** @description `*`: write only if the resource does not exist, so on an existing one always 412 (this API creates with POST). A tag list: 412 when one names the current representation (weak comparison). Not `*` or a tag list: 400 invalid_header. */
-        'If-None-Match'?: string;
-      };
+      header?: never;
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -4960,7 +4834,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description A malformed path id, or an If-Match / If-None-Match that is not * or a list of entity-tags (invalid_header). No body: DELETE errors are the status alone. */
+      /** @description A malformed path id. No body: DELETE errors are the status alone. */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -4994,16 +4868,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description If-Match names no current representation of the resource, or If-None-Match is `*` (the resource exists) or names the current one (precondition_failed); nothing was changed. The ETag header is the current one. No body: DELETE errors are the status alone. */
-      412: {
-        headers: {
-          /** @description The resource's current strong ETag. */
-          ETag?: string;
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description The request body is larger than 1 MiB (payload_too_large). No body: DELETE errors are the status alone. */
+      /** @description The request body is larger than 1 MiB as sent or, with a Content-Encoding, once decoded (payload_too_large). No body: DELETE errors are the status alone. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -5044,12 +4909,7 @@ export interface operations {
   updateLinkStatus: {
     parameters: {
       query?: never;
-      header?: {
-        /** @description Write only if the resource is still as the client saw it: `*` (it exists) or a comma list of ETags from GET or an earlier write; one must be the current ETag (strong comparison: W/ tags never match). Otherwise 412 precondition_failed with the current ETag, and nothing changes. Not `*` or a tag list: 400 invalid_header. */
-        'If-Match'?: string;
-        /** @description `*`: write only if the resource does not exist, so on an existing one always 412 (this API creates with POST). A tag list: 412 when one names the current representation (weak comparison). Not `*` or a tag list: 400 invalid_header. */
-        'If-None-Match'?: string;
-      };
+      header?: never;
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -5084,10 +4944,6 @@ export interface operations {
       /** @description The link after the change. */
       200: {
         headers: {
-          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
-          ETag?: string;
-          /** @description The resource's path: the body is its representation after the write, and ETag names that representation (not the request body). */
-          'Content-Location'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5096,7 +4952,7 @@ export interface operations {
           };
         };
       };
-      /** @description The request cannot be read: malformed JSON, a body that is not {"adPlatformAccount": {...}}, a malformed path id, or an If-Match / If-None-Match that is not * or a list of entity-tags (invalid_header). */
+      /** @description The request cannot be read: malformed JSON, a body that is not {"adPlatformAccount": {...}}, or a malformed path id. */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -5118,7 +4974,6 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      412: components['responses']['PreconditionFailed'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       /** @description status is missing, or not READ_WRITE or READ_ONLY (validation_failed, not_allowed). */
@@ -5138,10 +4993,7 @@ export interface operations {
   getAccountLabels: {
     parameters: {
       query?: never;
-      header?: {
-        /** @description ETags of answers the client holds (`W/"..."`, a comma list, or `*`). When one is the current ETag of this answer, 304 without a body; the comparison is weak (W/ ignored). */
-        'If-None-Match'?: string;
-      };
+      header?: never;
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -5153,22 +5005,11 @@ export interface operations {
       /** @description The account's labels, sorted by name. */
       200: {
         headers: {
-          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
-          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Labels'];
         };
-      };
-      /** @description If-None-Match named the current ETag (weak comparison): the client holds the current representation; no body. */
-      304: {
-        headers: {
-          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
-          ETag?: string;
-          [name: string]: unknown;
-        };
-        content?: never;
       };
       /** @description A malformed path id. */
       400: {
@@ -5200,12 +5041,7 @@ export interface operations {
   replaceAccountLabels: {
     parameters: {
       query?: never;
-      header?: {
-        /** @description Write only if the resource is still as the client saw it: `*` (it exists) or a comma list of ETags from GET or an earlier write; one must be the current ETag (strong comparison: W/ tags never match). Otherwise 412 precondition_failed with the current ETag, and nothing changes. Not `*` or a tag list: 400 invalid_header. */
-        'If-Match'?: string;
-        /** @description `*`: write only if the resource does not exist, so on an existing one always 412 (this API creates with POST). A tag list: 412 when one names the current representation (weak comparison). Not `*` or a tag list: 400 invalid_header. */
-        'If-None-Match'?: string;
-      };
+      header?: never;
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -5218,20 +5054,16 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The account's labels after the change, sorted by name. */
+      /** @description The account's labels, sorted by name. */
       200: {
         headers: {
-          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
-          ETag?: string;
-          /** @description The resource's path: the body is its representation after the write, and ETag names that representation (not the request body). */
-          'Content-Location'?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Labels'];
         };
       };
-      /** @description The request cannot be read: malformed JSON, a body that is not {"labels": {...}}, a malformed path id, or an If-Match / If-None-Match that is not * or a list of entity-tags (invalid_header). */
+      /** @description The request cannot be read: malformed JSON, a body that is not {"labels": {...}}, or a malformed path id. */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -5253,7 +5085,6 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      412: components['responses']['PreconditionFailed'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       /** @description A label breaks a rule (validation_failed); details name each as labels.<name>: invalid_name, wrong_type, too_long, too_many. */
@@ -5273,12 +5104,7 @@ export interface operations {
   updateAccountLabels: {
     parameters: {
       query?: never;
-      header?: {
-        /** @description Write only if the resource is still as the client saw it: `*` (it exists) or a comma list of ETags from GET or an earlier write; one must be the current ETag (strong comparison: W/ tags never match). Otherwise 412 precondition_failed with the current ETag, and nothing changes. Not `*` or a tag list: 400 invalid_header. */
-        'If-Match'?: string;
-        /** @description `*`: write only if the resource does not exist, so on an existing one always 412 (this API creates with POST). A tag list: 412 when one names the current representation (weak comparison). Not `*` or a tag list: 400 invalid_header. */
-        'If-None-Match'?: string;
-      };
+      header?: never;
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -5292,20 +5118,16 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The account's labels after the change, sorted by name. */
+      /** @description The account's labels, sorted by name. */
       200: {
         headers: {
-          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
-          ETag?: string;
-          /** @description The resource's path: the body is its representation after the write, and ETag names that representation (not the request body). */
-          'Content-Location'?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Labels'];
         };
       };
-      /** @description The request cannot be read: malformed JSON, a body that is not {"labels": {...}}, a malformed path id, or an If-Match / If-None-Match that is not * or a list of entity-tags (invalid_header). */
+      /** @description The request cannot be read: malformed JSON, a body that is not {"labels": {...}}, or a malformed path id. */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -5327,7 +5149,6 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      412: components['responses']['PreconditionFailed'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       /** @description A label breaks a rule (validation_failed); details name each as labels.<name>: invalid_name, wrong_type, too_long, too_many. */
@@ -5347,10 +5168,7 @@ export interface operations {
   getCampaignLabels: {
     parameters: {
       query?: never;
-      header?: {
-        /** @description ETags of answers the client holds (`W/"..."`, a comma list, or `*`). When one is the current ETag of this answer, 304 without a body; the comparison is weak (W/ ignored). */
-        'If-None-Match'?: string;
-      };
+      header?: never;
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -5362,22 +5180,11 @@ export interface operations {
       /** @description The campaign's labels, sorted by name. */
       200: {
         headers: {
-          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
-          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Labels'];
         };
-      };
-      /** @description If-None-Match named the current ETag (weak comparison): the client holds the current representation; no body. */
-      304: {
-        headers: {
-          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
-          ETag?: string;
-          [name: string]: unknown;
-        };
-        content?: never;
       };
       /** @description A malformed path id. */
       400: {
@@ -5409,12 +5216,7 @@ export interface operations {
   replaceCampaignLabels: {
     parameters: {
       query?: never;
-      header?: {
-        /** @description Write only if the resource is still as the client saw it: `*` (it exists) or a comma list of ETags from GET or an earlier write; one must be the current ETag (strong comparison: W/ tags never match). Otherwise 412 precondition_failed with the current ETag, and nothing changes. Not `*` or a tag list: 400 invalid_header. */
-        'If-Match'?: string;
-        /** @description `*`: write only if the resource does not exist, so on an existing one always 412 (this API creates with POST). A tag list: 412 when one names the current representation (weak comparison). Not `*` or a tag list: 400 invalid_header. */
-        'If-None-Match'?: string;
-      };
+      header?: never;
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -5427,20 +5229,16 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The campaign's labels after the change, sorted by name. */
+      /** @description The campaign's labels, sorted by name. */
       200: {
         headers: {
-          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
-          ETag?: string;
-          /** @description The resource's path: the body is its representation after the write, and ETag names that representation (not the request body). */
-          'Content-Location'?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Labels'];
         };
       };
-      /** @description The request cannot be read: malformed JSON, a body that is not {"labels": {...}}, a malformed path id, or an If-Match / If-None-Match that is not * or a list of entity-tags (invalid_header). */
+      /** @description The request cannot be read: malformed JSON, a body that is not {"labels": {...}}, or a malformed path id. */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -5462,7 +5260,6 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      412: components['responses']['PreconditionFailed'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       /** @description A label breaks a rule (validation_failed); details name each as labels.<name>: invalid_name, wrong_type, too_long, too_many, reserved. */
@@ -5482,12 +5279,7 @@ export interface operations {
   updateCampaignLabels: {
     parameters: {
       query?: never;
-      header?: {
-        /** @description Write only if the resource is still as the client saw it: `*` (it exists) or a comma list of ETags from GET or an earlier write; one must be the current ETag (strong comparison: W/ tags never match). Otherwise 412 precondition_failed with the current ETag, and nothing changes. Not `*` or a tag list: 400 invalid_header. */
-        'If-Match'?: string;
-        /** @description `*`: write only if the resource does not exist, so on an existing one always 412 (this API creates with POST). A tag list: 412 when one names the current representation (weak comparison). Not `*` or a tag list: 400 invalid_header. */
-        'If-None-Match'?: string;
-      };
+      header?: never;
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -5501,20 +5293,16 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The campaign's labels after the change, sorted by name. */
+      /** @description The campaign's labels, sorted by name. */
       200: {
         headers: {
-          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
-          ETag?: string;
-          /** @description The resource's path: the body is its representation after the write, and ETag names that representation (not the request body). */
-          'Content-Location'?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Labels'];
         };
       };
-      /** @description The request cannot be read: malformed JSON, a body that is not {"labels": {...}}, a malformed path id, or an If-Match / If-None-Match that is not * or a list of entity-tags (invalid_header). */
+      /** @description The request cannot be read: malformed JSON, a body that is not {"labels": {...}}, or a malformed path id. */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -5536,7 +5324,6 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      412: components['responses']['PreconditionFailed'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       /** @description A label breaks a rule (validation_failed); details name each as labels.<name>: invalid_name, wrong_type, too_long, too_many, reserved. */
@@ -6482,8 +6269,6 @@ export interface operations {
         headers: {
           /** @description Path of the created resource (or of the job). */
           Location?: string;
-          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
-          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6530,81 +6315,10 @@ export interface operations {
       503: components['responses']['ServiceUnavailable'];
     };
   };
-  getMarkup: {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description ETags of answers the client holds (`W/"..."`, a comma list, or `*`). When one is the current ETag of this answer, 304 without a body; the comparison is weak (W/ ignored). */
-        'If-None-Match'?: string;
-      };
-      path: {
-        /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
-        id: number;
-        /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
-        mid: number;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The markup. */
-      200: {
-        headers: {
-          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
-          ETag?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            markup: components['schemas']['Markup'];
-          };
-        };
-      };
-      /** @description If-None-Match named the current ETag (weak comparison): the client holds the current representation; no body. */
-      304: {
-        headers: {
-          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
-          ETag?: string;
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description A malformed path id. */
-      400: {
-        headers: {
-          /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
-          'WWW-Authenticate'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      /** @description No such account, or no such markup of it. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      429: components['responses']['TooManyRequests'];
-      500: components['responses']['InternalError'];
-      503: components['responses']['ServiceUnavailable'];
-    };
-  };
   deleteMarkup: {
     parameters: {
       query?: never;
-      header?: {
-        /** @description Write only if the resource is still as the client saw it: `*` (it exists) or a comma list of ETags from GET or an earlier write; one must be the current ETag (strong comparison: W/ tags never match). Otherwise 412 precondition_failed with the current ETag, and nothing changes. Not `*` or a tag list: 400 invalid_header. */
-        'If-Match'?: string;
-        /** @description `*`: write only if the resource does not exist, so on an existing one always 412 (this API creates with POST). A tag list: 412 when one names the current representation (weak comparison). Not `*` or a tag list: 400 invalid_header. */
-        'If-None-Match'?: string;
-      };
+      header?: never;
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -6622,7 +6336,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description A malformed path id, or an If-Match / If-None-Match that is not * or a list of entity-tags (invalid_header). No body: DELETE errors are the status alone. */
+      /** @description A malformed path id. No body: DELETE errors are the status alone. */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -6656,16 +6370,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description If-Match names no current representation of the resource, or If-None-Match is `*` (the resource exists) or names the current one (precondition_failed); nothing was changed. The ETag header is the current one. No body: DELETE errors are the status alone. */
-      412: {
-        headers: {
-          /** @description The resource's current strong ETag. */
-          ETag?: string;
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description The request body is larger than 1 MiB (payload_too_large). No body: DELETE errors are the status alone. */
+      /** @description The request body is larger than 1 MiB as sent or, with a Content-Encoding, once decoded (payload_too_large). No body: DELETE errors are the status alone. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -6726,7 +6431,7 @@ export interface operations {
           | 'LAST_QUARTER'
           | 'THIS_YEAR'
           | 'LAST_YEAR';
-        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion. A statistic another endpoint offers: 400 naming where it is. */
+        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion. A statistic another endpoint offers: 400 naming where it is. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         statistics?: (
           | 'impressions'
           | 'clicks'
@@ -6763,11 +6468,11 @@ export interface operations {
           | 'statistics.valuePerConversion'
           | 'statistics.roas'
         )[];
-        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. */
+        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         segments?: ('Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType')[];
         /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.deviceType and segments.networkType (these two only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, currency. */
         filter?: string;
-        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, currency, labels.<name>, customFields.field<N>, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. */
+        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, currency, labels.<name>, customFields.field<N>, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
         /** @description `name:expression:Type`, several separated by commas outside parentheses, or the parameter repeated; at most 20 in all. name: a letter, then up to 63 letters, digits or _ (unique); Type: Integer, Decimal, Money, Percentage; expression: arithmetic over statistics.<name> of this endpoint and numbers with min, max, abs, round, if. Anything else: 400 naming the position. */
         formulas?: string[];
@@ -6919,7 +6624,7 @@ export interface operations {
           | 'YER'
           | 'ZAR'
           | 'ZMW';
-        /** @description Also return: labels, customFields. */
+        /** @description Also return: labels, customFields. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         embed?: ('labels' | 'customFields')[];
         /** @description Exact name; `*` matches any run of characters. */
         name?: string;
@@ -7211,7 +6916,7 @@ export interface operations {
         startDate?: string;
         /** @description Only periods that start on or before this day; not before startDate (otherwise 400). */
         endDate?: string;
-        /** @description Only periods of these accounts. */
+        /** @description Only periods of these accounts. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         accountId?: number[];
         /** @description Page size, 1-10000 (default 100). */
         limit?: number;
@@ -7290,7 +6995,7 @@ export interface operations {
         endDate?: string;
         /** @description One expression as on the statistics endpoints, over the fields id, accountId, campaignId, adGroupId, adPlatformAccountId, adPlatformType, startTime, durationSeconds, status, callType, callerCountry, callerAreaCode, isConversion (isConversion alone is a condition, and compares with true/false or 1/0). Anything else: 400 naming the position and the token. */
         filter?: string;
-        /** @description Comma list of id, accountId, campaignId, adGroupId, adPlatformAccountId, adPlatformType, startTime, durationSeconds, status, callType, callerCountry, callerAreaCode, isConversion, `-` for descending; default startTime, ties by id. */
+        /** @description Comma list of id, accountId, campaignId, adGroupId, adPlatformAccountId, adPlatformType, startTime, durationSeconds, status, callType, callerCountry, callerAreaCode, isConversion, `-` for descending; default startTime, ties by id. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`). */
         sort?: string;
         /** @description Page size, 1-10000 (default 100). */
         limit?: number;
@@ -7383,7 +7088,7 @@ export interface operations {
           | 'LAST_QUARTER'
           | 'THIS_YEAR'
           | 'LAST_YEAR';
-        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion. A statistic another endpoint offers: 400 naming where it is. */
+        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion. A statistic another endpoint offers: 400 naming where it is. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         statistics?: (
           | 'impressions'
           | 'clicks'
@@ -7420,11 +7125,11 @@ export interface operations {
           | 'statistics.valuePerConversion'
           | 'statistics.roas'
         )[];
-        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. */
+        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         segments?: ('Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType')[];
         /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.deviceType and segments.networkType (these two only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, currency. */
         filter?: string;
-        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, currency, labels.<name>, customFields.field<N>, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. */
+        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, currency, labels.<name>, customFields.field<N>, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
         /** @description `name:expression:Type`, several separated by commas outside parentheses, or the parameter repeated; at most 20 in all. name: a letter, then up to 63 letters, digits or _ (unique); Type: Integer, Decimal, Money, Percentage; expression: arithmetic over statistics.<name> of this endpoint and numbers with min, max, abs, round, if. Anything else: 400 naming the position. */
         formulas?: string[];
@@ -7576,7 +7281,7 @@ export interface operations {
           | 'YER'
           | 'ZAR'
           | 'ZMW';
-        /** @description Also return: labels, customFields. */
+        /** @description Also return: labels, customFields. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         embed?: ('labels' | 'customFields')[];
         /** @description Exact name; `*` matches any run of characters. */
         name?: string;
@@ -7881,7 +7586,7 @@ export interface operations {
           | 'LAST_QUARTER'
           | 'THIS_YEAR'
           | 'LAST_YEAR';
-        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion. A statistic another endpoint offers: 400 naming where it is. */
+        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion. A statistic another endpoint offers: 400 naming where it is. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         statistics?: (
           | 'impressions'
           | 'clicks'
@@ -7918,11 +7623,11 @@ export interface operations {
           | 'statistics.valuePerConversion'
           | 'statistics.roas'
         )[];
-        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. */
+        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         segments?: ('Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType')[];
         /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.deviceType and segments.networkType (these two only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformType, adPlatformId, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
         filter?: string;
-        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformType, adPlatformId, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. */
+        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformType, adPlatformId, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
         /** @description `name:expression:Type`, several separated by commas outside parentheses, or the parameter repeated; at most 20 in all. name: a letter, then up to 63 letters, digits or _ (unique); Type: Integer, Decimal, Money, Percentage; expression: arithmetic over statistics.<name> of this endpoint and numbers with min, max, abs, round, if. Anything else: 400 naming the position. */
         formulas?: string[];
@@ -8377,7 +8082,7 @@ export interface operations {
           | 'LAST_QUARTER'
           | 'THIS_YEAR'
           | 'LAST_YEAR';
-        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion. A statistic another endpoint offers: 400 naming where it is. */
+        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion. A statistic another endpoint offers: 400 naming where it is. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         statistics?: (
           | 'impressions'
           | 'clicks'
@@ -8414,11 +8119,11 @@ export interface operations {
           | 'statistics.valuePerConversion'
           | 'statistics.roas'
         )[];
-        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. */
+        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         segments?: ('Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType')[];
         /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.deviceType and segments.networkType (these two only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformAccountId, adPlatformAccountType, adPlatformType, status, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
         filter?: string;
-        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformAccountId, adPlatformAccountType, adPlatformType, status, currency, labels.<name>, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. */
+        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformAccountId, adPlatformAccountType, adPlatformType, status, currency, labels.<name>, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
         /** @description `name:expression:Type`, several separated by commas outside parentheses, or the parameter repeated; at most 20 in all. name: a letter, then up to 63 letters, digits or _ (unique); Type: Integer, Decimal, Money, Percentage; expression: arithmetic over statistics.<name> of this endpoint and numbers with min, max, abs, round, if. Anything else: 400 naming the position. */
         formulas?: string[];
@@ -8570,7 +8275,7 @@ export interface operations {
           | 'YER'
           | 'ZAR'
           | 'ZMW';
-        /** @description Also return: labels. */
+        /** @description Also return: labels. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         embed?: 'labels'[];
         /** @description Exact name; `*` matches any run of characters. */
         name?: string;
@@ -8875,7 +8580,7 @@ export interface operations {
           | 'LAST_QUARTER'
           | 'THIS_YEAR'
           | 'LAST_YEAR';
-        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion. A statistic another endpoint offers: 400 naming where it is. */
+        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion. A statistic another endpoint offers: 400 naming where it is. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         statistics?: (
           | 'impressions'
           | 'clicks'
@@ -8912,11 +8617,11 @@ export interface operations {
           | 'statistics.valuePerConversion'
           | 'statistics.roas'
         )[];
-        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. */
+        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         segments?: ('Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType')[];
         /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.deviceType and segments.networkType (these two only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformAccountId, campaignId, adPlatformAccountType, adPlatformType, adPlatformId, status, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
         filter?: string;
-        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformAccountId, campaignId, adPlatformAccountType, adPlatformType, adPlatformId, status, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. */
+        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformAccountId, campaignId, adPlatformAccountType, adPlatformType, adPlatformId, status, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
         /** @description `name:expression:Type`, several separated by commas outside parentheses, or the parameter repeated; at most 20 in all. name: a letter, then up to 63 letters, digits or _ (unique); Type: Integer, Decimal, Money, Percentage; expression: arithmetic over statistics.<name> of this endpoint and numbers with min, max, abs, round, if. Anything else: 400 naming the position. */
         formulas?: string[];
@@ -9371,7 +9076,7 @@ export interface operations {
           | 'LAST_QUARTER'
           | 'THIS_YEAR'
           | 'LAST_YEAR';
-        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion. A statistic another endpoint offers: 400 naming where it is. */
+        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion. A statistic another endpoint offers: 400 naming where it is. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         statistics?: (
           | 'impressions'
           | 'clicks'
@@ -9408,11 +9113,11 @@ export interface operations {
           | 'statistics.valuePerConversion'
           | 'statistics.roas'
         )[];
-        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. */
+        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         segments?: ('Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType')[];
         /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.deviceType and segments.networkType (these two only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, text, adPlatformAccountId, campaignId, adGroupId, adPlatformAccountType, adPlatformType, adPlatformId, matchType, status, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
         filter?: string;
-        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, text, adPlatformAccountId, campaignId, adGroupId, adPlatformAccountType, adPlatformType, adPlatformId, matchType, status, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. */
+        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, text, adPlatformAccountId, campaignId, adGroupId, adPlatformAccountType, adPlatformType, adPlatformId, matchType, status, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
         /** @description `name:expression:Type`, several separated by commas outside parentheses, or the parameter repeated; at most 20 in all. name: a letter, then up to 63 letters, digits or _ (unique); Type: Integer, Decimal, Money, Percentage; expression: arithmetic over statistics.<name> of this endpoint and numbers with min, max, abs, round, if. Anything else: 400 naming the position. */
         formulas?: string[];
@@ -9867,7 +9572,7 @@ export interface operations {
           | 'LAST_QUARTER'
           | 'THIS_YEAR'
           | 'LAST_YEAR';
-        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion. A statistic another endpoint offers: 400 naming where it is. */
+        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion. A statistic another endpoint offers: 400 naming where it is. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         statistics?: (
           | 'impressions'
           | 'clicks'
@@ -9904,11 +9609,11 @@ export interface operations {
           | 'statistics.valuePerConversion'
           | 'statistics.roas'
         )[];
-        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. */
+        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         segments?: ('Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType')[];
         /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.deviceType and segments.networkType (these two only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformAccountId, campaignId, adGroupId, adPlatformAccountType, adPlatformType, adType, status, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
         filter?: string;
-        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformAccountId, campaignId, adGroupId, adPlatformAccountType, adPlatformType, adType, status, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. */
+        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformAccountId, campaignId, adGroupId, adPlatformAccountType, adPlatformType, adType, status, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
         /** @description `name:expression:Type`, several separated by commas outside parentheses, or the parameter repeated; at most 20 in all. name: a letter, then up to 63 letters, digits or _ (unique); Type: Integer, Decimal, Money, Percentage; expression: arithmetic over statistics.<name> of this endpoint and numbers with min, max, abs, round, if. Anything else: 400 naming the position. */
         formulas?: string[];
@@ -10060,7 +9765,7 @@ export interface operations {
           | 'YER'
           | 'ZAR'
           | 'ZMW';
-        /** @description Also return: images, specificFields. */
+        /** @description Also return: images, specificFields. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         embed?: ('images' | 'specificFields')[];
         /** @description Exact name; `*` matches any run of characters. */
         name?: string;
@@ -10365,7 +10070,7 @@ export interface operations {
           | 'LAST_QUARTER'
           | 'THIS_YEAR'
           | 'LAST_YEAR';
-        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion, reach, frequency. A statistic another endpoint offers: 400 naming where it is. */
+        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion, reach, frequency. A statistic another endpoint offers: 400 naming where it is. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         statistics?: (
           | 'impressions'
           | 'clicks'
@@ -10406,11 +10111,11 @@ export interface operations {
           | 'statistics.reach'
           | 'statistics.frequency'
         )[];
-        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. */
+        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         segments?: ('Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType')[];
         /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.deviceType and segments.networkType (these two only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformType, adPlatformId, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
         filter?: string;
-        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformType, adPlatformId, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. */
+        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformType, adPlatformId, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
         /** @description `name:expression:Type`, several separated by commas outside parentheses, or the parameter repeated; at most 20 in all. name: a letter, then up to 63 letters, digits or _ (unique); Type: Integer, Decimal, Money, Percentage; expression: arithmetic over statistics.<name> of this endpoint and numbers with min, max, abs, round, if. Anything else: 400 naming the position. */
         formulas?: string[];
@@ -10881,7 +10586,7 @@ export interface operations {
           | 'LAST_QUARTER'
           | 'THIS_YEAR'
           | 'LAST_YEAR';
-        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion, reach, frequency. A statistic another endpoint offers: 400 naming where it is. */
+        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion, reach, frequency. A statistic another endpoint offers: 400 naming where it is. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         statistics?: (
           | 'impressions'
           | 'clicks'
@@ -10922,11 +10627,11 @@ export interface operations {
           | 'statistics.reach'
           | 'statistics.frequency'
         )[];
-        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. */
+        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         segments?: ('Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType')[];
         /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.deviceType and segments.networkType (these two only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformAccountId, adPlatformAccountType, adPlatformType, status, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
         filter?: string;
-        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformAccountId, adPlatformAccountType, adPlatformType, status, currency, labels.<name>, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. */
+        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformAccountId, adPlatformAccountType, adPlatformType, status, currency, labels.<name>, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
         /** @description `name:expression:Type`, several separated by commas outside parentheses, or the parameter repeated; at most 20 in all. name: a letter, then up to 63 letters, digits or _ (unique); Type: Integer, Decimal, Money, Percentage; expression: arithmetic over statistics.<name> of this endpoint and numbers with min, max, abs, round, if. Anything else: 400 naming the position. */
         formulas?: string[];
@@ -11078,7 +10783,7 @@ export interface operations {
           | 'YER'
           | 'ZAR'
           | 'ZMW';
-        /** @description Also return: labels. */
+        /** @description Also return: labels. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         embed?: 'labels'[];
         /** @description Exact name; `*` matches any run of characters. */
         name?: string;
@@ -11399,7 +11104,7 @@ export interface operations {
           | 'LAST_QUARTER'
           | 'THIS_YEAR'
           | 'LAST_YEAR';
-        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion, reach, frequency. A statistic another endpoint offers: 400 naming where it is. */
+        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion, reach, frequency. A statistic another endpoint offers: 400 naming where it is. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         statistics?: (
           | 'impressions'
           | 'clicks'
@@ -11440,11 +11145,11 @@ export interface operations {
           | 'statistics.reach'
           | 'statistics.frequency'
         )[];
-        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. */
+        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         segments?: ('Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType')[];
         /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.deviceType and segments.networkType (these two only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformAccountId, campaignId, adGroupId, adPlatformAccountType, adPlatformType, adType, status, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
         filter?: string;
-        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformAccountId, campaignId, adGroupId, adPlatformAccountType, adPlatformType, adType, status, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. */
+        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformAccountId, campaignId, adGroupId, adPlatformAccountType, adPlatformType, adType, status, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
         /** @description `name:expression:Type`, several separated by commas outside parentheses, or the parameter repeated; at most 20 in all. name: a letter, then up to 63 letters, digits or _ (unique); Type: Integer, Decimal, Money, Percentage; expression: arithmetic over statistics.<name> of this endpoint and numbers with min, max, abs, round, if. Anything else: 400 naming the position. */
         formulas?: string[];
@@ -11596,7 +11301,7 @@ export interface operations {
           | 'YER'
           | 'ZAR'
           | 'ZMW';
-        /** @description Also return: images, specificFields. */
+        /** @description Also return: images, specificFields. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         embed?: ('images' | 'specificFields')[];
         /** @description Exact name; `*` matches any run of characters. */
         name?: string;
@@ -11917,7 +11622,7 @@ export interface operations {
           | 'LAST_QUARTER'
           | 'THIS_YEAR'
           | 'LAST_YEAR';
-        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion, searchImpressionShare, searchBudgetLostImpressionShare, searchRankLostImpressionShare, searchTopImpressionShare, searchAbsoluteTopImpressionShare. A statistic another endpoint offers: 400 naming where it is. */
+        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion, searchImpressionShare, searchBudgetLostImpressionShare, searchRankLostImpressionShare, searchTopImpressionShare, searchAbsoluteTopImpressionShare. A statistic another endpoint offers: 400 naming where it is. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         statistics?: (
           | 'impressions'
           | 'clicks'
@@ -11968,11 +11673,11 @@ export interface operations {
           | 'statistics.searchTopImpressionShare'
           | 'statistics.searchAbsoluteTopImpressionShare'
         )[];
-        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. */
+        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         segments?: ('Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType')[];
         /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.deviceType and segments.networkType (these two only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformType, adPlatformId, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
         filter?: string;
-        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformType, adPlatformId, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. */
+        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformType, adPlatformId, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
         /** @description `name:expression:Type`, several separated by commas outside parentheses, or the parameter repeated; at most 20 in all. name: a letter, then up to 63 letters, digits or _ (unique); Type: Integer, Decimal, Money, Percentage; expression: arithmetic over statistics.<name> of this endpoint and numbers with min, max, abs, round, if. Anything else: 400 naming the position. */
         formulas?: string[];
@@ -12550,13 +12255,11 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Created. ETag is that of the webhook as GET shows it (without the secret). */
+      /** @description Created. */
       201: {
         headers: {
           /** @description Path of the created resource (or of the job). */
           Location?: string;
-          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
-          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -12606,10 +12309,7 @@ export interface operations {
   getWebhook: {
     parameters: {
       query?: never;
-      header?: {
-        /** @description ETags of answers the client holds (`W/"..."`, a comma list, or `*`). When one is the current ETag of this answer, 304 without a body; the comparison is weak (W/ ignored). */
-        'If-None-Match'?: string;
-      };
+      header?: never;
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -12621,8 +12321,6 @@ export interface operations {
       /** @description The webhook. */
       200: {
         headers: {
-          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
-          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -12630,15 +12328,6 @@ export interface operations {
             webhook: components['schemas']['Webhook'];
           };
         };
-      };
-      /** @description If-None-Match named the current ETag (weak comparison): the client holds the current representation; no body. */
-      304: {
-        headers: {
-          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
-          ETag?: string;
-          [name: string]: unknown;
-        };
-        content?: never;
       };
       /** @description A malformed path id. */
       400: {
@@ -12670,12 +12359,7 @@ export interface operations {
   deleteWebhook: {
     parameters: {
       query?: never;
-      header?: {
-        /** @description Write only if the resource is still as the client saw it: `*` (it exists) or a comma list of ETags from GET or an earlier write; one must be the current ETag (strong comparison: W/ tags never match). Otherwise 412 precondition_failed with the current ETag, and nothing changes. Not `*` or a tag list: 400 invalid_header. */
-        'If-Match'?: string;
-        /** @description `*`: write only if the resource does not exist, so on an existing one always 412 (this API creates with POST). A tag list: 412 when one names the current representation (weak comparison). Not `*` or a tag list: 400 invalid_header. */
-        'If-None-Match'?: string;
-      };
+      header?: never;
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -12691,7 +12375,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description A malformed path id, or an If-Match / If-None-Match that is not * or a list of entity-tags (invalid_header). No body: DELETE errors are the status alone. */
+      /** @description A malformed path id. No body: DELETE errors are the status alone. */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -12725,16 +12409,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description If-Match names no current representation of the resource, or If-None-Match is `*` (the resource exists) or names the current one (precondition_failed); nothing was changed. The ETag header is the current one. No body: DELETE errors are the status alone. */
-      412: {
-        headers: {
-          /** @description The resource's current strong ETag. */
-          ETag?: string;
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description The request body is larger than 1 MiB (payload_too_large). No body: DELETE errors are the status alone. */
+      /** @description The request body is larger than 1 MiB as sent or, with a Content-Encoding, once decoded (payload_too_large). No body: DELETE errors are the status alone. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -13160,7 +12835,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request body is larger than 1 MiB (payload_too_large). No body: DELETE errors are the status alone. */
+      /** @description The request body is larger than 1 MiB as sent or, with a Content-Encoding, once decoded (payload_too_large). No body: DELETE errors are the status alone. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -13407,7 +13082,7 @@ export interface operations {
           };
         };
       };
-      /** @description The raw query string holds a character that must be percent-encoded (unencoded_characters). */
+      /** @description The raw query string holds a character that must be percent-encoded (unencoded_characters), or the query has a parameter (health takes none: unknown_parameter). */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */

@@ -18,6 +18,8 @@ import type { AppEnv } from './context.js';
 import { makeErrorHandler, notFoundHandler, type ErrorLogger } from './error-mapper.js';
 import { apiGuard } from './middleware/api-guard.js';
 import { compressJson } from './middleware/compress-json.js';
+import { decodeRequestBody } from './middleware/decode-body.js';
+import { strictQuery } from './middleware/strict-query.js';
 import { queryEncoding } from './middleware/query-encoding.js';
 import { requestId } from './middleware/request-id.js';
 import { transportGuard } from './middleware/transport-guard.js';
@@ -44,6 +46,7 @@ import type { WebhookService } from '../webhooks/webhook-service.js';
 import { validationHook } from './validation.js';
 import { errorResponses } from './openapi-errors.js';
 import { documentConfig, registerDocumentComponents } from './openapi-document.js';
+import { DeclaredOperations } from './declared-operations.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -86,7 +89,9 @@ const healthRoute = createRoute({
     200: { description: 'Alive.', content: { 'application/json': { schema: z.object({ status: z.literal('ok') }) } } },
     ...errorResponses(
       'get',
-      { 400: 'The raw query string holds a character that must be percent-encoded (unencoded_characters).' },
+      {
+        400: 'The raw query string holds a character that must be percent-encoded (unencoded_characters), or the query has a parameter (health takes none: unknown_parameter).',
+      },
       [500],
     ),
   },
@@ -135,6 +140,9 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     const dbTime = scope === 'reporting' ? deps.dbTime : undefined;
     app.use(`${prefix}/*`, apiGuard(scope, deps.authenticator, deps.apiRate, deps.nowMs, dbTime));
   }
+  // What each operation declares, read from the route declarations once they are all registered (below).
+  const operations = new DeclaredOperations();
+  app.use('*', strictQuery(operations));
 
   const limitBody = bodyLimit({
     maxSize: MAX_BODY_BYTES,
@@ -146,6 +154,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   // Request per request (AbortControllers, a header copy, a FinalizationRegistry entry whose
   // clean-ups later ran in bursts of tens of ms on the event loop).
   app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
+  app.use('*', decodeRequestBody(operations, MAX_BODY_BYTES));
   registerTokenRoute(app, deps.tokenIssuer);
   registerOAuthMetadataRoute(app);
   registerOrganizationRoutes(app, deps.organizations);
@@ -164,6 +173,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.openapi(healthRoute, (c) => c.json({ status: 'ok' as const }, 200));
   registerExplorerRoutes(app, deps.explorer);
   refuseOtherMethods(app);
+  operations.load(app.openAPIRegistry);
 
   registerDocumentComponents(app.openAPIRegistry);
   app.doc31('/openapi.json', documentConfig(deps.version));

@@ -34,11 +34,13 @@ export function makeErrorHandler(log: ErrorLogger) {
     const apiError = toApiError(error);
     if (!apiError) log({ requestId, method: c.req.method, path: c.req.path, error });
     // The token endpoint speaks RFC 6749 for the failures it documents, those raised before it runs
-    // included (413 of the body limit, 400 of the query check, 503 of a full queue).
+    // included (413 of the body limit, 400 of the query check, 503 of a full queue; a content
+    // coding it cannot decode is an unreadable request to it: 400 invalid_request, as a body that
+    // is not a form is).
     if (
       c.req.method === 'POST' &&
       c.req.path === '/token' &&
-      (apiError === undefined || apiError.status === 400 || apiError.status === 413 || apiError.status >= 500)
+      (apiError === undefined || [400, 413, 415].includes(apiError.status) || apiError.status >= 500)
     ) {
       return oauthResponse(c, apiError);
     }
@@ -67,7 +69,7 @@ export function makeErrorHandler(log: ErrorLogger) {
 
 /** RFC 6749 5.2, with its codes for a failure of the server (4.1.2.1): server_error, temporarily_unavailable. */
 function oauthResponse(c: Context<AppEnv>, error: ApiError | undefined): Response {
-  const status = error?.status ?? 500;
+  const status = error?.status === 415 ? 400 : (error?.status ?? 500);
   const code = status === 503 ? 'temporarily_unavailable' : status >= 500 ? 'server_error' : 'invalid_request';
   const description =
     status >= 500 && status !== 503 ? 'The request failed unexpectedly; retry later.' : (error?.message ?? '');

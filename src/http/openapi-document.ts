@@ -37,11 +37,24 @@ Every operation documents the statuses it can answer. Besides those, any path an
   **431** for a request head over 16 KiB; **501** \`not_implemented\` for a method other than GET, HEAD, POST, PUT,
   PATCH, DELETE, OPTIONS; **400** \`bad_request\` for a missing, repeated or malformed \`Host\`.
 
-**Query parameters.** An operation that has query parameters answers 400 naming the parameter when one it
-does not document is sent, or one is given twice (\`formulas\` of the reporting endpoints may repeat); an operation
-without query parameters ignores a query string. Comma lists (\`style: form, explode: false\`) take no empty entries.
+**Query parameters.** Every operation answers 400 \`unknown_parameter\` naming a query parameter it does not
+document, before doing anything (a DELETE deletes nothing), operations without parameters included; only POST /token
+ignores them, as RFC 6749 3.2 requires. A parameter that is not a list given twice is 400 \`invalid_parameter\`.
+A list (\`type: array\`, and the comma lists \`sort\` and \`formulas\`) may be sent as the comma list its
+\`style: form, explode: false\` declares (\`segments=Week,DeviceType\`), with the name repeated
+(\`segments=Week&segments=DeviceType\`, what clients that default to \`explode: true\` send) or both
+(\`segments=Week,Day&segments=DeviceType\`): one list in the order sent, its limits (\`maxItems\`) over the
+whole list, no empty entries.
 Rules that tie two parameters together are stated in the description of the parameter they restrict
 (\`offset\` a multiple of \`limit\`, \`endDate\` not before \`startDate\`, ...).
+
+**Request bodies** may be sent with \`Content-Encoding: gzip\` (or \`x-gzip\`), \`deflate\` (the zlib format, RFC 9110
+8.4.1.2) or \`br\`, or stacked (\`gzip, br\`: applied in that order, at most 3); \`identity\` is no coding. The 1 MiB
+limit holds for the body as sent and for each decoded form: decoding stops as soon as it passes 1 MiB (413
+\`payload_too_large\`). A body that is not what its coding says is 400 \`invalid_body\` (detail field
+\`Content-Encoding\`); another coding (\`compress\`, \`zstd\`, ...) is 415 \`unsupported_content_encoding\` with
+\`Accept-Encoding: gzip, deflate, br\` (RFC 9110 15.5.16); POST /token answers that as 400 \`invalid_request\` with the
+same header, as it answers a body that is not a form.
 
 **Every response** carries \`X-Request-Id\` (echoed when the request sent 1-200 visible ASCII characters).
 Bearer routes carry the IETF draft headers \`RateLimit\` and \`RateLimit-Policy\` (reporting: also the organization's \`"db-time"\` policy).`;

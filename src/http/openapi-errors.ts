@@ -87,7 +87,7 @@ const SHARED: Partial<Record<ErrorStatus, { name: string; description: string; h
   400: {
     name: 'BadRequest',
     description:
-      'The request cannot be read: the raw query string holds a character that must be percent-encoded (unencoded_characters), or the Authorization header is not `Bearer <token>` (invalid_request, RFC 6750 3.1, with WWW-Authenticate).',
+      'The request cannot be read: the raw query string holds a character that must be percent-encoded (unencoded_characters), the query has a parameter the operation does not document (unknown_parameter), or the Authorization header is not `Bearer <token>` (invalid_request, RFC 6750 3.1, with WWW-Authenticate).',
     headers: wwwAuthenticate,
   },
   401: {
@@ -110,12 +110,21 @@ const SHARED: Partial<Record<ErrorStatus, { name: string; description: string; h
       ETag: { description: "The resource's current strong ETag.", schema: { type: 'string' } },
     },
   },
-  413: { name: 'PayloadTooLarge', description: 'The request body is larger than 1 MiB (payload_too_large).' },
+  413: {
+    name: 'PayloadTooLarge',
+    description:
+      'The request body is larger than 1 MiB as sent or, with a Content-Encoding, once decoded (payload_too_large).',
+  },
   415: {
     name: 'UnsupportedMediaType',
     description:
-      'The body is not application/json (PATCH also takes application/merge-patch+json): unsupported_media_type.',
+      'The body is not application/json (PATCH also takes application/merge-patch+json): unsupported_media_type; or its Content-Encoding is none of gzip, deflate, br (unsupported_content_encoding, with Accept-Encoding).',
     headers: {
+      'Accept-Encoding': {
+        description:
+          'With unsupported_content_encoding (RFC 9110 15.5.16): the codings a request body may have, gzip, deflate, br.',
+        schema: { type: 'string' },
+      },
       'Accept-Patch': {
         description: 'On PATCH operations (RFC 5789): the media types the operation accepts.',
         schema: { type: 'string' },

@@ -37,7 +37,19 @@ export function pagingQuery(maxLimit: number, notes: { limit?: string; offset?: 
   };
 }
 
-/** A comma list: `name=a,b,c` (OpenAPI `style: form, explode: false`); never empty, no empty entries. */
+/**
+ * How a list parameter is sent, for its description: both forms of OpenAPI's `style: form` are
+ * read, so a generated client works whichever `explode` it honours or defaults to.
+ */
+export const LIST_FORMS =
+  'A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list.';
+
+/**
+ * A list: `name=a,b,c` (OpenAPI `style: form, explode: false`), also `name=a&name=b,c`; never
+ * empty, no empty entries. The document declares the comma form, the one the README, the typed
+ * client and the explorer use: a generator that honours `explode` then sends it, and one that
+ * ignores it repeats the name, which the service reads as the same list.
+ */
 export function commaListParameter(
   items: Record<string, unknown>,
   options: { maxItems?: number; description: string; uniqueItems?: boolean },
@@ -50,7 +62,7 @@ export function commaListParameter(
       items,
       minItems: 1,
       ...(options.maxItems === undefined ? {} : { maxItems: options.maxItems }),
-      description: options.description,
+      description: `${options.description} ${LIST_FORMS}`,
       param: { style: 'form', explode: false },
     });
 }

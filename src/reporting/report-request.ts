@@ -35,6 +35,14 @@ export const REPORT_PARAMETERS = [
   'format',
 ] as const;
 
+/**
+ * The comma lists among them: each may also be repeated (`segments=Week&segments=Day`) or both,
+ * one list in the order sent. `formulas` are read value by value (an error's position is within
+ * its value); the others as the one comma text.
+ */
+export const REPORT_LIST_PARAMETERS = ['statistics', 'segments', 'sort', 'formulas', 'embed'] as const;
+
+/** A comma list's entries (its repeated values joined first); an empty entry is a 400. */
 export function commaList(query: QueryParams, name: string): string[] | undefined {
   const value = query.get(name);
   if (value === undefined) return undefined;
@@ -45,7 +53,9 @@ export function commaList(query: QueryParams, name: string): string[] | undefine
 
 /** Strict parse of a statistics endpoint's query (`url` may be just `?a=b`). */
 export function parseReportQuery(url: string, level: LevelDefinition): QueryParams {
-  return QueryParams.parse(url, [...REPORT_PARAMETERS, level.nameParameter], ['formulas']);
+  // A level without embeds has no embed parameter (the document leaves it out too).
+  const parameters = REPORT_PARAMETERS.filter((name) => name !== 'embed' || level.embeds.length > 0);
+  return QueryParams.parse(url, [...parameters, level.nameParameter], REPORT_LIST_PARAMETERS);
 }
 
 /**

@@ -4,37 +4,64 @@ import { badRequest } from './errors.js';
  * Strict query parameters: a name the endpoint does not know, or a name given twice, is a 400
  * naming it, so a typo like `limt=10` fails loudly instead of being ignored. Values come
  * percent-decoded (and `+` as space, as in HTML forms).
+ *
+ * A list parameter may be sent as a comma list (`segments=Week,DeviceType`, OpenAPI `explode:
+ * false`), repeated (`segments=Week&segments=DeviceType`, what generators that default to
+ * `explode: true` send) or both mixed: they are one list, in the order sent, and its rules
+ * (length, empty entries) apply to the whole of it.
  */
 export class QueryParams {
-  private constructor(private readonly params: URLSearchParams) {}
+  private constructor(
+    private readonly params: URLSearchParams,
+    private readonly lists: readonly string[],
+  ) {}
 
-  /** `repeatable` names may be given more than once (read them with getAll). */
-  static parse(url: string, allowed: readonly string[], repeatable: readonly string[] = []): QueryParams {
-    const query = url.includes('?') ? url.slice(url.indexOf('?') + 1) : '';
-    const params = new URLSearchParams(query);
+  /** `lists` names may be given more than once: `get` joins their values with commas, `getAll` keeps them apart. */
+  static parse(url: string, allowed: readonly string[], lists: readonly string[] = []): QueryParams {
+    const params = new URLSearchParams(queryOf(url));
+    refuseUnknownParameters(params, allowed);
     for (const name of new Set(params.keys())) {
-      if (!allowed.includes(name)) {
-        throw badRequest(
-          'unknown_parameter',
-          `Unknown query parameter ${name}; this endpoint takes ${allowed.join(', ')}.`,
-          [{ field: name, code: 'unknown_parameter', message: `${name} is not a parameter of this endpoint` }],
-        );
-      }
-      if (params.getAll(name).length > 1 && !repeatable.includes(name)) {
+      if (params.getAll(name).length > 1 && !lists.includes(name)) {
         throw badRequest('invalid_parameter', `The query parameter ${name} is given more than once.`, [
           { field: name, code: 'repeated', message: 'given more than once' },
         ]);
       }
     }
-    return new QueryParams(params);
+    return new QueryParams(params, lists);
   }
 
+  /** The value; for a list given several times, its values joined with commas (one list). */
   get(name: string): string | undefined {
+    if (this.lists.includes(name)) {
+      const values = this.params.getAll(name);
+      return values.length === 0 ? undefined : values.join(',');
+    }
     return this.params.get(name) ?? undefined;
   }
 
   getAll(name: string): string[] {
     return this.params.getAll(name);
+  }
+}
+
+/** The query of a URL (or of just `?a=b`), without the `?`. */
+function queryOf(url: string): string {
+  return url.includes('?') ? url.slice(url.indexOf('?') + 1) : '';
+}
+
+/**
+ * 400 `unknown_parameter` for the first name not in `allowed`: the one answer every operation
+ * gives, whether its handler parses a query or the app refuses it before the handler runs.
+ */
+export function refuseUnknownParameters(query: URLSearchParams | string, allowed: readonly string[]): void {
+  const params = typeof query === 'string' ? new URLSearchParams(queryOf(query)) : query;
+  for (const name of params.keys()) {
+    if (allowed.includes(name)) continue;
+    // Sorted: the handler's list and the document's (the central check) then read alike.
+    const takes = allowed.length === 0 ? 'takes no query parameters' : `takes ${[...allowed].sort().join(', ')}`;
+    throw badRequest('unknown_parameter', `Unknown query parameter ${name}; this endpoint ${takes}.`, [
+      { field: name, code: 'unknown_parameter', message: `${name} is not a parameter of this endpoint` },
+    ]);
   }
 }
 

@@ -190,7 +190,7 @@ describe('report jobs on a generated database', () => {
       [{ statistics: 'clicks,nonsense' }, 'statistics=clicks,nonsense'],
       [{ startDate: '2026-02-30' }, 'startDate=2026-02-30'],
       [{ filter: 'clicks >' }, 'filter=clicks%20%3E'],
-      [{ sort: ['name', 'id'] }, 'sort=name&sort=id'],
+      [{ startDate: ['2026-01-01', '2026-01-02'] }, 'startDate=2026-01-01&startDate=2026-01-02'],
     ];
     for (const [q, url] of bad) {
       const res = await post({ reportJob: { endpoint: 'keywords', query: q, format: 'csv' } });

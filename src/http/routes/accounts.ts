@@ -193,7 +193,7 @@ export function registerAccountRoutes(app: OpenAPIHono<AppEnv>, accounts: Accoun
   // Registered for the document; parsed by hand so unknown and repeated parameters are refused.
   app.openAPIRegistry.registerPath(listAccountsRoute);
   app.get(BASE, async (c) => {
-    const query = QueryParams.parse(c.req.url, ['limit', 'offset', 'labels', 'id']);
+    const query = QueryParams.parse(c.req.url, ['limit', 'offset', 'labels', 'id'], ['labels', 'id']);
     const page = parsePaging(query, 100, 100);
     const { total, json } = await accounts.list(
       c.get('auth').organizationId,

@@ -33,7 +33,9 @@ const metadataRoute = createRoute({
     200: { description: 'The metadata.', content: { 'application/json': { schema: metadataSchema } } },
     ...errorResponses(
       'get',
-      { 400: 'The raw query string holds a character that must be percent-encoded (unencoded_characters).' },
+      {
+        400: 'The raw query string holds a character that must be percent-encoded (unencoded_characters), or the query has a parameter (the metadata takes none: unknown_parameter).',
+      },
       [500],
     ),
   },

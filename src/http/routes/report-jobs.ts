@@ -35,7 +35,7 @@ const ReportJobCreate = z
         .optional()
         .openapi({
           description:
-            "The endpoint's GET query parameters (startDate, endDate, dateRange, statistics, segments, filter, sort, formulas, currency, compare, limit, offset, ...), without format. Values as in the URL; a list repeats the parameter (formulas). Validated exactly as the GET validates them: the same 400s.",
+            "The endpoint's GET query parameters (startDate, endDate, dateRange, statistics, segments, filter, sort, formulas, currency, compare, limit, offset, ...), without format. Values as in the URL; a list repeats the parameter (formulas; a list parameter such as segments as a list or a comma text). Validated exactly as the GET validates them: the same 400s.",
           example: { startDate: '2026-01-01', endDate: '2026-01-31', segments: 'Day' },
         }),
       format: z.enum(REPORT_JOB_FORMATS),

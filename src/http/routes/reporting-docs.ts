@@ -356,7 +356,7 @@ export function reportQuerySchema(endpoint: ReportEndpoint) {
       .string()
       .optional()
       .openapi({
-        description: `Comma list of keys, \`-\` for descending: statistics.<name>, formulas.<name> of this request, ${sortFields}${level.labels ? ', labels.<name>' : ''}${level.customFields ? ', customFields.field<N>' : ''}, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position.`,
+        description: `Comma list of keys, \`-\` for descending: statistics.<name>, formulas.<name> of this request, ${sortFields}${level.labels ? ', labels.<name>' : ''}${level.customFields ? ', customFields.field<N>' : ''}, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (\`sort=a&sort=-b\` is \`sort=a,-b\`; positions count in the values joined with commas).`,
         param: { examples: examples(sortExamples(endpoint)) },
       }),
     formulas: z

@@ -530,7 +530,7 @@ const markupsRoute = createRoute({
 });
 
 function markupQuery(url: string, organizationId: number) {
-  const query = QueryParams.parse(url, ['startDate', 'endDate', 'accountId', 'limit', 'offset']);
+  const query = QueryParams.parse(url, ['startDate', 'endDate', 'accountId', 'limit', 'offset'], ['accountId']);
   const from = query.get('startDate');
   const to = query.get('endDate');
   // Markups have no default range: without dates, every period.
@@ -615,7 +615,7 @@ function callDetailsQuerySchema() {
       .string()
       .optional()
       .openapi({
-        description: `Comma list of ${fields}, \`-\` for descending; default startTime, ties by id.`,
+        description: `Comma list of ${fields}, \`-\` for descending; default startTime, ties by id. The parameter may repeat (\`sort=a&sort=-b\` is \`sort=a,-b\`).`,
         param: { examples: { longest: { value: '-durationSeconds' }, byCampaign: { value: 'campaignId,-startTime' } } },
       }),
     ...pagingQuery(MAX_LIMIT),
@@ -646,7 +646,7 @@ const callDetailsRoute = createRoute({
 });
 
 function callDetailsQuery(url: string, organizationId: number) {
-  const query = QueryParams.parse(url, CALL_DETAIL_PARAMETERS);
+  const query = QueryParams.parse(url, CALL_DETAIL_PARAMETERS, ['sort']);
   return {
     organizationId,
     startDate: query.get('startDate'),
