@@ -147,7 +147,11 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    get?: never;
+    /**
+     * One linked platform account of the account
+     * @description One link of the account, as linkedAdPlatformAccounts lists it; its ETag changes with the link's status (the service sets NO_ACCESS when the platform revokes access) and the platform account's name.
+     */
+    get: operations['getLinkedPlatformAccount'];
     put?: never;
     post?: never;
     /**
@@ -535,7 +539,11 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    get?: never;
+    /**
+     * One markup period
+     * @description One markup period of the account, with its ETag (for a conditional DELETE).
+     */
+    get: operations['getMarkup'];
     put?: never;
     post?: never;
     /**
@@ -4104,6 +4112,17 @@ export interface components {
         'application/json': components['schemas']['Error'];
       };
     };
+    /** @description If-Match names no current representation of the resource, or If-None-Match is `*` (the resource exists) or names the current one (precondition_failed); nothing was changed. The ETag header is the current one. */
+    PreconditionFailed: {
+      headers: {
+        /** @description The resource's current strong ETag. */
+        ETag?: string;
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+      };
+    };
     /** @description The request body is larger than 1 MiB as sent or, with a Content-Encoding, once decoded (payload_too_large). */
     PayloadTooLarge: {
       headers: {
@@ -4495,6 +4514,8 @@ export interface operations {
         headers: {
           /** @description Path of the created resource (or of the job). */
           Location?: string;
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4503,7 +4524,7 @@ export interface operations {
           };
         };
       };
-      /** @description The request cannot be read: malformed JSON, a body that is not {"account": {...}}. */
+      /** @description The request cannot be read: malformed JSON or a body that is not {"account": {...}}. */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -4535,7 +4556,10 @@ export interface operations {
   getAccount: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description ETags of answers the client holds (`W/"..."`, a comma list, or `*`). When one is the current ETag of this answer, 304 without a body; the comparison is weak (W/ ignored). */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -4547,6 +4571,8 @@ export interface operations {
       /** @description The account. */
       200: {
         headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4554,6 +4580,15 @@ export interface operations {
             account: components['schemas']['Account'];
           };
         };
+      };
+      /** @description If-None-Match named the current ETag (weak comparison): the client holds the current representation; no body. */
+      304: {
+        headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description The path id is not an int64. */
       400: {
@@ -4585,7 +4620,12 @@ export interface operations {
   replaceAccount: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Write only if the resource is still as the client saw it: `*` (it exists) or a comma list of ETags from GET or an earlier write; one must be the current ETag (strong comparison: W/ tags never match). Otherwise 412 precondition_failed with the current ETag, and nothing changes. Not `*` or a tag list: 400 invalid_header. */
+        'If-Match'?: string;
+        /** @description `*`: write only if the resource does not exist, so on an existing one always 412 (this API creates with POST). A tag list: 412 when one names the current representation (weak comparison). Not `*` or a tag list: 400 invalid_header. */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -4601,6 +4641,10 @@ export interface operations {
       /** @description The account after the change. */
       200: {
         headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
+          /** @description The resource's path: the body is its representation after the write, and ETag names that representation (not the request body). */
+          'Content-Location'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4609,7 +4653,7 @@ export interface operations {
           };
         };
       };
-      /** @description The request cannot be read: malformed JSON, a body that is not {"account": {...}}, or a malformed path id. */
+      /** @description The request cannot be read: malformed JSON, a body that is not {"account": {...}}, a malformed path id, or an If-Match / If-None-Match that is not * or a list of entity-tags (invalid_header). */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -4631,6 +4675,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      412: components['responses']['PreconditionFailed'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       /** @description A rule is broken (validation_failed); details name each field: required (name, languageCode, countryCode, currency), too_long, blank, not_allowed (languageCode, or a pair outside table 2.3 on countryCode), unknown_currency, unsupported_currency, wrong_type, unknown_field, read_only (id, language, country, linkedAdPlatformAccounts), invalid_name and too_many for labels. */
@@ -4650,7 +4695,12 @@ export interface operations {
   updateAccount: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Write only if the resource is still as the client saw it: `*` (it exists) or a comma list of ETags from GET or an earlier write; one must be the current ETag (strong comparison: W/ tags never match). Otherwise 412 precondition_failed with the current ETag, and nothing changes. Not `*` or a tag list: 400 invalid_header. */
+        'If-Match'?: string;
+        /** @description `*`: write only if the resource does not exist, so on an existing one always 412 (this API creates with POST). A tag list: 412 when one names the current representation (weak comparison). Not `*` or a tag list: 400 invalid_header. */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -4667,6 +4717,10 @@ export interface operations {
       /** @description The account after the change. */
       200: {
         headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
+          /** @description The resource's path: the body is its representation after the write, and ETag names that representation (not the request body). */
+          'Content-Location'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4675,7 +4729,7 @@ export interface operations {
           };
         };
       };
-      /** @description The request cannot be read: malformed JSON, a body that is not {"account": {...}}, or a malformed path id. */
+      /** @description The request cannot be read: malformed JSON, a body that is not {"account": {...}}, a malformed path id, or an If-Match / If-None-Match that is not * or a list of entity-tags (invalid_header). */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -4697,6 +4751,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      412: components['responses']['PreconditionFailed'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       /** @description A rule is broken (validation_failed); details name each field: required (name, languageCode, countryCode, currency), too_long, blank, not_allowed (languageCode, or a pair outside table 2.3 on countryCode), unknown_currency, unsupported_currency, wrong_type, unknown_field, read_only (id, language, country, linkedAdPlatformAccounts), invalid_name and too_many for labels. A patch is checked merged with the stored account. */
@@ -4748,6 +4803,8 @@ export interface operations {
         headers: {
           /** @description Path of the created resource (or of the job). */
           Location?: string;
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4813,10 +4870,81 @@ export interface operations {
       };
     };
   };
+  getLinkedPlatformAccount: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description ETags of answers the client holds (`W/"..."`, a comma list, or `*`). When one is the current ETag of this answer, 304 without a body; the comparison is weak (W/ ignored). */
+        'If-None-Match'?: string;
+      };
+      path: {
+        /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
+        id: number;
+        /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
+        apaId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The link. */
+      200: {
+        headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            adPlatformAccount: components['schemas']['LinkedAdPlatformAccount'];
+          };
+        };
+      };
+      /** @description If-None-Match named the current ETag (weak comparison): the client holds the current representation; no body. */
+      304: {
+        headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description A malformed path id. */
+      400: {
+        headers: {
+          /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      /** @description No such account, or the platform account is not linked to it. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
   unlinkPlatformAccount: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Write only if the resource is still as the client saw it: `*` (it exists) or a comma list of ETags from GET or an earlier write; one must be the current ETag (strong comparison: W/ tags never match). Otherwise 412 precondition_failed with the current ETag, and nothing changes. Not `*` or a tag list: 400 invalid_header. */
+        'If-Match'?: string;
+        /** @description `*`: write only if the resource does not exist, so on an existing one always 412 (this API creates with POST). A tag list: 412 when one names the current representation (weak comparison). Not `*` or a tag list: 400 invalid_header. */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -4834,7 +4962,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description A malformed path id. No body: DELETE errors are the status alone. */
+      /** @description A malformed path id, or an If-Match / If-None-Match that is not * or a list of entity-tags (invalid_header). No body: DELETE errors are the status alone. */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -4864,6 +4992,15 @@ export interface operations {
       /** @description No such account, or the platform account is not linked to it. No body: DELETE errors are the status alone. */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description If-Match names no current representation of the resource, or If-None-Match is `*` (the resource exists) or names the current one (precondition_failed); nothing was changed. The ETag header is the current one. No body: DELETE errors are the status alone. */
+      412: {
+        headers: {
+          /** @description The resource's current strong ETag. */
+          ETag?: string;
           [name: string]: unknown;
         };
         content?: never;
@@ -4909,7 +5046,12 @@ export interface operations {
   updateLinkStatus: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Write only if the resource is still as the client saw it: `*` (it exists) or a comma list of ETags from GET or an earlier write; one must be the current ETag (strong comparison: W/ tags never match). Otherwise 412 precondition_failed with the current ETag, and nothing changes. Not `*` or a tag list: 400 invalid_header. */
+        'If-Match'?: string;
+        /** @description `*`: write only if the resource does not exist, so on an existing one always 412 (this API creates with POST). A tag list: 412 when one names the current representation (weak comparison). Not `*` or a tag list: 400 invalid_header. */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -4944,6 +5086,10 @@ export interface operations {
       /** @description The link after the change. */
       200: {
         headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
+          /** @description The resource's path: the body is its representation after the write, and ETag names that representation (not the request body). */
+          'Content-Location'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4952,7 +5098,7 @@ export interface operations {
           };
         };
       };
-      /** @description The request cannot be read: malformed JSON, a body that is not {"adPlatformAccount": {...}}, or a malformed path id. */
+      /** @description The request cannot be read: malformed JSON, a body that is not {"adPlatformAccount": {...}}, a malformed path id, or an If-Match / If-None-Match that is not * or a list of entity-tags (invalid_header). */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -4974,6 +5120,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      412: components['responses']['PreconditionFailed'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       /** @description status is missing, or not READ_WRITE or READ_ONLY (validation_failed, not_allowed). */
@@ -4993,7 +5140,10 @@ export interface operations {
   getAccountLabels: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description ETags of answers the client holds (`W/"..."`, a comma list, or `*`). When one is the current ETag of this answer, 304 without a body; the comparison is weak (W/ ignored). */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -5005,11 +5155,22 @@ export interface operations {
       /** @description The account's labels, sorted by name. */
       200: {
         headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Labels'];
         };
+      };
+      /** @description If-None-Match named the current ETag (weak comparison): the client holds the current representation; no body. */
+      304: {
+        headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description A malformed path id. */
       400: {
@@ -5041,7 +5202,12 @@ export interface operations {
   replaceAccountLabels: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Write only if the resource is still as the client saw it: `*` (it exists) or a comma list of ETags from GET or an earlier write; one must be the current ETag (strong comparison: W/ tags never match). Otherwise 412 precondition_failed with the current ETag, and nothing changes. Not `*` or a tag list: 400 invalid_header. */
+        'If-Match'?: string;
+        /** @description `*`: write only if the resource does not exist, so on an existing one always 412 (this API creates with POST). A tag list: 412 when one names the current representation (weak comparison). Not `*` or a tag list: 400 invalid_header. */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -5054,16 +5220,20 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The account's labels, sorted by name. */
+      /** @description The account's labels after the change, sorted by name. */
       200: {
         headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
+          /** @description The resource's path: the body is its representation after the write, and ETag names that representation (not the request body). */
+          'Content-Location'?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Labels'];
         };
       };
-      /** @description The request cannot be read: malformed JSON, a body that is not {"labels": {...}}, or a malformed path id. */
+      /** @description The request cannot be read: malformed JSON, a body that is not {"labels": {...}}, a malformed path id, or an If-Match / If-None-Match that is not * or a list of entity-tags (invalid_header). */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -5085,6 +5255,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      412: components['responses']['PreconditionFailed'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       /** @description A label breaks a rule (validation_failed); details name each as labels.<name>: invalid_name, wrong_type, too_long, too_many. */
@@ -5104,7 +5275,12 @@ export interface operations {
   updateAccountLabels: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Write only if the resource is still as the client saw it: `*` (it exists) or a comma list of ETags from GET or an earlier write; one must be the current ETag (strong comparison: W/ tags never match). Otherwise 412 precondition_failed with the current ETag, and nothing changes. Not `*` or a tag list: 400 invalid_header. */
+        'If-Match'?: string;
+        /** @description `*`: write only if the resource does not exist, so on an existing one always 412 (this API creates with POST). A tag list: 412 when one names the current representation (weak comparison). Not `*` or a tag list: 400 invalid_header. */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -5118,16 +5294,20 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The account's labels, sorted by name. */
+      /** @description The account's labels after the change, sorted by name. */
       200: {
         headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
+          /** @description The resource's path: the body is its representation after the write, and ETag names that representation (not the request body). */
+          'Content-Location'?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Labels'];
         };
       };
-      /** @description The request cannot be read: malformed JSON, a body that is not {"labels": {...}}, or a malformed path id. */
+      /** @description The request cannot be read: malformed JSON, a body that is not {"labels": {...}}, a malformed path id, or an If-Match / If-None-Match that is not * or a list of entity-tags (invalid_header). */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -5149,6 +5329,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      412: components['responses']['PreconditionFailed'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       /** @description A label breaks a rule (validation_failed); details name each as labels.<name>: invalid_name, wrong_type, too_long, too_many. */
@@ -5168,7 +5349,10 @@ export interface operations {
   getCampaignLabels: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description ETags of answers the client holds (`W/"..."`, a comma list, or `*`). When one is the current ETag of this answer, 304 without a body; the comparison is weak (W/ ignored). */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -5180,11 +5364,22 @@ export interface operations {
       /** @description The campaign's labels, sorted by name. */
       200: {
         headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Labels'];
         };
+      };
+      /** @description If-None-Match named the current ETag (weak comparison): the client holds the current representation; no body. */
+      304: {
+        headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description A malformed path id. */
       400: {
@@ -5216,7 +5411,12 @@ export interface operations {
   replaceCampaignLabels: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Write only if the resource is still as the client saw it: `*` (it exists) or a comma list of ETags from GET or an earlier write; one must be the current ETag (strong comparison: W/ tags never match). Otherwise 412 precondition_failed with the current ETag, and nothing changes. Not `*` or a tag list: 400 invalid_header. */
+        'If-Match'?: string;
+        /** @description `*`: write only if the resource does not exist, so on an existing one always 412 (this API creates with POST). A tag list: 412 when one names the current representation (weak comparison). Not `*` or a tag list: 400 invalid_header. */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -5229,16 +5429,20 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The campaign's labels, sorted by name. */
+      /** @description The campaign's labels after the change, sorted by name. */
       200: {
         headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
+          /** @description The resource's path: the body is its representation after the write, and ETag names that representation (not the request body). */
+          'Content-Location'?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Labels'];
         };
       };
-      /** @description The request cannot be read: malformed JSON, a body that is not {"labels": {...}}, or a malformed path id. */
+      /** @description The request cannot be read: malformed JSON, a body that is not {"labels": {...}}, a malformed path id, or an If-Match / If-None-Match that is not * or a list of entity-tags (invalid_header). */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -5260,6 +5464,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      412: components['responses']['PreconditionFailed'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       /** @description A label breaks a rule (validation_failed); details name each as labels.<name>: invalid_name, wrong_type, too_long, too_many, reserved. */
@@ -5279,7 +5484,12 @@ export interface operations {
   updateCampaignLabels: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Write only if the resource is still as the client saw it: `*` (it exists) or a comma list of ETags from GET or an earlier write; one must be the current ETag (strong comparison: W/ tags never match). Otherwise 412 precondition_failed with the current ETag, and nothing changes. Not `*` or a tag list: 400 invalid_header. */
+        'If-Match'?: string;
+        /** @description `*`: write only if the resource does not exist, so on an existing one always 412 (this API creates with POST). A tag list: 412 when one names the current representation (weak comparison). Not `*` or a tag list: 400 invalid_header. */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -5293,16 +5503,20 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The campaign's labels, sorted by name. */
+      /** @description The campaign's labels after the change, sorted by name. */
       200: {
         headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
+          /** @description The resource's path: the body is its representation after the write, and ETag names that representation (not the request body). */
+          'Content-Location'?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Labels'];
         };
       };
-      /** @description The request cannot be read: malformed JSON, a body that is not {"labels": {...}}, or a malformed path id. */
+      /** @description The request cannot be read: malformed JSON, a body that is not {"labels": {...}}, a malformed path id, or an If-Match / If-None-Match that is not * or a list of entity-tags (invalid_header). */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -5324,6 +5538,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      412: components['responses']['PreconditionFailed'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       /** @description A label breaks a rule (validation_failed); details name each as labels.<name>: invalid_name, wrong_type, too_long, too_many, reserved. */
@@ -6269,6 +6484,8 @@ export interface operations {
         headers: {
           /** @description Path of the created resource (or of the job). */
           Location?: string;
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6315,10 +6532,81 @@ export interface operations {
       503: components['responses']['ServiceUnavailable'];
     };
   };
+  getMarkup: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description ETags of answers the client holds (`W/"..."`, a comma list, or `*`). When one is the current ETag of this answer, 304 without a body; the comparison is weak (W/ ignored). */
+        'If-None-Match'?: string;
+      };
+      path: {
+        /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
+        id: number;
+        /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
+        mid: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The markup. */
+      200: {
+        headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            markup: components['schemas']['Markup'];
+          };
+        };
+      };
+      /** @description If-None-Match named the current ETag (weak comparison): the client holds the current representation; no body. */
+      304: {
+        headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description A malformed path id. */
+      400: {
+        headers: {
+          /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      /** @description No such account, or no such markup of it. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
   deleteMarkup: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Write only if the resource is still as the client saw it: `*` (it exists) or a comma list of ETags from GET or an earlier write; one must be the current ETag (strong comparison: W/ tags never match). Otherwise 412 precondition_failed with the current ETag, and nothing changes. Not `*` or a tag list: 400 invalid_header. */
+        'If-Match'?: string;
+        /** @description `*`: write only if the resource does not exist, so on an existing one always 412 (this API creates with POST). A tag list: 412 when one names the current representation (weak comparison). Not `*` or a tag list: 400 invalid_header. */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -6336,7 +6624,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description A malformed path id. No body: DELETE errors are the status alone. */
+      /** @description A malformed path id, or an If-Match / If-None-Match that is not * or a list of entity-tags (invalid_header). No body: DELETE errors are the status alone. */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -6366,6 +6654,15 @@ export interface operations {
       /** @description No such account, or no such markup of it. No body: DELETE errors are the status alone. */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description If-Match names no current representation of the resource, or If-None-Match is `*` (the resource exists) or names the current one (precondition_failed); nothing was changed. The ETag header is the current one. No body: DELETE errors are the status alone. */
+      412: {
+        headers: {
+          /** @description The resource's current strong ETag. */
+          ETag?: string;
           [name: string]: unknown;
         };
         content?: never;
@@ -12255,11 +12552,13 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Created. */
+      /** @description Created. ETag is that of the webhook as GET shows it (without the secret). */
       201: {
         headers: {
           /** @description Path of the created resource (or of the job). */
           Location?: string;
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -12309,7 +12608,10 @@ export interface operations {
   getWebhook: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description ETags of answers the client holds (`W/"..."`, a comma list, or `*`). When one is the current ETag of this answer, 304 without a body; the comparison is weak (W/ ignored). */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -12321,6 +12623,8 @@ export interface operations {
       /** @description The webhook. */
       200: {
         headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -12328,6 +12632,15 @@ export interface operations {
             webhook: components['schemas']['Webhook'];
           };
         };
+      };
+      /** @description If-None-Match named the current ETag (weak comparison): the client holds the current representation; no body. */
+      304: {
+        headers: {
+          /** @description The resource's strong entity-tag: it changes whenever anything this representation shows changes, the service's own changes included (a link's status, a platform account's name). Send it in If-Match to write only over this state. */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description A malformed path id. */
       400: {
@@ -12359,7 +12672,12 @@ export interface operations {
   deleteWebhook: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Write only if the resource is still as the client saw it: `*` (it exists) or a comma list of ETags from GET or an earlier write; one must be the current ETag (strong comparison: W/ tags never match). Otherwise 412 precondition_failed with the current ETag, and nothing changes. Not `*` or a tag list: 400 invalid_header. */
+        'If-Match'?: string;
+        /** @description `*`: write only if the resource does not exist, so on an existing one always 412 (this API creates with POST). A tag list: 412 when one names the current representation (weak comparison). Not `*` or a tag list: 400 invalid_header. */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
         id: number;
@@ -12375,7 +12693,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description A malformed path id. No body: DELETE errors are the status alone. */
+      /** @description A malformed path id, or an If-Match / If-None-Match that is not * or a list of entity-tags (invalid_header). No body: DELETE errors are the status alone. */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
@@ -12405,6 +12723,15 @@ export interface operations {
       /** @description No such webhook in this organization (another organization's is not found either). No body: DELETE errors are the status alone. */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description If-Match names no current representation of the resource, or If-None-Match is `*` (the resource exists) or names the current one (precondition_failed); nothing was changed. The ETag header is the current one. No body: DELETE errors are the status alone. */
+      412: {
+        headers: {
+          /** @description The resource's current strong ETag. */
+          ETag?: string;
           [name: string]: unknown;
         };
         content?: never;
