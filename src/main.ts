@@ -14,7 +14,7 @@ import { buildApp, servedRoutes } from './http/app.js';
 import { loadExplorerAssets } from './http/explorer-assets.js';
 import type { ErrorLogger } from './http/error-mapper.js';
 import { listenApi, listenPlainHttpRefusal, type Listener } from './http/listeners.js';
-import { loadTls, type TlsMaterial } from './http/tls.js';
+import { legacyTlsDirFor, loadTls, tlsDirFor, type TlsMaterial } from './http/tls.js';
 import { AccountService } from './provisioning/accounts/account-service.js';
 import { jobHandlers } from './jobs/handlers/index.js';
 import { JobRunner } from './jobs/job-runner.js';
@@ -310,9 +310,11 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       : await loadTls({
           tlsCert: config.tlsCert,
           tlsKey: config.tlsKey,
-          dataDir: path.dirname(path.resolve(config.dbPath)),
+          dir: tlsDirFor(config.dbPath),
+          legacyDir: legacyTlsDirFor(config.dbPath),
           nowMs: nowMs(),
         });
+    if (tls?.note) io.log?.(tls.note);
     const api = await listenApi(app.fetch, { host: config.host, port: config.port, tls, limits: config.http }).catch(
       portInUse('port', config.port, config.host),
     );
