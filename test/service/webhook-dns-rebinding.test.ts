@@ -51,6 +51,7 @@ async function serverWith(allowPrivate: boolean): Promise<TestServer> {
 async function webhookAndEvent(
   server: TestServer,
   path: string,
+  onCreated: () => void = () => undefined,
 ): Promise<{ hookId: number; auth: Record<string, string> }> {
   const token = await server.token();
   const auth = { authorization: `Bearer ${token}` };
@@ -58,6 +59,7 @@ async function webhookAndEvent(
     webhook: { url: `https://${NAME}:${port()}${path}`, events: ['job.succeeded'] },
   });
   expect(created.status, created.text).toBe(201);
+  onCreated();
   const { platformAccountId } = await linkedGoogleAccount(server, token, `Rebind ${path}`);
   const available = (
     await server.http.get(`${P}/adplatform-accounts/id/${platformAccountId}/available-campaigns`, auth)
@@ -82,11 +84,17 @@ interface Attempt {
 
 describe('DNS answers that change between the check and the connection (DNS rebinding)', () => {
   it('refuses to connect when the name resolved public at creation and resolves to loopback at delivery', async () => {
-    dns.answer = (name, type, n) => (name === NAME && type === 'A' ? (n === 1 ? [PUBLIC] : ['127.0.0.1']) : []);
+    // Public while the webhook is checked, loopback once it is stored (a resolver may retry a query: by phase, not by count).
+    let rebound = false;
+    dns.answer = (name, type) => (name === NAME && type === 'A' ? [rebound ? '127.0.0.1' : PUBLIC] : []);
     const server = await serverWith(false);
     try {
-      const { hookId, auth } = await webhookAndEvent(server, '/rebound');
-      expect(aQueries()).toBe(1); // the check at creation saw only the public answer
+      let atCreation = 0;
+      const { hookId, auth } = await webhookAndEvent(server, '/rebound', () => {
+        atCreation = aQueries();
+        rebound = true;
+      });
+      expect(atCreation).toBeGreaterThanOrEqual(1); // the check at creation saw the public answer
       const attempt = await poll('the first attempt', async () => {
         const deliveries = (await server.http.get(`${P}/webhooks/id/${hookId}/deliveries`, auth)).json
           .deliveries as Array<{
@@ -98,7 +106,7 @@ describe('DNS answers that change between the check and the connection (DNS rebi
       expect(attempt.error).toMatch(
         /refused: hooks\.rebind\.test resolves to 127\.0\.0\.1, which is loopback \(127\.0\.0\.0\/8, RFC 1122\)/,
       );
-      expect(aQueries()).toBeGreaterThanOrEqual(2); // resolved again inside the connection, and that answer was judged
+      expect(aQueries()).toBeGreaterThan(atCreation); // resolved again inside the connection, and that answer was judged
       expect(receiver.received.filter((r) => r.path === '/rebound')).toEqual([]);
     } finally {
       await server.close();
