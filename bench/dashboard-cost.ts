@@ -8,7 +8,6 @@
  */
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
-import path from 'node:path';
 import { addDays } from '../src/shared/dates.js';
 import { clientToken, startServer, stopServer } from './lib.js';
 
@@ -45,7 +44,7 @@ const { child, ready } = startServer(dbPath);
 try {
   const { port } = await ready;
   const base = `https://127.0.0.1:${port}`;
-  const ca = readFileSync(path.join(path.dirname(dbPath), 'tls', 'cert.pem'), 'utf8');
+  const ca = readFileSync(`${dbPath}.tls/cert.pem`, 'utf8');
   const token = await clientToken(base, ca, org);
   const agent = new https.Agent({ keepAlive: true, ca });
   const get = (p: string) =>

@@ -97,7 +97,7 @@ interface Session {
 
 async function openSession(dir: string, org: Organization, port: number, pid: number): Promise<Session> {
   const base = `https://127.0.0.1:${port}`;
-  const ca = readFileSync(path.join(dir, 'tls', 'cert.pem'), 'utf8');
+  const ca = readFileSync(path.join(dir, 'adreport.duckdb.tls', 'cert.pem'), 'utf8');
   const basic = `Basic ${Buffer.from(`${org.clientId}:${org.clientSecret}`).toString('base64')}`;
   const token = (await post(
     `${base}/token`,

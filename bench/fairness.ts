@@ -131,7 +131,7 @@ async function measureB(base: string, token: string, ca: string, ms: number) {
 const { child, port } = startServer();
 try {
   const base = `https://127.0.0.1:${await port}`;
-  const ca = readFileSync(path.join(path.dirname(dbPath), 'tls', 'cert.pem'), 'utf8');
+  const ca = readFileSync(`${dbPath}.tls/cert.pem`, 'utf8');
   const token = (org: Org) => clientToken(base, ca, org);
   const [tokenA, tokenB] = [await token(orgA), await token(orgB)];
   await measureB(base, tokenB, ca, 2000); // warm-up

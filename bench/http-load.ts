@@ -40,7 +40,7 @@ async function main(): Promise<number> {
     const base = `https://127.0.0.1:${port}`;
     const basic = `Basic ${Buffer.from(`${demo.clientId}:${demo.clientSecret}`).toString('base64')}`;
 
-    const ca = readFileSync(path.join(tmp, 'tls', 'cert.pem'), 'utf8');
+    const ca = readFileSync(path.join(tmp, 'bench.duckdb.tls', 'cert.pem'), 'utf8');
     const fetchToken = async () =>
       (
         (await post(`${base}/token`, { authorization: basic, ...FORM }, 'grant_type=client_credentials', ca)) as {

@@ -7,7 +7,6 @@
  *     [--settings 1,2,3,4,6] [--rounds 2] [--seconds 10] [--connections 16]
  */
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import autocannon from 'autocannon';
 import { MIX_NAMES, mixParams, serviceUrlPath } from './peer/report-queries.js';
 import { clientToken, median, startServer, stopServer } from './lib.js';
@@ -36,7 +35,7 @@ for (let round = 0; round < rounds; round++) {
     try {
       const { port } = await ready;
       const base = `https://127.0.0.1:${port}`;
-      const ca = readFileSync(path.join(path.dirname(dbPath), 'tls', 'cert.pem'), 'utf8');
+      const ca = readFileSync(`${dbPath}.tls/cert.pem`, 'utf8');
       const token = await clientToken(base, ca, org);
       const requests = MIX_NAMES.map((name) => ({
         method: 'GET' as const,

@@ -28,7 +28,7 @@ async function main(): Promise<number> {
   try {
     const { port } = await ready;
     const base = `https://127.0.0.1:${port}`;
-    const ca = readFileSync(path.join(dir, 'tls', 'cert.pem'), 'utf8');
+    const ca = readFileSync(path.join(dir, 'adreport.duckdb.tls', 'cert.pem'), 'utf8');
     const basic = `Basic ${Buffer.from(`${org.clientId}:${org.clientSecret}`).toString('base64')}`;
     const token = (
       (await post(

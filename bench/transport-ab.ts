@@ -67,7 +67,13 @@ function start(checkout: string): Promise<Served> {
       };
       if (msg.event !== 'listening') return;
       const basic = `Basic ${Buffer.from(`${msg.demo.clientId}:${msg.demo.clientSecret}`).toString('base64')}`;
-      resolve({ child, dir, port: msg.port, ca: readFileSync(path.join(dir, 'tls', 'cert.pem'), 'utf8'), basic });
+      resolve({
+        child,
+        dir,
+        port: msg.port,
+        ca: readFileSync(path.join(dir, 'a.duckdb.tls', 'cert.pem'), 'utf8'),
+        basic,
+      });
     }),
   );
 }

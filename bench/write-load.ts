@@ -35,7 +35,7 @@
  * The database: one seed made once, by the first bin's `serve --demo` in a temp dir, left to
  * finish the demo's background import and 400-day statistics backfill (no job QUEUED or RUNNING),
  * then stopped with SIGTERM (checkpointed). `--seed DIR --client ID:SECRET` takes a directory
- * holding `adreport.duckdb` (its key files, `tls/`) instead, e.g. a generated scale-10 database
+ * holding `adreport.duckdb` (its key files, `adreport.duckdb.tls/`) instead, e.g. a generated scale-10 database
  * (a larger file makes each checkpoint dearer: `post` p50 ~1.5x the demo's on base). Each bin then serves its own fresh copy of the seed,
  * one bin after the other, so both see the same database on the same (noisy, shared) machine.
  * Each writer works on its own account, created before the loads; the kinds run in the order above
@@ -224,7 +224,7 @@ async function serve(bin: string, dir: string, args: string[], env: Record<strin
       }
     });
   });
-  const ca = fs.readFileSync(path.join(dir, 'tls', 'cert.pem'), 'utf8');
+  const ca = fs.readFileSync(path.join(dir, `${DB_NAME}.tls`, 'cert.pem'), 'utf8');
   return { child, port: listening.port, ca, db, log, demo: listening.demo };
 }
 

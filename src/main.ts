@@ -14,7 +14,7 @@ import { buildApp, servedRoutes } from './http/app.js';
 import { loadExplorerAssets } from './http/explorer-assets.js';
 import type { ErrorLogger } from './http/error-mapper.js';
 import { listenApi, listenPlainHttpRefusal, type Listener } from './http/listeners.js';
-import { loadTls, type TlsMaterial } from './http/tls.js';
+import { legacyTlsDirFor, loadTls, tlsDirFor, type TlsMaterial } from './http/tls.js';
 import { AccountService } from './provisioning/accounts/account-service.js';
 import { jobHandlers } from './jobs/handlers/index.js';
 import { JobRunner } from './jobs/job-runner.js';
@@ -46,7 +46,7 @@ import { ChangeFeed } from './changes/change-feed.js';
 import { VERSION } from './version.js';
 import { DeliveryWorker } from './webhooks/delivery-worker.js';
 import { SecretBox, webhookKeyPathFor } from './webhooks/secret-box.js';
-import { systemLookup } from './webhooks/target-address.js';
+import { systemLookup, type Lookup } from './webhooks/target-address.js';
 import { WebhookService } from './webhooks/webhook-service.js';
 
 export interface ServiceIo {
@@ -62,6 +62,8 @@ export interface ServiceIo {
   nodeThreads?: ReadonlySet<number> | undefined;
   /** Where the built explorer is (default: dist/explorer of this package, what `npm run build` writes). */
   explorerDir?: string;
+  /** Resolves webhook targets at creation and at every delivery (default: the system's, dns.lookup). */
+  webhookLookup?: Lookup;
 }
 
 export interface RunningService {
@@ -179,6 +181,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       retry: { baseMs: config.webhooks.retryBaseMs, maxMs: config.webhooks.retryMaxMs },
       pollMs: config.webhooks.pollMs,
       allowPrivate: config.webhooks.allowPrivate,
+      lookup: io.webhookLookup ?? systemLookup,
       extraCa: config.webhooks.caFile ? [fs.readFileSync(config.webhooks.caFile, 'utf8')] : [],
       userAgent: `adreport-webhooks/${VERSION}`,
       log: ({ deliveryId, error }) =>
@@ -187,7 +190,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     const deliveries = webhookDeliveries;
     const webhooks = new WebhookService(db, webhookSecrets, {
       allowPrivate: config.webhooks.allowPrivate,
-      lookup: systemLookup,
+      lookup: io.webhookLookup ?? systemLookup,
       now,
       wake: () => deliveries.wake(),
     });
@@ -307,9 +310,11 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       : await loadTls({
           tlsCert: config.tlsCert,
           tlsKey: config.tlsKey,
-          dataDir: path.dirname(path.resolve(config.dbPath)),
+          dir: tlsDirFor(config.dbPath),
+          legacyDir: legacyTlsDirFor(config.dbPath),
           nowMs: nowMs(),
         });
+    if (tls?.note) io.log?.(tls.note);
     const api = await listenApi(app.fetch, { host: config.host, port: config.port, tls, limits: config.http }).catch(
       portInUse('port', config.port, config.host),
     );

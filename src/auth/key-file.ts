@@ -4,6 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { decodeCanonicalBase64url } from '../shared/base64url.js';
 import { KEY_ID } from './tokens.js';
+import { readSecretFile } from '../store/secret-files.js';
 import { syncDirectory } from '../store/sync-directory.js';
 
 /**
@@ -44,15 +45,19 @@ export const keyFileSchema = z
 export type StoredKey = z.infer<typeof storedKeySchema>;
 export type KeyFile = z.infer<typeof keyFileSchema>;
 
-/** The file's keys, or undefined when there is no file; a file that does not parse is an error naming it. */
+/** What the start's error line says to do about a key file that is not the service's alone. */
+export const KEY_FILE_FIX =
+  "if it is not this service's, remove it and start again (a new key is made; tokens issued so far stop working); if it is, chmod 600 {file} and, since others could read it, rotate: adreport keys rotate --drop-previous";
+
+/**
+ * The file's keys, or undefined when there is no file; a file that does not parse is an error
+ * naming it. A file another user owns, a symbolic link, or one group or others may read is
+ * refused (UnsafeFileError): in a shared directory such as /tmp another user could have made it
+ * first, and every token would be signed with a key they know.
+ */
 export function readKeyFile(file: string): KeyFile | undefined {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
+  const text = readSecretFile(file, { fix: KEY_FILE_FIX });
+  if (text === undefined) return undefined;
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -1,6 +1,5 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { tighten } from '../store/file-permissions.js';
 import { createKeyFile, readKeyFile, withKeyFileLock, writeKeyFile, type KeyFile, type StoredKey } from './key-file.js';
 import type { TokenKeyLookup, TokenSigningKey, TokenVerificationKey } from './tokens.js';
 
@@ -138,10 +137,14 @@ export class SigningKeys implements TokenKeys {
 
   /** Opens the key file, making it with a new key on the first start. */
   static openFile(options: KeyFileOptions): SigningKeys {
-    if (!fs.existsSync(options.keyFile))
+    let file = readKeyFile(options.keyFile);
+    if (!file) {
+      // Made with link(), which never replaces a name: a file or link another user put there first is read (and refused) instead.
       createKeyFile(options.keyFile, { format: 'adreport-token-keys/1', keys: [newStoredKey(options.now())] });
-    tighten(options.keyFile, 0o600);
-    const keys = new SigningKeys(fromFile(readKeyFile(options.keyFile)!, options.ttlSeconds), options);
+      file = readKeyFile(options.keyFile);
+      if (!file) throw new Error(`${options.keyFile} disappeared while it was made`);
+    }
+    const keys = new SigningKeys(fromFile(file, options.ttlSeconds), options);
     keys.version = fileVersion(options.keyFile);
     return keys;
   }
@@ -220,9 +223,9 @@ function fromFile(file: KeyFile, ttlSeconds: number): Loaded {
   return { signing: signing!, byKid, v1 };
 }
 
-/** Changes with every rename (inode) or rewrite (size, mtime). */
+/** Changes with every rename (inode) or rewrite (size, mtime); a link put in its place too (lstat). */
 function fileVersion(file: string): string {
-  const stat = fs.statSync(file);
+  const stat = fs.lstatSync(file);
   return `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
 }
 

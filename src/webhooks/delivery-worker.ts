@@ -3,6 +3,7 @@ import type { Database } from '../store/database.js';
 import { postJson, type PostResult } from './https-post.js';
 import { nextAttemptAt, type RetrySchedule } from './retry-schedule.js';
 import type { SecretBox } from './secret-box.js';
+import type { Lookup } from './target-address.js';
 import { SIGNATURE_HEADER, signatureHeader } from './signature.js';
 import {
   dueDeliveries,
@@ -29,6 +30,8 @@ export interface DeliveryWorkerOptions {
   /** How often to look for due deliveries when nothing woke the worker (new events are found this way). */
   readonly pollMs: number;
   readonly allowPrivate: boolean;
+  /** Resolves targets inside each connection (target-address.ts systemLookup; a test gives its own resolver). */
+  readonly lookup: Lookup;
   readonly extraCa: readonly string[];
   readonly userAgent: string;
   readonly log: (entry: { deliveryId: number; error: unknown }) => void;
@@ -186,6 +189,7 @@ export class DeliveryWorker {
     return postJson(new URL(delivery.url), body, headers, {
       timeoutMs: this.options.attemptTimeoutMs,
       allowPrivate: this.options.allowPrivate,
+      lookup: this.options.lookup,
       extraCa: this.options.extraCa,
     });
   }

@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
-import { tighten } from '../store/file-permissions.js';
+import { createSecretFile, readSecretFile } from '../store/secret-files.js';
 
 /**
  * Webhook signing secrets must be readable by the service (it signs with them), so unlike client
@@ -14,6 +13,8 @@ export function webhookKeyPathFor(dbPath: string): string {
 }
 
 const FORMAT = 'v1';
+const WEBHOOK_KEY_FIX =
+  "remove it and start again (a new key is made; existing webhooks must then be created again), or, if it is this service's own and no one else could have read it, chmod 600 {file}";
 const KEY_BYTES = 32;
 
 export class SecretBox {
@@ -26,17 +27,16 @@ export class SecretBox {
     return new SecretBox(key);
   }
 
-  /** Opens the key file beside the database, making it (owner-only) on the first start. */
+  /**
+   * Opens the key file beside the database, making it (0600, O_EXCL) on the first start. One
+   * another user owns, a symbolic link, or one group or others may read is refused: another user
+   * who made it first would know the key every webhook secret is sealed with.
+   */
   static openFile(file: string): SecretBox {
-    if (!fs.existsSync(file)) {
-      try {
-        fs.writeFileSync(file, `${crypto.randomBytes(KEY_BYTES).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      }
-    }
-    tighten(file, 0o600);
-    const key = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64url');
+    createSecretFile(file, `${crypto.randomBytes(KEY_BYTES).toString('base64url')}\n`);
+    const text = readSecretFile(file, { fix: WEBHOOK_KEY_FIX });
+    if (text === undefined) throw new Error(`${file} disappeared while it was made`);
+    const key = Buffer.from(text.trim(), 'base64url');
     if (key.length !== KEY_BYTES) throw new Error(`${file} does not hold a 32-byte webhook key`);
     return new SecretBox(key);
   }

@@ -1,67 +1,24 @@
 import dns from 'node:dns';
-import net from 'node:net';
+import { classifyAddress } from './special-addresses.js';
 
 /**
- * SSRF guard: a webhook may only reach public addresses. Checked when the webhook is created and
- * again at every delivery after DNS resolution (inside the connection's own lookup, so a name
- * that resolves to a private address later, or differently per query, is refused too).
+ * SSRF guard: a webhook may only reach public addresses (special-addresses.ts classifies them).
+ * Checked when the webhook is created and again at every delivery, inside the connection's own
+ * lookup (https-post.ts), so the address checked is the address connected to: a name that
+ * resolves to a private address later, or differently per query, is refused too.
  * ADREPORT_WEBHOOK_ALLOW_PRIVATE=true lifts it (tests, a receiver on the same network).
  */
-const REFUSED = new net.BlockList();
-for (const [prefix, bits] of [
-  ['0.0.0.0', 8], // "this network"
-  ['10.0.0.0', 8], // private (RFC 1918)
-  ['100.64.0.0', 10], // carrier-grade NAT (RFC 6598)
-  ['127.0.0.0', 8], // loopback
-  ['169.254.0.0', 16], // link-local, cloud metadata (169.254.169.254)
-  ['172.16.0.0', 12], // private
-  ['192.0.0.0', 24], // IETF protocol assignments
-  ['192.0.2.0', 24], // documentation
-  ['192.168.0.0', 16], // private
-  ['198.18.0.0', 15], // benchmarking
-  ['198.51.100.0', 24], // documentation
-  ['203.0.113.0', 24], // documentation
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, broadcast
-] as const)
-  REFUSED.addSubnet(prefix, bits, 'ipv4');
-for (const [prefix, bits] of [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
-  ['fc00::', 7], // unique local
-  ['fe80::', 10], // link-local
-  ['fec0::', 10], // site-local (deprecated)
-  ['ff00::', 8], // multicast
-  ['2001:db8::', 32], // documentation
-] as const)
-  REFUSED.addSubnet(prefix, bits, 'ipv6');
 
-/** Why an address may not be a webhook's target, or undefined when it may. */
+/** Why an address (any spelling) may not be a webhook's target, or undefined when it may. */
 export function refusedAddress(address: string): string | undefined {
-  const family = net.isIP(address);
-  if (family === 0) return 'not an IP address';
-  if (family === 6) {
-    // IPv4 inside IPv6 (::ffff:a.b.c.d mapped, 64:ff9b::/96 NAT64, ::a.b.c.d compatible) is that IPv4 address.
-    const embedded = embeddedIpv4(address);
-    if (embedded !== undefined) return refusedAddress(embedded);
-    return REFUSED.check(address, 'ipv6')
-      ? `${address} is a loopback, private, link-local or reserved address`
-      : undefined;
-  }
-  return REFUSED.check(address, 'ipv4')
-    ? `${address} is a loopback, private, link-local or reserved address`
-    : undefined;
+  const verdict = classifyAddress(address);
+  if (verdict.kind === 'not-an-address') return `${address} is not an IP address`;
+  return verdict.kind === 'special' ? `${address} is ${verdict.reason}` : undefined;
 }
 
-function embeddedIpv4(address: string): string | undefined {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:::ffff:|::|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return dotted[1];
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (!hex) return undefined;
-  const high = parseInt(hex[1]!, 16);
-  const low = parseInt(hex[2]!, 16);
-  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+/** Whether a host is an address literal (in any spelling the classification knows) rather than a name. */
+export function isAddressLiteral(host: string): boolean {
+  return classifyAddress(host).kind !== 'not-an-address';
 }
 
 /** A URL's host without IPv6 brackets. */
@@ -81,7 +38,7 @@ export async function checkHost(
   host: string,
   options: { allowPrivate: boolean; lookup: Lookup; timeoutMs: number },
 ): Promise<void> {
-  if (net.isIP(host) !== 0) {
+  if (isAddressLiteral(host)) {
     const reason = options.allowPrivate ? undefined : refusedAddress(host);
     if (reason) throw new TargetRefused('private_address', reason);
     return;
@@ -107,10 +64,18 @@ export async function checkHost(
   }
   if (addresses.length === 0) throw new TargetRefused('host_not_found', `${host} has no address`);
   if (options.allowPrivate) return;
+  const refused = firstRefused(host, addresses);
+  if (refused) throw new TargetRefused('private_address', refused);
+}
+
+/** Why one of a name's addresses may not be connected to (one refuses the name), or undefined. */
+export function firstRefused(host: string, addresses: ReadonlyArray<{ address: string }>): string | undefined {
   for (const { address } of addresses) {
-    const reason = refusedAddress(address);
-    if (reason) throw new TargetRefused('private_address', `${host} resolves to ${reason}`);
+    const verdict = classifyAddress(address);
+    if (verdict.kind === 'not-an-address') return `${host} resolves to ${address}, not an IP address`;
+    if (verdict.kind === 'special') return `${host} resolves to ${address}, which is ${verdict.reason}`;
   }
+  return undefined;
 }
 
 export class TargetRefused extends Error {

@@ -45,10 +45,7 @@ interface Served {
 
 async function serveOn(file: string, args: string[] = [], env: Record<string, string> = {}): Promise<Served> {
   const serve = await startServe(['--db', file, ...args], env);
-  const http = new HttpClient(
-    serve.listening.url,
-    fs.readFileSync(path.join(path.dirname(file), 'tls', 'cert.pem'), 'utf8'),
-  );
+  const http = new HttpClient(serve.listening.url, fs.readFileSync(`${file}.tls/cert.pem`, 'utf8'));
   return {
     serve,
     http,

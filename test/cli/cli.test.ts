@@ -128,10 +128,7 @@ describe('adreport serve', () => {
     try {
       expect(serve.listening.url).toBe(`https://localhost:${serve.listening.port}`);
       const demo = serve.listening.demo!;
-      const http = new HttpClient(
-        serve.listening.url,
-        fs.readFileSync(path.join(path.dirname(db), 'tls', 'cert.pem'), 'utf8'),
-      );
+      const http = new HttpClient(serve.listening.url, fs.readFileSync(`${db}.tls/cert.pem`, 'utf8'));
       const token = await http.request('POST', '/token', {
         headers: { authorization: basic(demo.clientId, demo.clientSecret), 'content-type': FORM },
         body: 'grant_type=client_credentials',
@@ -156,10 +153,7 @@ describe('adreport serve', () => {
     try {
       expect(serve.listening.demo).toBeNull();
       expect(serve.listening.httpPort).toEqual(expect.any(Number));
-      const http = new HttpClient(
-        serve.listening.url,
-        fs.readFileSync(path.join(path.dirname(db), 'tls', 'cert.pem'), 'utf8'),
-      );
+      const http = new HttpClient(serve.listening.url, fs.readFileSync(`${db}.tls/cert.pem`, 'utf8'));
       const token = await http.request('POST', '/token', {
         headers: { authorization: basic(client.clientId, client.clientSecret), 'content-type': FORM },
         body: 'grant_type=client_credentials',
@@ -251,10 +245,7 @@ describe('adreport serve', () => {
     const db = freshDb();
     const serve = await startServe(['--demo', '--db', db]);
     const demo = serve.listening.demo!;
-    const http = new HttpClient(
-      serve.listening.url,
-      fs.readFileSync(path.join(path.dirname(db), 'tls', 'cert.pem'), 'utf8'),
-    );
+    const http = new HttpClient(serve.listening.url, fs.readFileSync(`${db}.tls/cert.pem`, 'utf8'));
     const wrong = () =>
       http.request('POST', '/token', {
         headers: { authorization: basic(demo.clientId, 'wrong'), 'content-type': FORM },

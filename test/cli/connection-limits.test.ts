@@ -42,7 +42,7 @@ async function serve(env: Record<string, string>): Promise<Served> {
     await server.exited;
     fs.rmSync(dir, { recursive: true, force: true });
   });
-  const ca = fs.readFileSync(path.join(dir, 'tls', 'cert.pem'), 'utf8');
+  const ca = fs.readFileSync(path.join(dir, 'a.duckdb.tls', 'cert.pem'), 'utf8');
   return {
     ...server,
     fds: () => fs.readdirSync(`/proc/${server.child.pid}/fd`).length,

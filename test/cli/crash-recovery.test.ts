@@ -15,7 +15,7 @@ describe('a restart after kill -9 under writes (issue 19 item 23)', () => {
     const db = path.join(dir, 'adreport.duckdb');
     const first = await startServe(['--demo', '--db', db]);
     const demo = first.listening.demo!;
-    const ca = fs.readFileSync(path.join(dir, 'tls', 'cert.pem'), 'utf8');
+    const ca = fs.readFileSync(`${db}.tls/cert.pem`, 'utf8');
     let http = new HttpClient(first.listening.url, ca);
     const token = (
       await http.request('POST', '/token', {

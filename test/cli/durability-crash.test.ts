@@ -49,7 +49,7 @@ async function start(
 ): Promise<Server & { client: Client }> {
   const serve = await startServe([...args, '--db', db], env);
   const credentials = client ?? serve.listening.demo!;
-  const http = new HttpClient(serve.listening.url, fs.readFileSync(path.join(dir, 'data', 'tls', 'cert.pem'), 'utf8'));
+  const http = new HttpClient(serve.listening.url, fs.readFileSync(`${db}.tls/cert.pem`, 'utf8'));
   const res = await http.request('POST', '/token', {
     headers: { authorization: basic(credentials.clientId, credentials.clientSecret), 'content-type': FORM },
     body: 'grant_type=client_credentials',

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startServe } from '../helpers/cli.js';
+import { runCli, startServe } from '../helpers/cli.js';
 import { basic, FORM, HttpClient } from '../helpers/http.js';
 import { tempDir } from '../helpers/server.js';
 import { keyFileOf, keysOnDisk } from '../helpers/token-keys.js';
@@ -16,7 +16,10 @@ async function writeOneAccount(
   dataDir: string,
   credentials: { clientId: string; clientSecret: string },
 ) {
-  const http = new HttpClient(serve.listening.url, fs.readFileSync(path.join(dataDir, 'tls', 'cert.pem'), 'utf8'));
+  const http = new HttpClient(
+    serve.listening.url,
+    fs.readFileSync(path.join(dataDir, 'adreport.duckdb.tls', 'cert.pem'), 'utf8'),
+  );
   const token = (
     await http.request('POST', '/token', {
       headers: { authorization: basic(credentials.clientId, credentials.clientSecret), 'content-type': FORM },
@@ -67,7 +70,7 @@ describe("files of a database are the owner's alone (issue 19 item 21)", () => {
     }
   });
 
-  it('tightens what an earlier release left readable: directory, database, WAL, key file', async () => {
+  it('tightens what an earlier release left readable (directory, database, WAL) and refuses a readable key file', async () => {
     const dataDir = path.join(root, 'loose');
     const db = path.join(dataDir, 'adreport.duckdb');
     const first = await startServe(['--demo', '--db', db]);
@@ -79,6 +82,16 @@ describe("files of a database are the owner's alone (issue 19 item 21)", () => {
     fs.chmodSync(db, 0o644);
     fs.chmodSync(`${db}.wal`, 0o644);
     fs.chmodSync(keyFileOf(db), 0o644);
+
+    // A key file others could read is not tightened quietly: the key may be known (issue 36 item 8).
+    const refused = await runCli(['serve', '--db', db]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^adreport: refusing .*adreport\.duckdb\.token-keys\.json: its mode 0644 lets group or others read it; .*chmod 600/,
+      ),
+    ]);
+    fs.chmodSync(keyFileOf(db), 0o600);
 
     const second = await startServe(['--db', db]);
     try {

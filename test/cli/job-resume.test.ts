@@ -21,7 +21,7 @@ describe('a job RUNNING when the process dies', () => {
       ADREPORT_SANDBOX_FAULTS: JSON.stringify({ GOOGLE_ADS: { latencyMs: 3000 } }),
     });
     const demo = first.listening.demo!;
-    const ca = fs.readFileSync(path.join(dir, 'tls', 'cert.pem'), 'utf8');
+    const ca = fs.readFileSync(`${db}.tls/cert.pem`, 'utf8');
     let http = new HttpClient(first.listening.url, ca);
     const tokenRes = await http.request('POST', '/token', {
       headers: { authorization: basic(demo.clientId, demo.clientSecret), 'content-type': FORM },
@@ -81,7 +81,7 @@ describe('a job RUNNING when the process dies', () => {
         ADREPORT_SANDBOX_FAULTS: JSON.stringify({ GOOGLE_ADS: { crashAfterCreate: true } }),
       });
       const demo = first.listening.demo!;
-      const ca = fs.readFileSync(path.join(crashDir, 'tls', 'cert.pem'), 'utf8');
+      const ca = fs.readFileSync(`${db}.tls/cert.pem`, 'utf8');
       let http = new HttpClient(first.listening.url, ca);
       const token = (
         await http.request('POST', '/token', {

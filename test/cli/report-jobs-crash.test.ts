@@ -59,7 +59,7 @@ describe('a report job RUNNING when the process is killed (kill -9)', () => {
     // One job at a time and one DuckDB thread: the job being written is surely the only one RUNNING.
     const env = { ADREPORT_REPORT_JOBS_CONCURRENCY: '1', ADREPORT_DB_THREADS: '1' };
     const first = await startServe(['--db', db], env);
-    const ca = fs.readFileSync(path.join(dir, 'tls', 'cert.pem'), 'utf8');
+    const ca = fs.readFileSync(`${db}.tls/cert.pem`, 'utf8');
     let http = new HttpClient(first.listening.url, ca);
     const token = (
       await http.request('POST', '/token', {

@@ -135,10 +135,7 @@ describe('adreport keys rotate (issue 19 item 21)', () => {
     const env = { ADREPORT_TOKEN_TTL_SECONDS: '10' };
     const serve = await startServe(['--demo', '--db', db], env);
     const demo = serve.listening.demo!;
-    const http = new HttpClient(
-      serve.listening.url,
-      fs.readFileSync(path.join(path.dirname(db), 'tls', 'cert.pem'), 'utf8'),
-    );
+    const http = new HttpClient(serve.listening.url, fs.readFileSync(`${db}.tls/cert.pem`, 'utf8'));
     try {
       const first = signingKeyOnDisk(db);
       const before = await tokenOf(http, demo);
@@ -215,10 +212,7 @@ describe('adreport keys rotate (issue 19 item 21)', () => {
     const db = freshDb();
     const serve = await startServe(['--demo', '--db', db]);
     const demo = serve.listening.demo!;
-    const http = new HttpClient(
-      serve.listening.url,
-      fs.readFileSync(path.join(path.dirname(db), 'tls', 'cert.pem'), 'utf8'),
-    );
+    const http = new HttpClient(serve.listening.url, fs.readFileSync(`${db}.tls/cert.pem`, 'utf8'));
     try {
       const before = await tokenOf(http, demo);
       const rotation = await runCli(['keys', 'rotate', '--drop-previous', '--db', db, '--json']);
@@ -264,10 +258,7 @@ describe('keys from the environment (a secret store)', () => {
       ADREPORT_TOKEN_PREVIOUS_KEYS: previous.toString('base64'),
     });
     const demo = serve.listening.demo!;
-    const http = new HttpClient(
-      serve.listening.url,
-      fs.readFileSync(path.join(path.dirname(db), 'tls', 'cert.pem'), 'utf8'),
-    );
+    const http = new HttpClient(serve.listening.url, fs.readFileSync(`${db}.tls/cert.pem`, 'utf8'));
     try {
       const token = await tokenOf(http, demo);
       const parts = token.split('.');

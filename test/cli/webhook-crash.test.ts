@@ -26,7 +26,7 @@ describe('kill -9 while deliveries are in flight', () => {
     };
     const first = await startServe(['--demo', '--db', db], env);
     const demo = first.listening.demo!;
-    const ca = fs.readFileSync(path.join(dir, 'data', 'tls', 'cert.pem'), 'utf8');
+    const ca = fs.readFileSync(`${db}.tls/cert.pem`, 'utf8');
     let http = new HttpClient(first.listening.url, ca);
     const token = (
       await http.request('POST', '/token', {

@@ -24,7 +24,7 @@ beforeAll(async () => {
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 /** The self-signed certificate `serve` made beside the file. */
-const ca = () => fs.readFileSync(path.join(dir, 'tls', 'cert.pem'), 'utf8');
+const ca = () => fs.readFileSync(`${dbFile}.tls/cert.pem`, 'utf8');
 
 async function tokenOf(http: HttpClient, org: { clientId: string; clientSecret: string }): Promise<string> {
   const res = await http.request('POST', '/token', {

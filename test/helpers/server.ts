@@ -25,7 +25,7 @@ export function tempDir(prefix = 'adreport-test-'): string {
 export async function startTestServer(
   overrides: ServiceConfigInput = {},
   clock?: { nowMs: () => number },
-  io: Pick<ServiceIo, 'explorerDir'> = {},
+  io: Pick<ServiceIo, 'explorerDir' | 'webhookLookup'> = {},
 ): Promise<TestServer> {
   const dir = tempDir();
   const errors: unknown[] = [];

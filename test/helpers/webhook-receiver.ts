@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { loadTls } from '../../src/http/tls.js';
+import { selfSignedPair } from '../../src/http/tls.js';
 
 /** One request as the receiver got it: the raw body is what a signature covers. */
 export interface Received {
@@ -16,9 +16,10 @@ export interface Received {
 }
 
 /**
- * A local HTTPS receiver with a self-signed pair made like the service's own (loadTls), for
- * ADREPORT_WEBHOOK_ALLOW_PRIVATE=true. `answer` decides each status (default 200); `hold`
- * leaves requests unanswered (a receiver that hangs).
+ * A local HTTPS receiver on 127.0.0.1 with a self-signed pair made like the service's own
+ * (selfSignedPair; for `hostName`, localhost by default), for ADREPORT_WEBHOOK_ALLOW_PRIVATE=true
+ * or a lookup that answers 127.0.0.1. `answer` decides each status (default 200); `hold` leaves
+ * requests unanswered (a receiver that hangs).
  */
 export interface Receiver {
   readonly url: string;
@@ -28,13 +29,13 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(dir: string): Promise<Receiver> {
-  const tls = await loadTls({ dataDir: dir, nowMs: Date.now() });
+export async function startReceiver(dir: string, hostName = 'localhost'): Promise<Receiver> {
+  const tls = await selfSignedPair(Date.now(), [hostName]);
   const held: Array<() => void> = [];
   const seenPerKey = new Map<string, number>();
   const receiver: Receiver = {
     url: '',
-    caFile: path.join(dir, 'tls', 'cert.pem'),
+    caFile: path.join(dir, `receiver-${hostName}.pem`),
     received: [],
     answer: () => 200,
     close: async () => undefined,
@@ -59,14 +60,14 @@ export async function startReceiver(dir: string): Promise<Receiver> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   Object.assign(receiver, {
-    url: `https://localhost:${port}`,
+    url: `https://${hostName}:${port}`,
     close: async () => {
       for (const release of held) release();
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     },
   });
-  fs.chmodSync(receiver.caFile, 0o644);
+  fs.writeFileSync(receiver.caFile, tls.cert, { mode: 0o644 });
   return receiver;
 }
 

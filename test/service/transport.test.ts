@@ -43,13 +43,13 @@ function peerFingerprint(port: number): Promise<string> {
 }
 
 describe('HTTPS (DESIGN D7, spec 5.7)', () => {
-  it('generates a self-signed pair for localhost under the data dir on first start, and reuses it', async () => {
+  it('generates a self-signed pair for localhost in <db>.tls/ on first start, and reuses it', async () => {
     const dir = tempDir();
     cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
     const first = await start(dir, {});
     expect(first.tls?.source).toBe('generated');
-    const certPath = path.join(dir, 'tls', 'cert.pem');
-    const keyPath = path.join(dir, 'tls', 'key.pem');
+    const certPath = path.join(dir, 'a.duckdb.tls', 'cert.pem');
+    const keyPath = path.join(dir, 'a.duckdb.tls', 'key.pem');
     expect(fs.statSync(keyPath).mode & 0o077).toBe(0);
     const cert = new crypto.X509Certificate(fs.readFileSync(certPath));
     expect(cert.subjectAltName).toContain('DNS:localhost');
@@ -78,7 +78,7 @@ describe('HTTPS (DESIGN D7, spec 5.7)', () => {
     });
     expect(service.tls?.source).toBe('given');
     expect(await peerFingerprint(service.port)).toBe(new crypto.X509Certificate(pems.cert).fingerprint256);
-    expect(fs.existsSync(path.join(dir, 'tls'))).toBe(false);
+    expect(fs.existsSync(path.join(dir, 'a.duckdb.tls'))).toBe(false);
   });
 
   it('refuses a certificate without its key', async () => {

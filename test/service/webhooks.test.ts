@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson } from '../../src/webhooks/https-post.js';
+import { systemLookup } from '../../src/webhooks/target-address.js';
 import { jsonRequest, linkedGoogleAccount, otherTenantToken } from '../helpers/accounts.js';
 import { waitForJob } from '../helpers/jobs.js';
 import { poll } from '../helpers/poll.js';
@@ -294,6 +295,11 @@ describe('SSRF refusals without ADREPORT_WEBHOOK_ALLOW_PRIVATE', () => {
         ['https://192.168.0.1/hook', 'private_address'],
         ['https://[::1]/hook', 'private_address'],
         ['https://[::ffff:127.0.0.1]/hook', 'private_address'],
+        // Issue 36 item 7: accepted and stored before (IPv4-compatible, IPv4-translated, local-use NAT64).
+        [`https://[::127.0.0.1]:${port}/x`, 'private_address'],
+        ['https://[::ffff:0:7f00:1]/hook', 'private_address'],
+        ['https://[64:ff9b:1::7f00:1]/hook', 'private_address'],
+        ['https://0177.0.0.1./hook', 'private_address'],
       ]) {
         const res = await jsonRequest(strict, strictToken, 'POST', `${P}/webhooks`, {
           webhook: { url, events: ['job.failed'] },
@@ -311,7 +317,12 @@ describe('SSRF refusals without ADREPORT_WEBHOOK_ALLOW_PRIVATE', () => {
 
   it('refuses at delivery after DNS: a name resolving to loopback is not connected to', async () => {
     const before = receiver.received.length;
-    const options = { timeoutMs: 2_000, allowPrivate: false, extraCa: [fs.readFileSync(receiver.caFile, 'utf8')] };
+    const options = {
+      timeoutMs: 2_000,
+      allowPrivate: false,
+      extraCa: [fs.readFileSync(receiver.caFile, 'utf8')],
+      lookup: systemLookup,
+    };
     const byName = await postJson(new URL(`${receiver.url}/ssrf`), '{}', {}, options);
     expect(byName.statusCode).toBeUndefined();
     expect(byName.error).toMatch(/refused: localhost resolves to (127\.0\.0\.1|::1)/);

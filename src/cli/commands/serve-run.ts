@@ -133,7 +133,7 @@ function announce(context: CommandContext, service: RunningService): void {
     `admin commands on this file run in this server, through ${adminSocketName(context.dbPath)} (owner only)`,
     `report explorer: ${service.url}/explorer (in a browser; sign in with a client id and secret)`,
   ];
-  if (service.tls?.source === 'generated' || service.tls?.source === 'existing') {
+  if (service.tls && service.tls.source !== 'given') {
     lines.push(
       `TLS: self-signed certificate ${service.tls.certPath} (curl needs -k or --cacert ${service.tls.certPath})`,
     );

@@ -7,7 +7,7 @@ export const serve: Command = {
     'adreport serve [--port 8443] [--tls-cert F --tls-key F] [--http-port N] [--trust-proxy] [--demo] [--host H] [--report-engine duckdb|clickhouse] [--db FILE] [--json]',
   optionHelp: [
     '--port N           HTTPS port (default 8443; 0 picks a free one)',
-    '--tls-cert F       PEM certificate; with --tls-key. Default: a self-signed pair under <db dir>/tls',
+    '--tls-cert F       PEM certificate; with --tls-key. Default: a self-signed pair in <db>.tls/',
     '--tls-key F        PEM private key',
     '--http-port N      also listen for plain HTTP and answer every request 404 (HTTPS only)',
     '--trust-proxy      behind a TLS-terminating proxy: listen for plain HTTP, serve only X-Forwarded-Proto: https',
