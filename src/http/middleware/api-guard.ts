@@ -3,7 +3,8 @@ import type { MiddlewareHandler } from 'hono';
 import type { Authenticator } from '../../auth/authenticator.js';
 import type { Scope } from '../../config/config.js';
 import { ApiError } from '../../shared/errors.js';
-import type { BucketDecision, CostBuckets, TokenBuckets } from '../../shared/token-bucket.js';
+import { rateLimitPolicy, rateLimitState } from '../../shared/rate-limit-headers.js';
+import type { CostBuckets, TokenBuckets } from '../../shared/token-bucket.js';
 import type { AppEnv } from '../context.js';
 
 /**
@@ -28,12 +29,10 @@ export function apiGuard(
   nowMs: () => number,
   dbTime?: CostBuckets,
 ): MiddlewareHandler<AppEnv> {
-  const windowOf = (b: { burst: number; ratePerSecond: number }) => Math.max(1, Math.ceil(b.burst / b.ratePerSecond));
-  const policies = [`"per-client";q=${buckets.burst};w=${windowOf(buckets)}`];
-  if (dbTime) policies.push(`"db-time";q=${dbTime.burst};w=${windowOf(dbTime)}`);
+  const policies = [rateLimitPolicy('per-client', buckets)];
+  if (dbTime) policies.push(rateLimitPolicy('db-time', dbTime));
   const policy = policies.join(', ');
-  const state = (name: string, d: BucketDecision) =>
-    `"${name}";r=${d.remaining};t=${d.allowed ? d.resetSeconds : d.retryAfterSeconds}`;
+  const state = rateLimitState;
   return async (c, next) => {
     const auth = authenticator.authenticate(c.req.header('authorization'), scope);
     c.set('auth', auth);
