@@ -19,10 +19,10 @@ export const DEBT_HOLD_MS = 1000;
  * How long a request its client's bucket refuses is held before its 429. A refusal is cheap (no
  * body read, no query, the token found among those already verified), but answered at once it
  * still costs a TLS write and a pass through the router, and a client that ignores Retry-After
- * refuses itself as fast as it can send: 64 connections made 3,300 refusals a second and, with
- * the refusal made cheaper, 7,600, raising another organization's GET /organization p50 10-12x
- * (bench/refusal-flood.ts). Held, each connection is refused at most once a second. A client
- * that honours Retry-After (at least 1 s) waits as long anyway.
+ * refuses itself as fast as it can send: 64 connections made 3,000-3,500 refusals a second and,
+ * with the refusal made cheaper, 7,600, raising another organization's GET /organization p50
+ * 10-16x (bench/refusal-flood.ts, README: Fair scheduling). Held, each connection is refused at
+ * most once a second (1-3x). A client that honours Retry-After (at least 1 s) waits as long anyway.
  */
 export const REFUSAL_HOLD_MS = 1000;
 
