@@ -3,7 +3,7 @@ import type { Scope } from '../config/config.js';
 import type { DisabledClients } from './disabled-clients.js';
 import { parseAuthorizationHeader } from './authorization-header.js';
 import type { TokenKeys } from './signing-keys.js';
-import { verifyToken } from './tokens.js';
+import { VerifiedTokens } from './verified-tokens.js';
 
 /** Who is calling; every store function downstream takes `organizationId` from here. */
 export interface AuthContext {
@@ -14,8 +14,13 @@ export interface AuthContext {
 
 const REALM = 'realm="adreport"';
 
-/** Bearer tokens (RFC 6750): signature, expiry and the in-memory disabled list; no query. */
+/**
+ * Bearer tokens (RFC 6750): signature (once per token: verified-tokens.ts), expiry and the
+ * in-memory disabled list; no query, no I/O.
+ */
 export class Authenticator {
+  private readonly verified = new VerifiedTokens();
+
   constructor(
     private readonly keys: TokenKeys,
     private readonly disabled: DisabledClients,
@@ -42,7 +47,7 @@ export class Authenticator {
       throw new ApiError(400, 'invalid_request', header.problem, [], {
         'WWW-Authenticate': challenge('invalid_request', header.problem),
       });
-    const check = verifyToken(header.token, this.keys.verificationKey, Math.floor(this.nowMs() / 1000));
+    const check = this.verified.verify(header.token, this.keys.verificationKey, Math.floor(this.nowMs() / 1000));
     if (!check.ok) {
       throw invalidToken(
         check.reason === 'expired'

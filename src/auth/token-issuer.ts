@@ -1,4 +1,5 @@
 import { OAuthError } from '../shared/errors.js';
+import { rateLimitPolicy, rateLimitState } from '../shared/rate-limit-headers.js';
 import type { TokenBuckets } from '../shared/token-bucket.js';
 import type { Database } from '../store/database.js';
 import type { Scope } from '../config/config.js';
@@ -29,6 +30,12 @@ export interface TokenIssuerDeps {
   issueRate: TokenBuckets;
 }
 
+export interface IssuedToken {
+  readonly body: TokenResponse;
+  /** RateLimit-Policy and RateLimit of the client's token bucket. */
+  readonly rateHeaders: Readonly<Record<string, string>>;
+}
+
 /** The client-credentials grant (RFC 6749 4.4) once the request itself is well formed. */
 export class TokenIssuer {
   constructor(private readonly deps: TokenIssuerDeps) {}
@@ -56,17 +63,30 @@ export class TokenIssuer {
     return client;
   }
 
-  issue(client: ClientCredentialRecord, requestedScope: string | undefined): TokenResponse {
+  /**
+   * A token, or 429 when the client asked for more than its token bucket allows. The answer
+   * carries the bucket's RateLimit headers either way. RFC 6749 has no error code for rate
+   * limiting: `slow_down` (what this said before) is RFC 8628's device-flow polling code and tells
+   * a device to poll 5 s slower; `invalid_request` says the request is malformed, which a client
+   * would not retry; `temporarily_unavailable` is the server's own overload (our 503). The 429
+   * status and Retry-After carry the standard meaning (RFC 6585 4, RFC 9110 10.2.3); the code is
+   * an extension code (RFC 6749 8.5 allows them; it fits 5.2's syntax), the same word as the
+   * API's own 429s.
+   */
+  issue(client: ClientCredentialRecord, requestedScope: string | undefined): IssuedToken {
     const scopes = grantedScopes(client.scopes, requestedScope);
-    const decision = this.deps.issueRate.take(client.clientId, this.deps.nowMs());
+    const { issueRate } = this.deps;
+    const decision = issueRate.take(client.clientId, this.deps.nowMs());
+    const rateHeaders = {
+      'RateLimit-Policy': rateLimitPolicy('per-client', issueRate),
+      RateLimit: rateLimitState('per-client', decision),
+    };
     if (!decision.allowed) {
       throw new OAuthError(
         429,
-        'slow_down',
-        'Too many token requests for this client; reuse the token until it expires.',
-        {
-          'Retry-After': String(decision.retryAfterSeconds),
-        },
+        'rate_limited',
+        `Too many token requests for this client; reuse the token until it expires (retry in ${decision.retryAfterSeconds} s).`,
+        { ...rateHeaders, 'Retry-After': String(decision.retryAfterSeconds) },
       );
     }
     const issuedAt = Math.floor(this.deps.nowMs() / 1000);
@@ -81,10 +101,13 @@ export class TokenIssuer {
       this.deps.keys.signingKey(),
     );
     return {
-      access_token: accessToken,
-      token_type: 'Bearer',
-      expires_in: this.deps.ttlSeconds,
-      scope: scopes.join(' '),
+      body: {
+        access_token: accessToken,
+        token_type: 'Bearer',
+        expires_in: this.deps.ttlSeconds,
+        scope: scopes.join(' '),
+      },
+      rateHeaders,
     };
   }
 }

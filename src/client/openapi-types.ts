@@ -1093,7 +1093,7 @@ export interface components {
         | 'invalid_client'
         | 'unsupported_grant_type'
         | 'invalid_scope'
-        | 'slow_down'
+        | 'rate_limited'
         | 'server_error'
         | 'temporarily_unavailable';
       error_description: string;
@@ -3916,7 +3916,7 @@ export interface components {
         /**
          * Format: uri
          * @description The receiver: https only, no user:password@, no #fragment. Its host must resolve, and only to public addresses (loopback, private and link-local ones are refused unless the service runs with ADREPORT_WEBHOOK_ALLOW_PRIVATE=true).
-         * @example https://etl.example.com/hooks/adreport
+         * @example https://example.com/hooks/adreport
          */
         url: string;
         /** @description Event types to receive: job.succeeded, job.failed, statistics.synced, link.no_access. */
@@ -4204,8 +4204,6 @@ export interface operations {
           scope?: string;
           /** @description Optional (RFC 6749 2.3.1); when sent, it must equal the authenticated client id. */
           client_id?: string;
-          /** @description Never in the body: the secret goes in the Basic header (400 invalid_request). */
-          client_secret?: unknown;
         };
       };
     };
@@ -4217,6 +4215,10 @@ export interface operations {
           'Cache-Control'?: string;
           /** @description no-cache */
           Pragma?: string;
+          /** @description The client's token requests: `"per-client";q=<burst>;w=<seconds to refill>`. */
+          'RateLimit-Policy'?: string;
+          /** @description What is left: `"per-client";r=<requests left>;t=<seconds>`. */
+          RateLimit?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4258,11 +4260,15 @@ export interface operations {
           'application/json': components['schemas']['OAuthError'];
         };
       };
-      /** @description slow_down: more token requests of one client than allowed; Retry-After says when to retry. */
+      /** @description rate_limited: more token requests of one client than its bucket allows (RFC 6749 has no code for this; rate_limited is the API's own word for it). Retry-After says when to retry. */
       429: {
         headers: {
           /** @description Seconds to wait. */
           'Retry-After'?: number;
+          /** @description The client's token requests: `"per-client";q=<burst>;w=<seconds to refill>`. */
+          'RateLimit-Policy'?: string;
+          /** @description What is left: `"per-client";r=<requests left>;t=<seconds>`. */
+          RateLimit?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4316,8 +4322,8 @@ export interface operations {
             grant_types_supported: 'client_credentials'[];
             token_endpoint_auth_methods_supported: 'client_secret_basic'[];
             scopes_supported: ('provisioning' | 'reporting')[];
-            /** @description Empty: there is no authorization endpoint, so no response type. */
-            response_types_supported: string[];
+            /** @description ["none"]: there is no authorization endpoint, so no response type issues a code or a token (RFC 8414 2 requires the member; an empty list is refused by validators such as Authlib's). */
+            response_types_supported: 'none'[];
             /** @description The OpenAPI 3.1 document of the API. */
             service_documentation: string;
           };

@@ -37,13 +37,16 @@ export const ErrorSchema = z
   })
   .openapi('Error', { description: 'The error envelope of every API error except those of POST /token.' });
 
-/** RFC 6749 5.2; `server_error` and `temporarily_unavailable` are its codes for 500 and 503 (4.1.2.1). */
+/**
+ * RFC 6749 5.2; `server_error` and `temporarily_unavailable` are its codes for 500 and 503
+ * (4.1.2.1); `rate_limited` is ours for 429 (RFC 6749 has none: token-issuer.ts says why).
+ */
 export const OAUTH_ERROR_CODES = [
   'invalid_request',
   'invalid_client',
   'unsupported_grant_type',
   'invalid_scope',
-  'slow_down',
+  'rate_limited',
   'server_error',
   'temporarily_unavailable',
 ] as const;

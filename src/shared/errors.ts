@@ -48,7 +48,7 @@ export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'unsupported
 export class OAuthError extends Error {
   constructor(
     readonly status: 400 | 401 | 429,
-    readonly code: OAuthErrorCode | 'slow_down',
+    readonly code: OAuthErrorCode | 'rate_limited',
     readonly description: string,
     readonly headers: Readonly<Record<string, string>> = {},
   ) {

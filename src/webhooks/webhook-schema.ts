@@ -26,7 +26,9 @@ export const webhookCreateSchema = z.strictObject({
       format: 'uri',
       description:
         'The receiver: https only, no user:password@, no #fragment. Its host must resolve, and only to public addresses (loopback, private and link-local ones are refused unless the service runs with ADREPORT_WEBHOOK_ALLOW_PRIVATE=true).',
-      example: 'https://etl.example.com/hooks/adreport',
+      // A name that resolves, to public addresses (IANA's example.com): etl.example.com resolves
+      // nowhere, so the example was refused 422 host_not_found (issue 36 item 6).
+      example: 'https://example.com/hooks/adreport',
     }),
   events: z
     .array(z.enum(EVENT_TYPES))

@@ -70,7 +70,7 @@ describe('GET /.well-known/oauth-authorization-server (RFC 8414)', () => {
       grant_types_supported: ['client_credentials'],
       token_endpoint_auth_methods_supported: ['client_secret_basic'],
       scopes_supported: ['provisioning', 'reporting'],
-      response_types_supported: [],
+      response_types_supported: ['none'],
       service_documentation: `${origin}/openapi.json`,
     });
   });

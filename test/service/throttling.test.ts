@@ -40,7 +40,7 @@ describe('per-client rate limit (token bucket)', () => {
     expect(res.status).toBe(200);
   });
 
-  it('limits token requests per authenticated client with 429 slow_down', async () => {
+  it('limits token requests per authenticated client with 429 rate_limited, Retry-After and RateLimit headers', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 20 && !statuses.includes(429); i++) {
       const res = await server.http.request('POST', '/token', {
@@ -48,9 +48,14 @@ describe('per-client rate limit (token bucket)', () => {
         body: 'grant_type=client_credentials',
       });
       statuses.push(res.status);
+      // The token bucket of this server: burst 2, one a second (w: 2 s to refill).
+      expect(res.headers['ratelimit-policy']).toBe('"per-client";q=2;w=2');
+      if (res.status === 200) expect(res.headers.ratelimit).toMatch(/^"per-client";r=[01];t=\d+$/);
       if (res.status === 429) {
-        expect(res.json.error).toBe('slow_down');
+        // Not RFC 8628's slow_down (a device's polling interval): RFC 6749 has no rate-limit code.
+        expect(res.json.error).toBe('rate_limited');
         expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+        expect(res.headers.ratelimit).toBe(`"per-client";r=0;t=${res.headers['retry-after']}`);
       }
     }
     expect(statuses).toContain(429);

@@ -48,7 +48,8 @@ const listChangesRoute = createRoute({
         pattern: '^[A-Za-z0-9_-]{1,200}$',
         description:
           'A `nextCursor` of an earlier call, unchanged (opaque; any other value is 400 invalid_cursor). Absent: from the oldest change kept.',
-        example: 'YzEuMS40Mi4xNzY0MDQ1MjAwMDAw',
+        // No example: only the service issues cursors, each valid seven days, so any fixed text
+        // would be refused (issue 36 item 6; test/service/openapi-examples.test.ts sends every example).
       }),
       limit: z
         .string()

@@ -14,9 +14,10 @@ const metadataSchema = z.object({
   grant_types_supported: z.array(z.literal('client_credentials')),
   token_endpoint_auth_methods_supported: z.array(z.literal('client_secret_basic')),
   scopes_supported: z.array(z.enum(SCOPES)),
-  response_types_supported: z
-    .array(z.string())
-    .openapi({ description: 'Empty: there is no authorization endpoint, so no response type.' }),
+  response_types_supported: z.array(z.literal('none')).openapi({
+    description:
+      '["none"]: there is no authorization endpoint, so no response type issues a code or a token (RFC 8414 2 requires the member; an empty list is refused by validators such as Authlib\'s).',
+  }),
   service_documentation: z.string().openapi({ description: 'The OpenAPI 3.1 document of the API.' }),
 });
 
@@ -60,7 +61,16 @@ export function registerOAuthMetadataRoute(app: OpenAPIHono<AppEnv>): void {
         grant_types_supported: ['client_credentials' as const],
         token_endpoint_auth_methods_supported: ['client_secret_basic' as const],
         scopes_supported: [...SCOPES],
-        response_types_supported: [],
+        // RFC 8414 2 makes this member REQUIRED, though a client-credentials-only server has no
+        // authorization endpoint and so no response type. The empty list said that exactly, but
+        // Authlib's AuthorizationServerMetadata.validate() refuses it ("is required": a falsy
+        // list), and omitting the member (what the OAuth WG suggested for token-endpoint-only
+        // servers, openid/OpenID4VCI#248) fails the same check. "code" or "token" would announce
+        // the authorization code or the implicit grant. "none" (OAuth 2.0 Multiple Response Type
+        // Encoding Practices 4, in IANA's response types registry) is the one registered value
+        // that issues neither a code nor a token: the honest answer in a form validators accept.
+        // No authorization_endpoint is published, so no client can try it.
+        response_types_supported: ['none' as const],
         service_documentation: `${issuer}/openapi.json`,
       },
       200,
