@@ -42,7 +42,9 @@ import { lowerWorkerThreads } from './runtime/thread-priority.js';
 import { Database } from './store/database.js';
 import { migrate } from './store/migrate.js';
 import { loadFxReference } from './reference/fx-rates.js';
+import { ChangeCursors } from './changes/change-cursor.js';
 import { ChangeFeed } from './changes/change-feed.js';
+import { PublicEventIds } from './events/public-event-id.js';
 import { VERSION } from './version.js';
 import { DeliveryWorker } from './webhooks/delivery-worker.js';
 import { SecretBox, webhookKeyPathFor } from './webhooks/secret-box.js';
@@ -172,6 +174,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     const webhookSecrets = config.webhooks.secretKey
       ? SecretBox.fromKey(config.webhooks.secretKey)
       : SecretBox.openFile(webhookKeyPathFor(config.dbPath));
+    // Ids that one sequence numbers for every organization reach clients sealed or keyed (issue 36 item 10).
+    const eventIds = new PublicEventIds(webhookSecrets.derivedKey('public event ids'));
     webhookDeliveries = new DeliveryWorker(db, webhookSecrets, {
       now,
       concurrency: config.webhooks.concurrency,
@@ -181,6 +185,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       allowPrivate: config.webhooks.allowPrivate,
       extraCa: config.webhooks.caFile ? [fs.readFileSync(config.webhooks.caFile, 'utf8')] : [],
       userAgent: `adreport-webhooks/${VERSION}`,
+      eventIds,
       log: ({ deliveryId, error }) =>
         io.logError({ requestId: `webhook-delivery-${deliveryId}`, method: '-', path: 'webhook deliveries', error }),
     });
@@ -190,6 +195,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       lookup: systemLookup,
       now,
       wake: () => deliveries.wake(),
+      eventIds,
     });
 
     const accounts = new AccountService(db, jobs);
@@ -264,7 +270,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       maxUnfinishedPerOrganization: config.reportJobs.maxUnfinishedPerOrganization,
       filesBytes,
     });
-    changes = new ChangeFeed(db, now);
+    changes = new ChangeFeed(db, now, new ChangeCursors(webhookSecrets.derivedKey('change cursors')));
     await changes.start(CHANGE_PURGE_MS, (error) =>
       io.logError({ requestId: '-', method: '-', path: 'change feed purge', error }),
     );

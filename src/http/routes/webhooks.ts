@@ -43,7 +43,7 @@ const DeliverySchema = z
     id: z.number().int(),
     webhookId: z.number().int(),
     eventId: z.string().openapi({
-      example: 'evt_42',
+      example: 'evt_Q2xhdWRlIHdhcyBoZXJlIQ',
       description: 'The `id` of the delivered JSON: the same for every attempt and redelivery of an event.',
     }),
     eventType: z.enum(EVENT_TYPES),
