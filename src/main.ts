@@ -304,6 +304,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       trustProxy: config.trustProxy,
       nowMs,
       logError: io.logError,
+      logInfo: io.log,
       version: VERSION,
     });
 

@@ -71,6 +71,8 @@ export interface AppDeps {
   trustProxy: boolean;
   nowMs: () => number;
   logError: ErrorLogger;
+  /** Info lines (a client that went away mid-request); none when left out. */
+  logInfo?: ((line: string) => void) | undefined;
   version: string;
 }
 
@@ -118,7 +120,7 @@ function refuseOtherMethods(app: OpenAPIHono<AppEnv>): void {
 /** The whole HTTP surface; a pure composition of middleware and route modules. */
 export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.onError(makeErrorHandler(deps.logError));
+  app.onError(makeErrorHandler(deps.logError, deps.logInfo));
   app.notFound(notFoundHandler);
 
   app.use('*', requestId());

@@ -52,6 +52,7 @@ async function start(): Promise<void> {
     dir,
     ...credentials,
     errors: [],
+    logs: [],
     token: () => token(),
     close: () => stop(),
   };
