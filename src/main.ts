@@ -300,6 +300,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
         issueRate: new TokenBuckets(config.rateLimit.tokenRatePerSecond, config.rateLimit.tokenBurst),
       }),
       apiRate: new TokenBuckets(config.rateLimit.ratePerSecond, config.rateLimit.burst),
+      redeliveryRate: new TokenBuckets(config.rateLimit.redeliveriesPerMinute / 60, config.rateLimit.redeliveryBurst),
       dbTime,
       trustProxy: config.trustProxy,
       nowMs,

@@ -47,6 +47,12 @@ export const serviceConfigSchema = z.object({
       tokenRatePerSecond: positiveInt.default(20),
       tokenBurst: positiveInt.default(40),
       /**
+       * Webhook redeliveries per minute per organization, and the burst: each is an outbound POST
+       * (with its retries) to the organization's receiver, so they get a bucket of their own.
+       */
+      redeliveriesPerMinute: positiveInt.default(60),
+      redeliveryBurst: positiveInt.default(20),
+      /**
        * Report query time per organization (README, Fair scheduling): ms of database time refilled
        * per second (1000 = one core's worth) and the burst; 0 turns the cost-based limit off.
        */
@@ -237,6 +243,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServiceConfigInput {
       burst: pick('ADREPORT_RATE_LIMIT_BURST'),
       tokenRatePerSecond: pick('ADREPORT_TOKEN_RATE_LIMIT_PER_SECOND'),
       tokenBurst: pick('ADREPORT_TOKEN_RATE_LIMIT_BURST'),
+      redeliveriesPerMinute: pick('ADREPORT_REDELIVERY_RATE_LIMIT_PER_MINUTE'),
+      redeliveryBurst: pick('ADREPORT_REDELIVERY_RATE_LIMIT_BURST'),
       dbTimeMsPerSecond: pick('ADREPORT_DB_TIME_MS_PER_SECOND'),
       dbTimeBurstMs: pick('ADREPORT_DB_TIME_BURST_MS'),
     },
