@@ -318,9 +318,13 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
           dataDir: path.dirname(path.resolve(config.dbPath)),
           nowMs: nowMs(),
         });
-    const api = await listenApi(app.fetch, { host: config.host, port: config.port, tls, limits: config.http }).catch(
-      portInUse('port', config.port, config.host),
-    );
+    const api = await listenApi(app.fetch, {
+      host: config.host,
+      port: config.port,
+      tls,
+      limits: config.http,
+      log: io.log,
+    }).catch(portInUse('port', config.port, config.host));
     listeners.push(api);
     if (config.httpPort !== undefined) {
       listeners.push(
