@@ -42,7 +42,9 @@ import { lowerWorkerThreads } from './runtime/thread-priority.js';
 import { Database } from './store/database.js';
 import { migrate } from './store/migrate.js';
 import { loadFxReference } from './reference/fx-rates.js';
+import { ChangeCursors } from './changes/change-cursor.js';
 import { ChangeFeed } from './changes/change-feed.js';
+import { PublicEventIds } from './events/public-event-id.js';
 import { VERSION } from './version.js';
 import { DeliveryWorker } from './webhooks/delivery-worker.js';
 import { SecretBox, webhookKeyPathFor } from './webhooks/secret-box.js';
@@ -174,6 +176,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     const webhookSecrets = config.webhooks.secretKey
       ? SecretBox.fromKey(config.webhooks.secretKey)
       : SecretBox.openFile(webhookKeyPathFor(config.dbPath));
+    // Ids that one sequence numbers for every organization reach clients sealed or keyed (issue 36 item 10).
+    const eventIds = new PublicEventIds(webhookSecrets.derivedKey('public event ids'));
     webhookDeliveries = new DeliveryWorker(db, webhookSecrets, {
       now,
       concurrency: config.webhooks.concurrency,
@@ -184,6 +188,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       lookup: io.webhookLookup ?? systemLookup,
       extraCa: config.webhooks.caFile ? [fs.readFileSync(config.webhooks.caFile, 'utf8')] : [],
       userAgent: `adreport-webhooks/${VERSION}`,
+      eventIds,
       log: ({ deliveryId, error }) =>
         io.logError({ requestId: `webhook-delivery-${deliveryId}`, method: '-', path: 'webhook deliveries', error }),
     });
@@ -193,6 +198,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       lookup: io.webhookLookup ?? systemLookup,
       now,
       wake: () => deliveries.wake(),
+      eventIds,
     });
 
     const accounts = new AccountService(db, jobs);
@@ -267,7 +273,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       maxUnfinishedPerOrganization: config.reportJobs.maxUnfinishedPerOrganization,
       filesBytes,
     });
-    changes = new ChangeFeed(db, now);
+    changes = new ChangeFeed(db, now, new ChangeCursors(webhookSecrets.derivedKey('change cursors')));
     await changes.start(CHANGE_PURGE_MS, (error) =>
       io.logError({ requestId: '-', method: '-', path: 'change feed purge', error }),
     );
@@ -297,10 +303,12 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
         issueRate: new TokenBuckets(config.rateLimit.tokenRatePerSecond, config.rateLimit.tokenBurst),
       }),
       apiRate: new TokenBuckets(config.rateLimit.ratePerSecond, config.rateLimit.burst),
+      redeliveryRate: new TokenBuckets(config.rateLimit.redeliveriesPerMinute / 60, config.rateLimit.redeliveryBurst),
       dbTime,
       trustProxy: config.trustProxy,
       nowMs,
       logError: io.logError,
+      logInfo: io.log,
       version: VERSION,
     });
 
@@ -315,9 +323,13 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
           nowMs: nowMs(),
         });
     if (tls?.note) io.log?.(tls.note);
-    const api = await listenApi(app.fetch, { host: config.host, port: config.port, tls, limits: config.http }).catch(
-      portInUse('port', config.port, config.host),
-    );
+    const api = await listenApi(app.fetch, {
+      host: config.host,
+      port: config.port,
+      tls,
+      limits: config.http,
+      log: io.log,
+    }).catch(portInUse('port', config.port, config.host));
     listeners.push(api);
     if (config.httpPort !== undefined) {
       listeners.push(

@@ -1,6 +1,6 @@
 import { ApiError, badRequest } from '../shared/errors.js';
 import type { Database, Executor } from '../store/database.js';
-import { CURSOR_VALID_MS, decodeCursor, encodeCursor, type ChangeCursor } from './change-cursor.js';
+import { CURSOR_CLOCK_SKEW_MS, CURSOR_VALID_MS, type ChangeCursor, type ChangeCursors } from './change-cursor.js';
 import { purgeChangesBefore, type ChangeKind } from './change-log.js';
 
 /** One listed change: what to pull again. Null platform account or account: all of them; null days: all days. */
@@ -35,6 +35,7 @@ export class ChangeFeed {
   constructor(
     private readonly db: Database,
     private readonly now: () => Date,
+    private readonly cursors: ChangeCursors,
   ) {}
 
   /** Purges now and then every `everyMs` (a purge is one short write); `onError` hears a failed one. */
@@ -50,7 +51,7 @@ export class ChangeFeed {
 
   async list(organizationId: number, since: string | undefined, limit: number): Promise<ChangePage> {
     const nowMs = this.now().getTime();
-    const cursor = since === undefined ? undefined : checkedCursor(since, organizationId, nowMs);
+    const cursor = since === undefined ? undefined : this.checkedCursor(since, organizationId, nowMs);
     return this.db.read(async (r) => {
       const { purgedThrough, lastIssued } = await feedBounds(r, organizationId);
       // Without a cursor: from the oldest change kept, i.e. after the last one purged.
@@ -66,10 +67,31 @@ export class ChangeFeed {
       const lastId = page.length > 0 ? page[page.length - 1]!.id : afterId;
       return {
         changes: page.map(({ id: _id, ...change }) => change),
-        nextCursor: encodeCursor({ organizationId, lastId, issuedAtMs: nowMs }),
+        nextCursor: this.cursors.seal({ organizationId, lastId, issuedAtMs: nowMs }),
         hasMore: rows.length > limit,
       };
     });
+  }
+
+  private checkedCursor(since: string, organizationId: number, nowMs: number): ChangeCursor {
+    const opened = this.cursors.open(since, organizationId);
+    if (opened.kind === 'unsealed')
+      throw cursorExpired(
+        'Cursors of the first, unsealed format (before issue 36) are no longer accepted, whatever their age.',
+      );
+    // Another organization's cursor, a changed or made-up one: as unusable, and the answer says no more.
+    if (opened.kind === 'invalid')
+      throw invalidCursor('since is not a cursor this API issued to your organization; pass a nextCursor unchanged.');
+    const { cursor } = opened;
+    if (cursor.issuedAtMs > nowMs + CURSOR_CLOCK_SKEW_MS)
+      throw invalidCursor(
+        `since was issued ${new Date(cursor.issuedAtMs).toISOString()}, after now (${new Date(nowMs).toISOString()}): a cursor from the future is not one to resume from.`,
+      );
+    if (nowMs - cursor.issuedAtMs > CURSOR_VALID_MS)
+      throw cursorExpired(
+        `The cursor was issued ${new Date(cursor.issuedAtMs).toISOString()}: cursors are valid seven days.`,
+      );
+    return cursor;
   }
 
   /** Deletes changes older than the retention (start() runs it). */
@@ -91,18 +113,6 @@ function cursorExpired(message: string): ApiError {
   return new ApiError(410, 'cursor_expired', `${message} Start again without since (a full resync).`, [
     { field: 'since', code: 'cursor_expired', message },
   ]);
-}
-
-function checkedCursor(since: string, organizationId: number, nowMs: number): ChangeCursor {
-  const cursor = decodeCursor(since);
-  // Another organization's cursor is as unusable as a made-up one, and the answer says no more.
-  if (!cursor || cursor.organizationId !== organizationId || cursor.issuedAtMs > nowMs + CURSOR_VALID_MS)
-    throw invalidCursor('since is not a cursor this API issued to your organization; pass a nextCursor unchanged.');
-  if (nowMs - cursor.issuedAtMs > CURSOR_VALID_MS)
-    throw cursorExpired(
-      `The cursor was issued ${new Date(cursor.issuedAtMs).toISOString()}: cursors are valid seven days.`,
-    );
-  return cursor;
 }
 
 /**

@@ -1021,7 +1021,7 @@ export interface paths {
     };
     /**
      * Changes of report data since a cursor (change feed)
-     * @description What changed in the organization's report data since the cursor, in commit order: pull the listed ranges again and nothing else. Call without `since` to start (from the oldest change kept: seven days), then pass `nextCursor` each time; while `hasMore` is true, more are there already. A cursor is valid seven days from the response that issued it: after that (or when changes it had not listed were deleted) the answer is 410 `cursor_expired` and the client resyncs in full.
+     * @description What changed in the organization's report data since the cursor, in commit order: pull the listed ranges again and nothing else. Call without `since` to start (from the oldest change kept: seven days), then pass `nextCursor` each time; while `hasMore` is true, more are there already. A cursor is valid seven days from the response that issued it: after that (or when changes it had not listed were deleted) the answer is 410 `cursor_expired` and the client resyncs in full. Cursors are sealed (encrypted and authenticated with a server key) and bound to the organization: they carry nothing readable, and a changed one is refused.
      */
     get: operations['listChanges'];
     put?: never;
@@ -3930,7 +3930,7 @@ export interface components {
       webhookId: number;
       /**
        * @description The `id` of the delivered JSON: the same for every attempt and redelivery of an event.
-       * @example evt_42
+       * @example evt_Q2xhdWRlIHdhcyBoZXJlIQ
        */
       eventId: string;
       /** @enum {string} */
@@ -12941,7 +12941,21 @@ export interface operations {
         };
       };
       413: components['responses']['PayloadTooLarge'];
-      429: components['responses']['TooManyRequests'];
+      /** @description rate_limited: the client's token bucket is empty, or the organization's bucket of redeliveries is (each is an outbound POST: 20 at once, then 60 per minute per organization by default (ADREPORT_REDELIVERY_RATE_LIMIT_BURST, ADREPORT_REDELIVERY_RATE_LIMIT_PER_MINUTE)). RateLimit-Policy and RateLimit list both policies ("per-client", "redeliveries"); Retry-After says when the next is let in. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          /** @description IETF RateLimit header fields draft: `"per-client";r=<left>;t=<seconds>`; the reporting API adds `, "db-time";r=<ms left>;t=<seconds>` (the organization's database time). */
+          RateLimit?: string;
+          /** @description IETF RateLimit header fields draft: `"per-client";q=<burst>;w=<seconds>`; the reporting API adds `, "db-time";q=<burst ms>;w=<seconds>`. */
+          'RateLimit-Policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       500: components['responses']['InternalError'];
       503: components['responses']['ServiceUnavailable'];
     };
@@ -13341,7 +13355,7 @@ export interface operations {
   listChanges: {
     parameters: {
       query?: {
-        /** @description A `nextCursor` of an earlier call, unchanged (opaque; any other value is 400 invalid_cursor). Absent: from the oldest change kept. */
+        /** @description A `nextCursor` of an earlier call, unchanged (opaque; any other value, a changed one, one of another organization or one issued after now is 400 invalid_cursor). Absent: from the oldest change kept. */
         since?: string;
         /** @description Most changes in one answer, 1-1000 (default 100). */
         limit?: number;
@@ -13380,7 +13394,7 @@ export interface operations {
       };
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
-      /** @description cursor_expired: the cursor is older than seven days, or changes after it were deleted (kept seven days). Start again without since (a full resync). */
+      /** @description cursor_expired: the cursor is older than seven days, changes after it were deleted (kept seven days), or it is of the first, unsealed format (issued before cursors were sealed). Start again without since (a full resync). */
       410: {
         headers: {
           [name: string]: unknown;

@@ -47,6 +47,12 @@ export const serviceConfigSchema = z.object({
       tokenRatePerSecond: positiveInt.default(20),
       tokenBurst: positiveInt.default(40),
       /**
+       * Webhook redeliveries per minute per organization, and the burst: each is an outbound POST
+       * (with its retries) to the organization's receiver, so they get a bucket of their own.
+       */
+      redeliveriesPerMinute: positiveInt.default(60),
+      redeliveryBurst: positiveInt.default(20),
+      /**
        * Report query time per organization (README, Fair scheduling): ms of database time refilled
        * per second (1000 = one core's worth) and the burst; 0 turns the cost-based limit off.
        */
@@ -132,6 +138,12 @@ export const serviceConfigSchema = z.object({
       headersTimeoutMs: positiveInt.default(20_000),
       /** A whole request, body included, must arrive within this; else 408. The response may take longer. */
       requestTimeoutMs: positiveInt.default(60_000),
+      /**
+       * A connection whose client takes no bytes of a response for this long while the server has
+       * bytes waiting for it is closed (and logged). Twice the export idle timeout by default: an
+       * export that stalls ends with its error line first, and the client has as long again to read it.
+       */
+      writeIdleTimeoutMs: positiveInt.default(60_000),
       /** Open connections of a listener; more are closed at accept. Keep it below the descriptor limit (ulimit -n). */
       maxConnections: positiveInt.default(10_000),
       /** Open connections from one remote address (IPv6: one /64); more are reset. Not applied behind --trust-proxy. */
@@ -237,6 +249,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServiceConfigInput {
       burst: pick('ADREPORT_RATE_LIMIT_BURST'),
       tokenRatePerSecond: pick('ADREPORT_TOKEN_RATE_LIMIT_PER_SECOND'),
       tokenBurst: pick('ADREPORT_TOKEN_RATE_LIMIT_BURST'),
+      redeliveriesPerMinute: pick('ADREPORT_REDELIVERY_RATE_LIMIT_PER_MINUTE'),
+      redeliveryBurst: pick('ADREPORT_REDELIVERY_RATE_LIMIT_BURST'),
       dbTimeMsPerSecond: pick('ADREPORT_DB_TIME_MS_PER_SECOND'),
       dbTimeBurstMs: pick('ADREPORT_DB_TIME_BURST_MS'),
     },
@@ -285,6 +299,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServiceConfigInput {
       tlsHandshakeTimeoutMs: pick('ADREPORT_TLS_HANDSHAKE_TIMEOUT_MS'),
       headersTimeoutMs: pick('ADREPORT_HEADERS_TIMEOUT_MS'),
       requestTimeoutMs: pick('ADREPORT_REQUEST_TIMEOUT_MS'),
+      writeIdleTimeoutMs: pick('ADREPORT_WRITE_IDLE_TIMEOUT_MS'),
       maxConnections: pick('ADREPORT_MAX_CONNECTIONS'),
       maxConnectionsPerIp: pick('ADREPORT_MAX_CONNECTIONS_PER_IP'),
     },

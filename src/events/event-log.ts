@@ -15,16 +15,16 @@ export interface NewEvent {
 
 /**
  * Records an event in the caller's transaction (`tx`: the write whose outcome it reports), so it
- * lands with that write or not at all. Returns its id (`evt_<n>`).
+ * lands with that write or not at all. Returns its row id (clients see PublicEventIds.of it).
  */
-export async function recordEvent(tx: Executor, event: NewEvent): Promise<string> {
+export async function recordEvent(tx: Executor, event: NewEvent): Promise<number> {
   const row = await tx.one<{ id: number | bigint }>(
     `INSERT INTO events (organization_id, type, data, occurred_at) VALUES ($1, $2, $3, $4::TIMESTAMPTZ) RETURNING id`,
     [event.organizationId, event.type, JSON.stringify(event.data), event.occurredAt.toISOString()],
   );
   const id = Number(row!.id);
   await queueWebhookDeliveries(tx, event, id);
-  return `evt_${id}`;
+  return id;
 }
 
 /** How long a delivery is retried after its event (README: Webhooks, the retry schedule). */

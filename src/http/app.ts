@@ -15,6 +15,7 @@ import type { MarkupService } from '../provisioning/markups/markup-service.js';
 import type { OrganizationService } from '../organizations/organization-service.js';
 import type { ChangeFeed } from '../changes/change-feed.js';
 import type { AppEnv } from './context.js';
+import { OperationRate } from './operation-rate.js';
 import { makeErrorHandler, notFoundHandler, type ErrorLogger } from './error-mapper.js';
 import { apiGuard } from './middleware/api-guard.js';
 import { compressJson } from './middleware/compress-json.js';
@@ -69,11 +70,15 @@ export interface AppDeps {
   authenticator: Authenticator;
   tokenIssuer: TokenIssuer;
   apiRate: TokenBuckets;
+  /** Webhook redeliveries per organization (a bucket of their own, after apiRate). */
+  redeliveryRate: TokenBuckets;
   /** Report query time per organization (the reporting API only); undefined: no cost-based limit. */
   dbTime?: CostBuckets | undefined;
   trustProxy: boolean;
   nowMs: () => number;
   logError: ErrorLogger;
+  /** Info lines (a client that went away mid-request); none when left out. */
+  logInfo?: ((line: string) => void) | undefined;
   version: string;
 }
 
@@ -123,7 +128,7 @@ function refuseOtherMethods(app: OpenAPIHono<AppEnv>): void {
 /** The whole HTTP surface; a pure composition of middleware and route modules. */
 export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.onError(makeErrorHandler(deps.logError));
+  app.onError(makeErrorHandler(deps.logError, deps.logInfo));
   app.notFound(notFoundHandler);
 
   app.use('*', requestId());
@@ -167,7 +172,11 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerCampaignCopyRoutes(app, deps.campaignCopies);
   registerMarkupRoutes(app, deps.markups);
   registerReportingRoutes(app, deps.reports);
-  registerWebhookRoutes(app, deps.webhooks);
+  registerWebhookRoutes(
+    app,
+    deps.webhooks,
+    new OperationRate('redeliveries', deps.redeliveryRate, deps.nowMs, 'redeliveries'),
+  );
   registerReportJobRoutes(app, deps.reportJobs);
   registerChangeRoutes(app, deps.changes);
   app.openapi(healthRoute, (c) => c.json({ status: 'ok' as const }, 200));

@@ -21,9 +21,16 @@ export function errorBody(
  * endpoint speaks RFC 6749, framework exceptions get our envelope, anything else is a 500 whose
  * body says nothing about the inside (no stack, SQL or path).
  */
-export function makeErrorHandler(log: ErrorLogger) {
+export function makeErrorHandler(log: ErrorLogger, logInfo: (line: string) => void = () => undefined) {
   return (error: unknown, c: Context<AppEnv>): Response => {
     const requestId = c.get('requestId') ?? '';
+    // The client went away mid-request: nothing failed here, and nobody reads the answer.
+    if (isClientAbort(error, c)) {
+      logInfo(
+        `client closed the connection before its request was read (${clientAbortReason(error)}): ${c.req.method} ${c.req.path}, request ${requestId}`,
+      );
+      return c.body(null, 400);
+    }
     if (error instanceof OAuthError) {
       return c.json({ error: error.code, error_description: error.description }, error.status, {
         ...error.headers,
@@ -89,6 +96,22 @@ const FRAMEWORK_ERRORS: ReadonlyMap<number, { code: string; message: string }> =
   [413, { code: 'payload_too_large', message: 'The request body is larger than 1 MiB.' }],
   [415, { code: 'unsupported_media_type', message: 'Send the request body as application/json.' }],
 ]);
+
+/**
+ * Node rejects the body read of a request whose connection closed with `Error('aborted')`, code
+ * ECONNRESET; the request's signal says so too once the response can no longer be sent.
+ */
+function isClientAbort(error: unknown, c: Context<AppEnv>): boolean {
+  if (error instanceof ApiError || error instanceof OAuthError || error instanceof HTTPException) return false;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'ECONNRESET' && (error as Error).message === 'aborted') return true;
+  return c.req.raw.signal.aborted && (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE');
+}
+
+function clientAbortReason(error: unknown): string {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return [code, message].filter((part) => typeof part === 'string').join(' ');
+}
 
 function toApiError(error: unknown): ApiError | undefined {
   if (error instanceof ApiError) return error;

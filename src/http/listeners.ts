@@ -8,6 +8,7 @@ import { ConnectionCounter, gateConnections, gateTlsPort, type TlsPortGate } fro
 import { answerParserErrors } from './transport/parser-errors.js';
 import { asksServerOptions, checkRequestHead, IMPLEMENTED_METHODS } from './transport/request-head.js';
 import { requestIdFor, sendTransportError, type TransportError } from './transport/transport-error.js';
+import { closeStalledReaders } from './transport/stalled-readers.js';
 import { closeIfBodyUnread } from './transport/unread-body.js';
 
 type FetchHandler = Parameters<typeof getRequestListener>[0];
@@ -53,9 +54,17 @@ const HTTPS_REQUIRED: TransportError = {
  */
 export function listenApi(
   fetch: FetchHandler,
-  options: { host: string; port: number; tls: TlsMaterial | undefined; limits: TransportLimits },
+  options: {
+    host: string;
+    port: number;
+    tls: TlsMaterial | undefined;
+    limits: TransportLimits;
+    /** Info lines (a stalled reader's connection closed); none when left out. */
+    log?: ((line: string) => void) | undefined;
+  },
 ): Promise<Listener> {
   const { limits } = options;
+  const log = options.log ?? (() => undefined);
   const secure = options.tls !== undefined;
   let gate: TlsPortGate | undefined;
   let server: http.Server;
@@ -94,6 +103,7 @@ export function listenApi(
     const refused = checkRequestHead(req);
     if (refused) return sendTransportError(req, res, refused, { secure, close: true });
     if (asksServerOptions(req)) return answerServerOptions(req, res);
+    closeStalledReaders(req, res, limits.writeIdleTimeoutMs, log);
     handlers.track(listener(req, res));
   });
   return listen(server, options.host, options.port, handlers, gate);

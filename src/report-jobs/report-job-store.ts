@@ -70,6 +70,8 @@ export interface NewReportJob {
   readonly endDate: string;
   readonly now: Date;
   readonly expiresAt: Date;
+  /** The file's size as estimated at creation; counts against the quota while the job is unfinished. */
+  readonly estimatedBytes: number;
   readonly idempotencyKey?: string | undefined;
   readonly requestFingerprint?: string | undefined;
 }
@@ -77,8 +79,8 @@ export interface NewReportJob {
 export async function insertReportJob(tx: Executor, job: NewReportJob): Promise<StoredReportJob> {
   const row = await tx.one<ReportJobRow>(
     `INSERT INTO report_jobs (organization_id, endpoint, query, format, status, start_date, end_date, created_at,
-       expires_at, next_attempt_at, idempotency_key, request_fingerprint)
-     VALUES ($1, $2, $3, $4, 'QUEUED', $5, $6, $7::TIMESTAMPTZ, $8::TIMESTAMPTZ, $7::TIMESTAMPTZ, $9, $10)
+       expires_at, next_attempt_at, idempotency_key, request_fingerprint, estimated_bytes)
+     VALUES ($1, $2, $3, $4, 'QUEUED', $5, $6, $7::TIMESTAMPTZ, $8::TIMESTAMPTZ, $7::TIMESTAMPTZ, $9, $10, $11)
      RETURNING ${COLUMNS}`,
     [
       job.organizationId,
@@ -91,6 +93,7 @@ export async function insertReportJob(tx: Executor, job: NewReportJob): Promise<
       job.expiresAt.toISOString(),
       job.idempotencyKey ?? null,
       job.requestFingerprint ?? null,
+      job.estimatedBytes,
     ],
   );
   return fromRow(row!);
@@ -134,19 +137,45 @@ export async function listReportJobs(
   return { total: total?.n ?? 0, jobs: rows.map(fromRow) };
 }
 
-/** What counts against an organization's limits: jobs not yet ended, and bytes of files kept. */
+/**
+ * What counts against an organization's limits: jobs not yet ended, bytes of files kept, and the
+ * estimated bytes of the jobs not yet ended (reserved: their files are coming).
+ */
 export async function organizationUsage(
   db: Executor,
   organizationId: number,
   now: Date,
-): Promise<{ unfinished: number; storedBytes: number }> {
-  const row = await db.one<{ unfinished: number; storedBytes: number }>(
+): Promise<{ unfinished: number; storedBytes: number; reservedBytes: number }> {
+  const row = await db.one<{ unfinished: number; storedBytes: number; reservedBytes: number }>(
     `SELECT count(*) FILTER (WHERE status IN ('QUEUED', 'RUNNING'))::BIGINT AS unfinished,
-            coalesce(sum(byte_count) FILTER (WHERE status = 'SUCCEEDED' AND expires_at > $2::TIMESTAMPTZ), 0)::BIGINT AS "storedBytes"
+            coalesce(sum(byte_count) FILTER (WHERE status = 'SUCCEEDED' AND expires_at > $2::TIMESTAMPTZ), 0)::BIGINT AS "storedBytes",
+            coalesce(sum(estimated_bytes) FILTER (WHERE status IN ('QUEUED', 'RUNNING')), 0)::BIGINT AS "reservedBytes"
        FROM report_jobs WHERE organization_id = $1`,
     [organizationId, now.toISOString()],
   );
-  return { unfinished: Number(row?.unfinished ?? 0), storedBytes: Number(row?.storedBytes ?? 0) };
+  return {
+    unfinished: Number(row?.unfinished ?? 0),
+    storedBytes: Number(row?.storedBytes ?? 0),
+    reservedBytes: Number(row?.reservedBytes ?? 0),
+  };
+}
+
+/**
+ * Bytes per row of the organization's finished files of this endpoint and format (expired ones
+ * too: the row keeps the counts), or undefined when it has none yet.
+ */
+export async function bytesPerRowOf(
+  db: Executor,
+  organizationId: number,
+  endpoint: string,
+  format: ReportJobFormat,
+): Promise<number | undefined> {
+  const row = await db.one<{ perRow: number | null }>(
+    `SELECT sum(byte_count)::DOUBLE / sum(row_count) AS "perRow" FROM report_jobs
+      WHERE organization_id = $1 AND endpoint = $2 AND format = $3 AND status IN ('SUCCEEDED', 'EXPIRED') AND row_count > 0`,
+    [organizationId, endpoint, format],
+  );
+  return row?.perRow ?? undefined;
 }
 
 /**

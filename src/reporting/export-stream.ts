@@ -17,7 +17,7 @@ export const CSV_ERROR_TRAILER = '#adreport-error:';
 /**
  * The rendered bytes, and how the export ended: undefined when complete, else why not. Emits
  * 'stalled' (with the Error) when its client took no bytes for the idle timeout, just before it
- * stops; a transport closes its connection then.
+ * stops and ends with its error line (Parquet: destroyed, an aborted response).
  */
 export type ExportStream = Readable & { readonly outcome: Promise<Error | undefined> };
 
@@ -188,10 +188,11 @@ export class ExportService {
       idleTimer = setTimeout(() => {
         idleTimer = undefined;
         const failure = new Error(`the client took no data for ${idleMs / 1000} s`);
-        abortReason ??= failure.message;
-        // The transport closes its connection first, so the stream then ends as on a disconnect.
         output.emit('stalled', failure);
-        output.destroy();
+        // The query stops and the slot is freed now; what was rendered stays buffered, followed by
+        // the error line, so a client that reads again learns the file was cut (Parquet: aborted).
+        // A client that never reads again is the transport's (its write-idle timeout closes it).
+        void abort(failure.message).then(() => finish(failure));
       }, idleMs);
     };
     const clientTookData = () => {

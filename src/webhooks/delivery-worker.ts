@@ -1,3 +1,4 @@
+import type { PublicEventIds } from '../events/public-event-id.js';
 import { OverloadedError } from '../shared/errors.js';
 import type { Database } from '../store/database.js';
 import { postJson, type PostResult } from './https-post.js';
@@ -34,6 +35,8 @@ export interface DeliveryWorkerOptions {
   readonly lookup: Lookup;
   readonly extraCa: readonly string[];
   readonly userAgent: string;
+  /** The `id` of the delivered JSON: the event's public id, never its row id. */
+  readonly eventIds: PublicEventIds;
   readonly log: (entry: { deliveryId: number; error: unknown }) => void;
 }
 
@@ -172,7 +175,7 @@ export class DeliveryWorker {
   }
 
   private send(delivery: DueDelivery, secret: string, now: Date): Promise<PostResult> {
-    const eventId = `evt_${delivery.eventId}`;
+    const eventId = this.options.eventIds.of(delivery.eventId);
     const body = JSON.stringify({
       id: eventId,
       type: delivery.eventType,

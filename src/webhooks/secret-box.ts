@@ -41,6 +41,16 @@ export class SecretBox {
     return new SecretBox(key);
   }
 
+  /**
+   * A key of its own for another use of the same server secret (HKDF-SHA256, `purpose` as info):
+   * change cursors and public event ids need a key kept outside the database too, and a second
+   * key file would be a second file to create, check and back up. Replacing the webhook key
+   * replaces every derived key.
+   */
+  derivedKey(purpose: string): Buffer {
+    return Buffer.from(crypto.hkdfSync('sha256', this.key, Buffer.alloc(0), `adreport ${purpose}`, KEY_BYTES));
+  }
+
   /** `v1.<iv>.<tag>.<ciphertext>`, base64url parts; the webhook id is bound in, so a sealed secret cannot be moved to another row. */
   seal(secret: string, webhookId: number): string {
     const iv = crypto.randomBytes(12);

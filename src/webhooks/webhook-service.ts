@@ -1,5 +1,6 @@
 import { WEBHOOK_RETRY_HOURS } from '../events/event-log.js';
 import { representationTag, type Precondition } from '../shared/entity-tag.js';
+import type { PublicEventIds } from '../events/public-event-id.js';
 import { ApiError, notFound, unprocessable } from '../shared/errors.js';
 import type { Database } from '../store/database.js';
 import { newWebhookSecret, type SecretBox } from './secret-box.js';
@@ -17,6 +18,7 @@ import {
   nextWebhookId,
   type Delivery,
   type DeliveryStatus,
+  type StoredDelivery,
   type Webhook,
 } from './webhook-store.js';
 
@@ -26,6 +28,8 @@ export interface WebhookServiceOptions {
   readonly now: () => Date;
   /** Tells the delivery worker that a delivery is due now (a redelivery). */
   readonly wake: () => void;
+  /** The ids clients see of events (the delivery worker sends the same). */
+  readonly eventIds: PublicEventIds;
 }
 
 /** The strong ETag of a webhook: its representation without the secret (which only the create answer shows). */
@@ -113,14 +117,15 @@ export class WebhookService {
     page: { limit: number; offset: number },
   ): Promise<{ total: number; deliveries: Delivery[] }> {
     await this.get(organizationId, webhookId);
-    return this.db.read((r) => listDeliveries(r, organizationId, webhookId, filter, page));
+    const { total, deliveries } = await this.db.read((r) => listDeliveries(r, organizationId, webhookId, filter, page));
+    return { total, deliveries: deliveries.map((d) => this.shown(d)) };
   }
 
   async delivery(organizationId: number, webhookId: number, id: number): Promise<Delivery> {
     await this.get(organizationId, webhookId);
     const delivery = await this.db.read((r) => getDelivery(r, organizationId, webhookId, id));
     if (!delivery) throw notFound(`No delivery with id ${id} of webhook ${webhookId}.`);
-    return delivery;
+    return this.shown(delivery);
   }
 
   /** Sends the delivery's event again, as a new delivery (its own attempts and retry window). */
@@ -135,6 +140,10 @@ export class WebhookService {
       return created;
     });
     this.options.wake();
-    return (await this.db.read((r) => getDelivery(r, organizationId, webhookId, id)))!;
+    return this.shown((await this.db.read((r) => getDelivery(r, organizationId, webhookId, id)))!);
+  }
+
+  private shown({ eventRowId, ...delivery }: StoredDelivery): Delivery {
+    return { ...delivery, eventId: this.options.eventIds.of(eventRowId) };
   }
 }

@@ -27,6 +27,7 @@ export interface DeliveryAttempt {
 export interface Delivery {
   readonly id: number;
   readonly webhookId: number;
+  /** The event's public id (PublicEventIds), never its row id. */
   readonly eventId: string;
   readonly eventType: EventType;
   readonly status: DeliveryStatus;
@@ -40,15 +41,21 @@ export interface Delivery {
   readonly attemptLog: DeliveryAttempt[];
 }
 
-const DELIVERY_COLUMNS = `d.id, d.webhook_id AS "webhookId", 'evt_' || d.event_id AS "eventId", e.type AS "eventType", d.status,
+const DELIVERY_COLUMNS = `d.id, d.webhook_id AS "webhookId", d.event_id AS "eventRowId", e.type AS "eventType", d.status,
   d.attempts, ${ISO('d.created_at')} AS "createdAt", ${ISO('d.next_attempt_at')} AS "nextAttemptAt",
   ${ISO('d.last_attempt_at')} AS "lastAttemptAt", d.last_status_code AS "lastStatusCode", d.last_error AS "lastError",
   ${ISO('d.delivered_at')} AS "deliveredAt", d.attempt_log AS "attemptLog"`;
 
-type DeliveryRow = Omit<Delivery, 'attemptLog'> & { attemptLog: string };
-const fromDeliveryRow = (row: DeliveryRow): Delivery => ({
+/** A delivery as stored: the event's row id, which the service turns into its public id. */
+export type StoredDelivery = Omit<Delivery, 'eventId'> & { readonly eventRowId: number };
+type DeliveryRow = Omit<StoredDelivery, 'attemptLog' | 'eventRowId'> & {
+  attemptLog: string;
+  eventRowId: number | bigint;
+};
+const fromDeliveryRow = ({ attemptLog, eventRowId, ...row }: DeliveryRow): StoredDelivery => ({
   ...row,
-  attemptLog: JSON.parse(row.attemptLog) as DeliveryAttempt[],
+  eventRowId: Number(eventRowId),
+  attemptLog: JSON.parse(attemptLog) as DeliveryAttempt[],
 });
 
 export async function nextWebhookId(tx: Executor): Promise<number> {
@@ -117,7 +124,7 @@ export async function listDeliveries(
   webhookId: number,
   filter: { status?: DeliveryStatus | undefined },
   page: { limit: number; offset: number },
-): Promise<{ total: number; deliveries: Delivery[] }> {
+): Promise<{ total: number; deliveries: StoredDelivery[] }> {
   const status = filter.status === undefined ? '' : 'AND d.status = $3';
   const params = filter.status === undefined ? [organizationId, webhookId] : [organizationId, webhookId, filter.status];
   const n = params.length;
@@ -138,7 +145,7 @@ export async function getDelivery(
   organizationId: number,
   webhookId: number,
   id: number,
-): Promise<Delivery | undefined> {
+): Promise<StoredDelivery | undefined> {
   const row = await db.one<DeliveryRow>(
     `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
       WHERE d.organization_id = $1 AND d.webhook_id = $2 AND d.id = $3`,

@@ -1165,7 +1165,7 @@ describe('concurrency, disconnects and shutdown', () => {
     expect(fx.errors.slice(errorsBefore)).toEqual([]);
   });
 
-  it('a client that stops reading loses its export after the idle-write timeout: connection closed, query stopped, slot free', async () => {
+  it('a client that stops reading loses its export after the idle timeout: query stopped, slot free, the error line after what was buffered', async () => {
     expect(serviceConfigSchema.parse({}).exports.idleTimeoutMs).toBe(30_000);
     expect(
       serviceConfigSchema.parse(mergeConfig(configFromEnv({ ADREPORT_EXPORTS_IDLE_TIMEOUT_MS: '1500' }), {})).exports
@@ -1190,9 +1190,15 @@ describe('concurrency, disconnects and shutdown', () => {
     await freed;
     expect(answeredAt, 'the JSON report is answered before the export slot comes free').toBeLessThan(freedAt);
     expect(freedAt - start, 'the slot frees after the timeout, not before (ms)').toBeGreaterThan(IDLE_MS - 100);
-    // The connection was closed: reading again gets what the buffers held, then a cut response.
+    // Issue 36 item 11: the export ended with its error line after what was buffered, so reading
+    // again (well within the write-idle timeout, 60 s) gets that, then the line: never a silently cut file.
     const rest = await collect(stalled.res);
-    expect(rest.clean, 'the stalled response never completes').toBe(false);
+    expect(rest.clean, 'the stalled response ends, with its error line').toBe(true);
+    expect(rest.raw.toString('utf8')).toMatch(
+      new RegExp(
+        `\\n\\{"error":\\{"code":"export_failed","message":"the client took no data for ${IDLE_MS / 1000} s"\\}\\}\\n$`,
+      ),
+    );
     expect(rest.raw.length, 'bytes the stalled client still got').toBeLessThan(30_000_000);
     await msUntilAdmitted(target, 60_000);
     expect(idle.errors).toEqual([]);

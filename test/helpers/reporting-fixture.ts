@@ -27,6 +27,8 @@ export interface ReportingFixture {
   readonly dir: string;
   /** Everything the service logged as an error (a 500 or a background failure). */
   readonly errors: unknown[];
+  /** The service's info lines (io.log). */
+  readonly logs: string[];
   readonly orgs: readonly GeneratedOrg[];
   /** The last generated day = yesterday (UTC), YYYY-MM-DD. */
   readonly yesterday: string;
@@ -64,6 +66,7 @@ export async function startReportingFixture(spec: FixtureSpec): Promise<Reportin
   const dbPath = path.join(dir, WORLD_FILE);
   const { organizations } = await copyWorld(spec.world, dir);
   const errors: unknown[] = [];
+  const logs: string[] = [];
   const config = serviceConfigSchema.parse({
     dbPath,
     host: '127.0.0.1',
@@ -71,7 +74,10 @@ export async function startReportingFixture(spec: FixtureSpec): Promise<Reportin
     rateLimit: { ratePerSecond: 100_000, burst: 100_000 },
     ...spec.service,
   });
-  const service = await startService(config, { logError: (entry) => errors.push(entry.error) });
+  const service = await startService(config, {
+    logError: (entry) => errors.push(entry.error),
+    log: (line) => logs.push(line),
+  });
   const http = new HttpClient(service.url, service.tls?.cert);
   const orgs: GeneratedOrg[] = [];
   for (const org of organizations) {
@@ -98,6 +104,7 @@ export async function startReportingFixture(spec: FixtureSpec): Promise<Reportin
     http,
     dir,
     errors,
+    logs,
     orgs,
     yesterday,
     report(p, token, query) {

@@ -12,6 +12,8 @@ export interface TestServer {
   clientId: string;
   clientSecret: string;
   errors: unknown[];
+  /** The service's info lines (io.log). */
+  logs: string[];
   /** A fresh token of the demo client (both scopes unless `scope` narrows it). */
   token(scope?: string): Promise<string>;
   close(): Promise<void>;
@@ -29,6 +31,7 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const dir = tempDir();
   const errors: unknown[] = [];
+  const logs: string[] = [];
   // Imports fetch a short history here: most tests import campaigns and need none of it.
   const config = serviceConfigSchema.parse({
     dbPath: path.join(dir, 'adreport.duckdb'),
@@ -40,6 +43,7 @@ export async function startTestServer(
   });
   const service = await startService(config, {
     logError: (entry) => errors.push(entry.error),
+    log: (line) => logs.push(line),
     nowMs: clock?.nowMs,
     ...io,
   });
@@ -53,6 +57,7 @@ export async function startTestServer(
     clientId,
     clientSecret,
     errors,
+    logs,
     async token(scope) {
       const body = new URLSearchParams({ grant_type: 'client_credentials', ...(scope ? { scope } : {}) }).toString();
       let res = await http.request('POST', '/token', {

@@ -1,12 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChangeCursors } from '../../src/changes/change-cursor.js';
 import { purgeChangesBefore } from '../../src/changes/change-log.js';
 import { serviceConfigSchema } from '../../src/config/config.js';
 import { queueTrailingSyncs } from '../../src/jobs/statistics-sync-queue.js';
 import { startService, type RunningService } from '../../src/main.js';
 import { importFxRates } from '../../src/reference/fx-import.js';
 import { addDays, isoDate } from '../../src/shared/dates.js';
+import { SecretBox, webhookKeyPathFor } from '../../src/webhooks/secret-box.js';
 import { jsonRequest, linkedGoogleAccount, otherTenantToken } from '../helpers/accounts.js';
 import { basic, FORM, HttpClient } from '../helpers/http.js';
 import { waitForIdleJobs, waitForJob } from '../helpers/jobs.js';
@@ -50,6 +52,7 @@ async function start(): Promise<void> {
     dir,
     ...credentials,
     errors: [],
+    logs: [],
     token: () => token(),
     close: () => stop(),
   };
@@ -76,6 +79,11 @@ interface Change {
   lastDay: string | null;
   kind: string;
   changedAt: string;
+}
+
+/** Cursors sealed with the service's own key, as only the service (or whoever holds its key file) can. */
+function serverCursors(): ChangeCursors {
+  return new ChangeCursors(SecretBox.openFile(webhookKeyPathFor(config.dbPath)).derivedKey('change cursors'));
 }
 
 async function feed(bearer: string, query = ''): Promise<{ status: number; json: Record<string, any> }> {
@@ -474,7 +482,7 @@ describe('GET /reporting/v0/changes', () => {
     expect(restart.json.changes).toEqual([]);
     expect((await feed(bearer, `?since=${restart.json.nextCursor}`)).status).toBe(200);
     // A cursor ahead of every change ever issued (a database restored from an older backup) cannot be trusted either.
-    const ahead = Buffer.from(`c1.1.999999.${Date.now()}`).toString('base64url');
+    const ahead = serverCursors().seal({ organizationId: 1, lastId: 999_999, issuedAtMs: Date.now() });
     expect((await feed(bearer, `?since=${ahead}`)).json.error).toMatchObject({ status: 410, code: 'cursor_expired' });
   });
 

@@ -16,11 +16,10 @@ describe('purging the delivery log', () => {
     const ids = await db.write('no-report-data', async (tx) => {
       const event = (at: Date) =>
         recordEvent(tx, { organizationId: 1, type: 'job.succeeded', data: { n: at.getTime() }, occurredAt: at });
-      const idOf = (evt: string) => Number(evt.slice('evt_'.length));
-      const oldDelivered = idOf(await event(old));
-      const oldPending = idOf(await event(old));
-      const oldUndelivered = idOf(await event(old));
-      const recent = idOf(await event(now));
+      const oldDelivered = await event(old);
+      const oldPending = await event(old);
+      const oldUndelivered = await event(old);
+      const recent = await event(now);
       const delivery = (eventId: number, status: string, at: Date) =>
         tx.run(
           `INSERT INTO webhook_deliveries (organization_id, webhook_id, event_id, status, created_at, retry_until)

@@ -143,7 +143,7 @@ describe('deliveries', () => {
     // The data is the job as GET /jobs/id/{id} shows it now (it has ended, so it no longer changes).
     const shown = (await server.http.get(`${P}/jobs/id/${importJob.id}`, auth)).json.job;
     expect(delivered).toEqual({
-      id: expect.stringMatching(/^evt_\d+$/),
+      id: expect.stringMatching(/^evt_[A-Za-z0-9_-]{22}$/),
       type: 'job.succeeded',
       createdAt: shown.finishedAt,
       data: { job: { kind: 'PROVISIONING', ...shown } },

@@ -87,6 +87,10 @@ export function apiGuard(
       );
     }
     await next();
-    for (const [name, value] of Object.entries(rateHeaders)) c.res.headers.set(name, value);
+    // An operation's own bucket (operationRate) set its members already: the guard's come first.
+    for (const [name, value] of Object.entries(rateHeaders)) {
+      const operation = c.res.headers.get(name);
+      c.res.headers.set(name, operation ? `${value}, ${operation}` : value);
+    }
   };
 }

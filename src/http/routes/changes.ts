@@ -38,7 +38,7 @@ const listChangesRoute = createRoute({
   path: '/reporting/v0/changes',
   operationId: 'listChanges',
   description:
-    "What changed in the organization's report data since the cursor, in commit order: pull the listed ranges again and nothing else. Call without `since` to start (from the oldest change kept: seven days), then pass `nextCursor` each time; while `hasMore` is true, more are there already. A cursor is valid seven days from the response that issued it: after that (or when changes it had not listed were deleted) the answer is 410 `cursor_expired` and the client resyncs in full.",
+    "What changed in the organization's report data since the cursor, in commit order: pull the listed ranges again and nothing else. Call without `since` to start (from the oldest change kept: seven days), then pass `nextCursor` each time; while `hasMore` is true, more are there already. A cursor is valid seven days from the response that issued it: after that (or when changes it had not listed were deleted) the answer is 410 `cursor_expired` and the client resyncs in full. Cursors are sealed (encrypted and authenticated with a server key) and bound to the organization: they carry nothing readable, and a changed one is refused.",
   tags: ['Reporting'],
   summary: 'Changes of report data since a cursor (change feed)',
   ...bearer('reporting'),
@@ -47,9 +47,9 @@ const listChangesRoute = createRoute({
       since: z.string().optional().openapi({
         pattern: '^[A-Za-z0-9_-]{1,200}$',
         description:
-          'A `nextCursor` of an earlier call, unchanged (opaque; any other value is 400 invalid_cursor). Absent: from the oldest change kept.',
-        // No example: only the service issues cursors, each valid seven days, so any fixed text
-        // would be refused (issue 36 item 6; test/service/openapi-examples.test.ts sends every example).
+          'A `nextCursor` of an earlier call, unchanged (opaque; any other value, a changed one, one of another organization or one issued after now is 400 invalid_cursor). Absent: from the oldest change kept.',
+        // No example: only the service issues cursors, each valid seven days and sealed, so any fixed
+        // text would be refused (issue 36 item 6; test/service/openapi-examples.test.ts sends every example).
       }),
       limit: z
         .string()
@@ -79,7 +79,7 @@ const listChangesRoute = createRoute({
     }),
     410: {
       description:
-        'cursor_expired: the cursor is older than seven days, or changes after it were deleted (kept seven days). Start again without since (a full resync).',
+        'cursor_expired: the cursor is older than seven days, changes after it were deleted (kept seven days), or it is of the first, unsealed format (issued before cursors were sealed). Start again without since (a full resync).',
       content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
     },
   },

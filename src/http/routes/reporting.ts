@@ -137,8 +137,10 @@ async function respondWith(
     });
   }
   const { plan, stream, warnings } = await reports.export(report, format);
-  // A client that took nothing for the idle timeout: close its connection, then the export stops as on a disconnect.
-  stream.once('stalled', () => c.env?.outgoing?.destroy());
+  // A client that took nothing for the idle timeout: CSV and NDJSON end with their error line
+  // after what is buffered (the transport's write-idle timeout closes a client that never reads
+  // again); a Parquet response is aborted, its way of saying so.
+  if (format === 'parquet') stream.once('stalled', () => c.env?.outgoing?.destroy());
   const gzip = format !== 'parquet' && acceptsGzip(c.req.header('accept-encoding'));
   const body = gzip ? pipeline(stream, createGzip({ level: GZIP_LEVEL }), () => undefined) : stream;
   const path = request.campaignLabel ? `accounts/campaign-labels/name/${request.campaignLabel.name}` : endpoint.path;

@@ -14,6 +14,7 @@ import {
   writePrecondition,
 } from '../conditional.js';
 import type { AppEnv } from '../context.js';
+import type { OperationRate } from '../operation-rate.js';
 import { acceptJson } from '../middleware/content-type.js';
 import { errorResponses } from '../openapi-errors.js';
 import { bearer, jsonContent, LOCATION, TOTAL_COUNT } from '../openapi-helpers.js';
@@ -21,6 +22,9 @@ import { pagingQuery } from '../openapi-parameters.js';
 import { idParam, pathId } from '../path-ids.js';
 
 const BASE = '/provisioning/v0/webhooks';
+/** The defaults (config rateLimit.redeliveriesPerMinute, redeliveryBurst), as the document states them. */
+const REDELIVERY_LIMIT_TEXT =
+  '20 at once, then 60 per minute per organization by default (ADREPORT_REDELIVERY_RATE_LIMIT_BURST, ADREPORT_REDELIVERY_RATE_LIMIT_PER_MINUTE)';
 const common = { tags: ['Webhooks'], ...bearer('provisioning') };
 const NO_WEBHOOK = "No such webhook in this organization (another organization's is not found either).";
 
@@ -52,7 +56,7 @@ const DeliverySchema = z
     id: z.number().int(),
     webhookId: z.number().int(),
     eventId: z.string().openapi({
-      example: 'evt_42',
+      example: 'evt_Q2xhdWRlIHdhcyBoZXJlIQ',
       description: 'The `id` of the delivered JSON: the same for every attempt and redelivery of an event.',
     }),
     eventType: z.enum(EVENT_TYPES),
@@ -212,11 +216,16 @@ const redeliverRoute = createRoute({
       400: 'A malformed path id.',
       404: 'No such webhook in this organization, or no such delivery of it.',
       413: true,
+      429: `rate_limited: the client's token bucket is empty, or the organization's bucket of redeliveries is (each is an outbound POST: ${REDELIVERY_LIMIT_TEXT}). RateLimit-Policy and RateLimit list both policies ("per-client", "redeliveries"); Retry-After says when the next is let in.`,
     }),
   },
 });
 
-export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>, webhooks: WebhookService): void {
+export function registerWebhookRoutes(
+  app: OpenAPIHono<AppEnv>,
+  webhooks: WebhookService,
+  redeliveryRate: OperationRate,
+): void {
   app.openapi(createWebhookRoute, async (c) => {
     const body = c.req.valid('json') as { webhook: WebhookCreate };
     const { webhook, secret } = await webhooks.create(c.get('auth').organizationId, body.webhook);
@@ -271,13 +280,13 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>, webhooks: Webhoo
   app.openapi(redeliverRoute, async (c) => {
     const params = c.req.valid('param');
     const webhookId = pathId(params.id, 'webhook');
-    const delivery = await webhooks.redeliver(
-      c.get('auth').organizationId,
-      webhookId,
-      pathId(params.deliveryId, 'delivery', 'deliveryId'),
-    );
+    const deliveryId = pathId(params.deliveryId, 'delivery', 'deliveryId');
+    const organizationId = c.get('auth').organizationId;
+    const rate = redeliveryRate.take(organizationId);
+    const delivery = await webhooks.redeliver(organizationId, webhookId, deliveryId);
     return c.json({ delivery }, 202, {
       Location: `${BASE}/id/${webhookId}/deliveries/id/${delivery.id}`,
+      ...rate,
     });
   });
 }

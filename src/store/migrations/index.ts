@@ -14,6 +14,7 @@ import { m013Events } from './013-events.js';
 import { m014ReportJobs } from './014-report-jobs.js';
 import { m015Webhooks } from './015-webhooks.js';
 import { m016Changes } from './016-changes.js';
+import { m017ReportJobEstimates } from './017-report-job-estimates.js';
 import type { Migration } from './migration.js';
 
 export type { Migration, MigrationContext } from './migration.js';
@@ -36,4 +37,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m014ReportJobs,
   m015Webhooks,
   m016Changes,
+  m017ReportJobEstimates,
 ];
