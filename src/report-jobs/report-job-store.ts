@@ -79,8 +79,8 @@ export interface NewReportJob {
 export async function insertReportJob(tx: Executor, job: NewReportJob): Promise<StoredReportJob> {
   const row = await tx.one<ReportJobRow>(
     `INSERT INTO report_jobs (organization_id, endpoint, query, format, status, start_date, end_date, created_at,
-       expires_at, next_attempt_at, idempotency_key, request_fingerprint, estimated_bytes)
-     VALUES ($1, $2, $3, $4, 'QUEUED', $5, $6, $7::TIMESTAMPTZ, $8::TIMESTAMPTZ, $7::TIMESTAMPTZ, $9, $10, $11)
+       expires_at, next_attempt_at, idempotency_key, request_fingerprint)
+     VALUES ($1, $2, $3, $4, 'QUEUED', $5, $6, $7::TIMESTAMPTZ, $8::TIMESTAMPTZ, $7::TIMESTAMPTZ, $9, $10)
      RETURNING ${COLUMNS}`,
     [
       job.organizationId,
@@ -93,9 +93,12 @@ export async function insertReportJob(tx: Executor, job: NewReportJob): Promise<
       job.expiresAt.toISOString(),
       job.idempotencyKey ?? null,
       job.requestFingerprint ?? null,
-      job.estimatedBytes,
     ],
   );
+  await tx.run('INSERT INTO report_job_estimates (report_job_id, estimated_bytes) VALUES ($1, $2)', [
+    row!.id,
+    job.estimatedBytes,
+  ]);
   return fromRow(row!);
 }
 
@@ -149,8 +152,9 @@ export async function organizationUsage(
   const row = await db.one<{ unfinished: number; storedBytes: number; reservedBytes: number }>(
     `SELECT count(*) FILTER (WHERE status IN ('QUEUED', 'RUNNING'))::BIGINT AS unfinished,
             coalesce(sum(byte_count) FILTER (WHERE status = 'SUCCEEDED' AND expires_at > $2::TIMESTAMPTZ), 0)::BIGINT AS "storedBytes",
-            coalesce(sum(estimated_bytes) FILTER (WHERE status IN ('QUEUED', 'RUNNING')), 0)::BIGINT AS "reservedBytes"
-       FROM report_jobs WHERE organization_id = $1`,
+            coalesce(sum(e.estimated_bytes) FILTER (WHERE status IN ('QUEUED', 'RUNNING')), 0)::BIGINT AS "reservedBytes"
+       FROM report_jobs j LEFT JOIN report_job_estimates e ON e.report_job_id = j.id
+      WHERE j.organization_id = $1`,
     [organizationId, now.toISOString()],
   );
   return {
@@ -264,6 +268,7 @@ export async function deleteReportJob(tx: Executor, organizationId: number, id: 
     `DELETE FROM report_jobs WHERE organization_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
     [organizationId, id],
   );
+  if (row) await tx.run('DELETE FROM report_job_estimates WHERE report_job_id = $1', [row.id]);
   return row ? fromRow(row) : undefined;
 }
 
@@ -283,6 +288,8 @@ export async function purgeReportJobsExpiredBefore(tx: Executor, cutoff: Date): 
     `DELETE FROM report_jobs WHERE status = 'EXPIRED' AND expires_at < $1::TIMESTAMPTZ RETURNING id`,
     [cutoff.toISOString()],
   );
+  if (rows.length > 0)
+    await tx.run('DELETE FROM report_job_estimates WHERE report_job_id NOT IN (SELECT id FROM report_jobs)');
   return rows.length;
 }
 

@@ -67,6 +67,7 @@ export async function startReceiver(dir: string, hostName = 'localhost'): Promis
       await new Promise((resolve) => server.close(resolve));
     },
   });
+  fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(receiver.caFile, tls.cert, { mode: 0o644 });
   return receiver;
 }

@@ -101,7 +101,7 @@ const createReportJobRoute = createRoute({
       413: true,
       415: true,
       422: 'endpoint or format is not one of the listed values (validation_failed), or the Idempotency-Key belongs to another request (idempotency_key_reused).',
-      429: "Too many of the organization's report jobs are QUEUED or RUNNING (too_many_report_jobs, Retry-After), or its stored files reach ADREPORT_REPORT_FILES_MB (report_files_quota_exceeded: delete files or wait until they expire); or the client's rate limit (rate_limited).",
+      429: "Too many of the organization's report jobs are QUEUED or RUNNING (too_many_report_jobs, Retry-After), or its stored files plus the estimated sizes of its queued and running jobs reach ADREPORT_REPORT_FILES_MB (report_files_quota_exceeded: delete files or wait until they expire); or the client's rate limit (rate_limited).",
     }),
   },
 });
