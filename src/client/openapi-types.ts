@@ -13060,7 +13060,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Too many of the organization's report jobs are QUEUED or RUNNING (too_many_report_jobs, Retry-After), or its stored files reach ADREPORT_REPORT_FILES_MB (report_files_quota_exceeded: delete files or wait until they expire); or the client's rate limit (rate_limited). */
+      /** @description Too many of the organization's report jobs are QUEUED or RUNNING (too_many_report_jobs, Retry-After), or its stored files plus the estimated sizes of its queued and running jobs reach ADREPORT_REPORT_FILES_MB (report_files_quota_exceeded: delete files or wait until they expire); or the client's rate limit (rate_limited). */
       429: {
         headers: {
           /** @description Seconds to wait before retrying. */
