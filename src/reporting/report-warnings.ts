@@ -14,12 +14,16 @@ export type ReportWarning =
   | {
       readonly code: 'incomplete_data';
       readonly message: string;
-      /** The last day with final figures of every platform account of the report; null when one was never synced. */
+      /** The last day with final figures of every synced platform account of the report; null when none was synced. */
       readonly completeThrough: string | null;
-      /** How many platform accounts of the report are not final through the range's end. */
+      /** How many platform accounts of the report are not final through the range's end (never synced ones included). */
       readonly platformAccountCount: number;
       /** Their ids, the first 100 by id (meta.freshness lists every account). */
       readonly platformAccountIds: readonly number[];
+      /** How many of them were never synced (no figures at all). */
+      readonly neverSyncedCount: number;
+      /** Their ids, the first 100 by id. */
+      readonly neverSyncedIds: readonly number[];
     };
 
 /** Where money was converted at rates that are not published ones: the days and the rates' currencies. */
@@ -93,7 +97,7 @@ function headerMember(w: ReportWarning): string {
     case 'mixed_currencies':
       return `${w.code};currencies="${w.currencies.join(' ')}"`;
     case 'incomplete_data':
-      return `${w.code}${w.completeThrough === null ? '' : `;through="${w.completeThrough}"`};accounts=${w.platformAccountCount}`;
+      return `${w.code}${w.completeThrough === null ? '' : `;through="${w.completeThrough}"`};accounts=${w.platformAccountCount}${w.neverSyncedCount > 0 ? `;never_synced=${w.neverSyncedCount}` : ''}`;
   }
 }
 

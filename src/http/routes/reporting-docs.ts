@@ -207,12 +207,21 @@ export const WARNINGS = z
         completeThrough: z.string().nullable().optional().openapi({
           format: 'date',
           description:
-            'incomplete_data: meta.freshness.completeThrough, which the range ends after (null: a platform account of the report was never synced).',
+            'incomplete_data: meta.freshness.completeThrough, the complete day of the synced platform accounts (null: none of them was ever synced).',
         }),
         platformAccountCount: z.number().int().optional().openapi({
-          description: 'incomplete_data: how many platform accounts of the report may still change within the range.',
+          description:
+            'incomplete_data: how many platform accounts of the report may still change within the range (those never synced included).',
         }),
         platformAccountIds: z
+          .array(z.number().int())
+          .optional()
+          .openapi({ description: 'incomplete_data: their ids, the first 100 by id.' }),
+        neverSyncedCount: z.number().int().optional().openapi({
+          description:
+            'incomplete_data: how many platform accounts of the report were never synced (the report has no figures of them).',
+        }),
+        neverSyncedIds: z
           .array(z.number().int())
           .optional()
           .openapi({ description: 'incomplete_data: their ids, the first 100 by id.' }),
@@ -229,7 +238,7 @@ export const META = z
       completeThrough: z.string().nullable().openapi({
         format: 'date',
         description:
-          "The last day for which every platform account of the report has final figures (as X-Data-Complete-Through). null when one of them was never synced, or the report has no platform account (its entities' platform accounts after the entity filters; statistic filters do not narrow them).",
+          "The last day for which every synced platform account of the report has final figures (as X-Data-Complete-Through); an account never synced has none and is named by the incomplete_data warning. null when none of them was ever synced, or the report has no platform account (its entities' platform accounts after the entity filters; statistic filters do not narrow them).",
       }),
       platformAccounts: z.array(
         z

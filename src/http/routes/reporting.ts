@@ -267,7 +267,7 @@ const EXPORT_HEADERS = {
   },
   [COMPLETE_THROUGH_HEADER]: {
     description:
-      "JSON and exports: the last day for which every platform account of the report has final figures (synced, and fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough). Absent when unknown: a platform account of the report was never synced, or it has none. A range ending after it gets the incomplete_data warning.",
+      "JSON and exports: the last day for which every synced platform account of the report has final figures (fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough; an account never synced is named by incomplete_data instead). Absent when unknown: no platform account of the report was ever synced, or it has none. A range ending after it gets the incomplete_data warning.",
     schema: { type: 'string' as const, format: 'date' },
   },
   'X-Compare-Start-Date': {
@@ -280,7 +280,7 @@ const EXPORT_HEADERS = {
   },
   [WARNINGS_HEADER]: {
     description:
-      'Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2 (through absent when a platform account was never synced).',
+      'Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2;never_synced=1 (through absent when no platform account was ever synced; never_synced only when one was never synced).',
     schema: { type: 'string' as const },
   },
 };
