@@ -2,7 +2,7 @@ import type { ReportEndpoint } from '../catalog/endpoints.js';
 import { readsMoney, statisticOf } from '../catalog/statistics.js';
 import { buildPlan } from '../planner/build-plan.js';
 import { reportSlots } from '../planner/report-weight.js';
-import type { ReportPlan, ReportRequest } from '../planner/report-plan.js';
+import { operandsOf, type PlannedFormula, type ReportPlan, type ReportRequest } from '../planner/report-plan.js';
 import { buildCallDetailsPlan, type CallDetailsPlan } from '../planner/call-details-plan.js';
 import { listCallDetails, type CallDetail, type CallDetailsRequest } from './call-details.js';
 import { PageCache } from './page-cache.js';
@@ -11,7 +11,10 @@ import { listMarkupPeriods, type MarkupPeriod, type MarkupPeriodQuery } from './
 import type { ExportService, ExportStream } from './export-stream.js';
 import {
   changeColumn,
+  changeFormulaColumn,
+  comparedFormulaColumn,
   comparedStatisticColumn,
+  formulaColumn,
   compileReport,
   CURRENCIES_COLUMN,
   segmentColumn,
@@ -47,11 +50,13 @@ export interface PageParts {
 
 /**
  * `totals=true`: the statistics over the whole filtered result and the one currency they are in
- * (null: none, or several); with compare, `comparison` and `change` of the same statistics.
+ * (null: none, or several), the formulas over the same sums in `formulas`; with compare,
+ * `comparison` and `change` of the same statistics and formulas.
  */
-export type ReportTotals = { readonly currency: string | null } & Readonly<
-  Record<string, number | string | null | Readonly<Record<string, number | string | null>>>
->;
+export type ReportTotals = { readonly currency: string | null } & Readonly<Record<string, TotalsValue>>;
+
+/** A member of the totals: a statistic, the currency, or a group of them (`formulas`, `comparison`, `change`). */
+export type TotalsValue = number | string | null | { readonly [name: string]: TotalsValue };
 
 export interface ReportPage {
   readonly rows: PageParts;
@@ -304,26 +309,42 @@ async function countAll(
 
 /**
  * The totals row as the body shows it. Money of several currencies has no sum: without `currency`,
- * totals over rows in more than one currency keep their counts but null their money statistics
- * and the ratios over money, and say why (mixed_currencies).
+ * totals over rows in more than one currency keep their counts but null their money statistics,
+ * the ratios over money and the formulas reading money, and say why (mixed_currencies). Formulas
+ * go in `formulas` (their names may be statistic names), with compare in `comparison.formulas`
+ * and `change.formulas` too.
  */
 function totalsOf(plan: ReportPlan, row: Row, warnings: ReportWarning[]): ReportTotals {
   const found = typeof row[CURRENCIES_COLUMN] === 'string' ? (row[CURRENCIES_COLUMN] as string).split(',') : [];
   const mixed = plan.currency === undefined && found.length > 1;
   if (mixed) warnings.push(mixedCurrencies(found));
   const currency = plan.currency ?? (found.length === 1 ? found[0]! : null);
+  const valueOf = (column: string, money: boolean) =>
+    mixed && money ? null : ((row[column] as number | null) ?? null);
   const statistics = (column: (i: number) => string) =>
-    Object.fromEntries(
-      plan.statistics.map(
-        (name, i) =>
-          [name, mixed && readsMoney(statisticOf(name)) ? null : ((row[column(i)] as number | null) ?? null)] as const,
-      ),
-    );
+    Object.fromEntries(plan.statistics.map((name, i) => [name, valueOf(column(i), readsMoney(statisticOf(name)))]));
+  const formulas = (column: (i: number) => string) =>
+    plan.formulas.length === 0
+      ? {}
+      : {
+          formulas: Object.fromEntries(plan.formulas.map((f, i) => [f.name, valueOf(column(i), formulaReadsMoney(f))])),
+        };
   return {
     currency,
     ...statistics(statisticColumn),
-    ...(plan.compare ? { comparison: statistics(comparedStatisticColumn), change: statistics(changeColumn) } : {}),
+    ...formulas(formulaColumn),
+    ...(plan.compare
+      ? {
+          comparison: { ...statistics(comparedStatisticColumn), ...formulas(comparedFormulaColumn) },
+          change: { ...statistics(changeColumn), ...formulas(changeFormulaColumn) },
+        }
+      : {}),
   } as ReportTotals;
+}
+
+/** A formula over a money statistic or a ratio over money: meaningless summed over several currencies. */
+function formulaReadsMoney(formula: PlannedFormula): boolean {
+  return operandsOf(formula.value).some((op) => op.kind === 'statistic' && readsMoney(statisticOf(op.name)));
 }
 
 /** incomplete_data when the range ends after the complete day (none without freshness). */

@@ -23,7 +23,14 @@ export {
 export { formulaColumn, segmentColumn, statisticColumn } from './expressions.js';
 export { ESTIMATE_COLUMNS } from './finish-estimates.js';
 export { TOTAL_COLUMN } from './finish-page.js';
-export { BUCKET_ROW_COLUMN, changeColumn, comparedStatisticColumn, CURRENCIES_COLUMN } from './finish-totals.js';
+export {
+  BUCKET_ROW_COLUMN,
+  changeColumn,
+  changeFormulaColumn,
+  comparedFormulaColumn,
+  comparedStatisticColumn,
+  CURRENCIES_COLUMN,
+} from './finish-totals.js';
 export { PAGE_PART_ROWS } from './finish-rows.js';
 
 /** The statements of one report, all finished from the same CTEs (built once, on first use). */

@@ -155,6 +155,12 @@ export function totalsSchema(endpoint: ReportEndpoint) {
       (s.type === 'Money' ? statisticValue(s).nullable() : statisticValue(s)).optional(),
     ]),
   );
+  // A formula's total: the formula over the summed sums (its names may be statistic names, so apart).
+  const formulas = z.record(z.string(), z.number().nullable()).optional().openapi({
+    description:
+      'With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies).',
+  });
+  const changes = Object.fromEntries(endpoint.statistics.map((s) => [s.name, z.number().nullable().optional()]));
   return z
     .object(statistics)
     .extend({
@@ -162,18 +168,20 @@ export function totalsSchema(endpoint: ReportEndpoint) {
         description:
           'The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none.',
       }),
+      formulas,
       comparison: z
         .object(statistics)
+        .extend({ formulas })
         .optional()
         .openapi({ description: 'With compare= only: the same over the compared range.' }),
-      change: z.record(z.string(), z.number().nullable()).optional().openapi({
+      change: z.object(changes).extend({ formulas }).optional().openapi({
         description: 'With compare= only: (current - compared) / compared; null when compared is 0 or null.',
       }),
     })
     .optional()
     .openapi({
       description:
-        'With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums).',
+        'With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums), and the formulas over the same sums.',
     });
 }
 
@@ -187,7 +195,7 @@ export function segmentTotalsSchema(endpoint: ReportEndpoint) {
     .optional()
     .openapi({
       description:
-        'With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket.',
+        'With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket, formulas over the same sums.',
     });
 }
 
