@@ -36,6 +36,7 @@ import {
 } from './report-engine.js';
 import type { Row } from '../store/sql-values.js';
 import { FreshnessReader, incompleteData, type DataFreshness } from './data-freshness.js';
+import { ScopeWarnings } from './scope-warnings.js';
 
 /** A page's rows as JSON text in parts (DuckDB renders them), read out of DuckDB's memory one at a time. */
 export interface PageParts {
@@ -100,6 +101,9 @@ export class ReportService {
   /** What `withFreshness` reads, with the sync states it keeps. */
   private readonly dataFreshness: FreshnessReader;
 
+  /** Warnings about the request's labels and money sort (entity tables only). */
+  private readonly scope: ScopeWarnings;
+
   constructor(
     db: Database,
     private readonly now: () => Date,
@@ -112,6 +116,7 @@ export class ReportService {
   ) {
     this.freshness = new ReportFreshness(db.versions, pages);
     this.dataFreshness = new FreshnessReader(db);
+    this.scope = new ScopeWarnings(db);
   }
 
   /** The engine that answers the organization's reports now (a 503 when it is away). */
@@ -183,7 +188,10 @@ export class ReportService {
     // totals=segments brings the totals row along: the totals statement alone only without it.
     const segmentTotalsQuery = report.segmentTotals();
     const totalsQuery = segmentTotalsQuery === undefined ? report.totals() : undefined;
-    return engine.read({ organizationId: plan.organizationId, slots: reportSlots(plan) }, async (r) => {
+    const labels = await this.scope.labels(plan);
+    // The currencies of the filtered result, when the totals read them.
+    let found: string[] | undefined;
+    const page = await engine.read({ organizationId: plan.organizationId, slots: reportSlots(plan) }, async (r) => {
       const parts = await r.lazy(compiled.sql, compiled.params);
       try {
         const warnings: ReportWarning[] = [];
@@ -199,6 +207,7 @@ export class ReportService {
           const [row = {}, ...buckets] = await r.all(segmentTotalsQuery.sql, segmentTotalsQuery.params);
           estimates.add(ESTIMATE_COLUMNS.map((c) => row[c]));
           totals = totalsOf(plan, row, warnings);
+          found = currenciesOf(row);
           // A bucket's money is null on the rule of the totals, which already say why.
           segmentTotals = buckets.map((bucket) => ({
             segments: Object.fromEntries(
@@ -210,6 +219,7 @@ export class ReportService {
           const row = (await r.all(totalsQuery.sql, totalsQuery.params))[0] ?? {};
           estimates.add(ESTIMATE_COLUMNS.map((c) => row[c]));
           totals = totalsOf(plan, row, warnings);
+          found = currenciesOf(row);
         }
         const estimated = estimates.result();
         if (estimated) warnings.push(estimatedFxRates(estimated));
@@ -218,13 +228,20 @@ export class ReportService {
           parts.rowCount > 0
             ? Number(parts.get(0, TOTAL_OF_PART))
             : await countAll(r, plan, engine.dialect, this.compileOptions);
-        warnings.push(...freshnessWarnings(freshness, plan));
         return { rows: pageParts(parts), total, totals, segmentTotals, warnings };
       } catch (error) {
         parts.release();
         throw error;
       }
     });
+    try {
+      const sort = await this.scope.currencySort(plan, found);
+      const warnings = [...page.warnings, ...(sort ? [sort] : []), ...(labels ? [labels] : [])];
+      return { ...page, warnings: [...warnings, ...freshnessWarnings(freshness, plan)] };
+    } catch (error) {
+      page.rows.release();
+      throw error;
+    }
   }
 
   /** GET /reporting/v0/call-details: one page of calls and the total over all pages. */
@@ -269,6 +286,10 @@ export class ReportService {
       const estimated = estimates.result();
       if (estimated) warnings.push(estimatedFxRates(estimated));
     }
+    const sort = await this.scope.currencySort(plan);
+    if (sort) warnings.push(sort);
+    const labels = await this.scope.labels(plan);
+    if (labels) warnings.push(labels);
     warnings.push(...freshnessWarnings(freshness, plan));
     return { plan, stream: await engine.openExport(plan.organizationId, report.export(format), format), warnings };
   }
@@ -315,7 +336,7 @@ async function countAll(
  * and `change.formulas` too.
  */
 function totalsOf(plan: ReportPlan, row: Row, warnings: ReportWarning[]): ReportTotals {
-  const found = typeof row[CURRENCIES_COLUMN] === 'string' ? (row[CURRENCIES_COLUMN] as string).split(',') : [];
+  const found = currenciesOf(row);
   const mixed = plan.currency === undefined && found.length > 1;
   if (mixed) warnings.push(mixedCurrencies(found));
   const currency = plan.currency ?? (found.length === 1 ? found[0]! : null);
@@ -340,6 +361,11 @@ function totalsOf(plan: ReportPlan, row: Row, warnings: ReportWarning[]): Report
         }
       : {}),
   } as ReportTotals;
+}
+
+/** The distinct currencies of the rows a totals row sums, sorted. */
+function currenciesOf(row: Row): string[] {
+  return typeof row[CURRENCIES_COLUMN] === 'string' ? (row[CURRENCIES_COLUMN] as string).split(',') : [];
 }
 
 /** A formula over a money statistic or a ratio over money: meaningless summed over several currencies. */

@@ -14,6 +14,7 @@ export type { SqlDialect, StreamedExport } from './dialect.js';
 export type { CompileOptions } from './fact-source.js';
 export { duckdbDialect } from './duckdb/duckdb-dialect.js';
 export { compileFreshness, type FreshnessStatements, type SyncStateRow } from './duckdb/freshness-query.js';
+export { compileLabelNames, compileScopeCurrencies, filteredLabelNames } from './duckdb/scope-query.js';
 export {
   bindClickhouseParams,
   clickhouseDialect,

@@ -199,17 +199,30 @@ export function segmentTotalsSchema(endpoint: ReportEndpoint) {
     });
 }
 
-/** What a report says beside its rows: mixed currencies in totals, money converted at estimated rates. */
+/** What a report says beside its rows: mixed currencies, estimated rates, incomplete data, a sort by money of several currencies, unknown labels. */
 export const WARNINGS = z
   .array(
     z
       .object({
-        code: z.enum(['mixed_currencies', 'estimated_fx_rates', 'incomplete_data']),
+        code: z
+          .enum(['mixed_currencies', 'estimated_fx_rates', 'incomplete_data', 'mixed_currency_sort', 'unknown_labels'])
+          .openapi({
+            description:
+              'mixed_currencies: totals over rows in several currencies (their money is null). estimated_fx_rates: money converted at estimated rates. incomplete_data: figures not final, or a platform account never synced. mixed_currency_sort: rows sorted by money in their own currencies, several of them, without currency=. unknown_labels: the filter names labels no entity of the organization has.',
+          }),
         message: z.string(),
-        currencies: z
+        currencies: z.array(z.string()).optional().openapi({
+          description:
+            'mixed_currencies, estimated_fx_rates, mixed_currency_sort: the currencies concerned (mixed_currency_sort: of the rows sorted).',
+        }),
+        sortKeys: z
           .array(z.string())
           .optional()
-          .openapi({ description: 'mixed_currencies, estimated_fx_rates: the currencies concerned.' }),
+          .openapi({ description: 'mixed_currency_sort: the sort keys in a currency, as sort= names them.' }),
+        labels: z.array(z.string()).optional().openapi({
+          description:
+            'unknown_labels: the label names of the filter (labels.<name>) that no entity of the level (accounts or campaigns) in the organization has.',
+        }),
         firstDay: z.string().openapi({ format: 'date' }).optional(),
         lastDay: z.string().openapi({ format: 'date' }).optional(),
         completeThrough: z.string().nullable().optional().openapi({
