@@ -2486,31 +2486,42 @@ export interface components {
       };
     };
     ReportWarning: {
-      /** @enum {string} */
-      code: 'mixed_currencies' | 'estimated_fx_rates' | 'incomplete_data';
+      /**
+       * @description mixed_currencies: totals over rows in several currencies (their money is null). estimated_fx_rates: money converted at estimated rates. incomplete_data: figures not final, or a platform account never synced. mixed_currency_sort: rows sorted by money in their own currencies, several of them, without currency=. unknown_labels: the filter names labels no entity of the organization has.
+       * @enum {string}
+       */
+      code: 'mixed_currencies' | 'estimated_fx_rates' | 'incomplete_data' | 'mixed_currency_sort' | 'unknown_labels';
       message: string;
-      /** @description mixed_currencies, estimated_fx_rates: the currencies concerned. */
+      /** @description mixed_currencies, estimated_fx_rates, mixed_currency_sort: the currencies concerned (mixed_currency_sort: of the rows sorted). */
       currencies?: string[];
+      /** @description mixed_currency_sort: the sort keys in a currency, as sort= names them. */
+      sortKeys?: string[];
+      /** @description unknown_labels: the label names of the filter (labels.<name>) that no entity of the level (accounts or campaigns) in the organization has. */
+      labels?: string[];
       /** Format: date */
       firstDay?: string;
       /** Format: date */
       lastDay?: string;
       /**
        * Format: date
-       * @description incomplete_data: meta.freshness.completeThrough, which the range ends after (null: a platform account of the report was never synced).
+       * @description incomplete_data: meta.freshness.completeThrough, the complete day of the synced platform accounts (null: none of them was ever synced).
        */
       completeThrough?: string | null;
-      /** @description incomplete_data: how many platform accounts of the report may still change within the range. */
+      /** @description incomplete_data: how many platform accounts of the report may still change within the range (those never synced included). */
       platformAccountCount?: number;
       /** @description incomplete_data: their ids, the first 100 by id. */
       platformAccountIds?: number[];
+      /** @description incomplete_data: how many platform accounts of the report were never synced (the report has no figures of them). */
+      neverSyncedCount?: number;
+      /** @description incomplete_data: their ids, the first 100 by id. */
+      neverSyncedIds?: number[];
     };
     /** @description Always present, the last member of the body. */
     ReportMeta: {
       freshness: {
         /**
          * Format: date
-         * @description The last day for which every platform account of the report has final figures (as X-Data-Complete-Through). null when one of them was never synced, or the report has no platform account (its entities' platform accounts after the entity filters; statistic filters do not narrow them).
+         * @description The last day for which every synced platform account of the report has final figures (as X-Data-Complete-Through); an account never synced has none and is named by the incomplete_data warning. null when none of them was ever synced, or the report has no platform account (its entities' platform accounts after the entity filters; statistic filters do not narrow them).
          */
         completeThrough: string | null;
         platformAccounts: components['schemas']['PlatformAccountFreshness'][];
@@ -6639,20 +6650,20 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, or the range ends after the last complete day (incomplete_data); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
+      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, the range ends after the last complete day or a platform account was never synced (incomplete_data), rows in several currencies are sorted by money without currency= (mixed_currency_sort), or the filter names labels no entity has (unknown_labels); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
       200: {
         headers: {
           /** @description JSON only: rows of the whole result. */
           'X-TotalCount'?: number;
           /** @description Exports only: attachment; filename="<path>_<from>_<to>.<format>", with compare "<path>_<from>_<to>_vs_<compared from>_<compared to>.<format>". */
           'Content-Disposition'?: string;
-          /** @description JSON and exports: the last day for which every platform account of the report has final figures (synced, and fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough). Absent when unknown: a platform account of the report was never synced, or it has none. A range ending after it gets the incomplete_data warning. */
+          /** @description JSON and exports: the last day for which every synced platform account of the report has final figures (fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough; an account never synced is named by incomplete_data instead). Absent when unknown: no platform account of the report was ever synced, or it has none. A range ending after it gets the incomplete_data warning. */
           'X-Data-Complete-Through'?: string;
           /** @description With compare= only: the first day of the compared range, as resolved. */
           'X-Compare-Start-Date'?: string;
           /** @description With compare= only: the last day of the compared range, as resolved. */
           'X-Compare-End-Date'?: string;
-          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2 (through absent when a platform account was never synced). */
+          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2;never_synced=1 (through absent when no platform account was ever synced; never_synced only when one was never synced), mixed_currency_sort;currencies="EUR MXN PLN", unknown_labels;labels="regoin". */
           'Adreport-Warnings'?: string;
           /** @description A weak validator of this answer: it changes when the organization's data that the report reads changes (any write), with the request (its plan, the resolved dates included) and format, and at a restart of the service. Send it back in If-None-Match. */
           ETag?: string;
@@ -6671,7 +6682,7 @@ export interface operations {
         content: {
           'application/json': {
             accounts: components['schemas']['AccountCampaignLabelReportRow'][];
-            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums). */
+            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums), and the formulas over the same sums. */
             totals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -6709,6 +6720,10 @@ export interface operations {
               roas?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -6745,13 +6760,37 @@ export interface operations {
                 valuePerConversion?: number | null;
                 /** @description Ratio: conversionValue / cost */
                 roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
             };
-            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket. */
+            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket, formulas over the same sums. */
             segmentTotals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -6789,6 +6828,10 @@ export interface operations {
               roas?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -6825,10 +6868,34 @@ export interface operations {
                 valuePerConversion?: number | null;
                 /** @description Ratio: conversionValue / cost */
                 roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description The bucket: the values of the requested segments. */
               segments: {
@@ -7293,20 +7360,20 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, or the range ends after the last complete day (incomplete_data); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
+      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, the range ends after the last complete day or a platform account was never synced (incomplete_data), rows in several currencies are sorted by money without currency= (mixed_currency_sort), or the filter names labels no entity has (unknown_labels); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
       200: {
         headers: {
           /** @description JSON only: rows of the whole result. */
           'X-TotalCount'?: number;
           /** @description Exports only: attachment; filename="<path>_<from>_<to>.<format>", with compare "<path>_<from>_<to>_vs_<compared from>_<compared to>.<format>". */
           'Content-Disposition'?: string;
-          /** @description JSON and exports: the last day for which every platform account of the report has final figures (synced, and fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough). Absent when unknown: a platform account of the report was never synced, or it has none. A range ending after it gets the incomplete_data warning. */
+          /** @description JSON and exports: the last day for which every synced platform account of the report has final figures (fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough; an account never synced is named by incomplete_data instead). Absent when unknown: no platform account of the report was ever synced, or it has none. A range ending after it gets the incomplete_data warning. */
           'X-Data-Complete-Through'?: string;
           /** @description With compare= only: the first day of the compared range, as resolved. */
           'X-Compare-Start-Date'?: string;
           /** @description With compare= only: the last day of the compared range, as resolved. */
           'X-Compare-End-Date'?: string;
-          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2 (through absent when a platform account was never synced). */
+          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2;never_synced=1 (through absent when no platform account was ever synced; never_synced only when one was never synced), mixed_currency_sort;currencies="EUR MXN PLN", unknown_labels;labels="regoin". */
           'Adreport-Warnings'?: string;
           /** @description A weak validator of this answer: it changes when the organization's data that the report reads changes (any write), with the request (its plan, the resolved dates included) and format, and at a restart of the service. Send it back in If-None-Match. */
           ETag?: string;
@@ -7325,7 +7392,7 @@ export interface operations {
         content: {
           'application/json': {
             accounts: components['schemas']['AccountReportRow'][];
-            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums). */
+            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums), and the formulas over the same sums. */
             totals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -7363,6 +7430,10 @@ export interface operations {
               roas?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -7399,13 +7470,37 @@ export interface operations {
                 valuePerConversion?: number | null;
                 /** @description Ratio: conversionValue / cost */
                 roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
             };
-            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket. */
+            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket, formulas over the same sums. */
             segmentTotals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -7443,6 +7538,10 @@ export interface operations {
               roas?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -7479,10 +7578,34 @@ export interface operations {
                 valuePerConversion?: number | null;
                 /** @description Ratio: conversionValue / cost */
                 roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description The bucket: the values of the requested segments. */
               segments: {
@@ -7789,20 +7912,20 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, or the range ends after the last complete day (incomplete_data); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
+      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, the range ends after the last complete day or a platform account was never synced (incomplete_data), rows in several currencies are sorted by money without currency= (mixed_currency_sort), or the filter names labels no entity has (unknown_labels); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
       200: {
         headers: {
           /** @description JSON only: rows of the whole result. */
           'X-TotalCount'?: number;
           /** @description Exports only: attachment; filename="<path>_<from>_<to>.<format>", with compare "<path>_<from>_<to>_vs_<compared from>_<compared to>.<format>". */
           'Content-Disposition'?: string;
-          /** @description JSON and exports: the last day for which every platform account of the report has final figures (synced, and fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough). Absent when unknown: a platform account of the report was never synced, or it has none. A range ending after it gets the incomplete_data warning. */
+          /** @description JSON and exports: the last day for which every synced platform account of the report has final figures (fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough; an account never synced is named by incomplete_data instead). Absent when unknown: no platform account of the report was ever synced, or it has none. A range ending after it gets the incomplete_data warning. */
           'X-Data-Complete-Through'?: string;
           /** @description With compare= only: the first day of the compared range, as resolved. */
           'X-Compare-Start-Date'?: string;
           /** @description With compare= only: the last day of the compared range, as resolved. */
           'X-Compare-End-Date'?: string;
-          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2 (through absent when a platform account was never synced). */
+          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2;never_synced=1 (through absent when no platform account was ever synced; never_synced only when one was never synced), mixed_currency_sort;currencies="EUR MXN PLN", unknown_labels;labels="regoin". */
           'Adreport-Warnings'?: string;
           /** @description A weak validator of this answer: it changes when the organization's data that the report reads changes (any write), with the request (its plan, the resolved dates included) and format, and at a restart of the service. Send it back in If-None-Match. */
           ETag?: string;
@@ -7821,7 +7944,7 @@ export interface operations {
         content: {
           'application/json': {
             adPlatformAccounts: components['schemas']['AdPlatformAccountReportRow'][];
-            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums). */
+            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums), and the formulas over the same sums. */
             totals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -7859,6 +7982,10 @@ export interface operations {
               roas?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -7895,13 +8022,37 @@ export interface operations {
                 valuePerConversion?: number | null;
                 /** @description Ratio: conversionValue / cost */
                 roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
             };
-            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket. */
+            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket, formulas over the same sums. */
             segmentTotals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -7939,6 +8090,10 @@ export interface operations {
               roas?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -7975,10 +8130,34 @@ export interface operations {
                 valuePerConversion?: number | null;
                 /** @description Ratio: conversionValue / cost */
                 roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description The bucket: the values of the requested segments. */
               segments: {
@@ -8287,20 +8466,20 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, or the range ends after the last complete day (incomplete_data); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
+      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, the range ends after the last complete day or a platform account was never synced (incomplete_data), rows in several currencies are sorted by money without currency= (mixed_currency_sort), or the filter names labels no entity has (unknown_labels); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
       200: {
         headers: {
           /** @description JSON only: rows of the whole result. */
           'X-TotalCount'?: number;
           /** @description Exports only: attachment; filename="<path>_<from>_<to>.<format>", with compare "<path>_<from>_<to>_vs_<compared from>_<compared to>.<format>". */
           'Content-Disposition'?: string;
-          /** @description JSON and exports: the last day for which every platform account of the report has final figures (synced, and fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough). Absent when unknown: a platform account of the report was never synced, or it has none. A range ending after it gets the incomplete_data warning. */
+          /** @description JSON and exports: the last day for which every synced platform account of the report has final figures (fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough; an account never synced is named by incomplete_data instead). Absent when unknown: no platform account of the report was ever synced, or it has none. A range ending after it gets the incomplete_data warning. */
           'X-Data-Complete-Through'?: string;
           /** @description With compare= only: the first day of the compared range, as resolved. */
           'X-Compare-Start-Date'?: string;
           /** @description With compare= only: the last day of the compared range, as resolved. */
           'X-Compare-End-Date'?: string;
-          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2 (through absent when a platform account was never synced). */
+          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2;never_synced=1 (through absent when no platform account was ever synced; never_synced only when one was never synced), mixed_currency_sort;currencies="EUR MXN PLN", unknown_labels;labels="regoin". */
           'Adreport-Warnings'?: string;
           /** @description A weak validator of this answer: it changes when the organization's data that the report reads changes (any write), with the request (its plan, the resolved dates included) and format, and at a restart of the service. Send it back in If-None-Match. */
           ETag?: string;
@@ -8319,7 +8498,7 @@ export interface operations {
         content: {
           'application/json': {
             campaigns: components['schemas']['CampaignReportRow'][];
-            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums). */
+            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums), and the formulas over the same sums. */
             totals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -8357,6 +8536,10 @@ export interface operations {
               roas?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -8393,13 +8576,37 @@ export interface operations {
                 valuePerConversion?: number | null;
                 /** @description Ratio: conversionValue / cost */
                 roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
             };
-            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket. */
+            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket, formulas over the same sums. */
             segmentTotals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -8437,6 +8644,10 @@ export interface operations {
               roas?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -8473,10 +8684,34 @@ export interface operations {
                 valuePerConversion?: number | null;
                 /** @description Ratio: conversionValue / cost */
                 roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description The bucket: the values of the requested segments. */
               segments: {
@@ -8783,20 +9018,20 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, or the range ends after the last complete day (incomplete_data); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
+      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, the range ends after the last complete day or a platform account was never synced (incomplete_data), rows in several currencies are sorted by money without currency= (mixed_currency_sort), or the filter names labels no entity has (unknown_labels); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
       200: {
         headers: {
           /** @description JSON only: rows of the whole result. */
           'X-TotalCount'?: number;
           /** @description Exports only: attachment; filename="<path>_<from>_<to>.<format>", with compare "<path>_<from>_<to>_vs_<compared from>_<compared to>.<format>". */
           'Content-Disposition'?: string;
-          /** @description JSON and exports: the last day for which every platform account of the report has final figures (synced, and fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough). Absent when unknown: a platform account of the report was never synced, or it has none. A range ending after it gets the incomplete_data warning. */
+          /** @description JSON and exports: the last day for which every synced platform account of the report has final figures (fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough; an account never synced is named by incomplete_data instead). Absent when unknown: no platform account of the report was ever synced, or it has none. A range ending after it gets the incomplete_data warning. */
           'X-Data-Complete-Through'?: string;
           /** @description With compare= only: the first day of the compared range, as resolved. */
           'X-Compare-Start-Date'?: string;
           /** @description With compare= only: the last day of the compared range, as resolved. */
           'X-Compare-End-Date'?: string;
-          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2 (through absent when a platform account was never synced). */
+          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2;never_synced=1 (through absent when no platform account was ever synced; never_synced only when one was never synced), mixed_currency_sort;currencies="EUR MXN PLN", unknown_labels;labels="regoin". */
           'Adreport-Warnings'?: string;
           /** @description A weak validator of this answer: it changes when the organization's data that the report reads changes (any write), with the request (its plan, the resolved dates included) and format, and at a restart of the service. Send it back in If-None-Match. */
           ETag?: string;
@@ -8815,7 +9050,7 @@ export interface operations {
         content: {
           'application/json': {
             adGroups: components['schemas']['AdGroupReportRow'][];
-            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums). */
+            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums), and the formulas over the same sums. */
             totals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -8853,6 +9088,10 @@ export interface operations {
               roas?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -8889,13 +9128,37 @@ export interface operations {
                 valuePerConversion?: number | null;
                 /** @description Ratio: conversionValue / cost */
                 roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
             };
-            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket. */
+            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket, formulas over the same sums. */
             segmentTotals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -8933,6 +9196,10 @@ export interface operations {
               roas?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -8969,10 +9236,34 @@ export interface operations {
                 valuePerConversion?: number | null;
                 /** @description Ratio: conversionValue / cost */
                 roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description The bucket: the values of the requested segments. */
               segments: {
@@ -9279,20 +9570,20 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, or the range ends after the last complete day (incomplete_data); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
+      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, the range ends after the last complete day or a platform account was never synced (incomplete_data), rows in several currencies are sorted by money without currency= (mixed_currency_sort), or the filter names labels no entity has (unknown_labels); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
       200: {
         headers: {
           /** @description JSON only: rows of the whole result. */
           'X-TotalCount'?: number;
           /** @description Exports only: attachment; filename="<path>_<from>_<to>.<format>", with compare "<path>_<from>_<to>_vs_<compared from>_<compared to>.<format>". */
           'Content-Disposition'?: string;
-          /** @description JSON and exports: the last day for which every platform account of the report has final figures (synced, and fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough). Absent when unknown: a platform account of the report was never synced, or it has none. A range ending after it gets the incomplete_data warning. */
+          /** @description JSON and exports: the last day for which every synced platform account of the report has final figures (fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough; an account never synced is named by incomplete_data instead). Absent when unknown: no platform account of the report was ever synced, or it has none. A range ending after it gets the incomplete_data warning. */
           'X-Data-Complete-Through'?: string;
           /** @description With compare= only: the first day of the compared range, as resolved. */
           'X-Compare-Start-Date'?: string;
           /** @description With compare= only: the last day of the compared range, as resolved. */
           'X-Compare-End-Date'?: string;
-          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2 (through absent when a platform account was never synced). */
+          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2;never_synced=1 (through absent when no platform account was ever synced; never_synced only when one was never synced), mixed_currency_sort;currencies="EUR MXN PLN", unknown_labels;labels="regoin". */
           'Adreport-Warnings'?: string;
           /** @description A weak validator of this answer: it changes when the organization's data that the report reads changes (any write), with the request (its plan, the resolved dates included) and format, and at a restart of the service. Send it back in If-None-Match. */
           ETag?: string;
@@ -9311,7 +9602,7 @@ export interface operations {
         content: {
           'application/json': {
             keywords: components['schemas']['KeywordReportRow'][];
-            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums). */
+            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums), and the formulas over the same sums. */
             totals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -9349,6 +9640,10 @@ export interface operations {
               roas?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -9385,13 +9680,37 @@ export interface operations {
                 valuePerConversion?: number | null;
                 /** @description Ratio: conversionValue / cost */
                 roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
             };
-            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket. */
+            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket, formulas over the same sums. */
             segmentTotals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -9429,6 +9748,10 @@ export interface operations {
               roas?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -9465,10 +9788,34 @@ export interface operations {
                 valuePerConversion?: number | null;
                 /** @description Ratio: conversionValue / cost */
                 roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description The bucket: the values of the requested segments. */
               segments: {
@@ -9777,20 +10124,20 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, or the range ends after the last complete day (incomplete_data); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
+      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, the range ends after the last complete day or a platform account was never synced (incomplete_data), rows in several currencies are sorted by money without currency= (mixed_currency_sort), or the filter names labels no entity has (unknown_labels); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
       200: {
         headers: {
           /** @description JSON only: rows of the whole result. */
           'X-TotalCount'?: number;
           /** @description Exports only: attachment; filename="<path>_<from>_<to>.<format>", with compare "<path>_<from>_<to>_vs_<compared from>_<compared to>.<format>". */
           'Content-Disposition'?: string;
-          /** @description JSON and exports: the last day for which every platform account of the report has final figures (synced, and fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough). Absent when unknown: a platform account of the report was never synced, or it has none. A range ending after it gets the incomplete_data warning. */
+          /** @description JSON and exports: the last day for which every synced platform account of the report has final figures (fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough; an account never synced is named by incomplete_data instead). Absent when unknown: no platform account of the report was ever synced, or it has none. A range ending after it gets the incomplete_data warning. */
           'X-Data-Complete-Through'?: string;
           /** @description With compare= only: the first day of the compared range, as resolved. */
           'X-Compare-Start-Date'?: string;
           /** @description With compare= only: the last day of the compared range, as resolved. */
           'X-Compare-End-Date'?: string;
-          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2 (through absent when a platform account was never synced). */
+          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2;never_synced=1 (through absent when no platform account was ever synced; never_synced only when one was never synced), mixed_currency_sort;currencies="EUR MXN PLN", unknown_labels;labels="regoin". */
           'Adreport-Warnings'?: string;
           /** @description A weak validator of this answer: it changes when the organization's data that the report reads changes (any write), with the request (its plan, the resolved dates included) and format, and at a restart of the service. Send it back in If-None-Match. */
           ETag?: string;
@@ -9809,7 +10156,7 @@ export interface operations {
         content: {
           'application/json': {
             ads: components['schemas']['AdReportRow'][];
-            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums). */
+            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums), and the formulas over the same sums. */
             totals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -9847,6 +10194,10 @@ export interface operations {
               roas?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -9883,13 +10234,37 @@ export interface operations {
                 valuePerConversion?: number | null;
                 /** @description Ratio: conversionValue / cost */
                 roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
             };
-            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket. */
+            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket, formulas over the same sums. */
             segmentTotals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -9927,6 +10302,10 @@ export interface operations {
               roas?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -9963,10 +10342,34 @@ export interface operations {
                 valuePerConversion?: number | null;
                 /** @description Ratio: conversionValue / cost */
                 roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description The bucket: the values of the requested segments. */
               segments: {
@@ -10277,20 +10680,20 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, or the range ends after the last complete day (incomplete_data); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
+      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, the range ends after the last complete day or a platform account was never synced (incomplete_data), rows in several currencies are sorted by money without currency= (mixed_currency_sort), or the filter names labels no entity has (unknown_labels); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
       200: {
         headers: {
           /** @description JSON only: rows of the whole result. */
           'X-TotalCount'?: number;
           /** @description Exports only: attachment; filename="<path>_<from>_<to>.<format>", with compare "<path>_<from>_<to>_vs_<compared from>_<compared to>.<format>". */
           'Content-Disposition'?: string;
-          /** @description JSON and exports: the last day for which every platform account of the report has final figures (synced, and fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough). Absent when unknown: a platform account of the report was never synced, or it has none. A range ending after it gets the incomplete_data warning. */
+          /** @description JSON and exports: the last day for which every synced platform account of the report has final figures (fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough; an account never synced is named by incomplete_data instead). Absent when unknown: no platform account of the report was ever synced, or it has none. A range ending after it gets the incomplete_data warning. */
           'X-Data-Complete-Through'?: string;
           /** @description With compare= only: the first day of the compared range, as resolved. */
           'X-Compare-Start-Date'?: string;
           /** @description With compare= only: the last day of the compared range, as resolved. */
           'X-Compare-End-Date'?: string;
-          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2 (through absent when a platform account was never synced). */
+          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2;never_synced=1 (through absent when no platform account was ever synced; never_synced only when one was never synced), mixed_currency_sort;currencies="EUR MXN PLN", unknown_labels;labels="regoin". */
           'Adreport-Warnings'?: string;
           /** @description A weak validator of this answer: it changes when the organization's data that the report reads changes (any write), with the request (its plan, the resolved dates included) and format, and at a restart of the service. Send it back in If-None-Match. */
           ETag?: string;
@@ -10309,7 +10712,7 @@ export interface operations {
         content: {
           'application/json': {
             adPlatformAccounts: components['schemas']['FacebookAdPlatformAccountReportRow'][];
-            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums). */
+            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums), and the formulas over the same sums. */
             totals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -10351,6 +10754,10 @@ export interface operations {
               frequency?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -10391,13 +10798,39 @@ export interface operations {
                 reach?: number;
                 /** @description Ratio: impressions / reach: how often each person reached saw an ad */
                 frequency?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                reach?: number | null;
+                frequency?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
             };
-            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket. */
+            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket, formulas over the same sums. */
             segmentTotals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -10439,6 +10872,10 @@ export interface operations {
               frequency?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -10479,10 +10916,36 @@ export interface operations {
                 reach?: number;
                 /** @description Ratio: impressions / reach: how often each person reached saw an ad */
                 frequency?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                reach?: number | null;
+                frequency?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description The bucket: the values of the requested segments. */
               segments: {
@@ -10795,20 +11258,20 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, or the range ends after the last complete day (incomplete_data); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
+      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, the range ends after the last complete day or a platform account was never synced (incomplete_data), rows in several currencies are sorted by money without currency= (mixed_currency_sort), or the filter names labels no entity has (unknown_labels); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
       200: {
         headers: {
           /** @description JSON only: rows of the whole result. */
           'X-TotalCount'?: number;
           /** @description Exports only: attachment; filename="<path>_<from>_<to>.<format>", with compare "<path>_<from>_<to>_vs_<compared from>_<compared to>.<format>". */
           'Content-Disposition'?: string;
-          /** @description JSON and exports: the last day for which every platform account of the report has final figures (synced, and fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough). Absent when unknown: a platform account of the report was never synced, or it has none. A range ending after it gets the incomplete_data warning. */
+          /** @description JSON and exports: the last day for which every synced platform account of the report has final figures (fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough; an account never synced is named by incomplete_data instead). Absent when unknown: no platform account of the report was ever synced, or it has none. A range ending after it gets the incomplete_data warning. */
           'X-Data-Complete-Through'?: string;
           /** @description With compare= only: the first day of the compared range, as resolved. */
           'X-Compare-Start-Date'?: string;
           /** @description With compare= only: the last day of the compared range, as resolved. */
           'X-Compare-End-Date'?: string;
-          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2 (through absent when a platform account was never synced). */
+          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2;never_synced=1 (through absent when no platform account was ever synced; never_synced only when one was never synced), mixed_currency_sort;currencies="EUR MXN PLN", unknown_labels;labels="regoin". */
           'Adreport-Warnings'?: string;
           /** @description A weak validator of this answer: it changes when the organization's data that the report reads changes (any write), with the request (its plan, the resolved dates included) and format, and at a restart of the service. Send it back in If-None-Match. */
           ETag?: string;
@@ -10827,7 +11290,7 @@ export interface operations {
         content: {
           'application/json': {
             campaigns: components['schemas']['FacebookCampaignReportRow'][];
-            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums). */
+            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums), and the formulas over the same sums. */
             totals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -10869,6 +11332,10 @@ export interface operations {
               frequency?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -10909,13 +11376,39 @@ export interface operations {
                 reach?: number;
                 /** @description Ratio: impressions / reach: how often each person reached saw an ad */
                 frequency?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                reach?: number | null;
+                frequency?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
             };
-            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket. */
+            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket, formulas over the same sums. */
             segmentTotals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -10957,6 +11450,10 @@ export interface operations {
               frequency?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -10997,10 +11494,36 @@ export interface operations {
                 reach?: number;
                 /** @description Ratio: impressions / reach: how often each person reached saw an ad */
                 frequency?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                reach?: number | null;
+                frequency?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description The bucket: the values of the requested segments. */
               segments: {
@@ -11313,20 +11836,20 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, or the range ends after the last complete day (incomplete_data); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
+      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, the range ends after the last complete day or a platform account was never synced (incomplete_data), rows in several currencies are sorted by money without currency= (mixed_currency_sort), or the filter names labels no entity has (unknown_labels); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
       200: {
         headers: {
           /** @description JSON only: rows of the whole result. */
           'X-TotalCount'?: number;
           /** @description Exports only: attachment; filename="<path>_<from>_<to>.<format>", with compare "<path>_<from>_<to>_vs_<compared from>_<compared to>.<format>". */
           'Content-Disposition'?: string;
-          /** @description JSON and exports: the last day for which every platform account of the report has final figures (synced, and fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough). Absent when unknown: a platform account of the report was never synced, or it has none. A range ending after it gets the incomplete_data warning. */
+          /** @description JSON and exports: the last day for which every synced platform account of the report has final figures (fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough; an account never synced is named by incomplete_data instead). Absent when unknown: no platform account of the report was ever synced, or it has none. A range ending after it gets the incomplete_data warning. */
           'X-Data-Complete-Through'?: string;
           /** @description With compare= only: the first day of the compared range, as resolved. */
           'X-Compare-Start-Date'?: string;
           /** @description With compare= only: the last day of the compared range, as resolved. */
           'X-Compare-End-Date'?: string;
-          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2 (through absent when a platform account was never synced). */
+          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2;never_synced=1 (through absent when no platform account was ever synced; never_synced only when one was never synced), mixed_currency_sort;currencies="EUR MXN PLN", unknown_labels;labels="regoin". */
           'Adreport-Warnings'?: string;
           /** @description A weak validator of this answer: it changes when the organization's data that the report reads changes (any write), with the request (its plan, the resolved dates included) and format, and at a restart of the service. Send it back in If-None-Match. */
           ETag?: string;
@@ -11345,7 +11868,7 @@ export interface operations {
         content: {
           'application/json': {
             ads: components['schemas']['FacebookAdReportRow'][];
-            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums). */
+            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums), and the formulas over the same sums. */
             totals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -11387,6 +11910,10 @@ export interface operations {
               frequency?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -11427,13 +11954,39 @@ export interface operations {
                 reach?: number;
                 /** @description Ratio: impressions / reach: how often each person reached saw an ad */
                 frequency?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                reach?: number | null;
+                frequency?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
             };
-            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket. */
+            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket, formulas over the same sums. */
             segmentTotals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -11475,6 +12028,10 @@ export interface operations {
               frequency?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -11515,10 +12072,36 @@ export interface operations {
                 reach?: number;
                 /** @description Ratio: impressions / reach: how often each person reached saw an ad */
                 frequency?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                reach?: number | null;
+                frequency?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description The bucket: the values of the requested segments. */
               segments: {
@@ -11839,20 +12422,20 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, or the range ends after the last complete day (incomplete_data); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
+      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, the range ends after the last complete day or a platform account was never synced (incomplete_data), rows in several currencies are sorted by money without currency= (mixed_currency_sort), or the filter names labels no entity has (unknown_labels); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
       200: {
         headers: {
           /** @description JSON only: rows of the whole result. */
           'X-TotalCount'?: number;
           /** @description Exports only: attachment; filename="<path>_<from>_<to>.<format>", with compare "<path>_<from>_<to>_vs_<compared from>_<compared to>.<format>". */
           'Content-Disposition'?: string;
-          /** @description JSON and exports: the last day for which every platform account of the report has final figures (synced, and fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough). Absent when unknown: a platform account of the report was never synced, or it has none. A range ending after it gets the incomplete_data warning. */
+          /** @description JSON and exports: the last day for which every synced platform account of the report has final figures (fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough; an account never synced is named by incomplete_data instead). Absent when unknown: no platform account of the report was ever synced, or it has none. A range ending after it gets the incomplete_data warning. */
           'X-Data-Complete-Through'?: string;
           /** @description With compare= only: the first day of the compared range, as resolved. */
           'X-Compare-Start-Date'?: string;
           /** @description With compare= only: the last day of the compared range, as resolved. */
           'X-Compare-End-Date'?: string;
-          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2 (through absent when a platform account was never synced). */
+          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2;never_synced=1 (through absent when no platform account was ever synced; never_synced only when one was never synced), mixed_currency_sort;currencies="EUR MXN PLN", unknown_labels;labels="regoin". */
           'Adreport-Warnings'?: string;
           /** @description A weak validator of this answer: it changes when the organization's data that the report reads changes (any write), with the request (its plan, the resolved dates included) and format, and at a restart of the service. Send it back in If-None-Match. */
           ETag?: string;
@@ -11871,7 +12454,7 @@ export interface operations {
         content: {
           'application/json': {
             adPlatformAccounts: components['schemas']['GoogleAdsAdPlatformAccountReportRow'][];
-            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums). */
+            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums), and the formulas over the same sums. */
             totals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -11923,6 +12506,10 @@ export interface operations {
               searchAbsoluteTopImpressionShare?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -11973,13 +12560,44 @@ export interface operations {
                 searchTopImpressionShare?: number | null;
                 /** @description Ratio: impressions in the very first position / searchEligibleImpressions; under 0.1 reported as 0.0999 */
                 searchAbsoluteTopImpressionShare?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                searchImpressions?: number | null;
+                searchEligibleImpressions?: number | null;
+                searchImpressionShare?: number | null;
+                searchBudgetLostImpressionShare?: number | null;
+                searchRankLostImpressionShare?: number | null;
+                searchTopImpressionShare?: number | null;
+                searchAbsoluteTopImpressionShare?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
             };
-            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket. */
+            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket, formulas over the same sums. */
             segmentTotals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -12031,6 +12649,10 @@ export interface operations {
               searchAbsoluteTopImpressionShare?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -12081,10 +12703,41 @@ export interface operations {
                 searchTopImpressionShare?: number | null;
                 /** @description Ratio: impressions in the very first position / searchEligibleImpressions; under 0.1 reported as 0.0999 */
                 searchAbsoluteTopImpressionShare?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                searchImpressions?: number | null;
+                searchEligibleImpressions?: number | null;
+                searchImpressionShare?: number | null;
+                searchBudgetLostImpressionShare?: number | null;
+                searchRankLostImpressionShare?: number | null;
+                searchTopImpressionShare?: number | null;
+                searchAbsoluteTopImpressionShare?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description The bucket: the values of the requested segments. */
               segments: {
