@@ -66,7 +66,7 @@ export interface ReportPage {
   readonly totals: ReportTotals | undefined;
   /** `totals=segments`: the totals of each segment bucket, `segments` first, in segment order. */
   readonly segmentTotals: readonly ReportTotals[] | undefined;
-  /** Mixed currencies under totals, money converted at estimated rates; empty when there is nothing to say. */
+  /** What the report says beside its rows (report-warnings.ts), freshness last; empty when there is nothing to say. */
   readonly warnings: readonly ReportWarning[];
 }
 

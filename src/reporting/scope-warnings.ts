@@ -12,6 +12,9 @@ import { mixedCurrencySort, unknownLabels, type ReportWarning } from './report-w
  * key without `currency=`.
  */
 export class ScopeWarnings {
+  /** The scope currencies per statement while the organization's data version holds; map order is use order. */
+  private readonly currencies = new Map<string, readonly string[]>();
+
   constructor(private readonly db: Database) {}
 
   /** `unknown_labels` for the filter's label names no entity of the level in the organization has. */
@@ -41,9 +44,31 @@ export class ScopeWarnings {
     return currencies.length > 1 ? mixedCurrencySort(keys, currencies) : undefined;
   }
 
-  private async scopeCurrencies(plan: ReportPlan): Promise<string[]> {
+  /**
+   * Kept per statement while the organization's data version is unchanged (every write of
+   * entities advances it): paging through a report sorted by money asks the same statement per
+   * page, and over keywords it cost 11 ms against the page's 17 (p50, scale 2).
+   */
+  private async scopeCurrencies(plan: ReportPlan): Promise<readonly string[]> {
     const query = compileScopeCurrencies(plan);
+    const version = this.db.versions.of(plan.organizationId);
+    const key = `${plan.organizationId} ${version} ${query.sql} ${JSON.stringify(query.params)}`;
+    const cached = this.currencies.get(key);
+    if (cached) {
+      this.currencies.delete(key);
+      this.currencies.set(key, cached);
+      return cached;
+    }
     const rows = await this.db.read((r) => r.all<{ currency: string }>(query.sql, query.params));
-    return rows.map((r) => r.currency);
+    const currencies = rows.map((r) => r.currency);
+    // Kept only if no write ended while it was read.
+    if (this.db.versions.of(plan.organizationId) === version) {
+      this.currencies.set(key, currencies);
+      if (this.currencies.size > CACHED_SCOPES) this.currencies.delete(this.currencies.keys().next().value!);
+    }
+    return currencies;
   }
 }
+
+/** Scope currencies kept (entries of a few codes each). */
+const CACHED_SCOPES = 1024;

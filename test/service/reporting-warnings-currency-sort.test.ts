@@ -103,6 +103,24 @@ describe('mixed_currency_sort', () => {
     expect(sortWarningOf(change)).toBeUndefined();
   });
 
+  it('a write that adds a currency is seen at once (the scope currencies are kept per data version)', async () => {
+    const query = { statistics: 'cost', sort: '-statistics.cost', offset: '0', limit: '10' };
+    const before = await rowCurrencies('accounts', single.token, { statistics: 'cost' });
+    expect(before.length).toBe(1);
+    const added = before[0] === 'PLN' ? 'EUR' : 'PLN';
+    // Two pages of one report: the second reads the kept currencies.
+    expect(sortWarningOf(await fx.report('accounts', single.token, query))).toBeUndefined();
+    expect(sortWarningOf(await fx.report('accounts', single.token, { ...query, limit: '20' }))).toBeUndefined();
+    const created = await fx.json('POST', '/provisioning/v0/accounts', single.token, {
+      account: { name: 'Another currency', languageCode: 'de', countryCode: 'DE', currency: added },
+    });
+    expect(created.status, created.text).toBe(201);
+    const after = await fx.report('accounts', single.token, query);
+    const expected = await rowCurrencies('accounts', single.token, { statistics: 'cost' });
+    expect(expected).toEqual([...before, added].sort());
+    expect(sortWarningOf(after)).toMatchObject({ sortKeys: ['statistics.cost'], currencies: expected });
+  });
+
   it('exports say it in Adreport-Warnings', async () => {
     const expected = await rowCurrencies('campaigns', mixed.token, {});
     const res = await fx.report('campaigns', mixed.token, { sort: '-statistics.cost', format: 'csv' });
