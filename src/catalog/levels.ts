@@ -30,7 +30,8 @@ export interface LevelDefinition {
   readonly fields: readonly DimensionField[];
   /** `name` or `text`: the exact-match parameter of this level (`*` wildcard). */
   readonly nameParameter: 'name' | 'text';
-  readonly labels?: { readonly table: string; readonly key: string } | undefined;
+  /** The level's labels: their table, its column naming the entity, and the entities' table (which holds the organization). */
+  readonly labels?: { readonly table: string; readonly key: string; readonly owner: string } | undefined;
   readonly customFields: boolean;
   /**
    * The entity column holding its ad platform account's id, for the `accountId` filter (true when
@@ -64,7 +65,7 @@ export const LEVELS: readonly LevelDefinition[] = [
     rowKeys: ['id', 'name', 'currency'],
     fields: [field('id', 'number'), field('name', 'string'), field('currency', 'string')],
     nameParameter: 'name',
-    labels: { table: 'account_labels', key: 'account_id' },
+    labels: { table: 'account_labels', key: 'account_id', owner: 'accounts' },
     customFields: true,
     platformAccountColumn: undefined,
     embeds: ['labels', 'customFields'],
@@ -103,7 +104,7 @@ export const LEVELS: readonly LevelDefinition[] = [
       field('currency', 'string'),
     ],
     nameParameter: 'name',
-    labels: { table: 'campaign_labels', key: 'campaign_id' },
+    labels: { table: 'campaign_labels', key: 'campaign_id', owner: 'campaigns' },
     customFields: false,
     platformAccountColumn: 'adPlatformAccountId',
     embeds: ['labels'],

@@ -2494,31 +2494,42 @@ export interface components {
       };
     };
     ReportWarning: {
-      /** @enum {string} */
-      code: 'mixed_currencies' | 'estimated_fx_rates' | 'incomplete_data';
+      /**
+       * @description mixed_currencies: totals over rows in several currencies (their money is null). estimated_fx_rates: money converted at estimated rates. incomplete_data: figures not final, or a platform account never synced. mixed_currency_sort: rows sorted by money in their own currencies, several of them, without currency=. unknown_labels: the filter names labels no entity of the organization has.
+       * @enum {string}
+       */
+      code: 'mixed_currencies' | 'estimated_fx_rates' | 'incomplete_data' | 'mixed_currency_sort' | 'unknown_labels';
       message: string;
-      /** @description mixed_currencies, estimated_fx_rates: the currencies concerned. */
+      /** @description mixed_currencies, estimated_fx_rates, mixed_currency_sort: the currencies concerned (mixed_currency_sort: of the rows sorted). */
       currencies?: string[];
+      /** @description mixed_currency_sort: the sort keys in a currency, as sort= names them. */
+      sortKeys?: string[];
+      /** @description unknown_labels: the label names of the filter (labels.<name>) that no entity of the level (accounts or campaigns) in the organization has. */
+      labels?: string[];
       /** Format: date */
       firstDay?: string;
       /** Format: date */
       lastDay?: string;
       /**
        * Format: date
-       * @description incomplete_data: meta.freshness.completeThrough, which the range ends after (null: a platform account of the report was never synced).
+       * @description incomplete_data: meta.freshness.completeThrough, the complete day of the synced platform accounts (null: none of them was ever synced).
        */
       completeThrough?: string | null;
-      /** @description incomplete_data: how many platform accounts of the report may still change within the range. */
+      /** @description incomplete_data: how many platform accounts of the report may still change within the range (those never synced included). */
       platformAccountCount?: number;
       /** @description incomplete_data: their ids, the first 100 by id. */
       platformAccountIds?: number[];
+      /** @description incomplete_data: how many platform accounts of the report were never synced (the report has no figures of them). */
+      neverSyncedCount?: number;
+      /** @description incomplete_data: their ids, the first 100 by id. */
+      neverSyncedIds?: number[];
     };
     /** @description Always present, the last member of the body. */
     ReportMeta: {
       freshness: {
         /**
          * Format: date
-         * @description The last day for which every platform account of the report has final figures (as X-Data-Complete-Through). null when one of them was never synced, or the report has no platform account (its entities' platform accounts after the entity filters; statistic filters do not narrow them).
+         * @description The last day for which every synced platform account of the report has final figures (as X-Data-Complete-Through); an account never synced has none and is named by the incomplete_data warning. null when none of them was ever synced, or the report has no platform account (its entities' platform accounts after the entity filters; statistic filters do not narrow them).
          */
         completeThrough: string | null;
         platformAccounts: components['schemas']['PlatformAccountFreshness'][];
@@ -6944,20 +6955,20 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, or the range ends after the last complete day (incomplete_data); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
+      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, the range ends after the last complete day or a platform account was never synced (incomplete_data), rows in several currencies are sorted by money without currency= (mixed_currency_sort), or the filter names labels no entity has (unknown_labels); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
       200: {
         headers: {
           /** @description JSON only: rows of the whole result. */
           'X-TotalCount'?: number;
           /** @description Exports only: attachment; filename="<path>_<from>_<to>.<format>", with compare "<path>_<from>_<to>_vs_<compared from>_<compared to>.<format>". */
           'Content-Disposition'?: string;
-          /** @description JSON and exports: the last day for which every platform account of the report has final figures (synced, and fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough). Absent when unknown: a platform account of the report was never synced, or it has none. A range ending after it gets the incomplete_data warning. */
+          /** @description JSON and exports: the last day for which every synced platform account of the report has final figures (fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough; an account never synced is named by incomplete_data instead). Absent when unknown: no platform account of the report was ever synced, or it has none. A range ending after it gets the incomplete_data warning. */
           'X-Data-Complete-Through'?: string;
           /** @description With compare= only: the first day of the compared range, as resolved. */
           'X-Compare-Start-Date'?: string;
           /** @description With compare= only: the last day of the compared range, as resolved. */
           'X-Compare-End-Date'?: string;
-          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2 (through absent when a platform account was never synced). */
+          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2;never_synced=1 (through absent when no platform account was ever synced; never_synced only when one was never synced), mixed_currency_sort;currencies="EUR MXN PLN", unknown_labels;labels="regoin". */
           'Adreport-Warnings'?: string;
           /** @description A weak validator of this answer: it changes when the organization's data that the report reads changes (any write), with the request (its plan, the resolved dates included) and format, and at a restart of the service. Send it back in If-None-Match. */
           ETag?: string;
@@ -6976,7 +6987,7 @@ export interface operations {
         content: {
           'application/json': {
             accounts: components['schemas']['AccountCampaignLabelReportRow'][];
-            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums). */
+            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums), and the formulas over the same sums. */
             totals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -7014,6 +7025,10 @@ export interface operations {
               roas?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -7050,13 +7065,37 @@ export interface operations {
                 valuePerConversion?: number | null;
                 /** @description Ratio: conversionValue / cost */
                 roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
             };
-            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket. */
+            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket, formulas over the same sums. */
             segmentTotals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -7094,6 +7133,10 @@ export interface operations {
               roas?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -7130,10 +7173,34 @@ export interface operations {
                 valuePerConversion?: number | null;
                 /** @description Ratio: conversionValue / cost */
                 roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description The bucket: the values of the requested segments. */
               segments: {
@@ -7598,20 +7665,20 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, or the range ends after the last complete day (incomplete_data); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
+      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, the range ends after the last complete day or a platform account was never synced (incomplete_data), rows in several currencies are sorted by money without currency= (mixed_currency_sort), or the filter names labels no entity has (unknown_labels); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
       200: {
         headers: {
           /** @description JSON only: rows of the whole result. */
           'X-TotalCount'?: number;
           /** @description Exports only: attachment; filename="<path>_<from>_<to>.<format>", with compare "<path>_<from>_<to>_vs_<compared from>_<compared to>.<format>". */
           'Content-Disposition'?: string;
-          /** @description JSON and exports: the last day for which every platform account of the report has final figures (synced, and fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough). Absent when unknown: a platform account of the report was never synced, or it has none. A range ending after it gets the incomplete_data warning. */
+          /** @description JSON and exports: the last day for which every synced platform account of the report has final figures (fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough; an account never synced is named by incomplete_data instead). Absent when unknown: no platform account of the report was ever synced, or it has none. A range ending after it gets the incomplete_data warning. */
           'X-Data-Complete-Through'?: string;
           /** @description With compare= only: the first day of the compared range, as resolved. */
           'X-Compare-Start-Date'?: string;
           /** @description With compare= only: the last day of the compared range, as resolved. */
           'X-Compare-End-Date'?: string;
-          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2 (through absent when a platform account was never synced). */
+          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2;never_synced=1 (through absent when no platform account was ever synced; never_synced only when one was never synced), mixed_currency_sort;currencies="EUR MXN PLN", unknown_labels;labels="regoin". */
           'Adreport-Warnings'?: string;
           /** @description A weak validator of this answer: it changes when the organization's data that the report reads changes (any write), with the request (its plan, the resolved dates included) and format, and at a restart of the service. Send it back in If-None-Match. */
           ETag?: string;
@@ -7630,7 +7697,7 @@ export interface operations {
         content: {
           'application/json': {
             accounts: components['schemas']['AccountReportRow'][];
-            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums). */
+            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums), and the formulas over the same sums. */
             totals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -7668,6 +7735,10 @@ export interface operations {
               roas?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -7704,13 +7775,37 @@ export interface operations {
                 valuePerConversion?: number | null;
                 /** @description Ratio: conversionValue / cost */
                 roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
             };
-            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket. */
+            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket, formulas over the same sums. */
             segmentTotals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -7748,6 +7843,10 @@ export interface operations {
               roas?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -7784,10 +7883,34 @@ export interface operations {
                 valuePerConversion?: number | null;
                 /** @description Ratio: conversionValue / cost */
                 roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description The bucket: the values of the requested segments. */
               segments: {
@@ -8094,20 +8217,20 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, or the range ends after the last complete day (incomplete_data); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
+      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, the range ends after the last complete day or a platform account was never synced (incomplete_data), rows in several currencies are sorted by money without currency= (mixed_currency_sort), or the filter names labels no entity has (unknown_labels); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
       200: {
         headers: {
           /** @description JSON only: rows of the whole result. */
           'X-TotalCount'?: number;
           /** @description Exports only: attachment; filename="<path>_<from>_<to>.<format>", with compare "<path>_<from>_<to>_vs_<compared from>_<compared to>.<format>". */
           'Content-Disposition'?: string;
-          /** @description JSON and exports: the last day for which every platform account of the report has final figures (synced, and fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough). Absent when unknown: a platform account of the report was never synced, or it has none. A range ending after it gets the incomplete_data warning. */
+          /** @description JSON and exports: the last day for which every synced platform account of the report has final figures (fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough; an account never synced is named by incomplete_data instead). Absent when unknown: no platform account of the report was ever synced, or it has none. A range ending after it gets the incomplete_data warning. */
           'X-Data-Complete-Through'?: string;
           /** @description With compare= only: the first day of the compared range, as resolved. */
           'X-Compare-Start-Date'?: string;
           /** @description With compare= only: the last day of the compared range, as resolved. */
           'X-Compare-End-Date'?: string;
-          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2 (through absent when a platform account was never synced). */
+          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2;never_synced=1 (through absent when no platform account was ever synced; never_synced only when one was never synced), mixed_currency_sort;currencies="EUR MXN PLN", unknown_labels;labels="regoin". */
           'Adreport-Warnings'?: string;
           /** @description A weak validator of this answer: it changes when the organization's data that the report reads changes (any write), with the request (its plan, the resolved dates included) and format, and at a restart of the service. Send it back in If-None-Match. */
           ETag?: string;
@@ -8126,7 +8249,7 @@ export interface operations {
         content: {
           'application/json': {
             adPlatformAccounts: components['schemas']['AdPlatformAccountReportRow'][];
-            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums). */
+            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums), and the formulas over the same sums. */
             totals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -8164,6 +8287,10 @@ export interface operations {
               roas?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -8200,13 +8327,37 @@ export interface operations {
                 valuePerConversion?: number | null;
                 /** @description Ratio: conversionValue / cost */
                 roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
             };
-            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket. */
+            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket, formulas over the same sums. */
             segmentTotals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -8244,6 +8395,10 @@ export interface operations {
               roas?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -8280,10 +8435,34 @@ export interface operations {
                 valuePerConversion?: number | null;
                 /** @description Ratio: conversionValue / cost */
                 roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description The bucket: the values of the requested segments. */
               segments: {
@@ -8592,20 +8771,20 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, or the range ends after the last complete day (incomplete_data); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
+      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, the range ends after the last complete day or a platform account was never synced (incomplete_data), rows in several currencies are sorted by money without currency= (mixed_currency_sort), or the filter names labels no entity has (unknown_labels); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
       200: {
         headers: {
           /** @description JSON only: rows of the whole result. */
           'X-TotalCount'?: number;
           /** @description Exports only: attachment; filename="<path>_<from>_<to>.<format>", with compare "<path>_<from>_<to>_vs_<compared from>_<compared to>.<format>". */
           'Content-Disposition'?: string;
-          /** @description JSON and exports: the last day for which every platform account of the report has final figures (synced, and fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough). Absent when unknown: a platform account of the report was never synced, or it has none. A range ending after it gets the incomplete_data warning. */
+          /** @description JSON and exports: the last day for which every synced platform account of the report has final figures (fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough; an account never synced is named by incomplete_data instead). Absent when unknown: no platform account of the report was ever synced, or it has none. A range ending after it gets the incomplete_data warning. */
           'X-Data-Complete-Through'?: string;
           /** @description With compare= only: the first day of the compared range, as resolved. */
           'X-Compare-Start-Date'?: string;
           /** @description With compare= only: the last day of the compared range, as resolved. */
           'X-Compare-End-Date'?: string;
-          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2 (through absent when a platform account was never synced). */
+          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2;never_synced=1 (through absent when no platform account was ever synced; never_synced only when one was never synced), mixed_currency_sort;currencies="EUR MXN PLN", unknown_labels;labels="regoin". */
           'Adreport-Warnings'?: string;
           /** @description A weak validator of this answer: it changes when the organization's data that the report reads changes (any write), with the request (its plan, the resolved dates included) and format, and at a restart of the service. Send it back in If-None-Match. */
           ETag?: string;
@@ -8624,7 +8803,7 @@ export interface operations {
         content: {
           'application/json': {
             campaigns: components['schemas']['CampaignReportRow'][];
-            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums). */
+            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums), and the formulas over the same sums. */
             totals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -8662,6 +8841,10 @@ export interface operations {
               roas?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -8698,13 +8881,37 @@ export interface operations {
                 valuePerConversion?: number | null;
                 /** @description Ratio: conversionValue / cost */
                 roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
             };
-            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket. */
+            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket, formulas over the same sums. */
             segmentTotals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -8742,6 +8949,10 @@ export interface operations {
               roas?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -8778,10 +8989,34 @@ export interface operations {
                 valuePerConversion?: number | null;
                 /** @description Ratio: conversionValue / cost */
                 roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description The bucket: the values of the requested segments. */
               segments: {
@@ -9088,20 +9323,20 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, or the range ends after the last complete day (incomplete_data); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
+      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, the range ends after the last complete day or a platform account was never synced (incomplete_data), rows in several currencies are sorted by money without currency= (mixed_currency_sort), or the filter names labels no entity has (unknown_labels); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
       200: {
         headers: {
           /** @description JSON only: rows of the whole result. */
           'X-TotalCount'?: number;
           /** @description Exports only: attachment; filename="<path>_<from>_<to>.<format>", with compare "<path>_<from>_<to>_vs_<compared from>_<compared to>.<format>". */
           'Content-Disposition'?: string;
-          /** @description JSON and exports: the last day for which every platform account of the report has final figures (synced, and fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough). Absent when unknown: a platform account of the report was never synced, or it has none. A range ending after it gets the incomplete_data warning. */
+          /** @description JSON and exports: the last day for which every synced platform account of the report has final figures (fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough; an account never synced is named by incomplete_data instead). Absent when unknown: no platform account of the report was ever synced, or it has none. A range ending after it gets the incomplete_data warning. */
           'X-Data-Complete-Through'?: string;
           /** @description With compare= only: the first day of the compared range, as resolved. */
           'X-Compare-Start-Date'?: string;
           /** @description With compare= only: the last day of the compared range, as resolved. */
           'X-Compare-End-Date'?: string;
-          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2 (through absent when a platform account was never synced). */
+          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2;never_synced=1 (through absent when no platform account was ever synced; never_synced only when one was never synced), mixed_currency_sort;currencies="EUR MXN PLN", unknown_labels;labels="regoin". */
           'Adreport-Warnings'?: string;
           /** @description A weak validator of this answer: it changes when the organization's data that the report reads changes (any write), with the request (its plan, the resolved dates included) and format, and at a restart of the service. Send it back in If-None-Match. */
           ETag?: string;
@@ -9120,7 +9355,7 @@ export interface operations {
         content: {
           'application/json': {
             adGroups: components['schemas']['AdGroupReportRow'][];
-            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums). */
+            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums), and the formulas over the same sums. */
             totals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -9158,6 +9393,10 @@ export interface operations {
               roas?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -9194,13 +9433,37 @@ export interface operations {
                 valuePerConversion?: number | null;
                 /** @description Ratio: conversionValue / cost */
                 roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
             };
-            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket. */
+            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket, formulas over the same sums. */
             segmentTotals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -9238,6 +9501,10 @@ export interface operations {
               roas?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -9274,10 +9541,34 @@ export interface operations {
                 valuePerConversion?: number | null;
                 /** @description Ratio: conversionValue / cost */
                 roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description The bucket: the values of the requested segments. */
               segments: {
@@ -9584,20 +9875,20 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, or the range ends after the last complete day (incomplete_data); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
+      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, the range ends after the last complete day or a platform account was never synced (incomplete_data), rows in several currencies are sorted by money without currency= (mixed_currency_sort), or the filter names labels no entity has (unknown_labels); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
       200: {
         headers: {
           /** @description JSON only: rows of the whole result. */
           'X-TotalCount'?: number;
           /** @description Exports only: attachment; filename="<path>_<from>_<to>.<format>", with compare "<path>_<from>_<to>_vs_<compared from>_<compared to>.<format>". */
           'Content-Disposition'?: string;
-          /** @description JSON and exports: the last day for which every platform account of the report has final figures (synced, and fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough). Absent when unknown: a platform account of the report was never synced, or it has none. A range ending after it gets the incomplete_data warning. */
+          /** @description JSON and exports: the last day for which every synced platform account of the report has final figures (fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough; an account never synced is named by incomplete_data instead). Absent when unknown: no platform account of the report was ever synced, or it has none. A range ending after it gets the incomplete_data warning. */
           'X-Data-Complete-Through'?: string;
           /** @description With compare= only: the first day of the compared range, as resolved. */
           'X-Compare-Start-Date'?: string;
           /** @description With compare= only: the last day of the compared range, as resolved. */
           'X-Compare-End-Date'?: string;
-          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2 (through absent when a platform account was never synced). */
+          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2;never_synced=1 (through absent when no platform account was ever synced; never_synced only when one was never synced), mixed_currency_sort;currencies="EUR MXN PLN", unknown_labels;labels="regoin". */
           'Adreport-Warnings'?: string;
           /** @description A weak validator of this answer: it changes when the organization's data that the report reads changes (any write), with the request (its plan, the resolved dates included) and format, and at a restart of the service. Send it back in If-None-Match. */
           ETag?: string;
@@ -9616,7 +9907,7 @@ export interface operations {
         content: {
           'application/json': {
             keywords: components['schemas']['KeywordReportRow'][];
-            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums). */
+            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums), and the formulas over the same sums. */
             totals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -9654,6 +9945,10 @@ export interface operations {
               roas?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -9690,13 +9985,37 @@ export interface operations {
                 valuePerConversion?: number | null;
                 /** @description Ratio: conversionValue / cost */
                 roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
             };
-            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket. */
+            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket, formulas over the same sums. */
             segmentTotals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -9734,6 +10053,10 @@ export interface operations {
               roas?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -9770,10 +10093,34 @@ export interface operations {
                 valuePerConversion?: number | null;
                 /** @description Ratio: conversionValue / cost */
                 roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description The bucket: the values of the requested segments. */
               segments: {
@@ -10082,20 +10429,20 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, or the range ends after the last complete day (incomplete_data); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
+      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, the range ends after the last complete day or a platform account was never synced (incomplete_data), rows in several currencies are sorted by money without currency= (mixed_currency_sort), or the filter names labels no entity has (unknown_labels); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
       200: {
         headers: {
           /** @description JSON only: rows of the whole result. */
           'X-TotalCount'?: number;
           /** @description Exports only: attachment; filename="<path>_<from>_<to>.<format>", with compare "<path>_<from>_<to>_vs_<compared from>_<compared to>.<format>". */
           'Content-Disposition'?: string;
-          /** @description JSON and exports: the last day for which every platform account of the report has final figures (synced, and fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough). Absent when unknown: a platform account of the report was never synced, or it has none. A range ending after it gets the incomplete_data warning. */
+          /** @description JSON and exports: the last day for which every synced platform account of the report has final figures (fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough; an account never synced is named by incomplete_data instead). Absent when unknown: no platform account of the report was ever synced, or it has none. A range ending after it gets the incomplete_data warning. */
           'X-Data-Complete-Through'?: string;
           /** @description With compare= only: the first day of the compared range, as resolved. */
           'X-Compare-Start-Date'?: string;
           /** @description With compare= only: the last day of the compared range, as resolved. */
           'X-Compare-End-Date'?: string;
-          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2 (through absent when a platform account was never synced). */
+          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2;never_synced=1 (through absent when no platform account was ever synced; never_synced only when one was never synced), mixed_currency_sort;currencies="EUR MXN PLN", unknown_labels;labels="regoin". */
           'Adreport-Warnings'?: string;
           /** @description A weak validator of this answer: it changes when the organization's data that the report reads changes (any write), with the request (its plan, the resolved dates included) and format, and at a restart of the service. Send it back in If-None-Match. */
           ETag?: string;
@@ -10114,7 +10461,7 @@ export interface operations {
         content: {
           'application/json': {
             ads: components['schemas']['AdReportRow'][];
-            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums). */
+            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums), and the formulas over the same sums. */
             totals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -10152,6 +10499,10 @@ export interface operations {
               roas?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -10188,13 +10539,37 @@ export interface operations {
                 valuePerConversion?: number | null;
                 /** @description Ratio: conversionValue / cost */
                 roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
             };
-            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket. */
+            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket, formulas over the same sums. */
             segmentTotals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -10232,6 +10607,10 @@ export interface operations {
               roas?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -10268,10 +10647,34 @@ export interface operations {
                 valuePerConversion?: number | null;
                 /** @description Ratio: conversionValue / cost */
                 roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description The bucket: the values of the requested segments. */
               segments: {
@@ -10582,20 +10985,20 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, or the range ends after the last complete day (incomplete_data); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
+      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, the range ends after the last complete day or a platform account was never synced (incomplete_data), rows in several currencies are sorted by money without currency= (mixed_currency_sort), or the filter names labels no entity has (unknown_labels); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
       200: {
         headers: {
           /** @description JSON only: rows of the whole result. */
           'X-TotalCount'?: number;
           /** @description Exports only: attachment; filename="<path>_<from>_<to>.<format>", with compare "<path>_<from>_<to>_vs_<compared from>_<compared to>.<format>". */
           'Content-Disposition'?: string;
-          /** @description JSON and exports: the last day for which every platform account of the report has final figures (synced, and fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough). Absent when unknown: a platform account of the report was never synced, or it has none. A range ending after it gets the incomplete_data warning. */
+          /** @description JSON and exports: the last day for which every synced platform account of the report has final figures (fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough; an account never synced is named by incomplete_data instead). Absent when unknown: no platform account of the report was ever synced, or it has none. A range ending after it gets the incomplete_data warning. */
           'X-Data-Complete-Through'?: string;
           /** @description With compare= only: the first day of the compared range, as resolved. */
           'X-Compare-Start-Date'?: string;
           /** @description With compare= only: the last day of the compared range, as resolved. */
           'X-Compare-End-Date'?: string;
-          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2 (through absent when a platform account was never synced). */
+          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2;never_synced=1 (through absent when no platform account was ever synced; never_synced only when one was never synced), mixed_currency_sort;currencies="EUR MXN PLN", unknown_labels;labels="regoin". */
           'Adreport-Warnings'?: string;
           /** @description A weak validator of this answer: it changes when the organization's data that the report reads changes (any write), with the request (its plan, the resolved dates included) and format, and at a restart of the service. Send it back in If-None-Match. */
           ETag?: string;
@@ -10614,7 +11017,7 @@ export interface operations {
         content: {
           'application/json': {
             adPlatformAccounts: components['schemas']['FacebookAdPlatformAccountReportRow'][];
-            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums). */
+            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums), and the formulas over the same sums. */
             totals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -10656,6 +11059,10 @@ export interface operations {
               frequency?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -10696,13 +11103,39 @@ export interface operations {
                 reach?: number;
                 /** @description Ratio: impressions / reach: how often each person reached saw an ad */
                 frequency?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                reach?: number | null;
+                frequency?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
             };
-            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket. */
+            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket, formulas over the same sums. */
             segmentTotals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -10744,6 +11177,10 @@ export interface operations {
               frequency?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -10784,10 +11221,36 @@ export interface operations {
                 reach?: number;
                 /** @description Ratio: impressions / reach: how often each person reached saw an ad */
                 frequency?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                reach?: number | null;
+                frequency?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description The bucket: the values of the requested segments. */
               segments: {
@@ -11100,20 +11563,20 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, or the range ends after the last complete day (incomplete_data); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
+      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, the range ends after the last complete day or a platform account was never synced (incomplete_data), rows in several currencies are sorted by money without currency= (mixed_currency_sort), or the filter names labels no entity has (unknown_labels); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
       200: {
         headers: {
           /** @description JSON only: rows of the whole result. */
           'X-TotalCount'?: number;
           /** @description Exports only: attachment; filename="<path>_<from>_<to>.<format>", with compare "<path>_<from>_<to>_vs_<compared from>_<compared to>.<format>". */
           'Content-Disposition'?: string;
-          /** @description JSON and exports: the last day for which every platform account of the report has final figures (synced, and fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough). Absent when unknown: a platform account of the report was never synced, or it has none. A range ending after it gets the incomplete_data warning. */
+          /** @description JSON and exports: the last day for which every synced platform account of the report has final figures (fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough; an account never synced is named by incomplete_data instead). Absent when unknown: no platform account of the report was ever synced, or it has none. A range ending after it gets the incomplete_data warning. */
           'X-Data-Complete-Through'?: string;
           /** @description With compare= only: the first day of the compared range, as resolved. */
           'X-Compare-Start-Date'?: string;
           /** @description With compare= only: the last day of the compared range, as resolved. */
           'X-Compare-End-Date'?: string;
-          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2 (through absent when a platform account was never synced). */
+          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2;never_synced=1 (through absent when no platform account was ever synced; never_synced only when one was never synced), mixed_currency_sort;currencies="EUR MXN PLN", unknown_labels;labels="regoin". */
           'Adreport-Warnings'?: string;
           /** @description A weak validator of this answer: it changes when the organization's data that the report reads changes (any write), with the request (its plan, the resolved dates included) and format, and at a restart of the service. Send it back in If-None-Match. */
           ETag?: string;
@@ -11132,7 +11595,7 @@ export interface operations {
         content: {
           'application/json': {
             campaigns: components['schemas']['FacebookCampaignReportRow'][];
-            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums). */
+            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums), and the formulas over the same sums. */
             totals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -11174,6 +11637,10 @@ export interface operations {
               frequency?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -11214,13 +11681,39 @@ export interface operations {
                 reach?: number;
                 /** @description Ratio: impressions / reach: how often each person reached saw an ad */
                 frequency?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                reach?: number | null;
+                frequency?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
             };
-            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket. */
+            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket, formulas over the same sums. */
             segmentTotals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -11262,6 +11755,10 @@ export interface operations {
               frequency?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -11302,10 +11799,36 @@ export interface operations {
                 reach?: number;
                 /** @description Ratio: impressions / reach: how often each person reached saw an ad */
                 frequency?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                reach?: number | null;
+                frequency?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description The bucket: the values of the requested segments. */
               segments: {
@@ -11618,20 +12141,20 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, or the range ends after the last complete day (incomplete_data); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
+      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, the range ends after the last complete day or a platform account was never synced (incomplete_data), rows in several currencies are sorted by money without currency= (mixed_currency_sort), or the filter names labels no entity has (unknown_labels); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
       200: {
         headers: {
           /** @description JSON only: rows of the whole result. */
           'X-TotalCount'?: number;
           /** @description Exports only: attachment; filename="<path>_<from>_<to>.<format>", with compare "<path>_<from>_<to>_vs_<compared from>_<compared to>.<format>". */
           'Content-Disposition'?: string;
-          /** @description JSON and exports: the last day for which every platform account of the report has final figures (synced, and fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough). Absent when unknown: a platform account of the report was never synced, or it has none. A range ending after it gets the incomplete_data warning. */
+          /** @description JSON and exports: the last day for which every synced platform account of the report has final figures (fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough; an account never synced is named by incomplete_data instead). Absent when unknown: no platform account of the report was ever synced, or it has none. A range ending after it gets the incomplete_data warning. */
           'X-Data-Complete-Through'?: string;
           /** @description With compare= only: the first day of the compared range, as resolved. */
           'X-Compare-Start-Date'?: string;
           /** @description With compare= only: the last day of the compared range, as resolved. */
           'X-Compare-End-Date'?: string;
-          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2 (through absent when a platform account was never synced). */
+          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2;never_synced=1 (through absent when no platform account was ever synced; never_synced only when one was never synced), mixed_currency_sort;currencies="EUR MXN PLN", unknown_labels;labels="regoin". */
           'Adreport-Warnings'?: string;
           /** @description A weak validator of this answer: it changes when the organization's data that the report reads changes (any write), with the request (its plan, the resolved dates included) and format, and at a restart of the service. Send it back in If-None-Match. */
           ETag?: string;
@@ -11650,7 +12173,7 @@ export interface operations {
         content: {
           'application/json': {
             ads: components['schemas']['FacebookAdReportRow'][];
-            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums). */
+            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums), and the formulas over the same sums. */
             totals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -11692,6 +12215,10 @@ export interface operations {
               frequency?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -11732,13 +12259,39 @@ export interface operations {
                 reach?: number;
                 /** @description Ratio: impressions / reach: how often each person reached saw an ad */
                 frequency?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                reach?: number | null;
+                frequency?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
             };
-            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket. */
+            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket, formulas over the same sums. */
             segmentTotals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -11780,6 +12333,10 @@ export interface operations {
               frequency?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -11820,10 +12377,36 @@ export interface operations {
                 reach?: number;
                 /** @description Ratio: impressions / reach: how often each person reached saw an ad */
                 frequency?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                reach?: number | null;
+                frequency?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description The bucket: the values of the requested segments. */
               segments: {
@@ -12144,20 +12727,20 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, or the range ends after the last complete day (incomplete_data); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
+      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, the range ends after the last complete day or a platform account was never synced (incomplete_data), rows in several currencies are sorted by money without currency= (mixed_currency_sort), or the filter names labels no entity has (unknown_labels); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
       200: {
         headers: {
           /** @description JSON only: rows of the whole result. */
           'X-TotalCount'?: number;
           /** @description Exports only: attachment; filename="<path>_<from>_<to>.<format>", with compare "<path>_<from>_<to>_vs_<compared from>_<compared to>.<format>". */
           'Content-Disposition'?: string;
-          /** @description JSON and exports: the last day for which every platform account of the report has final figures (synced, and fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough). Absent when unknown: a platform account of the report was never synced, or it has none. A range ending after it gets the incomplete_data warning. */
+          /** @description JSON and exports: the last day for which every synced platform account of the report has final figures (fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough; an account never synced is named by incomplete_data instead). Absent when unknown: no platform account of the report was ever synced, or it has none. A range ending after it gets the incomplete_data warning. */
           'X-Data-Complete-Through'?: string;
           /** @description With compare= only: the first day of the compared range, as resolved. */
           'X-Compare-Start-Date'?: string;
           /** @description With compare= only: the last day of the compared range, as resolved. */
           'X-Compare-End-Date'?: string;
-          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2 (through absent when a platform account was never synced). */
+          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2;never_synced=1 (through absent when no platform account was ever synced; never_synced only when one was never synced), mixed_currency_sort;currencies="EUR MXN PLN", unknown_labels;labels="regoin". */
           'Adreport-Warnings'?: string;
           /** @description A weak validator of this answer: it changes when the organization's data that the report reads changes (any write), with the request (its plan, the resolved dates included) and format, and at a restart of the service. Send it back in If-None-Match. */
           ETag?: string;
@@ -12176,7 +12759,7 @@ export interface operations {
         content: {
           'application/json': {
             adPlatformAccounts: components['schemas']['GoogleAdsAdPlatformAccountReportRow'][];
-            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums). */
+            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums), and the formulas over the same sums. */
             totals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -12228,6 +12811,10 @@ export interface operations {
               searchAbsoluteTopImpressionShare?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -12278,13 +12865,44 @@ export interface operations {
                 searchTopImpressionShare?: number | null;
                 /** @description Ratio: impressions in the very first position / searchEligibleImpressions; under 0.1 reported as 0.0999 */
                 searchAbsoluteTopImpressionShare?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                searchImpressions?: number | null;
+                searchEligibleImpressions?: number | null;
+                searchImpressionShare?: number | null;
+                searchBudgetLostImpressionShare?: number | null;
+                searchRankLostImpressionShare?: number | null;
+                searchTopImpressionShare?: number | null;
+                searchAbsoluteTopImpressionShare?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
             };
-            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket. */
+            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket, formulas over the same sums. */
             segmentTotals?: {
               /** @description Integer: times an ad was shown */
               impressions?: number;
@@ -12336,6 +12954,10 @@ export interface operations {
               searchAbsoluteTopImpressionShare?: number | null;
               /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
               currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
               /** @description With compare= only: the same over the compared range. */
               comparison?: {
                 /** @description Integer: times an ad was shown */
@@ -12386,10 +13008,41 @@ export interface operations {
                 searchTopImpressionShare?: number | null;
                 /** @description Ratio: impressions in the very first position / searchEligibleImpressions; under 0.1 reported as 0.0999 */
                 searchAbsoluteTopImpressionShare?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
               change?: {
-                [key: string]: number | null;
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                searchImpressions?: number | null;
+                searchEligibleImpressions?: number | null;
+                searchImpressionShare?: number | null;
+                searchBudgetLostImpressionShare?: number | null;
+                searchRankLostImpressionShare?: number | null;
+                searchTopImpressionShare?: number | null;
+                searchAbsoluteTopImpressionShare?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
               };
               /** @description The bucket: the values of the requested segments. */
               segments: {

@@ -1,4 +1,5 @@
 import { TIME_SEGMENTS, type SegmentField } from './report-fields.js';
+import { totalAt } from './totals.js';
 
 /**
  * What the chart draws, from a report page. Segmented reports are drawn from `segmentTotals`, the
@@ -61,14 +62,13 @@ function drawnModel(input: ChartInput): ChartModel {
   const { segments, measure, measureLabel } = input;
   if (segments.length === 0) return barsOfRows(input);
   const buckets = input.segmentTotals;
-  // segmentTotals are flat: a statistic is a member of the bucket; formulas are not totalled.
-  if (!measure.startsWith('statistics.'))
-    return { kind: 'none', reason: `Segment totals hold statistics only: chart a statistic to see ${measureLabel}.` };
+  // A bucket holds its statistics as members and its formulas (over the bucket's sums) in `formulas`.
+  if (!measure.startsWith('statistics.') && !measure.startsWith('formulas.'))
+    return { kind: 'none', reason: `Segment totals hold statistics and formulas only: ${measureLabel} has none.` };
   if (buckets === undefined || buckets.length === 0) return { kind: 'none', reason: 'No activity in this range.' };
-  const statistic = measure.slice('statistics.'.length);
   const time = segments.find((s) => TIME_SEGMENTS.has(s.name));
   const others = segments.filter((s) => s !== time);
-  const valueOf = (bucket: Record<string, unknown>) => numberOrNull(bucket[statistic]);
+  const valueOf = (bucket: Record<string, unknown>) => numberOrNull(totalAt(bucket, measure));
   const labelOf = (bucket: Record<string, unknown>, of: readonly SegmentField[]) =>
     of.map((s) => String(segmentValue(bucket, s) ?? '–')).join(' · ');
 

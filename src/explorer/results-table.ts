@@ -1,6 +1,7 @@
 import { h } from './dom.js';
 import { formatCount, formatNumber, type DisplayType } from './number-format.js';
 import type { SegmentField } from './report-fields.js';
+import { totalAt } from './totals.js';
 
 export interface Column {
   /** `statistics.clicks`, `formulas.cpa`, `segments.day`, `name`, ...: also its sort key. */
@@ -37,7 +38,7 @@ export function reportColumns(
     { key: 'id', label: 'Id', type: undefined, totalled: false },
     { key: 'currency', label: 'Currency', type: undefined, totalled: false },
     ...statistics.map((s) => ({ key: `statistics.${s.name}`, label: s.name, type: s.type, totalled: true })),
-    ...formulas.map((f) => ({ key: `formulas.${f.name}`, label: f.name, type: f.type, totalled: false })),
+    ...formulas.map((f) => ({ key: `formulas.${f.name}`, label: f.name, type: f.type, totalled: true })),
   ];
 }
 
@@ -98,7 +99,7 @@ export function reportTable(input: TableInput): HTMLTableElement {
 
 function totalsRow(input: TableInput): HTMLTableSectionElement {
   const totals = input.totals!;
-  // The label spans the columns before the first statistic; each statistic gets its total.
+  // The label spans the columns before the first statistic; each statistic and formula gets its total.
   const firstTotalled = input.columns.findIndex((c) => c.totalled);
   const labelSpan = firstTotalled === -1 ? input.columns.length : firstTotalled;
   const label = `Totals of all ${formatCount(input.totalCount)} rows${
@@ -110,7 +111,7 @@ function totalsRow(input: TableInput): HTMLTableSectionElement {
       h(
         'td',
         { class: 'number' },
-        column.totalled && column.type ? formatNumber(totals[column.key.slice('statistics.'.length)], column.type) : '',
+        column.totalled && column.type ? formatNumber(totalAt(totals, column.key), column.type) : '',
       ),
     );
   return h('tfoot', {}, h('tr', {}, h('th', { scope: 'row', colspan: labelSpan }, label), ...cells));

@@ -10,8 +10,10 @@ export interface PlatformAccountFreshness extends SyncStateRow {
 
 /**
  * How complete a report's data is (issue 23, `meta.freshness`): the last day for which every
- * platform account of the report has final figures, and each account's sync state. null when
- * any of them was never synced, or the report has no platform account (nothing to vouch for).
+ * synced platform account of the report has final figures, and each account's sync state. An
+ * account never synced has no figures to be final (the incomplete_data warning names it): it
+ * does not hide the others' complete day. null when none of them was ever synced, or the report
+ * has no platform account (nothing to vouch for).
  */
 export interface DataFreshness {
   readonly completeThrough: string | null;
@@ -92,12 +94,17 @@ function syncStateOf(row: SyncStateRow): SyncStateRow {
   };
 }
 
-/** The minimum over the accounts; null when one is unknown or there are none. */
-function completeThroughOf(accounts: readonly PlatformAccountFreshness[]): string | null {
+/** Never synced: no statistics were ever fetched, so no day of it is final (nor has figures). */
+export function neverSynced(account: SyncStateRow): boolean {
+  return account.completeThrough === null;
+}
+
+/** The minimum over the synced accounts; null when none was ever synced, or there are none. */
+export function completeThroughOf(accounts: readonly SyncStateRow[]): string | null {
   let min: string | null = null;
   for (const account of accounts) {
-    if (account.completeThrough === null) return null;
-    if (min === null || account.completeThrough < min) min = account.completeThrough;
+    if (neverSynced(account)) continue;
+    if (min === null || account.completeThrough! < min) min = account.completeThrough;
   }
   return min;
 }
@@ -119,24 +126,41 @@ export function metaMember(freshness: DataFreshness | undefined): string {
 }
 
 /**
- * `incomplete_data` when the report's range ends after the complete day (or no day is complete:
- * an account never synced), naming the accounts whose figures may still change. Nothing for a
- * report without platform accounts.
+ * `incomplete_data` when a platform account of the report was never synced, or the range ends
+ * after the complete day, naming the accounts whose figures may still change (never synced
+ * ones included, and also named apart). Nothing for a report without platform accounts.
  */
 export function incompleteData(freshness: DataFreshness, to: string): ReportWarning | undefined {
   const { completeThrough, platformAccounts } = freshness;
-  if (platformAccounts.length === 0 || (completeThrough !== null && to <= completeThrough)) return undefined;
-  const incomplete = platformAccounts
-    .filter((p) => p.completeThrough === null || p.completeThrough < to)
-    .map((p) => p.id);
+  const never = platformAccounts.filter(neverSynced).map((p) => p.id);
+  const notFinal = platformAccounts.filter((p) => !neverSynced(p) && p.completeThrough! < to).map((p) => p.id);
+  if (never.length === 0 && notFinal.length === 0) return undefined;
+  const of = `of the ${platformAccounts.length} platform accounts of this report`;
+  const parts: string[] = [];
+  if (notFinal.length > 0)
+    parts.push(
+      `Figures after ${completeThrough} are not final yet: platforms attribute conversions late and restate recent days until their conversion lag has passed. ${notFinal.length} ${of} may still change.`,
+    );
+  if (never.length > 0)
+    parts.push(
+      `${never.length} ${of} ${never.length === 1 ? 'was' : 'were'} never synced (${idList(never)}): the report has no figures of ${never.length === 1 ? 'it' : 'them'} yet${
+        completeThrough === null ? '.' : `, and ${completeThrough} is the complete day of the synced ones.`
+      }`,
+    );
+  const incomplete = [...never, ...notFinal].sort((a, b) => a - b);
   return {
     code: 'incomplete_data',
-    message:
-      completeThrough === null
-        ? `Figures of ${incomplete.length} of the ${platformAccounts.length} platform accounts of this report were never synced: the report may be incomplete. meta.freshness lists them.`
-        : `Figures after ${completeThrough} are not final yet: platforms attribute conversions late and restate recent days until their conversion lag has passed. ${incomplete.length} of the ${platformAccounts.length} platform accounts of this report may still change; meta.freshness lists them.`,
+    message: `${parts.join(' ')} meta.freshness lists them.`,
     completeThrough,
     platformAccountCount: incomplete.length,
     platformAccountIds: incomplete.slice(0, MAX_LISTED_IDS),
+    neverSyncedCount: never.length,
+    neverSyncedIds: never.slice(0, MAX_LISTED_IDS),
   };
+}
+
+/** `id 12`, `ids 12, 14`, at most MAX_LISTED_IDS of them. */
+function idList(ids: readonly number[]): string {
+  const listed = ids.slice(0, MAX_LISTED_IDS).join(', ');
+  return `${ids.length === 1 ? 'id' : 'ids'} ${listed}${ids.length > MAX_LISTED_IDS ? ', ...' : ''}`;
 }

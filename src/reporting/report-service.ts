@@ -2,7 +2,7 @@ import type { ReportEndpoint } from '../catalog/endpoints.js';
 import { readsMoney, statisticOf } from '../catalog/statistics.js';
 import { buildPlan } from '../planner/build-plan.js';
 import { reportSlots } from '../planner/report-weight.js';
-import type { ReportPlan, ReportRequest } from '../planner/report-plan.js';
+import { operandsOf, type PlannedFormula, type ReportPlan, type ReportRequest } from '../planner/report-plan.js';
 import { buildCallDetailsPlan, type CallDetailsPlan } from '../planner/call-details-plan.js';
 import { listCallDetails, type CallDetail, type CallDetailsRequest } from './call-details.js';
 import { PageCache } from './page-cache.js';
@@ -11,7 +11,10 @@ import { listMarkupPeriods, type MarkupPeriod, type MarkupPeriodQuery } from './
 import type { ExportService, ExportStream } from './export-stream.js';
 import {
   changeColumn,
+  changeFormulaColumn,
+  comparedFormulaColumn,
   comparedStatisticColumn,
+  formulaColumn,
   compileReport,
   CURRENCIES_COLUMN,
   segmentColumn,
@@ -33,6 +36,7 @@ import {
 } from './report-engine.js';
 import type { Row } from '../store/sql-values.js';
 import { FreshnessReader, incompleteData, type DataFreshness } from './data-freshness.js';
+import { ScopeWarnings } from './scope-warnings.js';
 
 /** A page's rows as JSON text in parts (DuckDB renders them), read out of DuckDB's memory one at a time. */
 export interface PageParts {
@@ -47,11 +51,13 @@ export interface PageParts {
 
 /**
  * `totals=true`: the statistics over the whole filtered result and the one currency they are in
- * (null: none, or several); with compare, `comparison` and `change` of the same statistics.
+ * (null: none, or several), the formulas over the same sums in `formulas`; with compare,
+ * `comparison` and `change` of the same statistics and formulas.
  */
-export type ReportTotals = { readonly currency: string | null } & Readonly<
-  Record<string, number | string | null | Readonly<Record<string, number | string | null>>>
->;
+export type ReportTotals = { readonly currency: string | null } & Readonly<Record<string, TotalsValue>>;
+
+/** A member of the totals: a statistic, the currency, or a group of them (`formulas`, `comparison`, `change`). */
+export type TotalsValue = number | string | null | { readonly [name: string]: TotalsValue };
 
 export interface ReportPage {
   readonly rows: PageParts;
@@ -60,7 +66,7 @@ export interface ReportPage {
   readonly totals: ReportTotals | undefined;
   /** `totals=segments`: the totals of each segment bucket, `segments` first, in segment order. */
   readonly segmentTotals: readonly ReportTotals[] | undefined;
-  /** Mixed currencies under totals, money converted at estimated rates; empty when there is nothing to say. */
+  /** What the report says beside its rows (report-warnings.ts), freshness last; empty when there is nothing to say. */
   readonly warnings: readonly ReportWarning[];
 }
 
@@ -95,6 +101,9 @@ export class ReportService {
   /** What `withFreshness` reads, with the sync states it keeps. */
   private readonly dataFreshness: FreshnessReader;
 
+  /** Warnings about the request's labels and money sort (entity tables only). */
+  private readonly scope: ScopeWarnings;
+
   constructor(
     db: Database,
     private readonly now: () => Date,
@@ -107,6 +116,7 @@ export class ReportService {
   ) {
     this.freshness = new ReportFreshness(db.versions, pages);
     this.dataFreshness = new FreshnessReader(db);
+    this.scope = new ScopeWarnings(db);
   }
 
   /** The engine that answers the organization's reports now (a 503 when it is away). */
@@ -178,7 +188,10 @@ export class ReportService {
     // totals=segments brings the totals row along: the totals statement alone only without it.
     const segmentTotalsQuery = report.segmentTotals();
     const totalsQuery = segmentTotalsQuery === undefined ? report.totals() : undefined;
-    return engine.read({ organizationId: plan.organizationId, slots: reportSlots(plan) }, async (r) => {
+    const labels = await this.scope.labels(plan);
+    // The currencies of the filtered result, when the totals read them.
+    let found: string[] | undefined;
+    const page = await engine.read({ organizationId: plan.organizationId, slots: reportSlots(plan) }, async (r) => {
       const parts = await r.lazy(compiled.sql, compiled.params);
       try {
         const warnings: ReportWarning[] = [];
@@ -194,6 +207,7 @@ export class ReportService {
           const [row = {}, ...buckets] = await r.all(segmentTotalsQuery.sql, segmentTotalsQuery.params);
           estimates.add(ESTIMATE_COLUMNS.map((c) => row[c]));
           totals = totalsOf(plan, row, warnings);
+          found = currenciesOf(row);
           // A bucket's money is null on the rule of the totals, which already say why.
           segmentTotals = buckets.map((bucket) => ({
             segments: Object.fromEntries(
@@ -205,6 +219,7 @@ export class ReportService {
           const row = (await r.all(totalsQuery.sql, totalsQuery.params))[0] ?? {};
           estimates.add(ESTIMATE_COLUMNS.map((c) => row[c]));
           totals = totalsOf(plan, row, warnings);
+          found = currenciesOf(row);
         }
         const estimated = estimates.result();
         if (estimated) warnings.push(estimatedFxRates(estimated));
@@ -213,13 +228,20 @@ export class ReportService {
           parts.rowCount > 0
             ? Number(parts.get(0, TOTAL_OF_PART))
             : await countAll(r, plan, engine.dialect, this.compileOptions);
-        warnings.push(...freshnessWarnings(freshness, plan));
         return { rows: pageParts(parts), total, totals, segmentTotals, warnings };
       } catch (error) {
         parts.release();
         throw error;
       }
     });
+    try {
+      const sort = await this.scope.currencySort(plan, found);
+      const warnings = [...page.warnings, ...(sort ? [sort] : []), ...(labels ? [labels] : [])];
+      return { ...page, warnings: [...warnings, ...freshnessWarnings(freshness, plan)] };
+    } catch (error) {
+      page.rows.release();
+      throw error;
+    }
   }
 
   /** GET /reporting/v0/call-details: one page of calls and the total over all pages. */
@@ -264,6 +286,10 @@ export class ReportService {
       const estimated = estimates.result();
       if (estimated) warnings.push(estimatedFxRates(estimated));
     }
+    const sort = await this.scope.currencySort(plan);
+    if (sort) warnings.push(sort);
+    const labels = await this.scope.labels(plan);
+    if (labels) warnings.push(labels);
     warnings.push(...freshnessWarnings(freshness, plan));
     return { plan, stream: await engine.openExport(plan.organizationId, report.export(format), format), warnings };
   }
@@ -304,26 +330,47 @@ async function countAll(
 
 /**
  * The totals row as the body shows it. Money of several currencies has no sum: without `currency`,
- * totals over rows in more than one currency keep their counts but null their money statistics
- * and the ratios over money, and say why (mixed_currencies).
+ * totals over rows in more than one currency keep their counts but null their money statistics,
+ * the ratios over money and the formulas reading money, and say why (mixed_currencies). Formulas
+ * go in `formulas` (their names may be statistic names), with compare in `comparison.formulas`
+ * and `change.formulas` too.
  */
 function totalsOf(plan: ReportPlan, row: Row, warnings: ReportWarning[]): ReportTotals {
-  const found = typeof row[CURRENCIES_COLUMN] === 'string' ? (row[CURRENCIES_COLUMN] as string).split(',') : [];
+  const found = currenciesOf(row);
   const mixed = plan.currency === undefined && found.length > 1;
   if (mixed) warnings.push(mixedCurrencies(found));
   const currency = plan.currency ?? (found.length === 1 ? found[0]! : null);
+  const valueOf = (column: string, money: boolean) =>
+    mixed && money ? null : ((row[column] as number | null) ?? null);
   const statistics = (column: (i: number) => string) =>
-    Object.fromEntries(
-      plan.statistics.map(
-        (name, i) =>
-          [name, mixed && readsMoney(statisticOf(name)) ? null : ((row[column(i)] as number | null) ?? null)] as const,
-      ),
-    );
+    Object.fromEntries(plan.statistics.map((name, i) => [name, valueOf(column(i), readsMoney(statisticOf(name)))]));
+  const formulas = (column: (i: number) => string) =>
+    plan.formulas.length === 0
+      ? {}
+      : {
+          formulas: Object.fromEntries(plan.formulas.map((f, i) => [f.name, valueOf(column(i), formulaReadsMoney(f))])),
+        };
   return {
     currency,
     ...statistics(statisticColumn),
-    ...(plan.compare ? { comparison: statistics(comparedStatisticColumn), change: statistics(changeColumn) } : {}),
+    ...formulas(formulaColumn),
+    ...(plan.compare
+      ? {
+          comparison: { ...statistics(comparedStatisticColumn), ...formulas(comparedFormulaColumn) },
+          change: { ...statistics(changeColumn), ...formulas(changeFormulaColumn) },
+        }
+      : {}),
   } as ReportTotals;
+}
+
+/** The distinct currencies of the rows a totals row sums, sorted. */
+function currenciesOf(row: Row): string[] {
+  return typeof row[CURRENCIES_COLUMN] === 'string' ? (row[CURRENCIES_COLUMN] as string).split(',') : [];
+}
+
+/** A formula over a money statistic or a ratio over money: meaningless summed over several currencies. */
+function formulaReadsMoney(formula: PlannedFormula): boolean {
+  return operandsOf(formula.value).some((op) => op.kind === 'statistic' && readsMoney(statisticOf(op.name)));
 }
 
 /** incomplete_data when the range ends after the complete day (none without freshness). */

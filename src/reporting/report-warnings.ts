@@ -14,13 +14,66 @@ export type ReportWarning =
   | {
       readonly code: 'incomplete_data';
       readonly message: string;
-      /** The last day with final figures of every platform account of the report; null when one was never synced. */
+      /** The last day with final figures of every synced platform account of the report; null when none was synced. */
       readonly completeThrough: string | null;
-      /** How many platform accounts of the report are not final through the range's end. */
+      /** How many platform accounts of the report are not final through the range's end (never synced ones included). */
       readonly platformAccountCount: number;
       /** Their ids, the first 100 by id (meta.freshness lists every account). */
       readonly platformAccountIds: readonly number[];
+      /** How many of them were never synced (no figures at all). */
+      readonly neverSyncedCount: number;
+      /** Their ids, the first 100 by id. */
+      readonly neverSyncedIds: readonly number[];
+    }
+  | {
+      readonly code: 'mixed_currency_sort';
+      readonly message: string;
+      /** The sort keys in a currency, as the request names them (`statistics.cost`). */
+      readonly sortKeys: readonly string[];
+      /** The currencies of the rows sorted (sorted). */
+      readonly currencies: readonly string[];
+    }
+  | {
+      readonly code: 'unknown_labels';
+      readonly message: string;
+      /** The label names of the filter that no entity of the level in the organization has. */
+      readonly labels: readonly string[];
     };
+
+/**
+ * Rows sorted by money in their own currencies: 100 MXN ranks above 90 EUR. Said when the rows
+ * sorted are in several currencies and no `currency=` converts them.
+ */
+export function mixedCurrencySort(sortKeys: readonly string[], currencies: readonly string[]): ReportWarning {
+  return {
+    code: 'mixed_currency_sort',
+    message: `The rows are sorted by ${sortKeys.join(', ')} in their own currencies (${currencies.join(', ')}): amounts of different currencies are ranked as plain numbers. Ask with currency=<ISO 4217 code> to sort by amounts converted into one currency.`,
+    sortKeys,
+    currencies,
+  };
+}
+
+/**
+ * Label names of the filter that no entity of the organization has: the filter reads null for
+ * them, so it is likely misspelt. `spelt`: the organization's names that differ only in case.
+ */
+export function unknownLabels(
+  labels: readonly string[],
+  entities: string,
+  spelt: ReadonlyMap<string, readonly string[]>,
+): ReportWarning {
+  const hints = labels.flatMap((name) => {
+    const others = spelt.get(name) ?? [];
+    return others.length === 0 ? [] : [`labels.${others.join(' or labels.')} (not labels.${name})`];
+  });
+  return {
+    code: 'unknown_labels',
+    message: `No ${entities} of this organization has a label named ${labels.join(', ')}: the filter reads ${labels.map((l) => `labels.${l}`).join(', ')} as null on every row. Label names are case-sensitive.${
+      hints.length === 0 ? '' : ` Did you mean ${hints.join(', ')}?`
+    }`,
+    labels,
+  };
+}
 
 /** Where money was converted at rates that are not published ones: the days and the rates' currencies. */
 export interface FxEstimates {
@@ -92,8 +145,12 @@ function headerMember(w: ReportWarning): string {
       return `${w.code};first="${w.firstDay}";last="${w.lastDay}";currencies="${w.currencies.join(' ')}"`;
     case 'mixed_currencies':
       return `${w.code};currencies="${w.currencies.join(' ')}"`;
+    case 'mixed_currency_sort':
+      return `${w.code};currencies="${w.currencies.join(' ')}"`;
+    case 'unknown_labels':
+      return `${w.code};labels="${w.labels.join(' ')}"`;
     case 'incomplete_data':
-      return `${w.code}${w.completeThrough === null ? '' : `;through="${w.completeThrough}"`};accounts=${w.platformAccountCount}`;
+      return `${w.code}${w.completeThrough === null ? '' : `;through="${w.completeThrough}"`};accounts=${w.platformAccountCount}${w.neverSyncedCount > 0 ? `;never_synced=${w.neverSyncedCount}` : ''}`;
   }
 }
 

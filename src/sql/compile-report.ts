@@ -14,6 +14,7 @@ export type { SqlDialect, StreamedExport } from './dialect.js';
 export type { CompileOptions } from './fact-source.js';
 export { duckdbDialect } from './duckdb/duckdb-dialect.js';
 export { compileFreshness, type FreshnessStatements, type SyncStateRow } from './duckdb/freshness-query.js';
+export { compileLabelNames, compileScopeCurrencies, filteredLabelNames } from './duckdb/scope-query.js';
 export {
   bindClickhouseParams,
   clickhouseDialect,
@@ -23,7 +24,14 @@ export {
 export { formulaColumn, segmentColumn, statisticColumn } from './expressions.js';
 export { ESTIMATE_COLUMNS } from './finish-estimates.js';
 export { TOTAL_COLUMN } from './finish-page.js';
-export { BUCKET_ROW_COLUMN, changeColumn, comparedStatisticColumn, CURRENCIES_COLUMN } from './finish-totals.js';
+export {
+  BUCKET_ROW_COLUMN,
+  changeColumn,
+  changeFormulaColumn,
+  comparedFormulaColumn,
+  comparedStatisticColumn,
+  CURRENCIES_COLUMN,
+} from './finish-totals.js';
 export { PAGE_PART_ROWS } from './finish-rows.js';
 
 /** The statements of one report, all finished from the same CTEs (built once, on first use). */

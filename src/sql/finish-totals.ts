@@ -2,13 +2,17 @@ import { segmentOf } from '../catalog/segments.js';
 import { statisticOf, type BaseMeasure } from '../catalog/statistics.js';
 import type { CompiledQuery } from './compiled-query.js';
 import { ESTIMATE_COLUMNS, estimateAggregates } from './finish-estimates.js';
+import type { Binder } from './binder.js';
 import {
   changeSql,
   comparedSumColumn,
+  formulaColumn,
+  formulaOutput,
   statisticColumn,
   statisticOutput,
   statisticSql,
   sumColumn,
+  valueSql,
   type SumPeriod,
 } from './expressions.js';
 import { unionLength, type ReportQuery } from './report-query.js';
@@ -19,19 +23,31 @@ export const CURRENCIES_COLUMN = '__currencies';
 /** With compare: statistic i over the compared range's sums, and its change. */
 export const comparedStatisticColumn = (i: number) => `cst_${i}`;
 export const changeColumn = (i: number) => `chg_${i}`;
+/** With compare: formula i over the compared range's sums, and its change (formula i itself: formulaColumn). */
+export const comparedFormulaColumn = (i: number) => `cfm_${i}`;
+export const changeFormulaColumn = (i: number) => `chf_${i}`;
 
-/** The statistic outputs of summed rows `r`: the report's, then with compare the compared ones and their change. */
-function statisticOutputs(query: ReportQuery): Array<readonly [sql: string, column: string]> {
+/**
+ * The outputs of summed rows `r`: the report's statistics and formulas, then with compare the
+ * compared ones and their change. A formula over the totals is the formula over the summed sums
+ * (as a ratio statistic is the ratio of the sums), with the same rounding and the same null for a
+ * division by zero as in rows; its literals are bound in `binder`.
+ */
+function totalOutputs(query: ReportQuery, binder: Binder): Array<readonly [sql: string, column: string]> {
   const { plan, dialect: d } = query;
-  const own = plan.statistics.map(
-    (name, i) => [statisticOutput(statisticOf(name), 'r', d), statisticColumn(i)] as const,
-  );
+  const current = { plan, dialect: d, binder };
+  const comparison = { ...current, period: 'comparison' as const };
+  const own = [
+    ...plan.statistics.map((name, i) => [statisticOutput(statisticOf(name), 'r', d), statisticColumn(i)] as const),
+    ...plan.formulas.map((f, i) => [formulaOutput(f, current), formulaColumn(i)] as const),
+  ];
   if (!plan.compare) return own;
   return [
     ...own,
     ...plan.statistics.map(
       (name, i) => [statisticOutput(statisticOf(name), 'r', d, 'comparison'), comparedStatisticColumn(i)] as const,
     ),
+    ...plan.formulas.map((f, i) => [formulaOutput(f, comparison), comparedFormulaColumn(i)] as const),
     ...plan.statistics.map((name, i) => {
       const statistic = statisticOf(name);
       return [
@@ -39,6 +55,13 @@ function statisticOutputs(query: ReportQuery): Array<readonly [sql: string, colu
         changeColumn(i),
       ] as const;
     }),
+    ...plan.formulas.map(
+      (f, i) =>
+        [
+          changeSql(valueSql(f.value, 'r', current), valueSql(f.value, 'r', comparison), d),
+          changeFormulaColumn(i),
+        ] as const,
+    ),
   ];
 }
 
@@ -55,7 +78,8 @@ const runsOfFiltered = (query: ReportQuery, runs: string) =>
 const runsOf = (period: SumPeriod) => (period === 'current' ? 'runs' : 'c_runs');
 
 /**
- * Totals over the whole filtered result: the statistics of the summed sums, never a sum of ratios.
+ * Totals over the whole filtered result: the statistics and formulas of the summed sums, never a
+ * sum of ratios.
  * Reach of the whole result is that of the union of its buckets' runs, not the sum of their reach.
  * The rows' currencies say whether the money sums mean anything (one currency) or not (several).
  * With compare, the same over the compared range's sums, and the change between the two.
@@ -63,7 +87,7 @@ const runsOf = (period: SumPeriod) => (period === 'current' ? 'runs' : 'c_runs')
 export function finishTotals(query: ReportQuery): CompiledQuery | undefined {
   if (!query.plan.totals) return undefined;
   const { binder, where } = filteredRows(query);
-  const totals = totalsSelect(query);
+  const totals = totalsSelect(query, binder);
   return {
     sql: `${query.ctes}, filtered AS (SELECT * FROM report_rows r${where})
        ${totals.sql}`,
@@ -73,7 +97,7 @@ export function finishTotals(query: ReportQuery): CompiledQuery | undefined {
 }
 
 /** The SELECT of the totals row over `filtered`, and its columns. */
-function totalsSelect(query: ReportQuery): { sql: string; columns: string[] } {
+function totalsSelect(query: ReportQuery, binder: Binder): { sql: string; columns: string[] } {
   const d = query.dialect;
   const estimates = query.tracksEstimates ? ESTIMATE_COLUMNS : [];
   const sums = summedColumns(query).map(([m, period]) =>
@@ -81,7 +105,7 @@ function totalsSelect(query: ReportQuery): { sql: string; columns: string[] } {
       ? `(${unionLength(period === 'current' ? d.semiJoin('runs u', 'filtered fr', onBucketOf(query)) : runsOfFiltered(query, runsOf(period)), '', d)}) AS ${columnOf(m, period)}`
       : `coalesce(sum(${columnOf(m, period)}), 0) AS ${columnOf(m, period)}`,
   );
-  const outputs = statisticOutputs(query);
+  const outputs = totalOutputs(query, binder);
   const sql = `SELECT ${outputs.map(([sql, column]) => `${sql} AS ${column}`).join(', ')}, r.${CURRENCIES_COLUMN}${estimates.map((c) => `, r.${c}`).join('')}
          FROM (SELECT ${sums.join(', ')},
                       ${d.stringAgg('currency', ',', { distinct: true, orderBy: 'currency' })} AS ${CURRENCIES_COLUMN}${
@@ -142,8 +166,8 @@ export function finishSegmentTotals(query: ReportQuery): CompiledQuery | undefin
               ` LEFT JOIN (${r.sql}) ${r.alias} ON ${segments.map((c) => `${r.alias}.${c} = g.${c}`).join(' AND ')}`,
           )
           .join('')}`;
-  const outputs = statisticOutputs(query);
-  const totals = totalsSelect(query);
+  const outputs = totalOutputs(query, binder);
+  const totals = totalsSelect(query, binder);
   const estimates = totals.columns.slice(outputs.length + 1);
   const columns = [BUCKET_ROW_COLUMN, ...segments, ...totals.columns];
   const totalsRow = `SELECT 0 AS ${BUCKET_ROW_COLUMN}, ${segments.map((c) => `NULL AS ${c}`).join(', ')}, ${totals.columns.map((c) => `t.${c} AS ${c}`).join(', ')} FROM (${totals.sql}) t`;

@@ -372,6 +372,32 @@ describe('the explorer in Chromium', () => {
     expect(await page.inputValue('#chart-measure')).toBe('statistics.clicks');
   });
 
+  it('charts a formula from its segment totals; a money sort over several currencies shows its warning', async () => {
+    await page.selectOption('#chart-measure', 'formulas.clicks2');
+    await page.waitForSelector('#chart canvas');
+    const { body } = await api({
+      dateRange: 'LAST_30_DAYS',
+      segments: 'DeviceType',
+      formulas: 'clicks2:statistics.clicks * 2:Integer',
+      limit: 1,
+      totals: 'segments',
+    });
+    // The formula over each bucket's sums, recomputed here from the bucket's clicks.
+    for (const bucket of body.segmentTotals) expect(bucket.formulas.clicks2).toBe(bucket.clicks * 2);
+    expect(await page.getAttribute('#chart', 'aria-label')).toBe(
+      `Bar chart: clicks2 by DeviceType, ${body.segmentTotals.length} bars.`,
+    );
+    await page.selectOption('#chart-measure', 'statistics.clicks');
+
+    expect(await page.isVisible('#report-error [data-code="mixed_currency_sort"]')).toBe(false);
+    await settledAfter(() => page.click('#report-table thead button:text-is("cost")'));
+    expect(await page.isVisible('#report-error [data-code="mixed_currency_sort"]')).toBe(true);
+    expect(await page.textContent('#report-error [data-code="mixed_currency_sort"]')).toContain('statistics.cost');
+    await settledAfter(() => page.click('#report-table thead button:text-is("clicks")'));
+    expect(page.url()).toContain('sort=-statistics.clicks');
+    expect(await page.isVisible('#report-error [data-code="mixed_currency_sort"]')).toBe(false);
+  });
+
   it('leads the keyboard from the top of the page to the results, keeping the report in the address', async () => {
     const url = page.url();
     // Backwards from the form's first control: the header's Sign out, then the skip link.

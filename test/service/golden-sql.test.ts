@@ -319,6 +319,19 @@ const CASES: readonly GoldenCase[] = [
     request: { statistics: [...S, 'ctr'], segments: ['Month'], compare: 'PREVIOUS_YEAR', totals: true },
     statement: 'totals',
   },
+  // Issue 36 item 15: formulas over the totals' sums, on the totals row and every bucket's row.
+  {
+    name: 'formula-segment-totals',
+    endpoint: 'campaigns',
+    request: {
+      statistics: [...S, 'ctr'],
+      formulas: ['cpc:statistics.cost / statistics.clicks:Money', 'f:if(statistics.clicks > 10, 1, 0.5):Decimal'],
+      segments: ['Day'],
+      totals: true,
+      segmentTotals: true,
+    },
+    statement: 'segmentTotals',
+  },
   {
     name: 'segment-totals-reach',
     endpoint: 'campaigns/facebook',

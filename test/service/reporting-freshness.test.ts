@@ -129,27 +129,35 @@ describe('freshness of a report', () => {
     expect(Object.keys(res.json).at(-1)).toBe('meta');
   });
 
-  it('an account never synced makes the report unknown: no header, completeThrough null, a warning naming it', async () => {
+  it('an account never synced does not hide the complete day of the synced one; the warning names it apart', async () => {
     const res = await get(
       `/reporting/v0/accounts?filter=${encodeURIComponent(`id in [${synced.accountId}, ${unsynced.accountId}]`)}`,
     );
     expect(res.status).toBe(200);
     const freshness = res.json.meta.freshness;
-    expect(freshness.completeThrough).toBeNull();
+    const syncedSource = await sourceOf(synced.platformAccountId);
+    // The complete day of the synced accounts: the never synced one has no figures to be final.
+    expect(freshness.completeThrough).toBe(expectedCompleteThrough(syncedSource));
     expect(freshness.platformAccounts).toEqual(
-      [
-        expectedAccount(await sourceOf(synced.platformAccountId)),
-        expectedAccount(await sourceOf(unsynced.platformAccountId)),
-      ].sort((a, b) => a.id - b.id),
+      [expectedAccount(syncedSource), expectedAccount(await sourceOf(unsynced.platformAccountId))].sort(
+        (a, b) => a.id - b.id,
+      ),
     );
-    expect(res.headers['x-data-complete-through']).toBeUndefined();
+    expect(res.headers['x-data-complete-through']).toBe(expectedCompleteThrough(syncedSource));
     // The default range ends yesterday, after the synced account's complete day too: both may change.
     expect(warningOf(res)).toMatchObject({
       code: 'incomplete_data',
-      completeThrough: null,
+      completeThrough: expectedCompleteThrough(syncedSource),
       platformAccountCount: 2,
       platformAccountIds: [synced.platformAccountId, unsynced.platformAccountId].sort((a, b) => a - b),
+      neverSyncedCount: 1,
+      neverSyncedIds: [unsynced.platformAccountId],
     });
+    // Only the never synced account unfiltered: nothing is complete.
+    const alone = await get(`/reporting/v0/accounts?filter=${encodeURIComponent(`id == ${unsynced.accountId}`)}`);
+    expect(alone.json.meta.freshness.completeThrough).toBeNull();
+    expect(alone.headers['x-data-complete-through']).toBeUndefined();
+    expect(warningOf(alone)).toMatchObject({ completeThrough: null, platformAccountCount: 1, neverSyncedCount: 1 });
   });
 
   it('entity filters narrow the platform accounts; statistic filters do not', async () => {

@@ -272,7 +272,44 @@ describe('the chart', () => {
     expect(model.title).toContain(`first ${MAX_BARS} rows`);
   });
 
-  it('says why it draws nothing: a formula over segment totals, no activity, only nulls', () => {
+  it("draws a formula from the segment totals' formulas, not from a statistic of the same name", () => {
+    const model = chartModel({
+      segments: [DAY, DEVICE],
+      measure: 'formulas.clicks',
+      measureLabel: 'clicks',
+      rows: [],
+      segmentTotals: [
+        { segments: { day: '2026-11-01', deviceType: 'MOBILE' }, clicks: 3, formulas: { clicks: 0.75 } },
+        { segments: { day: '2026-11-02', deviceType: 'MOBILE' }, clicks: 5, formulas: { clicks: null } },
+        { segments: { day: '2026-11-02', deviceType: 'DESKTOP' }, clicks: 4, formulas: { clicks: 1.5 } },
+      ],
+      nameField: 'name',
+      mixedCurrencies: false,
+    });
+    expect(model).toEqual({
+      kind: 'line',
+      title: 'clicks by Day and DeviceType',
+      unit: 'Day',
+      xs: [Date.UTC(2026, 10, 1) / 1000, Date.UTC(2026, 10, 2) / 1000],
+      series: [
+        { label: 'MOBILE', values: [0.75, null] },
+        { label: 'DESKTOP', values: [null, 1.5] },
+      ],
+    });
+    expect(
+      chartModel({
+        segments: [DEVICE],
+        measure: 'formulas.cpa',
+        measureLabel: 'cpa',
+        rows: [],
+        segmentTotals: [{ segments: { deviceType: 'TABLET' }, formulas: { cpa: 2.25 } }],
+        nameField: 'name',
+        mixedCurrencies: false,
+      }),
+    ).toEqual({ kind: 'bars', title: 'cpa by DeviceType', labels: ['TABLET'], values: [2.25] });
+  });
+
+  it('says why it draws nothing: a formula without a total, no activity, only nulls', () => {
     const base = { segments: [DAY], rows: [], nameField: 'name', mixedCurrencies: false };
     expect(
       chartModel({ ...base, measure: 'formulas.cpa', measureLabel: 'cpa', segmentTotals: [{ segments: {} }] }).kind,

@@ -155,6 +155,12 @@ export function totalsSchema(endpoint: ReportEndpoint) {
       (s.type === 'Money' ? statisticValue(s).nullable() : statisticValue(s)).optional(),
     ]),
   );
+  // A formula's total: the formula over the summed sums (its names may be statistic names, so apart).
+  const formulas = z.record(z.string(), z.number().nullable()).optional().openapi({
+    description:
+      'With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies).',
+  });
+  const changes = Object.fromEntries(endpoint.statistics.map((s) => [s.name, z.number().nullable().optional()]));
   return z
     .object(statistics)
     .extend({
@@ -162,18 +168,20 @@ export function totalsSchema(endpoint: ReportEndpoint) {
         description:
           'The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none.',
       }),
+      formulas,
       comparison: z
         .object(statistics)
+        .extend({ formulas })
         .optional()
         .openapi({ description: 'With compare= only: the same over the compared range.' }),
-      change: z.record(z.string(), z.number().nullable()).optional().openapi({
+      change: z.object(changes).extend({ formulas }).optional().openapi({
         description: 'With compare= only: (current - compared) / compared; null when compared is 0 or null.',
       }),
     })
     .optional()
     .openapi({
       description:
-        'With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums).',
+        'With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums), and the formulas over the same sums.',
     });
 }
 
@@ -187,32 +195,54 @@ export function segmentTotalsSchema(endpoint: ReportEndpoint) {
     .optional()
     .openapi({
       description:
-        'With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket.',
+        'With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket, formulas over the same sums.',
     });
 }
 
-/** What a report says beside its rows: mixed currencies in totals, money converted at estimated rates. */
+/** What a report says beside its rows: mixed currencies, estimated rates, incomplete data, a sort by money of several currencies, unknown labels. */
 export const WARNINGS = z
   .array(
     z
       .object({
-        code: z.enum(['mixed_currencies', 'estimated_fx_rates', 'incomplete_data']),
+        code: z
+          .enum(['mixed_currencies', 'estimated_fx_rates', 'incomplete_data', 'mixed_currency_sort', 'unknown_labels'])
+          .openapi({
+            description:
+              'mixed_currencies: totals over rows in several currencies (their money is null). estimated_fx_rates: money converted at estimated rates. incomplete_data: figures not final, or a platform account never synced. mixed_currency_sort: rows sorted by money in their own currencies, several of them, without currency=. unknown_labels: the filter names labels no entity of the organization has.',
+          }),
         message: z.string(),
-        currencies: z
+        currencies: z.array(z.string()).optional().openapi({
+          description:
+            'mixed_currencies, estimated_fx_rates, mixed_currency_sort: the currencies concerned (mixed_currency_sort: of the rows sorted).',
+        }),
+        sortKeys: z
           .array(z.string())
           .optional()
-          .openapi({ description: 'mixed_currencies, estimated_fx_rates: the currencies concerned.' }),
+          .openapi({ description: 'mixed_currency_sort: the sort keys in a currency, as sort= names them.' }),
+        labels: z.array(z.string()).optional().openapi({
+          description:
+            'unknown_labels: the label names of the filter (labels.<name>) that no entity of the level (accounts or campaigns) in the organization has.',
+        }),
         firstDay: z.string().openapi({ format: 'date' }).optional(),
         lastDay: z.string().openapi({ format: 'date' }).optional(),
         completeThrough: z.string().nullable().optional().openapi({
           format: 'date',
           description:
-            'incomplete_data: meta.freshness.completeThrough, which the range ends after (null: a platform account of the report was never synced).',
+            'incomplete_data: meta.freshness.completeThrough, the complete day of the synced platform accounts (null: none of them was ever synced).',
         }),
         platformAccountCount: z.number().int().optional().openapi({
-          description: 'incomplete_data: how many platform accounts of the report may still change within the range.',
+          description:
+            'incomplete_data: how many platform accounts of the report may still change within the range (those never synced included).',
         }),
         platformAccountIds: z
+          .array(z.number().int())
+          .optional()
+          .openapi({ description: 'incomplete_data: their ids, the first 100 by id.' }),
+        neverSyncedCount: z.number().int().optional().openapi({
+          description:
+            'incomplete_data: how many platform accounts of the report were never synced (the report has no figures of them).',
+        }),
+        neverSyncedIds: z
           .array(z.number().int())
           .optional()
           .openapi({ description: 'incomplete_data: their ids, the first 100 by id.' }),
@@ -229,7 +259,7 @@ export const META = z
       completeThrough: z.string().nullable().openapi({
         format: 'date',
         description:
-          "The last day for which every platform account of the report has final figures (as X-Data-Complete-Through). null when one of them was never synced, or the report has no platform account (its entities' platform accounts after the entity filters; statistic filters do not narrow them).",
+          "The last day for which every synced platform account of the report has final figures (as X-Data-Complete-Through); an account never synced has none and is named by the incomplete_data warning. null when none of them was ever synced, or the report has no platform account (its entities' platform accounts after the entity filters; statistic filters do not narrow them).",
       }),
       platformAccounts: z.array(
         z

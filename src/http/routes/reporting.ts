@@ -269,7 +269,7 @@ const EXPORT_HEADERS = {
   },
   [COMPLETE_THROUGH_HEADER]: {
     description:
-      "JSON and exports: the last day for which every platform account of the report has final figures (synced, and fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough). Absent when unknown: a platform account of the report was never synced, or it has none. A range ending after it gets the incomplete_data warning.",
+      "JSON and exports: the last day for which every synced platform account of the report has final figures (fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough; an account never synced is named by incomplete_data instead). Absent when unknown: no platform account of the report was ever synced, or it has none. A range ending after it gets the incomplete_data warning.",
     schema: { type: 'string' as const, format: 'date' },
   },
   'X-Compare-Start-Date': {
@@ -282,7 +282,7 @@ const EXPORT_HEADERS = {
   },
   [WARNINGS_HEADER]: {
     description:
-      'Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2 (through absent when a platform account was never synced).',
+      'Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2;never_synced=1 (through absent when no platform account was ever synced; never_synced only when one was never synced), mixed_currency_sort;currencies="EUR MXN PLN", unknown_labels;labels="regoin".',
     schema: { type: 'string' as const },
   },
 };
@@ -306,7 +306,7 @@ function reportResponses(endpoint: ReportEndpoint, campaignLabel: boolean) {
   return {
     200: {
       description:
-        'JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, or the range ends after the last complete day (incomplete_data); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response.',
+        'JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, the range ends after the last complete day or a platform account was never synced (incomplete_data), rows in several currencies are sorted by money without currency= (mixed_currency_sort), or the filter names labels no entity has (unknown_labels); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response.',
       headers: { ...EXPORT_HEADERS, ...VALIDATOR_HEADERS, ...RANGE_HEADER_DOCS },
       content: {
         'application/json': {
