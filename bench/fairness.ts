@@ -14,12 +14,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import https from 'node:https';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { MIX_NAMES, mixParams, serviceUrlPath } from './peer/report-queries.js';
-import { clientToken, root } from './lib.js';
+import { certificateOf, clientToken, closeTimedGets, listeningPort, percentile, root, timedGet } from './lib.js';
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -78,37 +76,8 @@ function startServer(): { child: ChildProcess; port: Promise<number> } {
       },
     },
   );
-  const port = new Promise<number>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`server exited early (code ${code})`)));
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      try {
-        const msg = JSON.parse(line) as { event?: string; port: number };
-        if (msg.event === 'listening') resolve(msg.port);
-      } catch {
-        /* not JSON */
-      }
-    });
-  });
-  return { child, port };
+  return { child, port: listeningPort(child) };
 }
-
-const agent = new https.Agent({ keepAlive: true, maxSockets: 1 });
-function get(url: string, token: string, ca: string): Promise<{ status: number; ms: number }> {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    https
-      .get(url, { ca, agent, headers: { authorization: `Bearer ${token}` } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }));
-      })
-      .on('error', reject);
-  });
-}
-
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? NaN;
-};
 
 /** B alternates its campaign report and GET /organization, one at a time, for `ms`. */
 async function measureB(base: string, token: string, ca: string, ms: number) {
@@ -118,20 +87,24 @@ async function measureB(base: string, token: string, ca: string, ms: number) {
   const statuses = new Map<number, number>();
   const end = performance.now() + ms;
   while (performance.now() < end) {
-    const r = await get(`${base}${serviceUrlPath('campaigns30d', p)}`, token, ca);
-    const o = await get(`${base}/provisioning/v0/organization`, token, ca);
+    const r = await timedGet(`${base}${serviceUrlPath('campaigns30d', p)}`, token, ca);
+    const o = await timedGet(`${base}/provisioning/v0/organization`, token, ca);
     for (const x of [r, o]) statuses.set(x.status, (statuses.get(x.status) ?? 0) + 1);
     report.push(r.ms);
     organization.push(o.ms);
   }
-  const f = (xs: number[]) => ({ n: xs.length, p50: +pct(xs, 50).toFixed(1), p99: +pct(xs, 99).toFixed(1) });
+  const f = (xs: number[]) => ({
+    n: xs.length,
+    p50: +percentile(xs, 50).toFixed(1),
+    p99: +percentile(xs, 99).toFixed(1),
+  });
   return { report: f(report), organization: f(organization), statuses: Object.fromEntries(statuses) };
 }
 
 const { child, port } = startServer();
 try {
   const base = `https://127.0.0.1:${await port}`;
-  const ca = readFileSync(`${dbPath}.tls/cert.pem`, 'utf8');
+  const ca = certificateOf(dbPath);
   const token = (org: Org) => clientToken(base, ca, org);
   const [tokenA, tokenB] = [await token(orgA), await token(orgB)];
   await measureB(base, tokenB, ca, 2000); // warm-up
@@ -178,7 +151,7 @@ try {
     ),
   );
 } finally {
-  agent.destroy();
+  closeTimedGets();
   if (child.exitCode === null) {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');

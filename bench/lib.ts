@@ -1,6 +1,6 @@
 /** Shared pieces of the load benchmarks: the server process, HTTPS posts, autocannon runs, tables. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
@@ -196,3 +196,53 @@ export function report(name: string, facts: readonly string[], results: Record<s
   if (bad) console.error('FAIL: some runs had non-2xx responses or errors');
   return bad ? 1 : 0;
 }
+
+/** The port of a `serve --json` child, from its `listening` line; rejects if it exits first. */
+export function listeningPort(child: ChildProcess): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`server exited early (code ${code})`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      try {
+        const msg = JSON.parse(line) as { event?: string; port: number };
+        if (msg.event === 'listening') resolve(msg.port);
+      } catch {
+        /* not JSON */
+      }
+    });
+  });
+}
+
+const oneAtATime = new https.Agent({ keepAlive: true, maxSockets: 1 });
+
+/** A GET on one kept-alive connection (a client that waits for each answer): its status and time. */
+export function timedGet(url: string, token: string, ca: string): Promise<{ status: number; ms: number }> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    https
+      .get(url, { ca, agent: oneAtATime, headers: { authorization: `Bearer ${token}` } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }));
+      })
+      .on('error', reject);
+  });
+}
+
+/**
+ * The self-signed certificate `serve` made for a database: beside it (`<db>.tls/`, issue 36), or
+ * where a release before that put it (`<db dir>/tls/`), so a `--root` of older code is measured too.
+ */
+export function certificateOf(dbPath: string): string {
+  const beside = `${dbPath}.tls/cert.pem`;
+  return readFileSync(existsSync(beside) ? beside : path.join(path.dirname(dbPath), 'tls', 'cert.pem'), 'utf8');
+}
+
+/** Closes timedGet's connection, so the process can end. */
+export function closeTimedGets(): void {
+  oneAtATime.destroy();
+}
+
+/** The p-th percentile (nearest rank) of xs; NaN for none. */
+export const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? NaN;
+};

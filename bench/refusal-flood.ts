@@ -13,13 +13,11 @@
  * machine in the same session. `--cpu-prof DIR` writes the server's V8 CPU profile there.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import https from 'node:https';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
-import { clientToken, root } from './lib.js';
+import { certificateOf, clientToken, closeTimedGets, listeningPort, percentile, root, timedGet } from './lib.js';
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -87,37 +85,8 @@ function startServer(): { child: ChildProcess; port: Promise<number> } {
     // The per-client limits stay at their defaults (50/s, burst 100): A is refused, B is not.
     { cwd: checkout, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ADREPORT_DEMO_DATA: 'false' } },
   );
-  const port = new Promise<number>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`server exited early (code ${code})`)));
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      try {
-        const msg = JSON.parse(line) as { event?: string; port: number };
-        if (msg.event === 'listening') resolve(msg.port);
-      } catch {
-        /* not JSON */
-      }
-    });
-  });
-  return { child, port };
+  return { child, port: listeningPort(child) };
 }
-
-const agent = new https.Agent({ keepAlive: true, maxSockets: 1 });
-function get(url: string, token: string, ca: string): Promise<{ status: number; ms: number }> {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    https
-      .get(url, { ca, agent, headers: { authorization: `Bearer ${token}` } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }));
-      })
-      .on('error', reject);
-  });
-}
-
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? NaN;
-};
 
 /** B's GET /organization every B_INTERVAL_MS (or as soon as the previous answer came), for `ms`. */
 async function measureB(url: string, token: string, ca: string, ms: number) {
@@ -126,7 +95,7 @@ async function measureB(url: string, token: string, ca: string, ms: number) {
   const end = performance.now() + ms;
   while (performance.now() < end) {
     const next = performance.now() + B_INTERVAL_MS;
-    const r = await get(url, token, ca);
+    const r = await timedGet(url, token, ca);
     statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
     times.push(r.ms);
     const wait = next - performance.now();
@@ -134,8 +103,8 @@ async function measureB(url: string, token: string, ca: string, ms: number) {
   }
   return {
     n: times.length,
-    p50: +pct(times, 50).toFixed(1),
-    p99: +pct(times, 99).toFixed(1),
+    p50: +percentile(times, 50).toFixed(1),
+    p99: +percentile(times, 99).toFixed(1),
     statuses: Object.fromEntries(statuses),
   };
 }
@@ -145,7 +114,7 @@ const clientB = newClient('B (measured)');
 const { child, port } = startServer();
 try {
   const base = `https://127.0.0.1:${await port}`;
-  const ca = readFileSync(path.join(dir, 'tls', 'cert.pem'), 'utf8');
+  const ca = certificateOf(dbPath);
   const [tokenA, tokenB] = [await clientToken(base, ca, clientA), await clientToken(base, ca, clientB)];
   await measureB(`${base}${ORGANIZATION}`, tokenB, ca, 2000); // warm-up
   const idle = await measureB(`${base}${ORGANIZATION}`, tokenB, ca, seconds * 1000);
@@ -188,7 +157,7 @@ try {
     ),
   );
 } finally {
-  agent.destroy();
+  closeTimedGets();
   if (child.exitCode === null) {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
