@@ -1,4 +1,5 @@
 import { PlatformError } from '../platforms/connector.js';
+import { WorkPump, type Taken } from '../runtime/work-pump.js';
 import type { Database } from '../store/database.js';
 import {
   claimDueJob,
@@ -48,52 +49,39 @@ export interface JobRunnerOptions {
  * process left RUNNING, and purges jobs after seven days.
  */
 export class JobRunner {
-  private readonly running = new Set<Promise<void>>();
-  private timer: NodeJS.Timeout | undefined;
-  private stopped = true;
-  private pumping = false;
-  private pumpAgain = false;
+  private readonly pump: WorkPump<StoredJob>;
 
   constructor(
     private readonly db: Database,
     private readonly handlers: Partial<Record<JobType, JobHandler>>,
     private readonly options: JobRunnerOptions,
-  ) {}
+  ) {
+    this.pump = new WorkPump(
+      { take: () => this.takeDue(), run: (job) => this.execute(job), idOf: (job) => job.id },
+      {
+        concurrency: options.concurrency,
+        pollMs: options.pollMs,
+        now: options.now,
+        log: (error, jobId) => options.log({ jobId: jobId ?? 0, error }),
+      },
+    );
+  }
 
   async start(): Promise<void> {
     const now = this.options.now();
     await this.db.write('no-report-data', (tx) => requeueInterrupted(tx, now));
     await this.purge();
-    this.stopped = false;
-    this.wake();
+    this.pump.start();
   }
 
   /** Looks for due work now (called after an enqueue). */
   wake(): void {
-    if (this.stopped) return;
-    if (this.pumping) {
-      this.pumpAgain = true;
-      return;
-    }
-    this.pumping = true;
-    this.pump()
-      .catch((error: unknown) => {
-        if (!this.stopped) this.options.log({ jobId: 0, error });
-      })
-      .finally(() => {
-        this.pumping = false;
-        if (this.pumpAgain) {
-          this.pumpAgain = false;
-          this.wake();
-        }
-      });
+    this.pump.wake();
   }
 
   /** Stops claiming; waits up to `timeoutMs` for running jobs. Unfinished ones resume at the next start. */
-  async stop(timeoutMs: number): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await Promise.race([Promise.all(this.running), new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())]);
+  stop(timeoutMs: number): Promise<void> {
+    return this.pump.stop(timeoutMs);
   }
 
   async purge(): Promise<number> {
@@ -101,34 +89,14 @@ export class JobRunner {
     return this.db.write('no-report-data', (tx) => purgeJobsBefore(tx, cutoff));
   }
 
-  private async pump(): Promise<void> {
-    while (!this.stopped && this.running.size < this.options.concurrency) {
-      // Look before taking: an idle poll stays a read, not a commit (which would also expire every cached plan).
+  /** One due job, claimed. Look before taking: an idle poll stays a read, not a commit (which would also expire every cached plan). */
+  private async takeDue(): Promise<Taken<StoredJob>> {
+    for (;;) {
       const due = await this.db.read(nextDueAt);
-      if (!due || due.getTime() > this.options.now().getTime()) {
-        this.scheduleNextLook(due);
-        return;
-      }
+      if (!due || due.getTime() > this.options.now().getTime()) return { items: [], nextDueAt: due };
       const job = await this.db.write('no-report-data', (tx) => claimDueJob(tx, this.options.now()));
-      if (!job) continue;
-      // A job whose bookkeeping fails (e.g. the store closed under a forced stop) stays RUNNING and resumes at the next start.
-      const run = this.execute(job)
-        .catch((error: unknown) => this.options.log({ jobId: job.id, error }))
-        .finally(() => {
-          this.running.delete(run);
-          this.wake();
-        });
-      this.running.add(run);
+      if (job) return { items: [job] };
     }
-  }
-
-  /** Sleeps until the next job is due (or pollMs); finished jobs and enqueues wake it earlier. */
-  private scheduleNextLook(due: Date | undefined): void {
-    if (this.stopped) return;
-    const wait = due ? Math.max(0, due.getTime() - this.options.now().getTime()) : this.options.pollMs;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.wake(), Math.min(wait, this.options.pollMs));
-    this.timer.unref();
   }
 
   private async execute(job: StoredJob): Promise<void> {

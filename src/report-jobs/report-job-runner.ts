@@ -1,5 +1,6 @@
 import { recordEvent } from '../events/event-log.js';
 import type { ReportService } from '../reporting/report-service.js';
+import { WorkPump, type Taken } from '../runtime/work-pump.js';
 import { ApiError, OverloadedError } from '../shared/errors.js';
 import type { Database } from '../store/database.js';
 import type { ReportFiles } from './report-files.js';
@@ -68,19 +69,28 @@ interface Run {
  */
 export class ReportJobRunner {
   private readonly runs = new Map<number, Run>();
-  private readonly finished = new Set<Promise<void>>();
-  private timer: NodeJS.Timeout | undefined;
+  private readonly pump: WorkPump<StoredReportJob>;
   private sweeper: NodeJS.Timeout | undefined;
-  private stopped = true;
-  private pumping = false;
-  private pumpAgain = false;
+  private stopping = false;
 
   constructor(
     private readonly db: Database,
     private readonly reports: ReportService,
     private readonly files: ReportFiles,
     private readonly options: ReportJobRunnerOptions,
-  ) {}
+  ) {
+    this.pump = new WorkPump(
+      { take: () => this.takeDue(), run: (job) => this.runJob(job), idOf: (job) => job.id },
+      {
+        concurrency: options.concurrency,
+        pollMs: options.pollMs,
+        now: options.now,
+        log: (error, jobId) => options.log({ jobId: jobId ?? 0, error }),
+        // A full read pool is a busy moment, not a fault: look again after pollMs.
+        isQuiet: (error) => error instanceof OverloadedError,
+      },
+    );
+  }
 
   async start(): Promise<void> {
     // One write: the writer has a lane of its own, where a read at start could find the read pool
@@ -91,21 +101,21 @@ export class ReportJobRunner {
     });
     this.files.removeLeftovers(kept);
     await this.expire();
-    this.stopped = false;
+    this.stopping = false;
     this.sweeper = setInterval(() => {
       this.expire().catch((error: unknown) => this.options.log({ jobId: 0, error }));
     }, EXPIRY_SWEEP_MS);
     this.sweeper.unref();
-    this.wake();
+    this.pump.start();
   }
 
   /** Stops claiming and ends running jobs without an outcome: they stay RUNNING and rerun at the next start. */
   async stop(timeoutMs: number): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
+    this.stopping = true;
     clearInterval(this.sweeper);
+    const stopped = this.pump.stop(timeoutMs);
     for (const run of this.runs.values()) run.controller.abort(new Error('the service is shutting down'));
-    await Promise.race([Promise.all(this.finished), new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())]);
+    await stopped;
   }
 
   progressOf(id: number): RunningProgress | undefined {
@@ -129,62 +139,28 @@ export class ReportJobRunner {
   }
 
   wake(): void {
-    if (this.stopped) return;
-    if (this.pumping) {
-      this.pumpAgain = true;
-      return;
-    }
-    this.pumping = true;
-    this.pump()
-      .catch((error: unknown) => {
-        // A full read pool is a busy moment, not a fault: look again after pollMs.
-        if (error instanceof OverloadedError) this.scheduleNextLook(undefined);
-        else if (!this.stopped) this.options.log({ jobId: 0, error });
-      })
-      .finally(() => {
-        this.pumping = false;
-        if (this.pumpAgain) {
-          this.pumpAgain = false;
-          this.wake();
-        }
-      });
+    this.pump.wake();
   }
 
-  private async pump(): Promise<void> {
-    while (!this.stopped && this.runs.size < this.options.concurrency) {
-      // Look before taking: an idle poll stays a read, not a commit.
-      const due = await this.db.read(nextReportJobDueAt);
-      if (!due || due.getTime() > this.options.now().getTime()) {
-        this.scheduleNextLook(due);
-        return;
-      }
-      const job = await this.db.write('no-report-data', (tx) =>
-        claimReportJob(tx, this.options.now(), this.options.maxRunningPerOrganization),
-      );
-      if (!job) {
-        // Due jobs exist, but their organizations run as many as they may: a finishing job wakes us.
-        this.scheduleNextLook(undefined);
-        return;
-      }
-      const run: Run = { controller: new AbortController(), progress: { rows: null, bytes: 0, total: 0 } };
-      this.runs.set(job.id, run);
-      const done = this.execute(job, run)
-        .catch((error: unknown) => this.options.log({ jobId: job.id, error }))
-        .finally(() => {
-          this.runs.delete(job.id);
-          this.finished.delete(done);
-          this.wake();
-        });
-      this.finished.add(done);
-    }
+  /** One due job, claimed; none while every due job's organization runs as many as it may (a finishing job wakes the pump). */
+  private async takeDue(): Promise<Taken<StoredReportJob>> {
+    // Look before taking: an idle poll stays a read, not a commit.
+    const due = await this.db.read(nextReportJobDueAt);
+    if (!due || due.getTime() > this.options.now().getTime()) return { items: [], nextDueAt: due };
+    const job = await this.db.write('no-report-data', (tx) =>
+      claimReportJob(tx, this.options.now(), this.options.maxRunningPerOrganization),
+    );
+    return { items: job ? [job] : [] };
   }
 
-  private scheduleNextLook(due: Date | undefined): void {
-    if (this.stopped) return;
-    const wait = due ? Math.max(0, due.getTime() - this.options.now().getTime()) : this.options.pollMs;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.wake(), Math.min(wait, this.options.pollMs));
-    this.timer.unref();
+  private async runJob(job: StoredReportJob): Promise<void> {
+    const run: Run = { controller: new AbortController(), progress: { rows: null, bytes: 0, total: 0 } };
+    this.runs.set(job.id, run);
+    try {
+      await this.execute(job, run);
+    } finally {
+      this.runs.delete(job.id);
+    }
   }
 
   private async execute(job: StoredReportJob, run: Run): Promise<void> {
@@ -201,7 +177,7 @@ export class ReportJobRunner {
       await this.finish(job, outcome);
     } catch (error) {
       // Shutting down or deleted: no outcome to record (a shut-down job reruns at the next start).
-      if (run.controller.signal.aborted || this.stopped) {
+      if (run.controller.signal.aborted || this.stopping) {
         this.files.remove(job);
         return;
       }

@@ -1,4 +1,5 @@
 import type { PublicEventIds } from '../events/public-event-id.js';
+import { WorkPump, type Taken } from '../runtime/work-pump.js';
 import { OverloadedError } from '../shared/errors.js';
 import type { Database } from '../store/database.js';
 import { postJson, type PostResult } from './https-post.js';
@@ -48,61 +49,49 @@ export interface DeliveryWorkerOptions {
  * deduplicate by the event id).
  */
 export class DeliveryWorker {
-  private readonly inFlight = new Map<number, Promise<void>>();
-  private timer: NodeJS.Timeout | undefined;
+  private readonly pump: WorkPump<DueDelivery>;
   private purgeTimer: NodeJS.Timeout | undefined;
-  private stopped = true;
-  private pumping = false;
-  private pumpAgain = false;
 
   constructor(
     private readonly db: Database,
     private readonly secrets: SecretBox,
     private readonly options: DeliveryWorkerOptions,
-  ) {}
+  ) {
+    this.pump = new WorkPump(
+      {
+        take: (room, busy) => this.takeDue(room, busy),
+        run: (delivery) => this.deliver(delivery),
+        idOf: (delivery) => delivery.id,
+      },
+      {
+        concurrency: options.concurrency,
+        pollMs: options.pollMs,
+        now: options.now,
+        log: (error, deliveryId) => options.log({ deliveryId: deliveryId ?? 0, error }),
+        // A full read pool is a busy moment, not a fault: look again after pollMs, quietly.
+        isQuiet: (error) => error instanceof OverloadedError,
+      },
+    );
+  }
 
   async start(): Promise<void> {
     await this.purge();
-    this.stopped = false;
     this.purgeTimer = setInterval(() => {
       this.purge().catch((error: unknown) => this.options.log({ deliveryId: 0, error }));
     }, PURGE_EVERY_MS);
     this.purgeTimer.unref();
-    this.wake();
+    this.pump.start();
   }
 
   /** Looks for due deliveries now. */
   wake(): void {
-    if (this.stopped) return;
-    if (this.pumping) {
-      this.pumpAgain = true;
-      return;
-    }
-    this.pumping = true;
-    this.pump()
-      .catch((error: unknown) => {
-        // A full read pool is a busy moment, not a fault: look again after pollMs, quietly.
-        if (!this.stopped && !(error instanceof OverloadedError)) this.options.log({ deliveryId: 0, error });
-        this.scheduleNextLook(undefined);
-      })
-      .finally(() => {
-        this.pumping = false;
-        if (this.pumpAgain) {
-          this.pumpAgain = false;
-          this.wake();
-        }
-      });
+    this.pump.wake();
   }
 
   /** Stops taking deliveries; waits up to timeoutMs for those in flight. Unfinished ones are sent after the next start. */
   async stop(timeoutMs: number): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
     clearInterval(this.purgeTimer);
-    await Promise.race([
-      Promise.all(this.inFlight.values()),
-      new Promise((resolve) => setTimeout(resolve, timeoutMs).unref()),
-    ]);
+    await this.pump.stop(timeoutMs);
   }
 
   async purge(): Promise<number> {
@@ -110,36 +99,11 @@ export class DeliveryWorker {
     return this.db.write('no-report-data', (tx) => purgeDeliveriesBefore(tx, cutoff));
   }
 
-  private async pump(): Promise<void> {
-    while (!this.stopped && this.inFlight.size < this.options.concurrency) {
-      const room = this.options.concurrency - this.inFlight.size;
-      const due = await this.db.read((r) => dueDeliveries(r, this.options.now(), [...this.inFlight.keys()], room));
-      if (due.length === 0) {
-        this.scheduleNextLook(await this.db.read(nextDeliveryDueAt));
-        return;
-      }
-      for (const delivery of due) {
-        if (this.stopped) return;
-        const run = this.deliver(delivery)
-          .catch((error: unknown) => this.options.log({ deliveryId: delivery.id, error }))
-          .finally(() => {
-            this.inFlight.delete(delivery.id);
-            this.wake();
-          });
-        this.inFlight.set(delivery.id, run);
-      }
-    }
-  }
-
-  /** Sleeps until the next delivery is due, at most pollMs (events committed meanwhile are found then). */
-  private scheduleNextLook(due: Date | undefined): void {
-    if (this.stopped) return;
-    const now = this.options.now().getTime();
-    // A due time in the past belongs to a delivery in flight here: its end wakes the worker.
-    const wait = due && due.getTime() > now ? due.getTime() - now : this.options.pollMs;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.wake(), Math.min(wait, this.options.pollMs));
-    this.timer.unref();
+  /** Due deliveries not in flight here (an attempt is recorded after it, so the row stays due meanwhile). */
+  private async takeDue(room: number, busy: ReadonlySet<number>): Promise<Taken<DueDelivery>> {
+    const due = await this.db.read((r) => dueDeliveries(r, this.options.now(), [...busy], room));
+    if (due.length > 0) return { items: due };
+    return { items: [], nextDueAt: await this.db.read(nextDeliveryDueAt) };
   }
 
   private async deliver(delivery: DueDelivery): Promise<void> {
