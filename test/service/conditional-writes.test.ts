@@ -208,6 +208,12 @@ describe.each(KINDS)('$name', (kind) => {
           expect(res.json.error.details[0].field).toBe(name === 'if-match' ? 'If-Match' : 'If-None-Match');
         } else expect(res.text).toBe('');
       }
+      // A malformed header is a 400 whether or not the resource exists (a path id below 1 too): the request is bad as sent.
+      for (const id of ['999999999', '-9']) {
+        const missing = path.replace(/\/id\/(\d+)((?:\/labels)?)$/, `/id/${id}$2`);
+        const res = await send(method, missing, body, { 'if-match': 'nope' });
+        expect(res.status, `${method} ${missing}`).toBe(400);
+      }
     }
     expect(await snapshot(path)).toEqual(before);
   });

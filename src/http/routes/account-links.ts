@@ -181,8 +181,9 @@ export function registerAccountLinkRoutes(app: OpenAPIHono<AppEnv>, service: Pla
   });
   app.openapi(statusRoute, async (c) => {
     const params = c.req.valid('param');
-    const accountId = pathId(params.id, 'account');
+    // The headers first: a malformed one is a 400 whether or not the resource exists.
     const precondition = writePrecondition(c);
+    const accountId = pathId(params.id, 'account');
     const requested = (c.req.valid('json') as z.infer<typeof StatusBody>).adPlatformAccount.status;
     const linked = await service.setStatus(
       c.get('auth').organizationId,
@@ -198,9 +199,10 @@ export function registerAccountLinkRoutes(app: OpenAPIHono<AppEnv>, service: Pla
   });
   app.openapi(unlinkRoute, async (c) => {
     const params = c.req.valid('param');
+    const precondition = writePrecondition(c);
     const accountId = pathId(params.id, 'account');
     const platformAccountId = pathId(params.apaId, 'ad platform account', 'apaId');
-    await service.unlink(c.get('auth').organizationId, accountId, platformAccountId, writePrecondition(c));
+    await service.unlink(c.get('auth').organizationId, accountId, platformAccountId, precondition);
     return c.body(null, 204);
   });
 }

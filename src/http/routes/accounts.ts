@@ -213,16 +213,16 @@ export function registerAccountRoutes(app: OpenAPIHono<AppEnv>, accounts: Accoun
   });
 
   app.openapi(putAccountRoute, async (c) => {
-    const id = accountId(c.req.valid('param').id);
     const precondition = writePrecondition(c);
+    const id = accountId(c.req.valid('param').id);
     const body = c.req.valid('json') as { account: AccountWrite };
     const account = await accounts.replace(c.get('auth').organizationId, id, body.account, precondition);
     return c.json({ account: toAccountResponse(account) }, 200, newRepresentation(c, account));
   });
 
   app.openapi(patchAccountRoute, async (c) => {
-    const id = accountId(c.req.valid('param').id);
     const precondition = writePrecondition(c);
+    const id = accountId(c.req.valid('param').id);
     const body = c.req.valid('json') as { account: AccountPatch };
     const account = await accounts.patch(c.get('auth').organizationId, id, body.account, precondition);
     return c.json({ account: toAccountResponse(account) }, 200, newRepresentation(c, account));

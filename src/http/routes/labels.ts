@@ -172,14 +172,14 @@ export function registerLabelRoutes(app: OpenAPIHono<AppEnv>, labels: LabelServi
     });
     // The validator has checked the wrapper before these run; see sentLabels for why it is read again.
     app.openapi(routes.put, async (c) => {
-      const id = pathId(c.req.valid('param').id, kind);
       const precondition = writePrecondition(c);
+      const id = pathId(c.req.valid('param').id, kind);
       const next = await labels.replace(kind, c.get('auth').organizationId, id, await sentLabels(c.req), precondition);
       return c.json({ labels: next }, 200, newRepresentation(c, collection, id, next));
     });
     app.openapi(routes.patch, async (c) => {
-      const id = pathId(c.req.valid('param').id, kind);
       const precondition = writePrecondition(c);
+      const id = pathId(c.req.valid('param').id, kind);
       const next = await labels.patch(kind, c.get('auth').organizationId, id, await sentLabels(c.req), precondition);
       return c.json({ labels: next }, 200, newRepresentation(c, collection, id, next));
     });

@@ -154,11 +154,13 @@ export function registerMarkupRoutes(app: OpenAPIHono<AppEnv>, markups: MarkupSe
   });
   app.openapi(deleteRoute, async (c) => {
     const params = c.req.valid('param');
+    // The headers first: a malformed one is a 400 whether or not the markup exists.
+    const precondition = writePrecondition(c);
     await markups.delete(
       c.get('auth').organizationId,
       pathId(params.id, 'account'),
       pathId(params.mid, 'markup', 'mid'),
-      writePrecondition(c),
+      precondition,
     );
     return c.body(null, 204);
   });

@@ -245,11 +245,9 @@ export function registerWebhookRoutes(
     return resourceNotModified(c, etag) ?? c.json({ webhook }, 200, resourceTagHeaders(c, etag));
   });
   app.openapi(deleteWebhookRoute, async (c) => {
-    await webhooks.delete(
-      c.get('auth').organizationId,
-      pathId(c.req.valid('param').id, 'webhook'),
-      writePrecondition(c),
-    );
+    // The headers first: a malformed one is a 400 whether or not the webhook exists.
+    const precondition = writePrecondition(c);
+    await webhooks.delete(c.get('auth').organizationId, pathId(c.req.valid('param').id, 'webhook'), precondition);
     return c.body(null, 204);
   });
   app.openapi(listDeliveriesRoute, async (c) => {
