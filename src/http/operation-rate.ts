@@ -1,4 +1,5 @@
 import { ApiError } from '../shared/errors.js';
+import { rateLimitPolicy, rateLimitState } from '../shared/rate-limit-headers.js';
 import type { TokenBuckets } from '../shared/token-bucket.js';
 
 /**
@@ -19,18 +20,13 @@ export class OperationRate {
     /** What is counted, plural ("redeliveries"), for the 429's message. */
     private readonly what: string,
   ) {
-    const window = Math.max(1, Math.ceil(buckets.burst / buckets.ratePerSecond));
-    this.policyHeader = `"${policy}";q=${buckets.burst};w=${window}`;
+    this.policyHeader = rateLimitPolicy(policy, buckets);
   }
 
   /** Takes one for the organization: the RateLimit headers of the answer, or a 429 carrying them. */
   take(organizationId: number): Record<string, string> {
     const decision = this.buckets.take(String(organizationId), this.nowMs());
-    const reset = decision.allowed ? decision.resetSeconds : decision.retryAfterSeconds;
-    const headers = {
-      'RateLimit-Policy': this.policyHeader,
-      RateLimit: `"${this.policy}";r=${decision.remaining};t=${reset}`,
-    };
+    const headers = { 'RateLimit-Policy': this.policyHeader, RateLimit: rateLimitState(this.policy, decision) };
     if (decision.allowed) return headers;
     const perMinute = Math.round(this.buckets.ratePerSecond * 60);
     throw new ApiError(

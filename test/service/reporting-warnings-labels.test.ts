@@ -111,6 +111,22 @@ describe('unknown_labels', () => {
     expect(String(res.headers['adreport-warnings']).split(', ')).toContain('unknown_labels;labels="nope"');
   });
 
+  it('a label set after the warning ends it at once (the names are kept only while no write came)', async () => {
+    const filter = "labels.lateComer == 'yes'";
+    expect(unknownOf(await filtered('accounts', filter))!.labels).toEqual(['lateComer']);
+    expect(unknownOf(await filtered('accounts', filter))!.labels).toEqual(['lateComer']);
+    const res = await fx.json(
+      'PATCH',
+      `${P}/accounts/id/${accountId}/labels`,
+      mine.token,
+      { labels: { lateComer: 'yes' } },
+      'application/merge-patch+json',
+    );
+    expect(res.status, res.text).toBe(200);
+    expect((await namesOf(mine.id, 'accounts')).has('lateComer')).toBe(true);
+    expect(unknownOf(await filtered('accounts', filter))).toBeUndefined();
+  });
+
   it('a filter without labels has no such warning', async () => {
     const res = await filtered('accounts', 'statistics.clicks >= 0');
     expect(res.status).toBe(200);

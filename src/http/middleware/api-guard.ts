@@ -44,7 +44,6 @@ export function apiGuard(
   const policies = [rateLimitPolicy('per-client', buckets)];
   if (dbTime) policies.push(rateLimitPolicy('db-time', dbTime));
   const policy = policies.join(', ');
-  const state = rateLimitState;
   return async (c, next) => {
     const auth = authenticator.authenticate(c.req.header('authorization'), scope);
     c.set('auth', auth);
@@ -59,8 +58,8 @@ export function apiGuard(
       await sleep(Math.min(DEBT_HOLD_MS, dbTime!.msUntilAllowed(organization, nowMs())));
       cost = dbTime!.check(organization, nowMs());
     }
-    const states = [state('per-client', decision)];
-    if (cost) states.push(state('db-time', cost));
+    const states = [rateLimitState('per-client', decision)];
+    if (cost) states.push(rateLimitState('db-time', cost));
     const rateHeaders = { 'RateLimit-Policy': policy, RateLimit: states.join(', ') };
     if (!decision.allowed) {
       throw new ApiError(
