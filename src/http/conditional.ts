@@ -15,21 +15,15 @@ export const CACHE_CONTROL = 'private, no-cache';
 /** Says whether the page cache answered: `hit` or `miss` (JSON answers only; exports are never cached). */
 export const X_CACHE = 'X-Cache';
 
-/** An entity-tag in a list: `"opaque"` or `W/"opaque"`, the opaque part captured. */
-const ENTITY_TAG = /(?:W\/)?"([\x21\x23-\x7e\x80-\xff]*)"/g;
-
 /**
  * If-None-Match matches `etag` by weak comparison (RFC 9110 8.8.3.2: the opaque parts equal,
  * W/ ignored on both sides), or it is `*` (a current answer exists: the request was valid).
- * Several header lines are one list. A value that is no entity-tag list matches nothing, so the
- * request gets its 200 as without the header.
+ * Several header lines are one list. A value that is no entity-tag list (parseEntityTagList)
+ * matches nothing, so the request gets its 200 as without the header.
  */
 export function ifNoneMatchMatches(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  if (header.trim() === '*') return true;
-  const opaque = etag.replace(/^W\//, '');
-  for (const match of header.matchAll(ENTITY_TAG)) if (`"${match[1]}"` === opaque) return true;
-  return false;
+  const condition = header === undefined ? undefined : parseEntityTagList(header);
+  return condition !== undefined && !ifNoneMatchHolds(condition, etag.replace(/^W\//, ''));
 }
 
 /**
