@@ -1,4 +1,4 @@
-import type { Database } from '../store/database.js';
+import type { Store } from '../store/store.js';
 import { listDisabledClientIds } from './clients.js';
 
 /**
@@ -10,7 +10,7 @@ export class DisabledClients {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly db: Database,
+    private readonly db: Store,
     private readonly refreshMs: number,
     private readonly onError: (error: unknown) => void,
   ) {}

@@ -1,7 +1,7 @@
 import { OAuthError } from '../shared/errors.js';
 import { rateLimitPolicy, rateLimitState } from '../shared/rate-limit-headers.js';
 import type { TokenBuckets } from '../shared/token-bucket.js';
-import type { Database } from '../store/database.js';
+import type { Store } from '../store/store.js';
 import type { Scope } from '../config/config.js';
 import { findClientCredentials, type ClientCredentialRecord } from './clients.js';
 import type { FailureSlowdown } from './failure-slowdown.js';
@@ -19,7 +19,7 @@ export interface TokenResponse {
 }
 
 export interface TokenIssuerDeps {
-  db: Database;
+  db: Store;
   keys: TokenKeys;
   ttlSeconds: number;
   nowMs: () => number;

@@ -1,5 +1,6 @@
 import { ApiError, badRequest } from '../shared/errors.js';
-import type { Database, Executor } from '../store/database.js';
+import type { Executor } from '../store/database.js';
+import type { Store } from '../store/store.js';
 import { CURSOR_CLOCK_SKEW_MS, CURSOR_VALID_MS, type ChangeCursor, type ChangeCursors } from './change-cursor.js';
 import { purgeChangesBefore, type ChangeKind } from './change-log.js';
 
@@ -33,7 +34,7 @@ export class ChangeFeed {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly db: Database,
+    private readonly db: Store,
     private readonly now: () => Date,
     private readonly cursors: ChangeCursors,
   ) {}

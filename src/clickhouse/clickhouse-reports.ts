@@ -3,7 +3,7 @@ import type { ClickHouseSettings } from '@clickhouse/client';
 import os from 'node:os';
 import path from 'node:path';
 import type { ReportEngine } from '../reporting/report-engine.js';
-import type { Database } from '../store/database.js';
+import type { Store } from '../store/store.js';
 import { ClickHouse, ClickHouseFailure, type ClickHouseTarget } from './clickhouse-connection.js';
 import { ClickHouseReportEngine, type ClickHouseSql } from './clickhouse-engine.js';
 import { ClickHouseSelection, type ClickHouseFallback } from './engine-selection.js';
@@ -39,7 +39,7 @@ export function embeddedDirectory(dbPath: string): string {
  * organization is caught up, DuckDB answers its reports.
  */
 export async function startClickHouseReports(
-  db: Database,
+  db: Store,
   duckdb: ReportEngine,
   sql: ClickHouseSql,
   config: ClickHouseReportsConfig,

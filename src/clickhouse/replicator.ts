@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Database, Executor } from '../store/database.js';
+import type { Executor } from '../store/database.js';
+import type { Store } from '../store/store.js';
 import type { WriteScope } from '../store/data-versions.js';
 import { VERSION } from '../version.js';
 import { ClickHouseFailure, type ClickHouse } from './clickhouse-connection.js';
@@ -98,7 +99,7 @@ export class ClickHouseReplicator {
   lastError: string | undefined;
 
   constructor(
-    private readonly db: Database,
+    private readonly db: Store,
     private readonly clickhouse: ClickHouse,
     private readonly options: ReplicatorOptions,
   ) {}

@@ -4,7 +4,7 @@ import { countOrganizations, createOrganization, type Organization } from '../or
 import type { PlatformDirectory } from '../platforms/connector.js';
 import { linkMasterAccount } from '../provisioning/platform-accounts/master-account-linking.js';
 import type { MasterAccount } from '../provisioning/platform-accounts/master-account-store.js';
-import type { Database } from '../store/database.js';
+import type { Store } from '../store/store.js';
 
 export type DemoSeed =
   | { created: true; organization: Organization; client: NewClient; masterAccounts: MasterAccount[] }
@@ -20,7 +20,7 @@ export const DEMO_MASTERS = [
  * On an empty database only: one demo organization, one client holding every scope, and one
  * master account of each search platform.
  */
-export async function seedDemo(db: Database, platforms: PlatformDirectory): Promise<DemoSeed> {
+export async function seedDemo(db: Store, platforms: PlatformDirectory): Promise<DemoSeed> {
   if ((await db.read(countOrganizations)) > 0) return { created: false };
   const credentials = await newClientCredentials();
   const seeded = await db.write('no-report-data', async (tx) => {

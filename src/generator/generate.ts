@@ -1,6 +1,6 @@
 import { insertClient, newClientCredentials } from '../auth/clients.js';
 import { SCOPES } from '../config/config.js';
-import type { Database } from '../store/database.js';
+import type { Store } from '../store/store.js';
 import { calibrate } from './calibration.js';
 import { createEntities, type EntityCounts } from './entities.js';
 import { insertChunk, prepareOrganization, type Chunk, type FactRun } from './facts.js';
@@ -56,7 +56,7 @@ export interface GenerateHooks {
  * keeps its entities and the chunks it finished.
  */
 export async function generateData(
-  db: Database,
+  db: Store,
   options: GenerateOptions,
   hooks: GenerateHooks = {},
 ): Promise<GenerateResult> {

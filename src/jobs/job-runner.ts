@@ -1,6 +1,6 @@
 import { PlatformError } from '../platforms/connector.js';
 import { WorkPump, type Taken } from '../runtime/work-pump.js';
-import type { Database } from '../store/database.js';
+import type { Store } from '../store/store.js';
 import {
   claimDueJob,
   nextDueAt,
@@ -52,7 +52,7 @@ export class JobRunner {
   private readonly pump: WorkPump<StoredJob>;
 
   constructor(
-    private readonly db: Database,
+    private readonly db: Store,
     private readonly handlers: Partial<Record<JobType, JobHandler>>,
     private readonly options: JobRunnerOptions,
   ) {

@@ -1,5 +1,6 @@
 import { ApiError, notFound } from '../shared/errors.js';
-import type { Database, Executor } from '../store/database.js';
+import type { Executor } from '../store/database.js';
+import type { Store } from '../store/store.js';
 import type { JobRunner } from './job-runner.js';
 import { findJobByIdempotencyKey, getJob, insertJob, listJobs, type StoredJob } from './job-store.js';
 import { IDEMPOTENCY_HOURS, RETENTION_DAYS, type JobStatus, type JobType, type JsonObject } from './job-types.js';
@@ -8,7 +9,7 @@ import type { IdempotentRequest, JobLookup, JobQueue } from '../provisioning/job
 /** The durable queue behind provisioning's JobQueue and JobLookup: jobs rows in the store, woken runner. */
 export class JobService implements JobQueue, JobLookup {
   constructor(
-    private readonly db: Database,
+    private readonly db: Store,
     private readonly runner: Pick<JobRunner, 'wake'>,
     private readonly now: () => Date,
   ) {}

@@ -1,4 +1,4 @@
-import type { Database } from '../store/database.js';
+import type { Store } from '../store/store.js';
 import type { JobService } from './job-service.js';
 import type { StoredJob } from './job-store.js';
 
@@ -7,7 +7,7 @@ import type { StoredJob } from './job-store.js';
  * created later at the platform are imported too (supplement 3). An account that already has one
  * queued or running gets no second.
  */
-export async function queueAutoImports(db: Database, jobs: JobService, organizationId?: number): Promise<StoredJob[]> {
+export async function queueAutoImports(db: Store, jobs: JobService, organizationId?: number): Promise<StoredJob[]> {
   const queued = await db.write('no-report-data', async (tx) => {
     const accounts = await tx.all<{ organizationId: number; id: number }>(
       organizationId === undefined

@@ -1,5 +1,6 @@
 import { addDays, isoDate } from '../shared/dates.js';
-import type { Database, Executor } from '../store/database.js';
+import type { Executor } from '../store/database.js';
+import type { Store } from '../store/store.js';
 import type { JobService } from './job-service.js';
 import { queuedJobsOfType, updateQueuedJobInput, type StoredJob } from './job-store.js';
 
@@ -54,7 +55,7 @@ export async function queueBackfillIn(
  * access is not revoked. An account with a trailing sync already queued or running gets no second.
  */
 export async function queueTrailingSyncs(
-  db: Database,
+  db: Store,
   jobs: JobService,
   now: Date,
   trailingDays: number,

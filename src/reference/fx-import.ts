@@ -1,6 +1,6 @@
 import { recordChange } from '../changes/change-log.js';
 import { isoDate } from '../shared/dates.js';
-import type { Database } from '../store/database.js';
+import type { Store } from '../store/store.js';
 import { applyImportedRates } from './fx-imported-rates.js';
 import { parseFxRatesCsv, type ParsedFxRates } from './fx-rates-csv.js';
 import { supportedCurrencies } from './fx-rates.js';
@@ -43,7 +43,7 @@ export function parseFxImport(text: string, options: FxImportOptions = {}): Pars
  * reference file lays them over it again.
  */
 export async function importFxRates(
-  db: Database,
+  db: Store,
   input: string | ParsedFxRates,
   options: FxImportOptions = {},
 ): Promise<FxImportResult> {

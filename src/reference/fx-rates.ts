@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { recordChange } from '../changes/change-log.js';
-import type { Database, Executor } from '../store/database.js';
+import type { Executor } from '../store/database.js';
+import type { Store } from '../store/store.js';
 import { applyImportedRates } from './fx-imported-rates.js';
 
 /**
@@ -46,7 +47,7 @@ export interface FxLoadResult {
  * own directory and the temp dir, and a repository file is in neither.
  */
 export async function loadFxReference(
-  db: Database,
+  db: Store,
   file: string = FX_REFERENCE_FILE,
   seriesFile: string = FX_SERIES_FILE,
 ): Promise<FxLoadResult> {

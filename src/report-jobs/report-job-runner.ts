@@ -2,7 +2,7 @@ import { recordEvent } from '../events/event-log.js';
 import type { ReportService } from '../reporting/report-service.js';
 import { WorkPump, type Taken } from '../runtime/work-pump.js';
 import { ApiError, OverloadedError } from '../shared/errors.js';
-import type { Database } from '../store/database.js';
+import type { Store } from '../store/store.js';
 import type { ReportFiles } from './report-files.js';
 import { endpointOf, reportJobRequest } from './report-job-request.js';
 import {
@@ -74,7 +74,7 @@ export class ReportJobRunner {
   private stopping = false;
 
   constructor(
-    private readonly db: Database,
+    private readonly db: Store,
     private readonly reports: ReportService,
     private readonly files: ReportFiles,
     private readonly options: ReportJobRunnerOptions,

@@ -1,7 +1,7 @@
 import type { IdempotentRequest } from '../provisioning/job-queue.js';
 import type { ReportService } from '../reporting/report-service.js';
 import { ApiError, conflict, notFound } from '../shared/errors.js';
-import type { Database } from '../store/database.js';
+import type { Store } from '../store/store.js';
 import type { ReportFiles } from './report-files.js';
 import { endpointOf, normalizeQuery, reportJobRequest, type ReportJobQueryInput } from './report-job-request.js';
 import type { ReportJobRunner } from './report-job-runner.js';
@@ -53,7 +53,7 @@ const RETRY_AFTER_SECONDS = 10;
 /** POST, GET, list and DELETE of /reporting/v0/report-jobs; every lookup scoped to the organization. */
 export class ReportJobService {
   constructor(
-    private readonly db: Database,
+    private readonly db: Store,
     private readonly reports: ReportService,
     private readonly files: ReportFiles,
     private readonly runner: Pick<ReportJobRunner, 'wake' | 'progressOf' | 'cancel' | 'expire'>,

@@ -1,6 +1,6 @@
 import type { ReportPlan } from '../planner/report-plan.js';
 import { compileFreshness, type SyncStateRow } from '../sql/compile-report.js';
-import type { Database } from '../store/database.js';
+import type { Store } from '../store/store.js';
 import type { ReportWarning } from './report-warnings.js';
 
 /** One platform account of a report: how far its figures are synced and final, and whether a sync of it is pending. */
@@ -37,7 +37,7 @@ export class FreshnessReader {
   /** Per organization: the platform accounts with a pending sync, as of a count of ended writes. */
   private readonly pending = new Map<number, { readonly writes: number; readonly ids: ReadonlySet<unknown> }>();
 
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: Store) {}
 
   async read(plan: ReportPlan): Promise<DataFreshness> {
     const { syncState, syncing } = compileFreshness(plan);

@@ -7,7 +7,8 @@ import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { duckdbDialect, type CompiledQuery, type ExportFormat } from '../sql/compile-report.js';
 import { ApiError, OverloadedError } from '../shared/errors.js';
-import type { Database, Executor } from '../store/database.js';
+import type { Executor } from '../store/database.js';
+import type { Store } from '../store/store.js';
 
 const run = promisify(execFile);
 
@@ -68,7 +69,7 @@ export class ExportService {
   private closed = false;
 
   constructor(
-    private readonly db: Database,
+    private readonly db: Store,
     private readonly maxConcurrent: number,
     limits: ExportLimits = {},
   ) {

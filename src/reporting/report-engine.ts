@@ -1,7 +1,7 @@
 import type { CompiledQuery, ExportFormat } from '../sql/compiled-query.js';
 import type { SqlDialect } from '../sql/dialect.js';
 import { duckdbDialect } from '../sql/compile-report.js';
-import type { Database } from '../store/database.js';
+import type { Store } from '../store/store.js';
 import type { ReportTicket } from '../store/report-scheduler.js';
 import type { Row, SqlValue } from '../store/sql-values.js';
 import type { ExportService, ExportStream } from './export-stream.js';
@@ -48,7 +48,7 @@ export class DuckDbReportEngine implements ReportEngine, ReportEngineSelector {
   readonly dialect = duckdbDialect;
 
   constructor(
-    private readonly db: Database,
+    private readonly db: Store,
     private readonly exports: ExportService,
   ) {}
 

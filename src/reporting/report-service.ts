@@ -25,7 +25,7 @@ import {
   type ExportFormat,
 } from '../sql/compile-report.js';
 import { estimatedFxRates, FxEstimateCollector, mixedCurrencies, type ReportWarning } from './report-warnings.js';
-import type { Database } from '../store/database.js';
+import type { Store } from '../store/store.js';
 import type { SqlDialect } from '../sql/dialect.js';
 import {
   DuckDbReportEngine,
@@ -105,7 +105,7 @@ export class ReportService {
   private readonly scope: ScopeWarnings;
 
   constructor(
-    db: Database,
+    db: Store,
     private readonly now: () => Date,
     exports: ExportService,
     pages: PageCache = new PageCache(0),

@@ -1,7 +1,7 @@
 import type { ReportPlan } from '../planner/report-plan.js';
 import { compileLabelNames, compileScopeCurrencies, filteredLabelNames } from '../sql/compile-report.js';
 import type { CompiledQuery } from '../sql/compiled-query.js';
-import type { Database } from '../store/database.js';
+import type { Store } from '../store/store.js';
 import { moneySortKeys } from './money-sort.js';
 import { mixedCurrencySort, unknownLabels, type ReportWarning } from './report-warnings.js';
 
@@ -16,7 +16,7 @@ export class ScopeWarnings {
   /** The answers of these statements while the organization's data version holds; map order is use order. */
   private readonly answers = new Map<string, readonly string[]>();
 
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: Store) {}
 
   /** `unknown_labels` for the filter's label names no entity of the level in the organization has. */
   async labels(plan: ReportPlan): Promise<ReportWarning | undefined> {

@@ -6,7 +6,8 @@ import {
   type KnownPlatformAccount,
 } from '../provisioning/platform-accounts/platform-account-store.js';
 import { dateChunks } from '../shared/dates.js';
-import type { Database, Executor } from '../store/database.js';
+import type { Executor } from '../store/database.js';
+import type { Store } from '../store/store.js';
 import { replaceDailyReport, type ReplacementCounts } from './fact-replacement.js';
 import { refreshCampaignTrees } from './tree-refresh.js';
 
@@ -35,7 +36,7 @@ export const SYNC_CHUNK_DAYS = 31;
  * their rows. Idempotent: a retry or a second run stores the platform's current figures once.
  */
 export async function syncStatistics(
-  db: Database,
+  db: Store,
   platforms: PlatformDirectory,
   organizationId: number,
   request: StatisticsSyncRequest,

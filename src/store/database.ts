@@ -21,6 +21,8 @@ import { ReportScheduler, type ReportLaneState, type ReportTicket } from './repo
 import { WorkLimiter } from './work-limiter.js';
 import { DataVersions, type WriteScope } from './data-versions.js';
 import { OverloadedError } from '../shared/errors.js';
+import type { Store } from './store.js';
+import { DUCKDB_DIALECT, type StoreDialect } from './store-dialect.js';
 
 /** What store functions see: one connection, parameters always bound, never pasted. */
 export interface Executor {
@@ -264,7 +266,8 @@ const DUCKDB_NEVER = {
  * The one DuckDB instance of this process (DESIGN D1): a small pool of read connections,
  * one serialized writer that wraps each unit of work in a transaction, hardened settings.
  */
-export class Database {
+export class Database implements Store {
+  readonly dialect: StoreDialect = DUCKDB_DIALECT;
   private readonly writer: ConnectionExecutor;
   private readonly readers: ConnectionExecutor[];
   private readonly readLimiter: WorkLimiter;

@@ -1,7 +1,7 @@
 import type { PublicEventIds } from '../events/public-event-id.js';
 import { WorkPump, type Taken } from '../runtime/work-pump.js';
 import { OverloadedError } from '../shared/errors.js';
-import type { Database } from '../store/database.js';
+import type { Store } from '../store/store.js';
 import { postJson, type PostResult } from './https-post.js';
 import { nextAttemptAt, type RetrySchedule } from './retry-schedule.js';
 import type { SecretBox } from './secret-box.js';
@@ -53,7 +53,7 @@ export class DeliveryWorker {
   private purgeTimer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly db: Database,
+    private readonly db: Store,
     private readonly secrets: SecretBox,
     private readonly options: DeliveryWorkerOptions,
   ) {

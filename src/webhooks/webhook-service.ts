@@ -2,7 +2,7 @@ import { WEBHOOK_RETRY_HOURS } from '../events/event-log.js';
 import { representationTag, type Precondition } from '../shared/entity-tag.js';
 import type { PublicEventIds } from '../events/public-event-id.js';
 import { ApiError, notFound, unprocessable } from '../shared/errors.js';
-import type { Database } from '../store/database.js';
+import type { Store } from '../store/store.js';
 import { newWebhookSecret, type SecretBox } from './secret-box.js';
 import { checkHost, hostOf, TargetRefused, type Lookup } from './target-address.js';
 import { WEBHOOKS_PER_ORGANIZATION, type WebhookCreate } from './webhook-schema.js';
@@ -40,7 +40,7 @@ export function webhookTag(webhook: Webhook): string {
 /** Webhooks of an organization: create (the secret shown once), read, delete, the delivery log, redeliver. */
 export class WebhookService {
   constructor(
-    private readonly db: Database,
+    private readonly db: Store,
     private readonly secrets: SecretBox,
     private readonly options: WebhookServiceOptions,
   ) {}

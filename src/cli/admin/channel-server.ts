@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { DatabaseClosedError, type Database } from '../../store/database.js';
+import { DatabaseClosedError } from '../../store/database.js';
+import type { Store } from '../../store/store.js';
 import { failureOf } from '../command.js';
 import type { AdminEvent, AdminServices, ChannelOperation } from './operation.js';
 import { adminSocketName, linkAdminSocket, removeAdminSocket, socketBindPath } from './socket-path.js';
@@ -19,7 +20,7 @@ import {
 export interface AdminChannelOptions {
   readonly dbPath: string;
   readonly env: NodeJS.ProcessEnv;
-  readonly db: Database;
+  readonly db: Store;
   readonly services: AdminServices;
   readonly operations: readonly ChannelOperation[];
   /** The server's version, named when a CLI asks for a command this server does not know. */

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { Writable } from 'node:stream';
-import type { Database } from '../../store/database.js';
+import type { Store } from '../../store/store.js';
 import { CliError, type CommandContext } from '../command.js';
 import { callServer, ServerUnreachableError, type AnswerHandlers } from './channel-client.js';
 import { runOperation, type AdminOperation } from './operation.js';
@@ -36,7 +36,7 @@ export async function dispatch<I, R>(
     import('../../store/database.js'),
   ]);
   for (let attempt = 1; ; attempt++) {
-    let db: Database;
+    let db: Store;
     try {
       db = await openAdminStore(dbPath);
     } catch (error) {
@@ -57,7 +57,7 @@ export async function dispatch<I, R>(
 }
 
 async function runHere<I, R>(
-  db: Database,
+  db: Store,
   context: CommandContext,
   operation: AdminOperation<I, R>,
   input: I,

@@ -7,7 +7,7 @@ import { ExportService } from '../../reporting/export-stream.js';
 import { ReportService } from '../../reporting/report-service.js';
 import { PageCache } from '../../reporting/page-cache.js';
 import type { StatisticsSyncSettings } from '../../jobs/statistics-sync-queue.js';
-import type { Database } from '../../store/database.js';
+import type { Store } from '../../store/store.js';
 import type { CliIo } from '../command.js';
 import { statisticsSettings } from './statistics-settings.js';
 import type { AdminServices } from './operation.js';
@@ -26,7 +26,7 @@ export class LocalServices implements AdminServices {
   private queue: JobService | undefined;
 
   constructor(
-    private readonly db: Database,
+    private readonly db: Store,
     private readonly io: CliIo,
   ) {
     this.platforms = new SandboxPlatforms(db, { now: this.now });

@@ -4,7 +4,7 @@ import type { JobService } from '../../jobs/job-service.js';
 import type { StatisticsSyncSettings } from '../../jobs/statistics-sync-queue.js';
 import type { PlatformDirectory } from '../../platforms/connector.js';
 import type { ReportService } from '../../reporting/report-service.js';
-import type { Database } from '../../store/database.js';
+import type { Store } from '../../store/store.js';
 import { CliError } from '../command.js';
 
 export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue };
@@ -32,7 +32,7 @@ export interface AdminEvent {
 }
 
 export interface OperationContext {
-  readonly db: Database;
+  readonly db: Store;
   readonly services: AdminServices;
   progress(event: AdminEvent): void;
   /** Where an operation that produces a file writes its bytes. The operation never ends it. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { getOrganization } from '../../organizations/organizations.js';
-import type { Database, Executor } from '../../store/database.js';
+import type { Executor } from '../../store/database.js';
+import type { Store } from '../../store/store.js';
 import { adminCommand } from '../admin/admin-command.js';
 import { statisticsSettings } from '../admin/statistics-settings.js';
 import { CliError, parseId, printResult, requireOption } from '../command.js';
@@ -103,7 +104,7 @@ async function nextJobId(db: Executor): Promise<number> {
 }
 
 /** Until the organization has no queued or running job left (follow-up jobs included). */
-async function waitForPending(db: Database, organizationId: number): Promise<void> {
+async function waitForPending(db: Store, organizationId: number): Promise<void> {
   while ((await db.read((r) => pendingJobIds(r, organizationId))).length > 0)
     await new Promise((resolve) => setTimeout(resolve, 100));
 }

@@ -2,7 +2,7 @@ import { PlatformError, type PlatformDirectory } from '../../platforms/connector
 import { importCampaign, withAccessWatch } from '../../provisioning/campaigns/campaign-import.js';
 import { importedPlatformIds } from '../../provisioning/campaigns/campaign-store.js';
 import { getKnownPlatformAccount } from '../../provisioning/platform-accounts/platform-account-store.js';
-import type { Database } from '../../store/database.js';
+import type { Store } from '../../store/store.js';
 import type { JobHandler } from '../job-runner.js';
 import type { AfterImport } from './after-import.js';
 
@@ -12,7 +12,7 @@ import type { AfterImport } from './after-import.js';
  * the whole job (imports are idempotent, so done work is skipped); a permanent one for one
  * platform account or campaign is recorded and the rest goes on (PARTIALLY_SUCCEEDED).
  */
-export function autoImportHandler(db: Database, platforms: PlatformDirectory, afterImport: AfterImport): JobHandler {
+export function autoImportHandler(db: Store, platforms: PlatformDirectory, afterImport: AfterImport): JobHandler {
   return async (job) => {
     const { accountId } = job.input as { accountId: number };
     const links = await db.read((r) =>

@@ -7,7 +7,7 @@ import {
 } from '../../provisioning/campaigns/campaign-copy.js';
 import { getCampaign } from '../../provisioning/campaigns/campaign-store.js';
 import { getKnownPlatformAccount } from '../../provisioning/platform-accounts/platform-account-store.js';
-import type { Database } from '../../store/database.js';
+import type { Store } from '../../store/store.js';
 import { PermanentJobFailure, type JobHandler } from '../job-runner.js';
 
 /**
@@ -15,7 +15,7 @@ import { PermanentJobFailure, type JobHandler } from '../job-runner.js';
  * with its reason (PARTIALLY_SUCCEEDED), a transient outage retries the job, and copies made
  * before are found again through their request tokens.
  */
-export function copyCampaignsHandler(db: Database, platforms: PlatformDirectory): JobHandler {
+export function copyCampaignsHandler(db: Store, platforms: PlatformDirectory): JobHandler {
   return async (job) => {
     const input = job.input as {
       sourceAdPlatformAccountId: number;

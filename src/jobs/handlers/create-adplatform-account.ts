@@ -2,14 +2,14 @@ import type { PlatformDirectory } from '../../platforms/connector.js';
 import { getMasterAccount } from '../../provisioning/platform-accounts/master-account-store.js';
 import type { NewAccountRequest } from '../../provisioning/platform-accounts/platform-account-service.js';
 import { upsertPlatformAccount } from '../../provisioning/platform-accounts/platform-account-store.js';
-import type { Database } from '../../store/database.js';
+import type { Store } from '../../store/store.js';
 import { PermanentJobFailure, type JobHandler } from '../job-runner.js';
 
 /**
  * CREATE_ADPLATFORM_ACCOUNT: creates the account inside the master at the platform and registers
  * it. The job id is the platform request token, so a resumed or retried job never creates two.
  */
-export function createAdPlatformAccountHandler(db: Database, platforms: PlatformDirectory): JobHandler {
+export function createAdPlatformAccountHandler(db: Store, platforms: PlatformDirectory): JobHandler {
   return async (job) => {
     const input = job.input as { masterAccountId: number; adPlatformAccount: NewAccountRequest };
     const master = await db.read((r) => getMasterAccount(r, job.organizationId, input.masterAccountId));

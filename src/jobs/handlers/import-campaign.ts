@@ -1,13 +1,13 @@
 import type { PlatformDirectory } from '../../platforms/connector.js';
 import { importCampaign } from '../../provisioning/campaigns/campaign-import.js';
 import { getKnownPlatformAccount } from '../../provisioning/platform-accounts/platform-account-store.js';
-import type { Database } from '../../store/database.js';
+import type { Store } from '../../store/store.js';
 import { PermanentJobFailure, type JobHandler } from '../job-runner.js';
 import type { AfterImport } from './after-import.js';
 
 /** IMPORT_CAMPAIGN: one campaign and its tree, then its history; importing it again is a no-op that says so. */
 export function importCampaignHandler(
-  db: Database,
+  db: Store,
   platforms: PlatformDirectory,
   afterImport: AfterImport,
 ): JobHandler {

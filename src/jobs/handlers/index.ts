@@ -1,5 +1,5 @@
 import type { PlatformDirectory } from '../../platforms/connector.js';
-import type { Database } from '../../store/database.js';
+import type { Store } from '../../store/store.js';
 import type { JobHandler } from '../job-runner.js';
 import type { JobService } from '../job-service.js';
 import type { JobType } from '../job-types.js';
@@ -14,7 +14,7 @@ import type { AfterImport } from './after-import.js';
 export type { AfterImport } from './after-import.js';
 
 export interface JobHandlerDependencies {
-  readonly db: Database;
+  readonly db: Store;
   readonly platforms: PlatformDirectory;
   /** Handlers queue follow-up jobs (an import queues its statistics backfill). */
   readonly jobs: JobService;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { PlatformDirectory } from '../../platforms/connector.js';
 import { syncStatistics } from '../../statistics/statistics-sync.js';
-import type { Database } from '../../store/database.js';
+import type { Store } from '../../store/store.js';
 import { PermanentJobFailure, type JobHandler } from '../job-runner.js';
 
 const isoDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
@@ -17,7 +17,7 @@ const inputSchema = z.object({
  * platform reports now. Transient platform failures go up to the runner, which retries the
  * whole (idempotent) job with backoff.
  */
-export function syncStatisticsHandler(db: Database, platforms: PlatformDirectory, now: () => Date): JobHandler {
+export function syncStatisticsHandler(db: Store, platforms: PlatformDirectory, now: () => Date): JobHandler {
   return async (job) => {
     const parsed = inputSchema.safeParse(job.input);
     if (!parsed.success)

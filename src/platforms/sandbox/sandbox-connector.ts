@@ -11,7 +11,7 @@ import {
   type PlatformConnector,
   type PlatformMasterAccount,
 } from '../connector.js';
-import type { Database } from '../../store/database.js';
+import type { Store } from '../../store/store.js';
 import { isCurrencyCode } from '../../shared/currencies.js';
 import {
   catalogProfile,
@@ -36,7 +36,7 @@ import { audienceOf, dailyReport, trueReach, type CampaignWithChildren, type Rea
 import { RESTATEMENT_DAYS } from './traffic-model.js';
 
 export interface SandboxEnvironment {
-  readonly db: Database;
+  readonly db: Store;
   readonly now: () => Date;
   readonly faults: FaultInjector;
 }

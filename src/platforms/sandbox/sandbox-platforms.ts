@@ -1,5 +1,5 @@
 import type { AdPlatformType, PlatformConnector, PlatformDirectory } from '../connector.js';
-import type { Database } from '../../store/database.js';
+import type { Store } from '../../store/store.js';
 import type { SandboxFaultConfig, SandboxFaults } from './fault-config.js';
 import { FaultInjector } from './fault-injector.js';
 import { SandboxConnector } from './sandbox-connector.js';
@@ -21,7 +21,7 @@ export class SandboxPlatforms implements PlatformDirectory {
   private readonly connectors = new Map<string, SandboxConnector>();
 
   constructor(
-    private readonly db: Database,
+    private readonly db: Store,
     private readonly options: SandboxOptions,
   ) {
     this.faults = new FaultInjector(options.faults);

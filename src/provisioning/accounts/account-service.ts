@@ -2,7 +2,8 @@ import { recordChange } from '../../changes/change-log.js';
 import { representationTag, type Precondition } from '../../shared/entity-tag.js';
 import { notFound, unprocessable } from '../../shared/errors.js';
 import { ruleViolation } from '../../shared/zod-rules.js';
-import type { Database, Executor } from '../../store/database.js';
+import type { Executor } from '../../store/database.js';
+import type { Store } from '../../store/store.js';
 import type { JobQueue } from '../job-queue.js';
 import type { Labels } from '../labels.js';
 import { linksOf, type LinkedPlatformAccount } from '../platform-accounts/platform-account-store.js';
@@ -63,7 +64,7 @@ export function accountTag(account: StoredAccount): string {
 /** Accounts of one organization: every call takes the caller's organization id. */
 export class AccountService {
   constructor(
-    private readonly db: Database,
+    private readonly db: Store,
     private readonly jobs: JobQueue,
   ) {}
 

@@ -1,7 +1,7 @@
 import type { IdempotentRequest, JobQueue, StoredJob } from '../job-queue.js';
 import type { PlatformDirectory } from '../../platforms/connector.js';
 import { unprocessable, type ErrorDetail } from '../../shared/errors.js';
-import type { Database } from '../../store/database.js';
+import type { Store } from '../../store/store.js';
 import { getKnownPlatformAccount } from '../platform-accounts/platform-account-store.js';
 import { itemFailure, resyncCopies, type CopyResult, type ItemFailure } from './campaign-copy.js';
 import { getCampaign } from './campaign-store.js';
@@ -15,7 +15,7 @@ export interface CopyRequest {
 /** The campaign copy tool between the two search platforms (spec 1, supplement 3). */
 export class CampaignCopyService {
   constructor(
-    private readonly db: Database,
+    private readonly db: Store,
     private readonly platforms: PlatformDirectory,
     private readonly jobs: JobQueue,
   ) {}

@@ -1,5 +1,5 @@
 import { PlatformError, type PlatformDirectory } from '../../platforms/connector.js';
-import type { Database } from '../../store/database.js';
+import type { Store } from '../../store/store.js';
 import { getKnownPlatformAccount, type KnownPlatformAccount } from '../platform-accounts/platform-account-store.js';
 import { importCampaign, withAccessWatch } from './campaign-import.js';
 import { isSearchPlatform, mapCampaignForPlatform } from './campaign-mapping.js';
@@ -23,7 +23,7 @@ export interface ItemFailure {
  * retried job reuse the copy made before), imports the copy and records the pair.
  */
 export async function copyCampaign(
-  db: Database,
+  db: Store,
   platforms: PlatformDirectory,
   organizationId: number,
   source: { campaign: ImportedCampaign; platformAccount: KnownPlatformAccount },
@@ -68,7 +68,7 @@ export async function copyCampaign(
  * as the platform has it now, mapped again, replaces each copy at its platform.
  */
 export async function resyncCopies(
-  db: Database,
+  db: Store,
   platforms: PlatformDirectory,
   organizationId: number,
   sourceCampaignId: number,

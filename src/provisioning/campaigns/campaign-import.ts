@@ -1,7 +1,8 @@
 import { recordEvent } from '../../events/event-log.js';
 import { recordChange } from '../../changes/change-log.js';
 import { PlatformError, type PlatformDirectory } from '../../platforms/connector.js';
-import type { Database, Executor } from '../../store/database.js';
+import type { Executor } from '../../store/database.js';
+import type { Store } from '../../store/store.js';
 import type { KnownPlatformAccount } from '../platform-accounts/platform-account-store.js';
 import {
   findCampaign,
@@ -23,7 +24,7 @@ export interface ImportOutcome {
  * already in the store is reported, never stored twice, also when two imports race.
  */
 export async function importCampaign(
-  db: Database,
+  db: Store,
   platforms: PlatformDirectory,
   organizationId: number,
   platformAccount: KnownPlatformAccount,
@@ -62,7 +63,7 @@ export async function importCampaign(
  * every link to that account becomes NO_ACCESS (supplement 2) before the error goes on.
  */
 export async function withAccessWatch<T>(
-  db: Database,
+  db: Store,
   organizationId: number,
   platformAccountId: number,
   call: () => Promise<T>,

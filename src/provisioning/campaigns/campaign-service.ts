@@ -1,7 +1,7 @@
 import type { IdempotentRequest, JobQueue, StoredJob } from '../job-queue.js';
 import type { PlatformCampaign, PlatformDirectory } from '../../platforms/connector.js';
 import { notFound } from '../../shared/errors.js';
-import type { Database } from '../../store/database.js';
+import type { Store } from '../../store/store.js';
 import { platformFailureToApi } from '../platform-accounts/platform-errors.js';
 import { getKnownPlatformAccount, type KnownPlatformAccount } from '../platform-accounts/platform-account-store.js';
 import { withAccessWatch } from './campaign-import.js';
@@ -10,7 +10,7 @@ import { getCampaign, importedPlatformIds, listImportedCampaigns, type ImportedC
 /** Campaigns of one organization: what the platform has, what was imported, import requests. */
 export class CampaignService {
   constructor(
-    private readonly db: Database,
+    private readonly db: Store,
     private readonly platforms: PlatformDirectory,
     private readonly jobs: JobQueue,
   ) {}

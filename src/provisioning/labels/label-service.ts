@@ -2,7 +2,8 @@ import { recordChange } from '../../changes/change-log.js';
 import { representationTag, type Precondition } from '../../shared/entity-tag.js';
 import { notFound, unprocessable, type ErrorDetail } from '../../shared/errors.js';
 import { characterCount } from '../../shared/text-length.js';
-import type { Database, Executor } from '../../store/database.js';
+import type { Executor } from '../../store/database.js';
+import type { Store } from '../../store/store.js';
 import { LABEL_NAME, LABEL_VALUE_MAX, LABELS_MAX, labelsFromRows, type Labels } from '../labels.js';
 import { SINGLE_LINE, SINGLE_LINE_MESSAGE } from '../../shared/zod-rules.js';
 import { clientLabels, ownerExists, writeClientLabels, type LabelOwner } from './label-store.js';
@@ -36,7 +37,7 @@ export function labelsTag(labels: Labels): string {
  * one resource apply one after the other.
  */
 export class LabelService {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: Store) {}
 
   get(kind: LabelOwner, organizationId: number, id: number): Promise<Labels> {
     return this.db.read(async (r) => {

@@ -1,7 +1,8 @@
 import { recordChange } from '../../changes/change-log.js';
 import { representationTag, type Precondition } from '../../shared/entity-tag.js';
 import { notFound, unprocessable } from '../../shared/errors.js';
-import type { Database, Executor } from '../../store/database.js';
+import type { Executor } from '../../store/database.js';
+import type { Store } from '../../store/store.js';
 import { accountExists } from '../accounts/account-store.js';
 import type { MarkupCreate } from './markup-schema.js';
 import { deleteMarkup, getMarkup, insertMarkup, listMarkups, overlappingMarkups, type Markup } from './markup-store.js';
@@ -19,7 +20,7 @@ export function markupTag(markup: Markup): string {
  * single writer, so two concurrent requests cannot both pass it.
  */
 export class MarkupService {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: Store) {}
 
   list(
     organizationId: number,

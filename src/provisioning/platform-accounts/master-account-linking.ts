@@ -2,7 +2,7 @@ import type { AdPlatformType, PlatformDirectory } from '../../platforms/connecto
 import { PlatformError } from '../../platforms/connector.js';
 import { MASTER_KIND } from '../../platforms/platform-types.js';
 import { getOrganization } from '../../organizations/organizations.js';
-import type { Database } from '../../store/database.js';
+import type { Store } from '../../store/store.js';
 import { findMasterAccountByPlatformId, insertMasterAccount, type MasterAccount } from './master-account-store.js';
 
 /** An operator's request that cannot be done; the CLI prints the message as its one line. */
@@ -18,7 +18,7 @@ export class MasterAccountLinkError extends Error {
  * operators only (supplement 3), after the platform confirms the id.
  */
 export async function linkMasterAccount(
-  db: Database,
+  db: Store,
   platforms: PlatformDirectory,
   request: { organizationId: number; platform: AdPlatformType; adPlatformId: string; name?: string | undefined },
 ): Promise<MasterAccount> {

@@ -3,7 +3,8 @@ import type { AdPlatformType, PlatformAccount, PlatformDirectory } from '../../p
 import { recordChange } from '../../changes/change-log.js';
 import { representationTag, type Precondition } from '../../shared/entity-tag.js';
 import { conflict, notFound, unprocessable } from '../../shared/errors.js';
-import type { Database, Executor } from '../../store/database.js';
+import type { Executor } from '../../store/database.js';
+import type { Store } from '../../store/store.js';
 import { accountExists } from '../accounts/account-store.js';
 import { getMasterAccount, listMasterAccounts, type MasterAccount } from './master-account-store.js';
 import { platformFailureToApi } from './platform-errors.js';
@@ -40,7 +41,7 @@ export function linkTag(link: LinkedPlatformAccount): string {
 /** Master accounts, platform accounts and their links to accounts, for one organization at a time. */
 export class PlatformAccountService {
   constructor(
-    private readonly db: Database,
+    private readonly db: Store,
     private readonly platforms: PlatformDirectory,
     private readonly jobs: JobQueue,
   ) {}
