@@ -7,7 +7,7 @@ import { DisabledClients } from './auth/disabled-clients.js';
 import { FailureSlowdown } from './auth/failure-slowdown.js';
 import { TokenIssuer } from './auth/token-issuer.js';
 import { VerifiedSecretCache } from './auth/verified-secret-cache.js';
-import type { ServiceConfig } from './config/config.js';
+import { filesAnchor, type ServiceConfig } from './config/config.js';
 import { seedDemoData } from './demo/demo-data.js';
 import { seedDemo, type DemoSeed } from './demo/demo-seed.js';
 import { buildApp, servedRoutes } from './http/app.js';
@@ -41,6 +41,9 @@ import { CostBuckets, TokenBuckets } from './shared/token-bucket.js';
 import { lowerWorkerThreads } from './runtime/thread-priority.js';
 import { Database } from './store/database.js';
 import { migrate } from './store/migrate.js';
+import { migratePostgres } from './store/postgres/postgres-migrate.js';
+import { PostgresStore } from './store/postgres/postgres-store.js';
+import type { Store } from './store/store.js';
 import { loadFxReference } from './reference/fx-rates.js';
 import { ChangeCursors } from './changes/change-cursor.js';
 import { ChangeFeed } from './changes/change-feed.js';
@@ -69,7 +72,7 @@ export interface ServiceIo {
 }
 
 export interface RunningService {
-  readonly db: Database;
+  readonly db: Store;
   readonly port: number;
   readonly httpPort: number | undefined;
   readonly url: string;
@@ -123,12 +126,19 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
   const nowMs = io.nowMs ?? Date.now;
   const { dbTimeMsPerSecond, dbTimeBurstMs } = config.rateLimit;
   const dbTime = dbTimeMsPerSecond > 0 ? new CostBuckets(dbTimeMsPerSecond, dbTimeBurstMs) : undefined;
-  const db = await Database.open(config.dbPath, {
-    ...config.database,
-    // Report jobs export on connections of their own, so they never take the HTTP exports' slots.
-    exportConnections: config.exports.maxConcurrent + config.reportJobs.concurrency,
-    onReportTime: dbTime && ((organizationId, ms) => dbTime.charge(String(organizationId), ms, nowMs())),
-  });
+  const anchor = filesAnchor(config);
+  const db: Store = config.storeUrl
+    ? await PostgresStore.open(config.storeUrl, {
+        connections: config.database.readConnections + config.database.reportConcurrency,
+        maxQueued: config.database.maxQueued,
+        log: io.log,
+      })
+    : await Database.open(config.dbPath, {
+        ...config.database,
+        // Report jobs export on connections of their own, so they never take the HTTP exports' slots.
+        exportConnections: config.exports.maxConcurrent + config.reportJobs.concurrency,
+        onReportTime: dbTime && ((organizationId, ms) => dbTime.charge(String(organizationId), ms, nowMs())),
+      });
   const listeners: Listener[] = [];
   let disabledClients: DisabledClients | undefined;
   let signingKeys: SigningKeys | undefined;
@@ -140,14 +150,16 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
   let reportJobRunner: ReportJobRunner | undefined;
   let changes: ChangeFeed | undefined;
   try {
-    await migrate(db);
-    await loadFxReference(db);
+    if (db instanceof Database) await migrate(db);
+    else await migratePostgres(db as PostgresStore);
+    // FX rates convert facts; a store that holds none (PostgreSQL, until issue 38) needs none.
+    if (db.dialect.servesReports) await loadFxReference(db);
     const now = () => new Date(nowMs());
     // Keys come after the migrations: migration 8 moves a key the database still holds into the file.
     signingKeys = config.tokenSigningKey
       ? SigningKeys.fromEnvironment(config.tokenSigningKey, config.tokenPreviousKeys)
       : SigningKeys.openFile({
-          keyFile: keyFilePathFor(config.dbPath),
+          keyFile: keyFilePathFor(anchor),
           ttlSeconds: config.tokenTtlSeconds,
           refreshMs: config.keyFileRefreshMs,
           now,
@@ -175,7 +187,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
 
     const webhookSecrets = config.webhooks.secretKey
       ? SecretBox.fromKey(config.webhooks.secretKey)
-      : SecretBox.openFile(webhookKeyPathFor(config.dbPath));
+      : SecretBox.openFile(webhookKeyPathFor(anchor));
     // Ids that one sequence numbers for every organization reach clients sealed or keyed (issue 36 item 10).
     const eventIds = new PublicEventIds(webhookSecrets.derivedKey('public event ids'));
     webhookDeliveries = new DeliveryWorker(db, webhookSecrets, {
@@ -258,7 +270,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       { rollups: config.rollups },
       new DuckDbReportEngine(db, jobExports),
     );
-    const reportFiles = new ReportFiles(path.join(path.dirname(path.resolve(config.dbPath)), 'report-files'));
+    const reportFiles = new ReportFiles(path.join(path.dirname(path.resolve(anchor)), 'report-files'));
     const filesBytes = Math.floor(config.reportJobs.filesMb * 2 ** 20);
     reportJobRunner = new ReportJobRunner(db, jobReports, reportFiles, {
       now,
@@ -306,6 +318,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       redeliveryRate: new TokenBuckets(config.rateLimit.redeliveriesPerMinute / 60, config.rateLimit.redeliveryBurst),
       dbTime,
       trustProxy: config.trustProxy,
+      reportsServed: db.dialect.servesReports,
       nowMs,
       logError: io.logError,
       logInfo: io.log,
@@ -318,8 +331,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       : await loadTls({
           tlsCert: config.tlsCert,
           tlsKey: config.tlsKey,
-          dir: tlsDirFor(config.dbPath),
-          legacyDir: legacyTlsDirFor(config.dbPath),
+          dir: tlsDirFor(anchor),
+          legacyDir: legacyTlsDirFor(anchor),
           nowMs: nowMs(),
         });
     if (tls?.note) io.log?.(tls.note);

@@ -247,7 +247,12 @@ async function stopStale(dir: string, binDir: string, log: Log): Promise<void> {
   });
 }
 
-export async function startPostgres(options: { dir: string; log?: Log }): Promise<PostgresPeer> {
+export async function startPostgres(options: {
+  dir: string;
+  log?: Log;
+  /** Settings that replace the bench's (e.g. a smaller shared_buffers for tests); values as in postgresql.conf. */
+  settings?: Record<string, string | number>;
+}): Promise<PostgresPeer> {
   const log = options.log ?? quiet;
   const dir = path.resolve(options.dir);
   const binDir = await ensureInstalled(log);
@@ -255,7 +260,7 @@ export async function startPostgres(options: { dir: string; log?: Log }): Promis
   await ensureCluster(dir, binDir, log);
   await stopStale(dir, binDir, log);
   const port = await freePort();
-  const conf = Object.entries(settings(port)).map(([k, v]) => `${k} = ${v}`);
+  const conf = Object.entries({ ...settings(port), ...options.settings }).map(([k, v]) => `${k} = ${v}`);
   writeFileSync(
     path.join(dataDir(dir), 'bench.conf'),
     `# written by bench/peer/postgres.ts on every start\n${conf.join('\n')}\n`,
@@ -272,6 +277,18 @@ export async function startPostgres(options: { dir: string; log?: Log }): Promis
   const version = `PostgreSQL ${(row?.server_version ?? '?').split(' ')[0]}`;
   log(`${version} is up`);
   return makePeer(dir, binDir, port, version);
+}
+
+/**
+ * Starts a peer's cluster again after `stop()`, on the same port and settings (the bench.conf of
+ * its last start): clients that knew its address find it there again.
+ */
+export async function startStopped(peer: PostgresPeer): Promise<void> {
+  await run(
+    path.join(peer.binDir, 'pg_ctl'),
+    ['start', '-D', dataDir(peer.dir), '-l', path.join(peer.dir, 'server.log'), '-w', '-t', '300'],
+    { asPostgres: true, cwd: peer.dir },
+  );
 }
 
 function makePeer(dir: string, binDir: string, port: number, version: string): PostgresPeer {

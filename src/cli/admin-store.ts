@@ -1,5 +1,8 @@
 import { Database } from '../store/database.js';
 import { migrate } from '../store/migrate.js';
+import { migratePostgres } from '../store/postgres/postgres-migrate.js';
+import { PostgresStore, StoreConfigurationError } from '../store/postgres/postgres-store.js';
+import { CliError } from './command.js';
 import { loadFxReference } from '../reference/fx-rates.js';
 
 /**
@@ -28,5 +31,23 @@ export async function withAdminStore<T>(dbPath: string, work: (db: Database) => 
     return await work(db);
   } finally {
     await db.close();
+  }
+}
+
+/** A PostgreSQL store for one admin command, beside whatever replicas run on it. */
+export async function openPostgresAdminStore(url: string): Promise<PostgresStore> {
+  let store: PostgresStore;
+  try {
+    store = await PostgresStore.open(url, { connections: 2, maxQueued: 16, startTimeoutMs: 10_000 });
+  } catch (error) {
+    if (error instanceof StoreConfigurationError) throw new CliError(error.message);
+    throw error;
+  }
+  try {
+    await migratePostgres(store);
+    return store;
+  } catch (error) {
+    await store.close();
+    throw error;
   }
 }

@@ -14,6 +14,10 @@ export type OptionValues = Record<string, string | boolean | undefined>;
 export interface CommandContext {
   readonly values: OptionValues;
   readonly dbPath: string;
+  /** --store / ADREPORT_STORE_URL: a PostgreSQL store instead of the DuckDB file (issue 37). */
+  readonly storeUrl?: string | undefined;
+  /** --files-dir / ADREPORT_FILES_DIR: the directory the replicas of a PostgreSQL store share. */
+  readonly filesDir?: string | undefined;
   readonly json: boolean;
   readonly io: CliIo;
   /** Words after the command's path (`adreport fx import FILE`: [FILE]), at most as many as it names. */

@@ -11,6 +11,8 @@ export const COMMANDS: readonly Command[] = [serve, ...ADMIN_COMMANDS, dataGener
 
 const COMMON_HELP = [
   `--db FILE          the database file (default ${DEFAULT_DB_PATH}; env ADREPORT_DB)`,
+  '--store URL        postgres://user:password@host:port/database: the PostgreSQL store replicas share, instead of --db (env ADREPORT_STORE_URL)',
+  '--files-dir DIR    with --store: the directory every replica shares (key files, TLS pair, report files; env ADREPORT_FILES_DIR)',
   '--json             machine output: one JSON line',
   '-h, --help         this help',
 ];
@@ -45,6 +47,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       options: {
         ...command.options,
         db: { type: 'string' },
+        store: { type: 'string' },
+        'files-dir': { type: 'string' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -58,9 +62,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       );
     const dbPath =
       typeof values.db === 'string' && values.db !== '' ? values.db : io.env.ADREPORT_DB || DEFAULT_DB_PATH;
+    const text = (flag: unknown, name: string) =>
+      typeof flag === 'string' && flag !== '' ? flag : io.env[name] || undefined;
     return await command.run({
       values: values as Record<string, string | boolean | undefined>,
       dbPath,
+      storeUrl: text(values.store, 'ADREPORT_STORE_URL'),
+      filesDir: text(values['files-dir'], 'ADREPORT_FILES_DIR'),
       json: values.json === true,
       io,
       arguments: positionals.slice(command.path.length),
@@ -91,7 +99,7 @@ function overview(): string {
     'Commands:',
     ...rows,
     '',
-    'Every command takes --db FILE, --json and --help.',
+    'Every command takes --db FILE (or --store URL and --files-dir DIR), --json and --help.',
     '',
   ].join('\n');
 }

@@ -15,6 +15,16 @@ const positiveInt = z.coerce.number().int().positive();
  */
 export const serviceConfigSchema = z.object({
   dbPath: z.string().min(1).default(DEFAULT_DB_PATH),
+  /**
+   * postgres://user:password@host:port/database: the service's own state in PostgreSQL, shared
+   * by any number of replicas (issue 37); without it, everything lives in the DuckDB file `dbPath`.
+   */
+  storeUrl: z.string().min(1).optional(),
+  /**
+   * The directory every replica of a PostgreSQL deployment shares (token and webhook key files,
+   * the self-signed TLS pair, report files); default: the directory of `dbPath`.
+   */
+  filesDir: z.string().min(1).optional(),
   host: z.string().default('0.0.0.0'),
   port: z.coerce.number().int().min(0).max(65535).default(8443),
   httpPort: z.coerce.number().int().min(0).max(65535).optional(),
@@ -235,6 +245,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServiceConfigInput {
   const bool = (name: string) => (pick(name) === undefined ? undefined : /^(1|true|yes)$/i.test(pick(name)!));
   return {
     dbPath: pick('ADREPORT_DB'),
+    storeUrl: pick('ADREPORT_STORE_URL'),
+    filesDir: pick('ADREPORT_FILES_DIR'),
     host: pick('ADREPORT_HOST'),
     port: pick('ADREPORT_PORT'),
     httpPort: pick('ADREPORT_HTTP_PORT'),
@@ -336,4 +348,14 @@ function isHttpUrl(text: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The path secrets and files beside the store are named after (`<anchor>.token-keys.json`,
+ * `<anchor>.tls/`, ...): the DuckDB file itself, or `<filesDir>/adreport` for a PostgreSQL store,
+ * which every replica must see alike.
+ */
+export function filesAnchor(config: Pick<ServiceConfig, 'dbPath' | 'storeUrl' | 'filesDir'>): string {
+  if (config.storeUrl === undefined) return config.filesDir ? path.join(config.filesDir, path.basename(config.dbPath)) : config.dbPath;
+  return path.join(config.filesDir ?? path.dirname(config.dbPath), 'adreport');
 }

@@ -3,6 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import type { Authenticator } from '../auth/authenticator.js';
 import { SCOPE_OF_PREFIX } from '../auth/scopes.js';
 import type { TokenIssuer } from '../auth/token-issuer.js';
+import { reportsUnavailable } from '../shared/reports-unavailable.js';
 import { ApiError } from '../shared/errors.js';
 import type { CostBuckets, TokenBuckets } from '../shared/token-bucket.js';
 import type { AccountService } from '../provisioning/accounts/account-service.js';
@@ -75,6 +76,11 @@ export interface AppDeps {
   /** Report query time per organization (the reporting API only); undefined: no cost-based limit. */
   dbTime?: CostBuckets | undefined;
   trustProxy: boolean;
+  /**
+   * False on a store without facts (PostgreSQL until issue 38): the reporting API answers 503
+   * reports_unavailable, except the change feed and the field list, which need no facts.
+   */
+  reportsServed?: boolean | undefined;
   nowMs: () => number;
   logError: ErrorLogger;
   /** Info lines (a client that went away mid-request); none when left out. */
@@ -144,6 +150,12 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   for (const [prefix, scope] of Object.entries(SCOPE_OF_PREFIX)) {
     const dbTime = scope === 'reporting' ? deps.dbTime : undefined;
     app.use(`${prefix}/*`, apiGuard(scope, deps.authenticator, deps.apiRate, deps.nowMs, dbTime));
+  }
+  if (deps.reportsServed === false) {
+    app.use('/reporting/v0/*', async (c, next) => {
+      if (/^\/reporting\/v0\/(changes|fields)(\/|$)/.test(c.req.path)) return next();
+      throw reportsUnavailable();
+    });
   }
   // What each operation declares, read from the route declarations once they are all registered (below).
   const operations = new DeclaredOperations();

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { serviceConfigSchema, type ServiceConfigInput } from '../../src/config/config.js';
 import { startService, type RunningService, type ServiceIo } from '../../src/main.js';
+import pg from 'pg';
 import { basic, FORM, HttpClient } from './http.js';
 
 export interface TestServer {
@@ -23,6 +24,24 @@ export function tempDir(prefix = 'adreport-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
+/**
+ * ADREPORT_TEST_STORE=postgres://user@host:port/ runs the same suite on the PostgreSQL store: each
+ * server gets a database of its own on that server, its files under its temp dir.
+ */
+async function postgresStoreFor(dir: string): Promise<ServiceConfigInput> {
+  const base = process.env.ADREPORT_TEST_STORE;
+  if (!base) return {};
+  const name = `t_${path.basename(dir).replace(/[^a-z0-9]/gi, '_').toLowerCase()}`;
+  const admin = new pg.Client({ connectionString: new URL('postgres', base).toString() });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  return { storeUrl: new URL(name, base).toString(), filesDir: dir };
+}
+
 /** A real service on a free port over HTTPS, on a fresh DuckDB file with the demo client. */
 export async function startTestServer(
   overrides: ServiceConfigInput = {},
@@ -35,6 +54,7 @@ export async function startTestServer(
   // Imports fetch a short history here: most tests import campaigns and need none of it.
   const config = serviceConfigSchema.parse({
     dbPath: path.join(dir, 'adreport.duckdb'),
+    ...(await postgresStoreFor(dir)),
     host: '127.0.0.1',
     port: 0,
     demo: true,
@@ -42,7 +62,10 @@ export async function startTestServer(
     ...overrides,
   });
   const service = await startService(config, {
-    logError: (entry) => errors.push(entry.error),
+    logError: (entry) => {
+      errors.push(entry.error);
+      if (process.env.ADREPORT_TEST_PRINT_ERRORS) console.error('server error:', entry.path, entry.error);
+    },
     log: (line) => logs.push(line),
     nowMs: clock?.nowMs,
     ...io,

@@ -25,6 +25,11 @@ export async function dispatch<I, R>(
   handlers: AnswerHandlers,
 ): Promise<R> {
   const { dbPath } = context;
+  if (context.storeUrl !== undefined) {
+    // PostgreSQL serves any number of processes: the command runs here, beside running replicas.
+    const { openPostgresAdminStore } = await import('../admin-store.js');
+    return runHere(await openPostgresAdminStore(context.storeUrl), context, target.operation, input, handlers);
+  }
   // Before anything touches the disk: opening a file that is not there would create it.
   if (!target.createsFile && !fs.existsSync(dbPath))
     throw new CliError(`${dbPath} does not exist; check --db or ADREPORT_DB`);
@@ -65,7 +70,7 @@ async function runHere<I, R>(
 ): Promise<R> {
   try {
     // This process holds the file, so no server answers on a socket left beside it.
-    removeAdminSocket(context.dbPath);
+    if (context.storeUrl === undefined) removeAdminSocket(context.dbPath);
     const { LocalServices } = await import('./local-services.js');
     const services = new LocalServices(db, context.io);
     try {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { keyFilePathFor } from '../../auth/key-file.js';
 import { rotateSigningKeys } from '../../auth/signing-keys.js';
-import { configFromEnv, serviceConfigSchema } from '../../config/config.js';
+import { configFromEnv, filesAnchor, serviceConfigSchema } from '../../config/config.js';
 import { CliError, printResult, type Command } from '../command.js';
 
 /**
@@ -25,13 +25,14 @@ export const keysRotate: Command = {
         'the signing key comes from ADREPORT_TOKEN_SIGNING_KEY: rotate it in your secret store (the old key goes to ADREPORT_TOKEN_PREVIOUS_KEYS until its tokens expire) and restart the server',
       );
     }
-    if (!fs.existsSync(context.dbPath))
+    const anchor = filesAnchor({ dbPath: context.dbPath, storeUrl: context.storeUrl, filesDir: context.filesDir });
+    if (context.storeUrl === undefined && !fs.existsSync(context.dbPath))
       throw new CliError(
         `no database at ${context.dbPath}; its keys are made on the first start of adreport serve --db ${context.dbPath}`,
       );
     const ttl = serviceConfigSchema.shape.tokenTtlSeconds.safeParse(env.tokenTtlSeconds);
     if (!ttl.success) throw new CliError('invalid setting ADREPORT_TOKEN_TTL_SECONDS: a positive number of seconds', 2);
-    const result = rotateSigningKeys(keyFilePathFor(context.dbPath), {
+    const result = rotateSigningKeys(keyFilePathFor(anchor), {
       now: new Date(),
       ttlSeconds: ttl.data,
       dropPrevious: context.values['drop-previous'] === true,

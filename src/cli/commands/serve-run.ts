@@ -3,6 +3,7 @@ import type { StatisticsSyncSettings } from '../../jobs/statistics-sync-queue.js
 import { PortInUseError, startService, type RunningService } from '../../main.js';
 import { VERSION } from '../../version.js';
 import { ClickHouseSchemaMismatch } from '../../clickhouse/replicator.js';
+import { StoreConfigurationError } from '../../store/postgres/postgres-store.js';
 import { ADMIN_COMMANDS } from '../admin-commands.js';
 import { listenAdminChannel, type AdminChannel } from '../admin/channel-server.js';
 import type { AdminServices } from '../admin/operation.js';
@@ -17,6 +18,8 @@ export async function runServe(context: CommandContext): Promise<number> {
   const { values, io } = context;
   const flags: ServiceConfigInput = {
     dbPath: context.dbPath,
+    storeUrl: context.storeUrl,
+    filesDir: context.filesDir,
     port: values.port,
     httpPort: values['http-port'],
     tlsCert: values['tls-cert'] as string | undefined,
@@ -49,31 +52,33 @@ export async function runServe(context: CommandContext): Promise<number> {
   const service = await startService(parsed.data, { nodeThreads: io.nodeThreads, logError, log }).catch(
     explainStartFailure,
   );
-  let channel: AdminChannel;
-  try {
-    channel = await listenAdminChannel({
-      dbPath: context.dbPath,
-      env: io.env,
-      db: service.db,
-      services: adminServices(service, parsed.data.statistics),
-      operations: ADMIN_COMMANDS.map((command) => command.operation),
-      version: VERSION,
-      logError: (error) => logError({ requestId: '-', method: '-', path: 'admin channel', error }),
-    });
-  } catch (error) {
-    await service.close();
-    throw new CliError(
-      `cannot create the admin socket ${adminSocketName(context.dbPath)}: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
+  // On PostgreSQL every admin command opens the shared store itself; no server holds it alone.
+  let channel: AdminChannel | undefined;
+  if (context.storeUrl === undefined)
+    try {
+      channel = await listenAdminChannel({
+        dbPath: context.dbPath,
+        env: io.env,
+        db: service.db,
+        services: adminServices(service, parsed.data.statistics),
+        operations: ADMIN_COMMANDS.map((command) => command.operation),
+        version: VERSION,
+        logError: (error) => logError({ requestId: '-', method: '-', path: 'admin channel', error }),
+      });
+    } catch (error) {
+      await service.close();
+      throw new CliError(
+        `cannot create the admin socket ${adminSocketName(context.dbPath)}: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
   // Handlers go in before the announcement: a supervisor may send SIGTERM the moment it reads it.
   const stopRequested = untilSignal(context);
   announce(context, service);
   await stopRequested;
   // The socket goes first, while this process still holds the file; commands running finish or fail with the store.
-  channel.stopAccepting();
+  channel?.stopAccepting();
   await service.close();
-  await channel.close(1_000);
+  await channel?.close(1_000);
   if (!context.json) io.stderr.write('adreport: stopped cleanly\n');
   return 0;
 }
@@ -95,7 +100,8 @@ function adminServices(service: RunningService, statistics: StatisticsSyncSettin
 
 /** A ClickHouse replica of another schema stops the start with what to do about it. */
 function explainStartFailure(error: unknown): never {
-  if (error instanceof ClickHouseSchemaMismatch) throw new CliError(error.message);
+  if (error instanceof ClickHouseSchemaMismatch || error instanceof StoreConfigurationError)
+    throw new CliError(error.message);
   return explainPortInUse(error);
 }
 
@@ -115,8 +121,8 @@ function announce(context: CommandContext, service: RunningService): void {
       url: service.url,
       port: service.port,
       httpPort: service.httpPort ?? null,
-      db: context.dbPath,
-      adminSocket: adminSocketName(context.dbPath),
+      db: context.storeUrl === undefined ? context.dbPath : service.db.dbPath,
+      adminSocket: context.storeUrl === undefined ? adminSocketName(context.dbPath) : null,
       demo: demo
         ? {
             organizationId: demo.organization.id,
@@ -129,8 +135,10 @@ function announce(context: CommandContext, service: RunningService): void {
     return;
   }
   const lines = [
-    `adreport listening on ${service.url} (database ${context.dbPath})`,
-    `admin commands on this file run in this server, through ${adminSocketName(context.dbPath)} (owner only)`,
+    `adreport listening on ${service.url} (database ${context.storeUrl === undefined ? context.dbPath : service.db.dbPath})`,
+    context.storeUrl === undefined
+      ? `admin commands on this file run in this server, through ${adminSocketName(context.dbPath)} (owner only)`
+      : 'admin commands run against the same store: adreport <command> --store URL --files-dir DIR',
     `report explorer: ${service.url}/explorer (in a browser; sign in with a client id and secret)`,
   ];
   if (service.tls && service.tls.source !== 'given') {

@@ -54,6 +54,25 @@ export async function accountListPage(
   }
 }
 
+/** The ids of a page and the total, for a store that renders the page's JSON in JavaScript. */
+export async function accountListIds(
+  db: Executor,
+  organizationId: number,
+  filter: AccountListFilter,
+  page: { limit: number; offset: number },
+): Promise<{ ids: number[]; total: number }> {
+  const { where, params } = accountListWhere(organizationId, filter);
+  const rows = await db.all<{ id: number }>(
+    `SELECT a.id FROM accounts a WHERE ${where} ORDER BY a.id LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+    [...params, page.limit, page.offset],
+  );
+  const total =
+    page.offset === 0 && rows.length < page.limit
+      ? rows.length
+      : ((await db.one<{ n: number }>(`SELECT count(*) AS n FROM accounts a WHERE ${where}`, params))?.n ?? 0);
+  return { ids: rows.map((row) => row.id), total };
+}
+
 /** Columns of the page query. */
 const HEAD = 0;
 const ID = 1;

@@ -17,7 +17,7 @@ import {
   type AccountState,
   type AccountWrite,
 } from './account-schema.js';
-import { accountListPage, type AccountListPage } from './account-list-page.js';
+import { accountListIds, accountListPage, type AccountListPage } from './account-list-page.js';
 import {
   getAccount,
   getAccountState,
@@ -194,7 +194,14 @@ export class AccountService {
     filter: AccountListFilter,
     page: { limit: number; offset: number },
   ): Promise<AccountListPage> {
-    return this.db.read((r) => accountListPage(r, organizationId, filter, page));
+    if (this.db.dialect.rendersRowJson) return this.db.read((r) => accountListPage(r, organizationId, filter, page));
+    // Without DuckDB's JSON writer: the page's accounts as getAccount reads them, rendered here.
+    return this.db.read(async (r) => {
+      const { ids, total } = await accountListIds(r, organizationId, filter, page);
+      const accounts: string[] = [];
+      for (const id of ids) accounts.push(JSON.stringify(toAccountResponse((await getAccount(r, organizationId, id))!)));
+      return { total, json: `[${accounts.join(',')}]` };
+    });
   }
 }
 

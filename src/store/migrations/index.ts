@@ -15,6 +15,7 @@ import { m014ReportJobs } from './014-report-jobs.js';
 import { m015Webhooks } from './015-webhooks.js';
 import { m016Changes } from './016-changes.js';
 import { m017ReportJobEstimates } from './017-report-job-estimates.js';
+import { m018WorkLeases } from './018-work-leases.js';
 import type { Migration } from './migration.js';
 
 export type { Migration, MigrationContext } from './migration.js';
@@ -38,4 +39,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m015Webhooks,
   m016Changes,
   m017ReportJobEstimates,
+  m018WorkLeases,
 ];
