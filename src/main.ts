@@ -44,6 +44,7 @@ import { migrate } from './store/migrate.js';
 import { migratePostgres } from './store/postgres/postgres-migrate.js';
 import { PostgresStore } from './store/postgres/postgres-store.js';
 import type { Store } from './store/store.js';
+import { WorkLeases } from './store/work-leases.js';
 import { loadFxReference } from './reference/fx-rates.js';
 import { ChangeCursors } from './changes/change-cursor.js';
 import { ChangeFeed } from './changes/change-feed.js';
@@ -149,6 +150,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
   let clickhouse: ClickHouseReports | undefined;
   let reportJobRunner: ReportJobRunner | undefined;
   let changes: ChangeFeed | undefined;
+  let leases: WorkLeases | undefined;
   try {
     if (db instanceof Database) await migrate(db);
     else await migratePostgres(db as PostgresStore);
@@ -177,11 +179,15 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     );
     await disabledClients.start();
 
+    leases = new WorkLeases(db, (error) => io.logError({ requestId: '-', method: '-', path: 'work leases', error }));
+    await leases.start();
+    const workLeases = leases;
     // Handlers queue follow-up jobs through the service, which wakes the runner built next.
     const jobs = new JobService(db, { wake: () => jobRunner?.wake() }, now);
     jobRunner = new JobRunner(db, jobHandlers({ db, platforms, jobs, now, statistics: config.statistics }), {
       now,
       ...config.jobs,
+      leases: workLeases,
       log: ({ jobId, error }) => io.logError({ requestId: `job-${jobId}`, method: '-', path: 'job runner', error }),
     });
 
@@ -200,6 +206,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       lookup: io.webhookLookup ?? systemLookup,
       extraCa: config.webhooks.caFile ? [fs.readFileSync(config.webhooks.caFile, 'utf8')] : [],
       userAgent: `adreport-webhooks/${VERSION}`,
+      leases: workLeases,
       eventIds,
       log: ({ deliveryId, error }) =>
         io.logError({ requestId: `webhook-delivery-${deliveryId}`, method: '-', path: 'webhook deliveries', error }),
@@ -278,6 +285,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       maxRunningPerOrganization: config.reportJobs.maxRunningPerOrganization,
       filesBytes,
       pollMs: config.jobs.pollMs,
+      leases: workLeases,
       log: ({ jobId, error }) =>
         io.logError({ requestId: `report-job-${jobId}`, method: '-', path: 'report job runner', error }),
     });
@@ -409,6 +417,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
           feed.stop();
           await runner.stop(config.shutdownTimeoutMs);
           await deliveries.stop(config.shutdownTimeoutMs);
+          await workLeases.stop();
           await clickhouse?.close();
           stoppable.stop();
           keys.stop();
@@ -425,6 +434,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     await jobRunner?.stop(0);
     await webhookDeliveries?.stop(0);
     await reportJobRunner?.stop(0);
+    await leases?.stop();
     await clickhouse?.close().catch(() => undefined);
     disabledClients?.stop();
     signingKeys?.stop();

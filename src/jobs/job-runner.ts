@@ -1,6 +1,7 @@
 import { PlatformError } from '../platforms/connector.js';
 import { WorkPump, type Taken } from '../runtime/work-pump.js';
 import type { Store } from '../store/store.js';
+import { LEASE_SWEEP_MS, sweepLeases, type WorkLeases } from '../store/work-leases.js';
 import {
   claimDueJob,
   nextDueAt,
@@ -41,6 +42,8 @@ export interface JobRunnerOptions {
   /** Safety net besides wake(): how often to look for due jobs. */
   pollMs: number;
   log: (entry: { jobId: number; error: unknown }) => void;
+  /** This replica's claims; a job another replica left behind is taken over on the sweep. */
+  leases: WorkLeases;
 }
 
 /**
@@ -50,6 +53,7 @@ export interface JobRunnerOptions {
  */
 export class JobRunner {
   private readonly pump: WorkPump<StoredJob>;
+  private sweepTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly db: Store,
@@ -68,10 +72,22 @@ export class JobRunner {
   }
 
   async start(): Promise<void> {
-    const now = this.options.now();
-    await this.db.write('no-report-data', (tx) => requeueInterrupted(tx, now));
+    await this.sweep();
     await this.purge();
+    this.sweepTimer = setInterval(() => {
+      this.sweep().catch((error: unknown) => this.options.log({ jobId: 0, error }));
+    }, LEASE_SWEEP_MS);
+    this.sweepTimer.unref();
     this.pump.start();
+  }
+
+  /** Jobs whose replica died (or, at start, this process before it) run again. */
+  private async sweep(): Promise<void> {
+    const requeued = await this.db.write('no-report-data', async (tx) => {
+      await sweepLeases(tx, 'jobs', `SELECT id FROM jobs WHERE status = 'RUNNING'`);
+      return requeueInterrupted(tx, this.options.now());
+    });
+    if (requeued > 0) this.pump.wake();
   }
 
   /** Looks for due work now (called after an enqueue). */
@@ -81,6 +97,7 @@ export class JobRunner {
 
   /** Stops claiming; waits up to `timeoutMs` for running jobs. Unfinished ones resume at the next start. */
   stop(timeoutMs: number): Promise<void> {
+    clearInterval(this.sweepTimer);
     return this.pump.stop(timeoutMs);
   }
 
@@ -94,7 +111,11 @@ export class JobRunner {
     for (;;) {
       const due = await this.db.read(nextDueAt);
       if (!due || due.getTime() > this.options.now().getTime()) return { items: [], nextDueAt: due };
-      const job = await this.db.write('no-report-data', (tx) => claimDueJob(tx, this.options.now()));
+      const job = await this.db.write('no-report-data', async (tx) => {
+        const claimed = await claimDueJob(tx, this.options.now());
+        if (claimed) await this.options.leases.take(tx, 'jobs', claimed.id);
+        return claimed;
+      });
       if (job) return { items: [job] };
     }
   }

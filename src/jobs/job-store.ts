@@ -1,3 +1,4 @@
+import { liveLease } from '../store/work-leases.js';
 import type { Executor } from '../store/database.js';
 import type { SqlValue } from '../store/sql-values.js';
 import type { StoredJob } from '../provisioning/job-queue.js';
@@ -156,10 +157,14 @@ export async function scheduleRetry(tx: Executor, id: number, errors: JobError[]
   ]);
 }
 
-/** At start: a job left RUNNING by a process that died is queued again (supplement 3). */
+/**
+ * A job left RUNNING by a process that died is queued again (supplement 3): at start, and on every
+ * lease sweep, since another replica may have died (its lease names a replica that stopped beating).
+ */
 export async function requeueInterrupted(tx: Executor, now: Date): Promise<number> {
   const rows = await tx.all(
-    `UPDATE jobs SET status = 'QUEUED', next_attempt_at = $1::TIMESTAMPTZ WHERE status = 'RUNNING' RETURNING id`,
+    `UPDATE jobs SET status = 'QUEUED', next_attempt_at = $1::TIMESTAMPTZ
+      WHERE status = 'RUNNING' AND NOT ${liveLease('jobs', 'jobs.id')} RETURNING id`,
     [now.toISOString()],
   );
   return rows.length;

@@ -1,3 +1,4 @@
+import { sweepLeases, type WorkLeases } from '../store/work-leases.js';
 import { recordEvent } from '../events/event-log.js';
 import type { ReportService } from '../reporting/report-service.js';
 import { WorkPump, type Taken } from '../runtime/work-pump.js';
@@ -30,6 +31,8 @@ export interface ReportJobRunnerOptions {
   /** Safety net besides wake(): how often to look for due jobs. */
   readonly pollMs: number;
   readonly log: (entry: { jobId: number; error: unknown }) => void;
+  /** This replica's claims; a job a dead replica ran is queued again on the expiry sweep. */
+  readonly leases: WorkLeases;
 }
 
 /** What the API shows of a job while it runs (rows are line feeds: unknown for Parquet until the end). */
@@ -131,6 +134,8 @@ export class ReportJobRunner {
   async expire(): Promise<void> {
     const now = this.options.now();
     const expired = await this.db.write('no-report-data', async (tx) => {
+      await sweepLeases(tx, 'report_jobs', `SELECT id FROM report_jobs WHERE status = 'RUNNING'`);
+      if ((await requeueRunningReportJobs(tx, now)) > 0) this.pump.wake();
       const jobs = await expireReportJobs(tx, now);
       await purgeReportJobsExpiredBefore(tx, new Date(now.getTime() - REPORT_JOB_RETENTION_MS));
       return jobs;
@@ -147,9 +152,11 @@ export class ReportJobRunner {
     // Look before taking: an idle poll stays a read, not a commit.
     const due = await this.db.read(nextReportJobDueAt);
     if (!due || due.getTime() > this.options.now().getTime()) return { items: [], nextDueAt: due };
-    const job = await this.db.write('no-report-data', (tx) =>
-      claimReportJob(tx, this.options.now(), this.options.maxRunningPerOrganization),
-    );
+    const job = await this.db.write('no-report-data', async (tx) => {
+      const claimed = await claimReportJob(tx, this.options.now(), this.options.maxRunningPerOrganization);
+      if (claimed) await this.options.leases.take(tx, 'report_jobs', claimed.id);
+      return claimed;
+    });
     return { items: job ? [job] : [] };
   }
 

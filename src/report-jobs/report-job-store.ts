@@ -1,3 +1,4 @@
+import { liveLease } from '../store/work-leases.js';
 import type { Executor } from '../store/database.js';
 import type { SqlValue } from '../store/sql-values.js';
 
@@ -215,11 +216,11 @@ export async function nextReportJobDueAt(db: Executor): Promise<Date | undefined
   return row?.dueAt ? new Date(row.dueAt) : undefined;
 }
 
-/** At start: jobs a dead process left RUNNING run again from the beginning. */
+/** Jobs a dead process (or replica: its lease is not live) left RUNNING run again from the beginning. */
 export async function requeueRunningReportJobs(tx: Executor, now: Date): Promise<number> {
   const rows = await tx.all(
     `UPDATE report_jobs SET status = 'QUEUED', started_at = NULL, next_attempt_at = $1::TIMESTAMPTZ
-      WHERE status = 'RUNNING' RETURNING id`,
+      WHERE status = 'RUNNING' AND NOT ${liveLease('report_jobs', 'report_jobs.id')} RETURNING id`,
     [now.toISOString()],
   );
   return rows.length;

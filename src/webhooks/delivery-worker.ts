@@ -1,3 +1,4 @@
+import { sweepLeases, type WorkLeases } from '../store/work-leases.js';
 import type { PublicEventIds } from '../events/public-event-id.js';
 import { WorkPump, type Taken } from '../runtime/work-pump.js';
 import { OverloadedError } from '../shared/errors.js';
@@ -39,6 +40,8 @@ export interface DeliveryWorkerOptions {
   /** The `id` of the delivered JSON: the event's public id, never its row id. */
   readonly eventIds: PublicEventIds;
   readonly log: (entry: { deliveryId: number; error: unknown }) => void;
+  /** This replica's claims: a due delivery is sent by the one replica that leased it. */
+  readonly leases: WorkLeases;
 }
 
 /**
@@ -96,13 +99,25 @@ export class DeliveryWorker {
 
   async purge(): Promise<number> {
     const cutoff = new Date(this.options.now().getTime() - DELIVERY_LOG_DAYS * 24 * 3600_000);
-    return this.db.write('no-report-data', (tx) => purgeDeliveriesBefore(tx, cutoff));
+    return this.db.write('no-report-data', async (tx) => {
+      await sweepLeases(tx, 'webhook_deliveries', `SELECT id FROM webhook_deliveries WHERE status = 'PENDING'`);
+      return purgeDeliveriesBefore(tx, cutoff);
+    });
   }
 
   /** Due deliveries not in flight here (an attempt is recorded after it, so the row stays due meanwhile). */
   private async takeDue(room: number, busy: ReadonlySet<number>): Promise<Taken<DueDelivery>> {
-    const due = await this.db.read((r) => dueDeliveries(r, this.options.now(), [...busy], room));
-    if (due.length > 0) return { items: due };
+    const { leases } = this.options;
+    // Look before taking: an idle poll stays a read. Then claim what is still free, in one write.
+    const seen = await this.db.read((r) => dueDeliveries(r, this.options.now(), [...busy], room, leases.replicaId));
+    if (seen.length > 0) {
+      const due = await this.db.write('no-report-data', async (tx) => {
+        const free = await dueDeliveries(tx, this.options.now(), [...busy], room, leases.replicaId);
+        for (const delivery of free) await leases.take(tx, 'webhook_deliveries', delivery.id);
+        return free;
+      });
+      if (due.length > 0) return { items: due };
+    }
     return { items: [], nextDueAt: await this.db.read(nextDeliveryDueAt) };
   }
 

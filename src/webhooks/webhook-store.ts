@@ -1,3 +1,4 @@
+import { liveLease } from '../store/work-leases.js';
 import type { Executor } from '../store/database.js';
 import type { EventType } from '../events/event-log.js';
 
@@ -195,6 +196,8 @@ export async function dueDeliveries(
   now: Date,
   busy: readonly number[],
   limit: number,
+  /** Deliveries another live replica claimed are its to send; this one's own come back for their retries. */
+  replicaId: string,
 ): Promise<DueDelivery[]> {
   return db.all<DueDelivery>(
     `SELECT d.id, d.organization_id AS "organizationId", d.webhook_id AS "webhookId", d.attempts,
@@ -205,8 +208,9 @@ export async function dueDeliveries(
        JOIN events e ON e.id = d.event_id AND e.organization_id = d.organization_id
       WHERE d.status = 'PENDING' AND d.next_attempt_at <= $1::TIMESTAMPTZ
         AND NOT list_contains($2::VARCHAR[], d.id::VARCHAR)
+        AND NOT ${liveLease('webhook_deliveries', 'd.id', '$4')}
       ORDER BY d.next_attempt_at, d.id LIMIT $3`,
-    [now.toISOString(), busy.map(String), limit],
+    [now.toISOString(), busy.map(String), limit, replicaId],
   );
 }
 
@@ -229,9 +233,9 @@ export async function recordAttempt(
   },
 ): Promise<void> {
   await tx.run(
-    `UPDATE webhook_deliveries SET status = $2, attempts = attempts + 1, last_attempt_at = $3::TIMESTAMPTZ,
+    `UPDATE webhook_deliveries SET status = $2::VARCHAR, attempts = attempts + 1, last_attempt_at = $3::TIMESTAMPTZ,
             last_status_code = $4, last_error = $5, next_attempt_at = $6::TIMESTAMPTZ,
-            delivered_at = CASE WHEN $2 = 'DELIVERED' THEN $3::TIMESTAMPTZ END, attempt_log = $7
+            delivered_at = CASE WHEN $2::VARCHAR = 'DELIVERED' THEN $3::TIMESTAMPTZ END, attempt_log = $7
       WHERE id = $1 AND status = 'PENDING'`,
     [
       id,

@@ -92,8 +92,7 @@ export async function startReplicas(options: ReplicaOptions): Promise<ReplicaSet
     all,
     running: () => all.filter((r) => r.alive()),
     start: (name, extraEnv) => startOne(name ?? NAMES[all.length] ?? `R${all.length}`, extraEnv),
-    admin: (args) =>
-      runCli([...args, '--store', options.storeUrl, '--files-dir', options.filesDir, '--json'], { ...env }),
+    admin: (args) => runCli([...args, '--store', options.storeUrl, '--files-dir', options.filesDir, '--json']),
     async close() {
       await Promise.all(
         all
@@ -112,7 +111,7 @@ export async function startReplicas(options: ReplicaOptions): Promise<ReplicaSet
   const count = options.count ?? 3;
   try {
     if (count > 0) await set.start();
-    await Promise.all(Array.from({ length: count - 1 }, () => set.start(NAMES[all.length])));
+    await Promise.all(Array.from({ length: count - 1 }, (_, i) => set.start(NAMES[i + 1])));
   } catch (error) {
     await set.close();
     throw error;

@@ -7,6 +7,7 @@ import { ExportService } from '../../reporting/export-stream.js';
 import { ReportService } from '../../reporting/report-service.js';
 import { PageCache } from '../../reporting/page-cache.js';
 import type { StatisticsSyncSettings } from '../../jobs/statistics-sync-queue.js';
+import { WorkLeases } from '../../store/work-leases.js';
 import type { Store } from '../../store/store.js';
 import type { CliIo } from '../command.js';
 import { statisticsSettings } from './statistics-settings.js';
@@ -23,6 +24,7 @@ export class LocalServices implements AdminServices {
   private exports: ExportService | undefined;
   private reportService: ReportService | undefined;
   private runner: JobRunner | undefined;
+  private leases: WorkLeases | undefined;
   private queue: JobService | undefined;
 
   constructor(
@@ -50,12 +52,17 @@ export class LocalServices implements AdminServices {
     if (this.queue) return this.queue;
     const { db, platforms, now, statistics } = this;
     const jobs = new JobService(db, { wake: () => runner.wake() }, now);
+    const log = (error: unknown) =>
+      this.io.stderr.write(`adreport: work leases: ${error instanceof Error ? error.message : String(error)}\n`);
+    this.leases = new WorkLeases(db, log);
+    await this.leases.start();
     const runner: JobRunner = new JobRunner(db, jobHandlers({ db, platforms, jobs, now, statistics }), {
       now,
       concurrency: 2,
       backoffBaseMs: 2_000,
       maxBackoffMs: 60_000,
       pollMs: 200,
+      leases: this.leases,
       log: ({ jobId, error }) =>
         this.io.stderr.write(`adreport: job ${jobId}: ${error instanceof Error ? error.message : String(error)}\n`),
     });
@@ -70,6 +77,7 @@ export class LocalServices implements AdminServices {
 
   async close(): Promise<void> {
     await this.runner?.stop(10_000);
+    await this.leases?.stop();
     await this.exports?.close();
   }
 }

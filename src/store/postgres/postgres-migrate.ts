@@ -12,6 +12,8 @@ export const POSTGRES_ONLY_MIGRATIONS: readonly Migration[] = [
          organization_id BIGINT PRIMARY KEY,
          version BIGINT NOT NULL
        )`,
+      // DuckDB's rowid (insertion order) orders the sandbox's append-only change log; here it is a column.
+      `ALTER TABLE sandbox_changes ADD COLUMN rowid BIGSERIAL`,
     ],
   },
 ];

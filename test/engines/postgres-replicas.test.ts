@@ -1,0 +1,428 @@
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import type { HttpResponse } from '../helpers/http.js';
+import { poll } from '../helpers/poll.js';
+import { startTestPostgres, type TestPostgres } from '../helpers/postgres-server.js';
+import { createTenant, issueToken, startReplicas, type Replica, type ReplicaSet } from '../helpers/replicas.js';
+import { tempDir } from '../helpers/server.js';
+
+/**
+ * The replicated deployment (issue 37, DESIGN D12) end to end: replicas of the built bin
+ * (`adreport serve --store postgres://... --files-dir DIR`) on one private PostgreSQL 15 and one
+ * files directory, every check through real HTTPS to the replicas, kill -9 of a replica and a
+ * restart of PostgreSQL while requests flow.
+ */
+
+const P = '/provisioning/v0';
+const ACCOUNT = { languageCode: 'de', countryCode: 'DE', currency: 'EUR' } as const;
+/** The sandbox's GOOGLE_ADS manager account the demo links too (src/demo/demo-seed.ts). */
+const SANDBOX_GOOGLE_MANAGER = '512-384-9061';
+
+let pg: TestPostgres;
+const dirs: string[] = [];
+const sets: ReplicaSet[] = [];
+
+beforeAll(async () => {
+  pg = await startTestPostgres('adreport-pg-replicas-');
+});
+
+afterAll(async () => {
+  for (const set of sets) await set.close().catch(() => undefined);
+  await pg?.close();
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh database and files directory, with `count` replicas on them. */
+async function deployment(count = 3, env: Record<string, string> = {}): Promise<ReplicaSet> {
+  const storeUrl = await pg.createDatabase();
+  const filesDir = tempDir('adreport-replicas-files-');
+  dirs.push(filesDir);
+  const set = await startReplicas({ storeUrl, filesDir, count, env });
+  sets.push(set);
+  return set;
+}
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+function postJson(
+  replica: Replica,
+  token: string,
+  pathName: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<HttpResponse> {
+  return replica.http.request('POST', pathName, {
+    headers: { ...bearer(token), 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
+const createAccount = (replica: Replica, token: string, name: string, headers: Record<string, string> = {}) =>
+  postJson(replica, token, `${P}/accounts`, { account: { name, ...ACCOUNT } }, headers);
+
+/** Every account of the token's organization, read through one replica, page by page. */
+async function allAccounts(replica: Replica, token: string): Promise<Array<{ id: number; name: string }>> {
+  const accounts: Array<{ id: number; name: string }> = [];
+  for (let offset = 0; ; offset += 100) {
+    const res = await replica.http.get(`${P}/accounts?limit=100&offset=${offset}`, bearer(token));
+    if (res.status !== 200) throw new Error(`list through ${replica.name}: ${res.status} ${res.text}`);
+    accounts.push(...res.json.accounts);
+    if (accounts.length >= Number(res.headers['x-totalcount'])) return accounts;
+  }
+}
+
+async function accountCount(replica: Replica, token: string): Promise<number> {
+  const res = await replica.http.get(`${P}/accounts?limit=1`, bearer(token));
+  if (res.status !== 200) throw new Error(`count through ${replica.name}: ${res.status} ${res.text}`);
+  return Number(res.headers['x-totalcount']);
+}
+
+/** What one request got: an answer, or an error at the socket (no answer at all). */
+type Outcome =
+  | { replica: string; status: number; retryAfter: string | undefined; text: string }
+  | { replica: string; socketError: string };
+
+async function attempt(replica: Replica, send: () => Promise<HttpResponse>): Promise<Outcome> {
+  try {
+    const res = await send();
+    return {
+      replica: replica.name,
+      status: res.status,
+      retryAfter: res.headers['retry-after'] as string,
+      text: res.text,
+    };
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException;
+    return { replica: replica.name, socketError: e.code ?? e.message };
+  }
+}
+
+/** A request that died at the socket because its replica is gone (reset, refused, or hung up on). */
+const SOCKET_FAILURE = /^(ECONNRESET|ECONNREFUSED|EPIPE|ECONNABORTED|socket hang up)$/;
+
+describe('three replicas on one PostgreSQL', () => {
+  let set: ReplicaSet;
+  let A: Replica;
+  let B: Replica;
+  let C: Replica;
+
+  beforeAll(async () => {
+    set = await deployment(3);
+    [A, B, C] = set.all as [Replica, Replica, Replica];
+  });
+
+  it('accepts on B and C a token A issued; an organization and client made with the admin CLI meanwhile work on every replica', async () => {
+    // Made while the replicas run, by a separate process straight against PostgreSQL.
+    const tenant = await createTenant(set, 'Agency One');
+    const fromA = await issueToken(A, tenant.clientId, tenant.clientSecret);
+    for (const replica of [A, B, C]) {
+      const res = await replica.http.get(`${P}/accounts`, bearer(fromA));
+      expect(res.status, `${replica.name}: ${res.text}`).toBe(200);
+      expect(res.json.accounts).toEqual([]);
+    }
+    // The new client gets tokens from every replica, and each is good on every other.
+    for (const issuer of [A, B, C]) {
+      const token = await issueToken(issuer, tenant.clientId, tenant.clientSecret);
+      for (const replica of [A, B, C])
+        expect(
+          (await replica.http.get(`${P}/accounts`, bearer(token))).status,
+          `${issuer.name} -> ${replica.name}`,
+        ).toBe(200);
+    }
+    // The admin CLI lists the client it made, and a second organization stays apart from the first.
+    const listed = await set.admin(['clients', 'list', '--org', String(tenant.organizationId)]);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain(tenant.clientId);
+    const other = await createTenant(set, 'Agency Two');
+    expect(other.organizationId).not.toBe(tenant.organizationId);
+    const otherToken = await issueToken(C, other.clientId, other.clientSecret);
+    const created = await createAccount(B, otherToken, 'Two Only');
+    expect(created.status, created.text).toBe(201);
+    expect(await accountCount(A, fromA)).toBe(0);
+    expect(await accountCount(A, otherToken)).toBe(1);
+  });
+
+  it('reads an account made through A through B and C with the same ETag; a PATCH through B changes what C serves at once', async () => {
+    const tenant = await createTenant(set, 'ETag Org');
+    const token = await issueToken(A, tenant.clientId, tenant.clientSecret);
+    const created = await createAccount(A, token, 'Tagged GmbH');
+    expect(created.status, created.text).toBe(201);
+    const id = created.json.account.id as number;
+    const tag = created.headers.etag as string;
+    expect(tag).toMatch(/^"/);
+    for (const replica of [B, C]) {
+      const res = await replica.http.get(`${P}/accounts/id/${id}`, bearer(token));
+      expect(res.status, `${replica.name}: ${res.text}`).toBe(200);
+      expect(res.json.account).toEqual(created.json.account);
+      expect(res.headers.etag, replica.name).toBe(tag);
+      expect(
+        (await replica.http.get(`${P}/accounts/id/${id}`, { ...bearer(token), 'if-none-match': tag })).status,
+      ).toBe(304);
+    }
+
+    const patched = await B.http.request('PATCH', `${P}/accounts/id/${id}`, {
+      headers: { ...bearer(token), 'content-type': 'application/merge-patch+json', 'if-match': tag },
+      body: JSON.stringify({ account: { notes: 'changed through B' } }),
+    });
+    expect(patched.status, patched.text).toBe(200);
+    const newTag = patched.headers.etag as string;
+    expect(newTag).toMatch(/^"/);
+    expect(newTag).not.toBe(tag);
+    // No waiting: the next read on C already has the change.
+    const onC = await C.http.get(`${P}/accounts/id/${id}`, { ...bearer(token), 'if-none-match': tag });
+    expect(onC.status, onC.text).toBe(200);
+    expect(onC.headers.etag).toBe(newTag);
+    expect(onC.json.account.notes).toBe('changed through B');
+    const onA = await A.http.get(`${P}/accounts/id/${id}`, bearer(token));
+    expect(onA.headers.etag).toBe(newTag);
+    // A write conditional on the old tag loses on any replica.
+    const stale = await C.http.request('PATCH', `${P}/accounts/id/${id}`, {
+      headers: { ...bearer(token), 'content-type': 'application/merge-patch+json', 'if-match': tag },
+      body: JSON.stringify({ account: { notes: 'stale' } }),
+    });
+    expect(stale.status, stale.text).toBe(412);
+  });
+
+  it('creates one account when two replicas race on the same Idempotency-Key and body', async () => {
+    const tenant = await createTenant(set, 'Idempotent Org');
+    const token = await issueToken(A, tenant.clientId, tenant.clientSecret);
+    const rounds = 5;
+    for (let round = 0; round < rounds; round++) {
+      const key = `race-${round}`;
+      const [onA, onB] = await Promise.all([
+        createAccount(A, token, `Race ${round}`, { 'idempotency-key': key }),
+        createAccount(B, token, `Race ${round}`, { 'idempotency-key': key }),
+      ]);
+      expect([onA.status, onB.status], `${onA.text} / ${onB.text}`).toEqual([201, 201]);
+      expect(onB.json.account.id, `round ${round}`).toBe(onA.json.account.id);
+    }
+    expect(await accountCount(C, token)).toBe(rounds);
+  });
+
+  it('loses no acknowledged creation when a replica is killed -9 in the middle of a stream of them', async () => {
+    const tenant = await createTenant(set, 'Crash Org');
+    const token = await issueToken(A, tenant.clientId, tenant.clientSecret);
+    const acknowledged: string[] = [];
+    const outcomes: Outcome[] = [];
+    let killedAt: number | undefined;
+    let acknowledgedAfterKill = 0;
+    let stop = false;
+    const writers = [A, B, C].flatMap((replica) =>
+      [0, 1].map(async (w) => {
+        for (let i = 0; !stop; i++) {
+          const name = `Crash ${replica.name}${w}-${i}`;
+          const outcome = await attempt(replica, () => createAccount(replica, token, name));
+          outcomes.push(outcome);
+          if ('status' in outcome && outcome.status === 201) {
+            acknowledged.push(name);
+            if (killedAt !== undefined) acknowledgedAfterKill++;
+          }
+          // The killed replica's writers end at their first request without an answer.
+          if ('socketError' in outcome) return;
+        }
+      }),
+    );
+    try {
+      await poll('30 acknowledged creations before the kill', () => (acknowledged.length >= 30 ? true : undefined));
+      killedAt = Date.now();
+      await C.kill9();
+      await poll('20 more acknowledged creations after the kill', () =>
+        acknowledgedAfterKill >= 20 ? true : undefined,
+      );
+    } finally {
+      stop = true;
+      await Promise.all(writers);
+    }
+
+    expect(await C.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    // The survivors answered every request 201; the killed one answered 201 or nothing at all.
+    const survivors = outcomes.filter((o) => o.replica !== 'C');
+    expect(survivors.filter((o) => !('status' in o) || o.status !== 201)).toEqual([]);
+    const onKilled = outcomes.filter((o) => o.replica === 'C');
+    for (const o of onKilled)
+      if ('status' in o) expect(o.status, o.text).toBe(201);
+      else expect(o.socketError).toMatch(SOCKET_FAILURE);
+
+    // A replica started after the kill, and the survivors, find every acknowledged creation.
+    const D = await set.start('D');
+    for (const replica of [D, A, B]) {
+      const names = new Set((await allAccounts(replica, token)).map((a) => a.name));
+      expect(
+        acknowledged.filter((name) => !names.has(name)),
+        replica.name,
+      ).toEqual([]);
+      // Requests in flight at the kill may have committed without their 201: never fewer, maybe more.
+      expect(names.size).toBeGreaterThanOrEqual(acknowledged.length);
+    }
+  });
+
+  it('answers 2xx or 503 with Retry-After while PostgreSQL restarts, and serves again on every replica without a restart', async () => {
+    const replicas = set.running();
+    expect(replicas.map((r) => r.name)).toEqual(['A', 'B', 'D']);
+    const tenant = await createTenant(set, 'Restart Org');
+    const tokens = new Map<Replica, string>();
+    for (const replica of replicas)
+      tokens.set(replica, await issueToken(replica, tenant.clientId, tenant.clientSecret));
+    const outcomes: Outcome[] = [];
+    const acknowledged: string[] = [];
+    let answered = 0;
+    let stop = false;
+    const flows = replicas.flatMap((replica) =>
+      [0, 1].map(async (w) => {
+        const token = tokens.get(replica)!;
+        for (let i = 0; !stop; i++) {
+          const name = `Restart ${replica.name}${w}-${i}`;
+          const outcome = await attempt(replica, () =>
+            i % 2 === 0
+              ? createAccount(replica, token, name)
+              : replica.http.get(`${P}/accounts?limit=5`, bearer(token)),
+          );
+          outcomes.push(outcome);
+          if ('status' in outcome && outcome.status < 300) answered++;
+          if ('status' in outcome && outcome.status === 201) acknowledged.push(name);
+        }
+      }),
+    );
+    try {
+      await poll('requests answered before the restart', () => (answered >= 20 ? true : undefined));
+      await pg.restart();
+      // Back on every replica, each on its own pool: a write and a read answer again.
+      for (const replica of replicas) {
+        const token = tokens.get(replica)!;
+        await poll(
+          `replica ${replica.name} writing again after the restart`,
+          async () =>
+            (await createAccount(replica, token, `After ${replica.name}`)).status === 201 ? true : undefined,
+          120_000,
+          100,
+        );
+        expect((await replica.http.get(`${P}/accounts?limit=5`, bearer(token))).status).toBe(200);
+      }
+    } finally {
+      stop = true;
+      await Promise.all(flows);
+    }
+
+    const wrong = outcomes.filter(
+      (o) => !('status' in o) || !(o.status < 300 || (o.status === 503 && o.retryAfter !== undefined)),
+    );
+    expect(wrong).toEqual([]);
+    for (const replica of replicas) expect(replica.alive(), replica.name).toBe(true);
+    // What was acknowledged before, during and after the restart is all there.
+    const names = new Set((await allAccounts(replicas[0]!, tokens.get(replicas[0]!)!)).map((a) => a.name));
+    expect(acknowledged.filter((name) => !names.has(name))).toEqual([]);
+  });
+
+  it('answers a report 503 reports_unavailable on every replica', async () => {
+    const tenant = await createTenant(set, 'Report Org');
+    for (const replica of set.running()) {
+      const token = await issueToken(replica, tenant.clientId, tenant.clientSecret);
+      const res = await replica.http.get(
+        '/reporting/v0/accounts?startDate=2024-01-01&endDate=2024-01-31',
+        bearer(token),
+      );
+      expect(res.status, `${replica.name}: ${res.text}`).toBe(503);
+      expect(res.json.error.code).toBe('reports_unavailable');
+      expect(res.headers['retry-after']).toBeDefined();
+    }
+  });
+});
+
+describe('serve --store refuses a store it cannot use', () => {
+  const serveWith = async (storeUrl: string) => {
+    const filesDir = tempDir('adreport-replicas-bad-');
+    dirs.push(filesDir);
+    return runCli(['serve', '--store', storeUrl, '--files-dir', filesDir, '--port', '0', '--host', '127.0.0.1']);
+  };
+
+  it.each([
+    ['a URL of another scheme', () => `mysql://postgres@127.0.0.1:${pg.port}/adreport`],
+    ['a database that does not exist', () => pg.url('no_such_database')],
+  ])('exits non-zero with one line on stderr for %s', async (_, url) => {
+    const result = await serveWith(url());
+    expect(result.code).not.toBe(0);
+    expect(result.code).not.toBeNull();
+    const lines = result.stderr.split('\n').filter((line) => line !== '');
+    expect(lines, result.stderr).toHaveLength(1);
+    expect(lines[0]).toMatch(/^adreport: /);
+    expect(result.stdout).toBe('');
+  });
+});
+
+describe('jobs of a replica killed -9 while it runs them', () => {
+  it('are taken over by the other replicas and each ends SUCCEEDED once, with one account at the platform', async () => {
+    // One replica at first, its platform slow (a minute a call): the jobs are surely RUNNING on it when it dies.
+    const set = await deployment(1, {
+      ADREPORT_JOB_CONCURRENCY: '4',
+      ADREPORT_SANDBOX_FAULTS: JSON.stringify({ GOOGLE_ADS: { latencyMs: 60_000 } }),
+    });
+    const runner = set.all[0]!;
+    const tenant = await createTenant(set, 'Jobs Org');
+    const link = await set.admin([
+      'master-accounts',
+      'link',
+      '--org',
+      String(tenant.organizationId),
+      '--platform',
+      'GOOGLE_ADS',
+      '--platform-id',
+      SANDBOX_GOOGLE_MANAGER,
+    ]);
+    expect(link.code, link.stderr).toBe(0);
+    const masterId = JSON.parse(link.stdout).adPlatformMasterAccount.id as number;
+    const token = await issueToken(runner, tenant.clientId, tenant.clientSecret);
+    const names = ['Takeover 1', 'Takeover 2', 'Takeover 3', 'Takeover 4'];
+    const jobIds: number[] = [];
+    for (const name of names) {
+      const res = await postJson(runner, token, `${P}/adplatform-master-accounts/id/${masterId}/adplatform-accounts`, {
+        adPlatformAccount: { name, currency: 'EUR', timeZone: 'Europe/Berlin' },
+      });
+      expect(res.status, res.text).toBe(202);
+      jobIds.push(res.json.job.id as number);
+    }
+    const status = async (replica: Replica, id: number) => {
+      const res = await replica.http.get(`${P}/jobs/id/${id}`, bearer(token));
+      if (res.status !== 200) throw new Error(`job ${id} through ${replica.name}: ${res.status} ${res.text}`);
+      return res.json.job as { status: string; result: any; attempts: number };
+    };
+    await poll('every job RUNNING on the slow replica', async () => {
+      const statuses = await Promise.all(jobIds.map((id) => status(runner, id)));
+      return statuses.every((job) => job.status === 'RUNNING') ? true : undefined;
+    });
+
+    // Two more replicas join (no slow platform); then the one running the jobs dies.
+    const B = await set.start('B', { ADREPORT_SANDBOX_FAULTS: '' });
+    const C = await set.start('C', { ADREPORT_SANDBOX_FAULTS: '' });
+    // A replica that starts leaves alone what a live one runs (it is not a process restarting after a crash).
+    const whileAlive = await Promise.all(jobIds.map((id) => status(C, id)));
+    expect(whileAlive.map((job) => [job.status, job.attempts])).toEqual(jobIds.map(() => ['RUNNING', 1]));
+    await runner.kill9();
+
+    const ended = await poll(
+      'every job ended after the takeover',
+      async () => {
+        const jobs = await Promise.all(jobIds.map((id) => status(B, id)));
+        return jobs.every((job) => !['QUEUED', 'RUNNING'].includes(job.status)) ? jobs : undefined;
+      },
+      240_000,
+      100,
+    );
+    expect(ended.map((job) => job.status)).toEqual(names.map(() => 'SUCCEEDED'));
+    const under = (
+      await C.http.get(`${P}/adplatform-master-accounts/id/${masterId}/adplatform-accounts`, bearer(token))
+    ).json.adPlatformAccounts as Array<{ name: string; adPlatformId: string }>;
+    ended.forEach((job, i) => {
+      const ours = under.filter((account) => account.name === names[i]);
+      expect(ours, names[i]).toHaveLength(1);
+      expect(job.result.adPlatformAccount.adPlatformId).toBe(ours[0]!.adPlatformId);
+    });
+    // The platform's own record: one account per job, whichever replica ran it in the end.
+    const database = new URL(set.storeUrl).pathname.slice(1);
+    const atPlatform = await pg.query<{ name: string; n: string }>(
+      database,
+      `SELECT name, count(*) AS n FROM sandbox_created_accounts WHERE name LIKE 'Takeover %' GROUP BY name ORDER BY name`,
+    );
+    expect(atPlatform).toEqual(names.map((name) => ({ name, n: '1' })));
+  }, 300_000);
+});
