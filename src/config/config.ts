@@ -356,6 +356,7 @@ function isHttpUrl(text: string): boolean {
  * which every replica must see alike.
  */
 export function filesAnchor(config: Pick<ServiceConfig, 'dbPath' | 'storeUrl' | 'filesDir'>): string {
-  if (config.storeUrl === undefined) return config.filesDir ? path.join(config.filesDir, path.basename(config.dbPath)) : config.dbPath;
+  if (config.storeUrl === undefined)
+    return config.filesDir ? path.join(config.filesDir, path.basename(config.dbPath)) : config.dbPath;
   return path.join(config.filesDir ?? path.dirname(config.dbPath), 'adreport');
 }

@@ -87,10 +87,9 @@ export async function refreshCampaignTrees(
   if (changed > 0) await recordEntityChanges(tx, organizationId, trees);
 }
 
-/** Runs an UPDATE or INSERT; DuckDB answers it with one row holding the number of rows it changed. */
-async function rowsChanged(tx: Executor, sql: string, params?: SqlParams): Promise<number> {
-  const row = await tx.one<{ Count: number | bigint }>(sql, params);
-  return Number(row?.Count ?? 0);
+/** Runs an UPDATE or INSERT and answers how many rows it changed. */
+function rowsChanged(tx: Executor, sql: string, params?: SqlParams): Promise<number> {
+  return tx.rowsChanged(sql, params);
 }
 
 async function recordEntityChanges(

@@ -16,6 +16,7 @@ import {
 } from '@duckdb/node-api';
 import { secureDatabaseFiles } from './file-permissions.js';
 import { LazyRows } from './lazy-rows.js';
+import type { AppendColumn, Executor } from './executor.js';
 import { fromDuckDBRow, toDuckDBTypes, toDuckDBValues, type Row, type SqlParams } from './sql-values.js';
 import { ReportScheduler, type ReportLaneState, type ReportTicket } from './report-scheduler.js';
 import { WorkLimiter } from './work-limiter.js';
@@ -24,32 +25,7 @@ import { OverloadedError } from '../shared/errors.js';
 import type { Store } from './store.js';
 import { DUCKDB_DIALECT, type StoreDialect } from './store-dialect.js';
 
-/** What store functions see: one connection, parameters always bound, never pasted. */
-export interface Executor {
-  all<T extends object = Row>(sql: string, params?: SqlParams): Promise<T[]>;
-  one<T extends object = Row>(sql: string, params?: SqlParams): Promise<T | undefined>;
-  /**
-   * Runs a query and leaves its rows in DuckDB's memory, read cell by cell (BLOBs copied only
-   * when read); the caller releases them, also after the connection went back to the pool.
-   */
-  lazy(sql: string, params?: SqlParams): Promise<LazyRows>;
-  run(sql: string, params?: SqlParams): Promise<void>;
-  /**
-   * Appends rows to a table (usually a TEMP staging table) column by column through DuckDB's
-   * appender, inside the caller's transaction: ~10x faster than INSERT with bound values.
-   */
-  append(table: string, columns: readonly AppendColumn[]): Promise<void>;
-  /** Runs a one-off statement (an export's COPY) without caching its plan. */
-  runOnce(sql: string, params: SqlParams): Promise<void>;
-  /** Stops the statement running on this connection (it fails with an interrupt error). */
-  interrupt(): void;
-}
-
-/** One column of rows to append; all columns of a call have the same length. */
-export type AppendColumn =
-  | { readonly type: 'VARCHAR'; readonly values: ReadonlyArray<string | null> }
-  | { readonly type: 'INTEGER' | 'BIGINT' | 'DOUBLE'; readonly values: ReadonlyArray<number | null> }
-  | { readonly type: 'BOOLEAN'; readonly values: ReadonlyArray<boolean | null> };
+export type { AppendColumn, Executor } from './executor.js';
 
 const APPEND_TYPES: Readonly<Record<AppendColumn['type'], DuckDBType>> = { VARCHAR, INTEGER, BIGINT, DOUBLE, BOOLEAN };
 /** DuckDB's vector size: the most rows one data chunk holds. */
@@ -142,6 +118,12 @@ class ConnectionExecutor implements Executor {
       statement.bind(toDuckDBValues(params), toDuckDBTypes(params));
       await statement.run();
     });
+  }
+
+  async rowsChanged(sql: string, params: SqlParams = []): Promise<number> {
+    // DuckDB answers a write statement with one row holding the number of rows it changed.
+    const row = await this.one<{ Count: number | bigint }>(sql, params);
+    return Number(row?.Count ?? 0);
   }
 
   async runOnce(sql: string, params: SqlParams): Promise<void> {

@@ -1,5 +1,5 @@
 import type { DataVersions, WriteScope } from './data-versions.js';
-import type { Executor } from './database.js';
+import type { Executor } from './executor.js';
 import type { ReportLaneState, ReportTicket } from './report-scheduler.js';
 import type { StoreDialect } from './store-dialect.js';
 

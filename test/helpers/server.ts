@@ -31,7 +31,10 @@ export function tempDir(prefix = 'adreport-test-'): string {
 async function postgresStoreFor(dir: string): Promise<ServiceConfigInput> {
   const base = process.env.ADREPORT_TEST_STORE;
   if (!base) return {};
-  const name = `t_${path.basename(dir).replace(/[^a-z0-9]/gi, '_').toLowerCase()}`;
+  const name = `t_${path
+    .basename(dir)
+    .replace(/[^a-z0-9]/gi, '_')
+    .toLowerCase()}`;
   const admin = new pg.Client({ connectionString: new URL('postgres', base).toString() });
   await admin.connect();
   try {

@@ -6,11 +6,7 @@ import { PermanentJobFailure, type JobHandler } from '../job-runner.js';
 import type { AfterImport } from './after-import.js';
 
 /** IMPORT_CAMPAIGN: one campaign and its tree, then its history; importing it again is a no-op that says so. */
-export function importCampaignHandler(
-  db: Store,
-  platforms: PlatformDirectory,
-  afterImport: AfterImport,
-): JobHandler {
+export function importCampaignHandler(db: Store, platforms: PlatformDirectory, afterImport: AfterImport): JobHandler {
   return async (job) => {
     const input = job.input as {
       adPlatformAccountId: number;

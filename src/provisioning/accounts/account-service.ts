@@ -199,7 +199,8 @@ export class AccountService {
     return this.db.read(async (r) => {
       const { ids, total } = await accountListIds(r, organizationId, filter, page);
       const accounts: string[] = [];
-      for (const id of ids) accounts.push(JSON.stringify(toAccountResponse((await getAccount(r, organizationId, id))!)));
+      for (const id of ids)
+        accounts.push(JSON.stringify(toAccountResponse((await getAccount(r, organizationId, id))!)));
       return { total, json: `[${accounts.join(',')}]` };
     });
   }

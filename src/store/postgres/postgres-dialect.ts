@@ -16,7 +16,7 @@ export const POSTGRES_DIALECT: StoreDialect = {
 const FUNCTION_REWRITES: ReadonlyArray<readonly [name: string, rewrite: (args: string[]) => string]> = [
   ['strftime', ([value, format]) => `to_char(${timestampOf(value!, format!)}, ${postgresFormat(format!)})`],
   ['list_contains', ([list, item]) => `(${item} = ANY(${list}))`],
-  ['string_split', ([text, separator]) => `string_to_array(${text}, ${separator})`],
+  ['string_split', ([text, separator]) => `string_to_array(${text}, ${separator})::VARCHAR[]`],
   ['epoch_ms', ([value]) => `(extract(epoch from ${value}) * 1000)::BIGINT`],
   ['list', ([value]) => `array_agg(${value})`],
 ];
@@ -27,6 +27,9 @@ const TYPE_REWRITES: ReadonlyArray<readonly [RegExp, string]> = [
   [/\bTINYINT\b/g, 'SMALLINT'],
   [/\bUBIGINT\b/g, 'BIGINT'],
   [/\bBEGIN TRANSACTION\b/g, 'BEGIN'],
+  // No CREATE OR REPLACE for tables; a parameterless statement may be two.
+  [/\bCREATE OR REPLACE TEMP TABLE (\w+)/g, 'DROP TABLE IF EXISTS pg_temp.$1; CREATE TEMP TABLE $1'],
+  [/\bDROP TABLE IF EXISTS temp\./g, 'DROP TABLE IF EXISTS pg_temp.'],
   // DuckDB's empty list literal; PostgreSQL's needs the type, which every use here casts to.
   [/(?<![\w\]])\[\]::/g, 'ARRAY[]::'],
   // An empty list without a cast takes its type from where it goes (coalesce with a typed list).
@@ -149,7 +152,10 @@ function aliasSubqueries(sql: string): string {
     const open = sql.indexOf('(', match.index);
     const close = closingParen(sql, open);
     const after = sql.slice(close + 1);
-    if (/^\s*(WHERE|GROUP|ORDER|LIMIT|OFFSET|UNION|JOIN|LEFT|INNER|CROSS|ON|\)|,|;|$)/i.test(after) || after.trim() === '') {
+    if (
+      /^\s*(WHERE|GROUP|ORDER|LIMIT|OFFSET|UNION|JOIN|LEFT|INNER|CROSS|ON|\)|,|;|$)/i.test(after) ||
+      after.trim() === ''
+    ) {
       sql = `${sql.slice(0, close + 1)} AS unnamed_${++n}${after}`;
     }
     pattern.lastIndex = open + 1;

@@ -45,7 +45,9 @@ export async function migratePostgres(store: PostgresStore): Promise<number[]> {
       name VARCHAR NOT NULL,
       applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
     )`);
-    const applied = new Set((await tx.all<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => r.version));
+    const applied = new Set(
+      (await tx.all<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => r.version),
+    );
     const newest = Math.max(...all.map((m) => m.version));
     const unknown = [...applied].filter((v) => v > newest);
     if (unknown.length > 0) {
@@ -56,9 +58,11 @@ export async function migratePostgres(store: PostgresStore): Promise<number[]> {
     const ran: number[] = [];
     for (const migration of all) {
       if (applied.has(migration.version)) continue;
-      for (const statement of migration.statements)
-        if (!backfillsFacts(migration, statement)) await tx.run(statement);
-      await tx.run('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+      for (const statement of migration.statements) if (!backfillsFacts(migration, statement)) await tx.run(statement);
+      await tx.run('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
+        migration.version,
+        migration.name,
+      ]);
       ran.push(migration.version);
     }
     return ran;

@@ -3,7 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, OverloadedError } from '../../shared/errors.js';
 import { reportsUnavailable } from '../../shared/reports-unavailable.js';
 import { DataVersions, type WriteScope } from '../data-versions.js';
-import { DatabaseClosedError, type AppendColumn, type Executor } from '../database.js';
+import { DatabaseClosedError } from '../database.js';
+import type { AppendColumn, Executor } from '../executor.js';
 import type { LazyRows } from '../lazy-rows.js';
 import type { ReportLaneState, ReportTicket } from '../report-scheduler.js';
 import type { Row, SqlParams } from '../sql-values.js';
@@ -51,7 +52,15 @@ const WRITE_ATTEMPTS = 8;
 const RETRY_CODES = new Set(['40001', '40P01']);
 /** The server went away or is not accepting connections yet (restart, crash, failover). */
 const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', '53300']);
-const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
+const UNAVAILABLE_ERRNOS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+]);
 
 export function isUnavailable(error: unknown): boolean {
   const e = error as { code?: string; message?: string } | null;
@@ -62,6 +71,8 @@ export function isUnavailable(error: unknown): boolean {
   );
 }
 
+const BASE_PARSER = pg.types.getTypeParser as unknown as (oid: number, format: string) => (text: string) => unknown;
+
 /** Values come back as DuckDB's do (Executor's contract): BIGINT and NUMERIC as numbers, DATE as UTC midnight. */
 const TYPES = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
@@ -71,6 +82,9 @@ const TYPES = {
           const n = Number(text);
           return Number.isSafeInteger(n) ? n : BigInt(text);
         };
+      case 1016: // int8[]
+        return (text: string) =>
+          (BASE_PARSER(1016, 'text')(text) as Array<string | null>).map((v) => (v === null ? null : Number(v)));
       case 1700: // numeric
         return (text: string) => Number(text);
       case 1082: // date
@@ -91,6 +105,14 @@ function toPostgresValues(params: SqlParams): unknown[] {
     return value;
   });
 }
+
+const ARRAY_TYPES: Readonly<Record<AppendColumn['type'], string>> = {
+  VARCHAR: 'TEXT[]',
+  INTEGER: 'INTEGER[]',
+  BIGINT: 'BIGINT[]',
+  DOUBLE: 'DOUBLE PRECISION[]',
+  BOOLEAN: 'BOOLEAN[]',
+};
 
 class PostgresExecutor implements Executor {
   constructor(private readonly client: pg.PoolClient) {}
@@ -116,6 +138,11 @@ class PostgresExecutor implements Executor {
     await this.all(sql, params);
   }
 
+  async rowsChanged(sql: string, params: SqlParams = []): Promise<number> {
+    const result = await this.client.query({ text: toPostgresSql(sql), values: toPostgresValues(params) });
+    return result.rowCount ?? 0;
+  }
+
   async runOnce(sql: string, params: SqlParams): Promise<void> {
     await this.run(sql, params);
   }
@@ -125,8 +152,13 @@ class PostgresExecutor implements Executor {
     return Promise.reject(new Error('lazy rows are a DuckDB result; the PostgreSQL store reads with all()'));
   }
 
-  append(_table: string, _columns: readonly AppendColumn[]): Promise<void> {
-    return Promise.reject(new Error('the appender writes DuckDB facts; the PostgreSQL store holds none'));
+  /** Many rows in one statement: each column goes as one array parameter, unnest pairs them up. */
+  async append(table: string, columns: readonly AppendColumn[]): Promise<void> {
+    const arrays = columns.map((column, i) => `$${i + 1}::${ARRAY_TYPES[column.type]}`);
+    await this.client.query({
+      text: `INSERT INTO ${table} SELECT * FROM unnest(${arrays.join(', ')})`,
+      values: columns.map((column) => column.values),
+    });
   }
 
   interrupt(): void {
@@ -279,7 +311,8 @@ export class PostgresStore implements Store {
       return;
     }
     await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
-    if (scope === 'all-organizations') await client.query('SELECT pg_advisory_xact_lock($1, 0)', [ALL_ORGANIZATIONS_LOCK]);
+    if (scope === 'all-organizations')
+      await client.query('SELECT pg_advisory_xact_lock($1, 0)', [ALL_ORGANIZATIONS_LOCK]);
     else
       await client.query('SELECT pg_advisory_xact_lock_shared($1, 0), pg_advisory_xact_lock($2, $3)', [
         ALL_ORGANIZATIONS_LOCK,
@@ -373,6 +406,7 @@ function parsedUrlCheck(url: string): Record<string, never> {
   }
   if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:')
     throw new Error(`scheme ${parsed.protocol} is not postgres: or postgresql:`);
-  if (parsed.pathname.length <= 1) throw new Error('names no database; expected postgres://user:password@host:port/database');
+  if (parsed.pathname.length <= 1)
+    throw new Error('names no database; expected postgres://user:password@host:port/database');
   return {};
 }

@@ -1,0 +1,31 @@
+import type { LazyRows } from './lazy-rows.js';
+import type { Row, SqlParams } from './sql-values.js';
+
+/** What store functions see: one connection, parameters always bound, never pasted. */
+export interface Executor {
+  all<T extends object = Row>(sql: string, params?: SqlParams): Promise<T[]>;
+  one<T extends object = Row>(sql: string, params?: SqlParams): Promise<T | undefined>;
+  /**
+   * Runs a query and leaves its rows in DuckDB's memory, read cell by cell (BLOBs copied only
+   * when read); the caller releases them, also after the connection went back to the pool.
+   */
+  lazy(sql: string, params?: SqlParams): Promise<LazyRows>;
+  run(sql: string, params?: SqlParams): Promise<void>;
+  /** Runs an UPDATE, INSERT or DELETE and answers how many rows it changed. */
+  rowsChanged(sql: string, params?: SqlParams): Promise<number>;
+  /**
+   * Appends rows to a table (usually a TEMP staging table) column by column through DuckDB's
+   * appender, inside the caller's transaction: ~10x faster than INSERT with bound values.
+   */
+  append(table: string, columns: readonly AppendColumn[]): Promise<void>;
+  /** Runs a one-off statement (an export's COPY) without caching its plan. */
+  runOnce(sql: string, params: SqlParams): Promise<void>;
+  /** Stops the statement running on this connection (it fails with an interrupt error). */
+  interrupt(): void;
+}
+
+/** One column of rows to append; all columns of a call have the same length. */
+export type AppendColumn =
+  | { readonly type: 'VARCHAR'; readonly values: ReadonlyArray<string | null> }
+  | { readonly type: 'INTEGER' | 'BIGINT' | 'DOUBLE'; readonly values: ReadonlyArray<number | null> }
+  | { readonly type: 'BOOLEAN'; readonly values: ReadonlyArray<boolean | null> };
