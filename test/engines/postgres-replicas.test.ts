@@ -78,6 +78,22 @@ async function accountCount(replica: Replica, token: string): Promise<number> {
   return Number(res.headers['x-totalcount']);
 }
 
+/** Links the sandbox's GOOGLE_ADS manager account to an organization with the admin CLI; its id in the service. */
+async function linkSandboxManager(set: ReplicaSet, organizationId: number): Promise<number> {
+  const link = await set.admin([
+    'master-accounts',
+    'link',
+    '--org',
+    String(organizationId),
+    '--platform',
+    'GOOGLE_ADS',
+    '--platform-id',
+    SANDBOX_GOOGLE_MANAGER,
+  ]);
+  if (link.code !== 0) throw new Error(`master-accounts link exited ${link.code}: ${link.stderr}`);
+  return JSON.parse(link.stdout).adPlatformMasterAccount.id as number;
+}
+
 /** What one request got: an answer, or an error at the socket (no answer at all). */
 type Outcome =
   | { replica: string; status: number; retryAfter: string | undefined; text: string }
@@ -191,20 +207,35 @@ describe('three replicas on one PostgreSQL', () => {
     expect(stale.status, stale.text).toBe(412);
   });
 
-  it('creates one account when two replicas race on the same Idempotency-Key and body', async () => {
-    const tenant = await createTenant(set, 'Idempotent Org');
+  it('starts one job when two replicas race on the same Idempotency-Key and body of a job-starting request', async () => {
+    const tenant = await createTenant(set, 'Idempotent Jobs Org');
+    const masterId = await linkSandboxManager(set, tenant.organizationId);
     const token = await issueToken(A, tenant.clientId, tenant.clientSecret);
-    const rounds = 5;
+    const under = `${P}/adplatform-master-accounts/id/${masterId}/adplatform-accounts`;
+    const rounds = 3;
+    const jobIds: number[] = [];
     for (let round = 0; round < rounds; round++) {
-      const key = `race-${round}`;
+      const body = { adPlatformAccount: { name: `Job Race ${round}`, currency: 'EUR', timeZone: 'Europe/Berlin' } };
+      const headers = { 'idempotency-key': `job-race-${round}` };
       const [onA, onB] = await Promise.all([
-        createAccount(A, token, `Race ${round}`, { 'idempotency-key': key }),
-        createAccount(B, token, `Race ${round}`, { 'idempotency-key': key }),
+        postJson(A, token, under, body, headers),
+        postJson(B, token, under, body, headers),
       ]);
-      expect([onA.status, onB.status], `${onA.text} / ${onB.text}`).toEqual([201, 201]);
-      expect(onB.json.account.id, `round ${round}`).toBe(onA.json.account.id);
+      expect([onA.status, onB.status], `${onA.text} / ${onB.text}`).toEqual([202, 202]);
+      expect(onB.json.job.id, `round ${round}`).toBe(onA.json.job.id);
+      jobIds.push(onA.json.job.id as number);
     }
-    expect(await accountCount(C, token)).toBe(rounds);
+    for (const id of jobIds)
+      await poll(`job ${id} ended`, async () => {
+        const job = (await C.http.get(`${P}/jobs/id/${id}`, bearer(token))).json.job as { status: string };
+        return ['QUEUED', 'RUNNING'].includes(job.status) ? undefined : job.status;
+      });
+    const accounts = (await C.http.get(under, bearer(token))).json.adPlatformAccounts as Array<{ name: string }>;
+    for (let round = 0; round < rounds; round++)
+      expect(
+        accounts.filter((a) => a.name === `Job Race ${round}`),
+        `round ${round}`,
+      ).toHaveLength(1);
   });
 
   it('loses no acknowledged creation when a replica is killed -9 in the middle of a stream of them', async () => {
@@ -321,6 +352,8 @@ describe('three replicas on one PostgreSQL', () => {
       (o) => !('status' in o) || !(o.status < 300 || (o.status === 503 && o.retryAfter !== undefined)),
     );
     expect(wrong).toEqual([]);
+    // The restart was seen: requests in flight or arriving while PostgreSQL was away got a 503.
+    expect(outcomes.some((o) => 'status' in o && o.status === 503)).toBe(true);
     // What was acknowledged before, during and after the restart is all there.
     const names = new Set((await allAccounts(replicas[0]!, tokens.get(replicas[0]!)!)).map((a) => a.name));
     expect(acknowledged.filter((name) => !names.has(name))).toEqual([]);
@@ -371,18 +404,7 @@ describe('jobs of a replica killed -9 while it runs them', () => {
     });
     const runner = set.all[0]!;
     const tenant = await createTenant(set, 'Jobs Org');
-    const link = await set.admin([
-      'master-accounts',
-      'link',
-      '--org',
-      String(tenant.organizationId),
-      '--platform',
-      'GOOGLE_ADS',
-      '--platform-id',
-      SANDBOX_GOOGLE_MANAGER,
-    ]);
-    expect(link.code, link.stderr).toBe(0);
-    const masterId = JSON.parse(link.stdout).adPlatformMasterAccount.id as number;
+    const masterId = await linkSandboxManager(set, tenant.organizationId);
     const token = await issueToken(runner, tenant.clientId, tenant.clientSecret);
     const names = ['Takeover 1', 'Takeover 2', 'Takeover 3', 'Takeover 4'];
     const jobIds: number[] = [];

@@ -214,6 +214,9 @@ export class PostgresStore implements Store {
     });
     // A pooled connection that PostgreSQL closes (restart) is dropped; the next query opens another.
     pool.on('error', () => undefined);
+    // A checked-out connection PostgreSQL terminates (restart: 57P01) emits 'error' on its client;
+    // unheard, it ends the process. The query it ran fails and the request answers 503.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     const deadline = Date.now() + (options.startTimeoutMs ?? 300_000);
     let lastSaid = 0;
     for (;;) {
