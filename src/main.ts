@@ -37,7 +37,8 @@ import { clickhouseSql } from './clickhouse/clickhouse-sql.js';
 import { PageCache } from './reporting/page-cache.js';
 import { parseSandboxFaults, SandboxPlatforms } from './platforms/sandbox/index.js';
 import { PlatformAccountService } from './provisioning/platform-accounts/platform-account-service.js';
-import { CostBuckets, TokenBuckets } from './shared/token-bucket.js';
+import { CostBuckets, TokenBuckets, type RateBuckets } from './shared/token-bucket.js';
+import { SharedBuckets } from './store/postgres/shared-buckets.js';
 import { lowerWorkerThreads } from './runtime/thread-priority.js';
 import { Database } from './store/database.js';
 import { migrate } from './store/migrate.js';
@@ -220,6 +221,11 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       eventIds,
     });
 
+    // One process owns the file, so its buckets in memory are exact; replicas share theirs in PostgreSQL.
+    const buckets = (policy: string, ratePerSecond: number, burst: number): RateBuckets =>
+      db instanceof PostgresStore
+        ? new SharedBuckets(db, policy, ratePerSecond, burst)
+        : new TokenBuckets(ratePerSecond, burst);
     const accounts = new AccountService(db, jobs);
     const platformAccounts = new PlatformAccountService(db, platforms, jobs);
     const markups = new MarkupService(db);
@@ -320,10 +326,14 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
         sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
         slowdown: new FailureSlowdown(),
         verifiedSecrets: new VerifiedSecretCache(),
-        issueRate: new TokenBuckets(config.rateLimit.tokenRatePerSecond, config.rateLimit.tokenBurst),
+        issueRate: buckets('token', config.rateLimit.tokenRatePerSecond, config.rateLimit.tokenBurst),
       }),
-      apiRate: new TokenBuckets(config.rateLimit.ratePerSecond, config.rateLimit.burst),
-      redeliveryRate: new TokenBuckets(config.rateLimit.redeliveriesPerMinute / 60, config.rateLimit.redeliveryBurst),
+      apiRate: buckets('api', config.rateLimit.ratePerSecond, config.rateLimit.burst),
+      redeliveryRate: buckets(
+        'redelivery',
+        config.rateLimit.redeliveriesPerMinute / 60,
+        config.rateLimit.redeliveryBurst,
+      ),
       dbTime,
       trustProxy: config.trustProxy,
       reportsServed: db.dialect.servesReports,

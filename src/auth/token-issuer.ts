@@ -1,6 +1,6 @@
 import { OAuthError } from '../shared/errors.js';
 import { rateLimitPolicy, rateLimitState } from '../shared/rate-limit-headers.js';
-import type { TokenBuckets } from '../shared/token-bucket.js';
+import type { RateBuckets } from '../shared/token-bucket.js';
 import type { Store } from '../store/store.js';
 import type { Scope } from '../config/config.js';
 import { findClientCredentials, type ClientCredentialRecord } from './clients.js';
@@ -27,7 +27,7 @@ export interface TokenIssuerDeps {
   slowdown: FailureSlowdown;
   verifiedSecrets: VerifiedSecretCache;
   /** Charged only after a client authenticated, so nobody can spend another client's budget. */
-  issueRate: TokenBuckets;
+  issueRate: RateBuckets;
 }
 
 export interface IssuedToken {
@@ -73,10 +73,10 @@ export class TokenIssuer {
    * an extension code (RFC 6749 8.5 allows them; it fits 5.2's syntax), the same word as the
    * API's own 429s.
    */
-  issue(client: ClientCredentialRecord, requestedScope: string | undefined): IssuedToken {
+  async issue(client: ClientCredentialRecord, requestedScope: string | undefined): Promise<IssuedToken> {
     const scopes = grantedScopes(client.scopes, requestedScope);
     const { issueRate } = this.deps;
-    const decision = issueRate.take(client.clientId, this.deps.nowMs());
+    const decision = await issueRate.take(client.clientId, this.deps.nowMs());
     const rateHeaders = {
       'RateLimit-Policy': rateLimitPolicy('per-client', issueRate),
       RateLimit: rateLimitState('per-client', decision),

@@ -5,7 +5,7 @@ import { SCOPE_OF_PREFIX } from '../auth/scopes.js';
 import type { TokenIssuer } from '../auth/token-issuer.js';
 import { reportsUnavailable } from '../shared/reports-unavailable.js';
 import { ApiError } from '../shared/errors.js';
-import type { CostBuckets, TokenBuckets } from '../shared/token-bucket.js';
+import type { CostBuckets, RateBuckets } from '../shared/token-bucket.js';
 import type { AccountService } from '../provisioning/accounts/account-service.js';
 import type { PlatformAccountService } from '../provisioning/platform-accounts/platform-account-service.js';
 import type { JobLookup } from '../provisioning/job-queue.js';
@@ -70,9 +70,9 @@ export interface AppDeps {
   explorer: ExplorerAssets;
   authenticator: Authenticator;
   tokenIssuer: TokenIssuer;
-  apiRate: TokenBuckets;
+  apiRate: RateBuckets;
   /** Webhook redeliveries per organization (a bucket of their own, after apiRate). */
-  redeliveryRate: TokenBuckets;
+  redeliveryRate: RateBuckets;
   /** Report query time per organization (the reporting API only); undefined: no cost-based limit. */
   dbTime?: CostBuckets | undefined;
   trustProxy: boolean;

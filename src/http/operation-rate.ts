@@ -1,6 +1,6 @@
 import { ApiError } from '../shared/errors.js';
 import { rateLimitPolicy, rateLimitState } from '../shared/rate-limit-headers.js';
-import type { TokenBuckets } from '../shared/token-bucket.js';
+import type { RateBuckets } from '../shared/token-bucket.js';
 
 /**
  * A token bucket of its own for one operation, per organization, besides the API guard's
@@ -15,7 +15,7 @@ export class OperationRate {
 
   constructor(
     private readonly policy: string,
-    private readonly buckets: TokenBuckets,
+    private readonly buckets: RateBuckets,
     private readonly nowMs: () => number,
     /** What is counted, plural ("redeliveries"), for the 429's message. */
     private readonly what: string,
@@ -24,8 +24,8 @@ export class OperationRate {
   }
 
   /** Takes one for the organization: the RateLimit headers of the answer, or a 429 carrying them. */
-  take(organizationId: number): Record<string, string> {
-    const decision = this.buckets.take(String(organizationId), this.nowMs());
+  async take(organizationId: number): Promise<Record<string, string>> {
+    const decision = await this.buckets.take(String(organizationId), this.nowMs());
     const headers = { 'RateLimit-Policy': this.policyHeader, RateLimit: rateLimitState(this.policy, decision) };
     if (decision.allowed) return headers;
     const perMinute = Math.round(this.buckets.ratePerSecond * 60);

@@ -11,7 +11,31 @@ export interface BucketDecision {
   readonly resetSeconds: number;
 }
 
-export class TokenBuckets {
+/**
+ * Token buckets as their users see them: in this process (TokenBuckets), or shared by every
+ * replica of a deployment (store/postgres/shared-buckets.ts), where a take is a database round trip.
+ */
+export interface RateBuckets {
+  readonly ratePerSecond: number;
+  readonly burst: number;
+  take(key: string, nowMs: number): BucketDecision | Promise<BucketDecision>;
+}
+
+/** A decision from the bucket's level after a take (`allowed` says whether one was taken). */
+export function bucketDecision(
+  bucket: { ratePerSecond: number; burst: number },
+  allowed: boolean,
+  left: number,
+): BucketDecision {
+  return {
+    allowed,
+    remaining: Math.floor(left),
+    retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - left) / bucket.ratePerSecond)),
+    resetSeconds: Math.ceil((bucket.burst - left) / bucket.ratePerSecond),
+  };
+}
+
+export class TokenBuckets implements RateBuckets {
   private readonly levels: RefillingLevels;
 
   constructor(
@@ -32,12 +56,7 @@ export class TokenBuckets {
     const allowed = tokens >= 1;
     const left = allowed ? tokens - 1 : tokens;
     this.levels.set(key, left, nowMs);
-    return {
-      allowed,
-      remaining: Math.floor(left),
-      retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - left) / this.ratePerSecond)),
-      resetSeconds: Math.ceil((this.burst - left) / this.ratePerSecond),
-    };
+    return bucketDecision(this, allowed, left);
   }
 }
 

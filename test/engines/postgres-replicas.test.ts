@@ -374,6 +374,32 @@ describe('three replicas on one PostgreSQL', () => {
   });
 });
 
+describe('a client rate limit on three replicas', () => {
+  it('holds for the deployment: a burst of 6 at 1/s lets about 6 through in all, not 6 per replica', async () => {
+    const set = await deployment(3, { ADREPORT_RATE_LIMIT_BURST: '6', ADREPORT_RATE_LIMIT_PER_SECOND: '1' });
+    const tenant = await createTenant(set, 'rate');
+    const token = await issueToken(set.all[0]!, tenant.clientId, tenant.clientSecret);
+    const started = Date.now();
+    // 18 requests, 6 through each replica: per-replica buckets would let all 18 through.
+    const answers = await Promise.all(
+      Array.from({ length: 18 }, (_, i) => set.all[i % 3]!.http.get(`${P}/organization`, bearer(token))),
+    );
+    const seconds = (Date.now() - started) / 1000;
+    const statuses = answers.map((res) => res.status);
+    expect(
+      statuses.filter((status) => status !== 200 && status !== 429),
+      statuses.join(' '),
+    ).toEqual([]);
+    const allowed = statuses.filter((status) => status === 200).length;
+    // The burst, plus what refilled while the requests ran (1 per second).
+    expect(allowed).toBeGreaterThanOrEqual(6);
+    expect(allowed).toBeLessThanOrEqual(6 + Math.ceil(seconds));
+    const refused = answers.find((res) => res.status === 429)!;
+    expect(refused.headers['retry-after']).toBeDefined();
+    expect(refused.headers['ratelimit-policy']).toBe('"per-client";q=6;w=6');
+  });
+});
+
 describe('serve --store refuses a store it cannot use', () => {
   const serveWith = async (storeUrl: string) => {
     const filesDir = tempDir('adreport-replicas-bad-');

@@ -4,7 +4,7 @@ import type { Authenticator } from '../../auth/authenticator.js';
 import type { Scope } from '../../config/config.js';
 import { ApiError } from '../../shared/errors.js';
 import { rateLimitPolicy, rateLimitState } from '../../shared/rate-limit-headers.js';
-import type { CostBuckets, TokenBuckets } from '../../shared/token-bucket.js';
+import type { CostBuckets, RateBuckets } from '../../shared/token-bucket.js';
 import type { AppEnv } from '../context.js';
 
 /**
@@ -37,7 +37,7 @@ export const REFUSAL_HOLD_MS = 1000;
 export function apiGuard(
   scope: Scope,
   authenticator: Authenticator,
-  buckets: TokenBuckets,
+  buckets: RateBuckets,
   nowMs: () => number,
   dbTime?: CostBuckets,
 ): MiddlewareHandler<AppEnv> {
@@ -47,7 +47,7 @@ export function apiGuard(
   return async (c, next) => {
     const auth = authenticator.authenticate(c.req.header('authorization'), scope);
     c.set('auth', auth);
-    const decision = buckets.take(auth.clientId, nowMs());
+    const decision = await buckets.take(auth.clientId, nowMs());
     // Retry-After and RateLimit keep the decision made on arrival: they err long by the hold.
     if (!decision.allowed) await sleep(Math.min(REFUSAL_HOLD_MS, decision.retryAfterSeconds * 1000));
     // Checked only when the request itself may go: a refused request costs no database time.

@@ -134,7 +134,7 @@ export function registerTokenRoute(app: OpenAPIHono<AppEnv>, issuer: TokenIssuer
         `Only grant_type=client_credentials is supported, not "${grantType}".`,
       );
     }
-    const issued = issuer.issue(client, scope);
+    const issued = await issuer.issue(client, scope);
     return c.json(issued.body, 200, { ...issued.rateHeaders, 'Cache-Control': 'no-store', Pragma: 'no-cache' });
   });
 }

@@ -280,7 +280,7 @@ export function registerWebhookRoutes(
     const webhookId = pathId(params.id, 'webhook');
     const deliveryId = pathId(params.deliveryId, 'delivery', 'deliveryId');
     const organizationId = c.get('auth').organizationId;
-    const rate = redeliveryRate.take(organizationId);
+    const rate = await redeliveryRate.take(organizationId);
     const delivery = await webhooks.redeliver(organizationId, webhookId, deliveryId);
     return c.json({ delivery }, 202, {
       Location: `${BASE}/id/${webhookId}/deliveries/id/${delivery.id}`,

@@ -16,6 +16,20 @@ export const POSTGRES_ONLY_MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE sandbox_changes ADD COLUMN rowid BIGSERIAL`,
     ],
   },
+  {
+    version: 1002,
+    name: 'rate buckets shared by replicas',
+    statements: [
+      `CREATE TABLE rate_buckets (
+         policy VARCHAR NOT NULL,
+         key VARCHAR NOT NULL,
+         level DOUBLE PRECISION NOT NULL,
+         allowed BOOLEAN NOT NULL,
+         updated_at TIMESTAMPTZ NOT NULL,
+         PRIMARY KEY (policy, key)
+       )`,
+    ],
+  },
 ];
 
 /**

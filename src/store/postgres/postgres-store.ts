@@ -255,6 +255,17 @@ export class PostgresStore implements Store {
     return this.limiter.run(() => this.onClient(async (client) => work(new PostgresExecutor(client))));
   }
 
+  /** One statement on its own (autocommit): a shared rate bucket's take, one round trip. */
+  statement<T extends object = Row>(sql: string, params: SqlParams): Promise<T[]> {
+    this.assertOpen();
+    return this.limiter.run(() =>
+      this.onClient(async (client) => {
+        const result = await client.query({ text: sql, values: toPostgresValues(params) });
+        return result.rows as T[];
+      }),
+    );
+  }
+
   readReport<T>(_ticket: ReportTicket, _work: (db: Executor) => Promise<T>): Promise<T> {
     return Promise.reject(reportsUnavailable());
   }
