@@ -380,12 +380,13 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     }, config.platformSyncMs);
     platformSync.unref();
     // The scheduled statistics sync: the trailing window, so restated days are replaced.
-    statisticsSync = setInterval(() => {
-      queueTrailingSyncs(db, jobs, now(), config.statistics.trailingDays).catch((error: unknown) =>
-        io.logError({ requestId: '-', method: '-', path: 'statistics sync', error }),
-      );
-    }, config.statistics.syncMs);
-    statisticsSync.unref();
+    if (db.dialect.servesReports)
+      statisticsSync = setInterval(() => {
+        queueTrailingSyncs(db, jobs, now(), config.statistics.trailingDays).catch((error: unknown) =>
+          io.logError({ requestId: '-', method: '-', path: 'statistics sync', error }),
+        );
+      }, config.statistics.syncMs);
+    statisticsSync?.unref();
     // Every thread is up by now: libuv's pool started with the store, DuckDB's workers with its instance.
     if (io.nodeThreads && config.database.workerNice > 0)
       lowerWorkerThreads(io.nodeThreads, config.database.workerNice);

@@ -151,12 +151,6 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     const dbTime = scope === 'reporting' ? deps.dbTime : undefined;
     app.use(`${prefix}/*`, apiGuard(scope, deps.authenticator, deps.apiRate, deps.nowMs, dbTime));
   }
-  if (deps.reportsServed === false) {
-    app.use('/reporting/v0/*', async (c, next) => {
-      if (/^\/reporting\/v0\/(changes|fields)(\/|$)/.test(c.req.path)) return next();
-      throw reportsUnavailable();
-    });
-  }
   // What each operation declares, read from the route declarations once they are all registered (below).
   const operations = new DeclaredOperations();
   app.use('*', strictQuery(operations));
@@ -183,13 +177,13 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerCampaignRoutes(app, deps.campaigns);
   registerCampaignCopyRoutes(app, deps.campaignCopies);
   registerMarkupRoutes(app, deps.markups);
-  registerReportingRoutes(app, deps.reports);
+  registerReportingRoutes(app, deps.reportsServed === false ? refusing(deps.reports) : deps.reports);
   registerWebhookRoutes(
     app,
     deps.webhooks,
     new OperationRate('redeliveries', deps.redeliveryRate, deps.nowMs, 'redeliveries'),
   );
-  registerReportJobRoutes(app, deps.reportJobs);
+  registerReportJobRoutes(app, deps.reportsServed === false ? refusing(deps.reportJobs) : deps.reportJobs);
   registerChangeRoutes(app, deps.changes);
   app.openapi(healthRoute, (c) => c.json({ status: 'ok' as const }, 200));
   registerExplorerRoutes(app, deps.explorer);
@@ -199,4 +193,20 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerDocumentComponents(app.openAPIRegistry);
   app.doc31('/openapi.json', documentConfig(deps.version));
   return app;
+}
+
+/**
+ * A service whose every method answers 503 reports_unavailable: the routes still validate their
+ * requests (a malformed one is a 400, a wrong method a 405) before asking it for anything.
+ */
+function refusing<T extends object>(service: T): T {
+  return new Proxy(service, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      return () => {
+        throw reportsUnavailable();
+      };
+    },
+  });
 }

@@ -30,7 +30,9 @@ export function jobHandlers({
   now,
   statistics,
 }: JobHandlerDependencies): Record<JobType, JobHandler> {
+  // A store without facts (PostgreSQL until issue 38) fetches no statistics: an import queues no backfill.
   const backfill: AfterImport = async (tx, organizationId, campaign) => {
+    if (!db.dialect.servesReports) return;
     await queueBackfillIn(
       tx,
       jobs,

@@ -19,6 +19,11 @@ const inputSchema = z.object({
  */
 export function syncStatisticsHandler(db: Store, platforms: PlatformDirectory, now: () => Date): JobHandler {
   return async (job) => {
+    if (!db.dialect.servesReports)
+      throw new PermanentJobFailure(
+        'statistics_unavailable',
+        'This deployment keeps its state in PostgreSQL, which holds no statistics yet; statistics sync needs the embedded DuckDB store.',
+      );
     const parsed = inputSchema.safeParse(job.input);
     if (!parsed.success)
       throw new PermanentJobFailure(

@@ -126,9 +126,10 @@ export async function knownPathParams(
       else if (segments[i - 1] === 'id') {
         const collection = assignment.prefix.slice(0, -1);
         const template = [...segments.slice(0, collection.length)].join('/');
+        const list = (target: string) => send('GET', target).catch(noReports);
         if (lists.has(template))
-          values = arrayOf((await send('GET', `${collection.join('/')}?limit=5`)).json).map((item) => String(item.id));
-        else if (collection.length > 2) values = nestedIds((await send('GET', collection.slice(0, -1).join('/'))).json);
+          values = arrayOf((await list(`${collection.join('/')}?limit=5`)).json).map((item) => String(item.id));
+        else if (collection.length > 2) values = nestedIds((await list(collection.slice(0, -1).join('/'))).json);
       }
       for (const value of values.slice(0, 5))
         next.push({ values: { ...assignment.values, [param]: value }, prefix: [...assignment.prefix, value] });
@@ -148,4 +149,14 @@ function nestedIds(json: unknown): string[] {
       return value.map((item) => String((item as Listed).id));
   }
   return [];
+}
+
+/**
+ * A store without facts (the PostgreSQL store, until issue 38) answers the reporting collections
+ * 503 reports_unavailable: they then give no ids (the answer itself was still judged by the
+ * document), and their operations are exercised with generated ids only.
+ */
+function noReports(error: unknown): { status: number; json: unknown } {
+  if (error instanceof Error && /: 503 .*"reports_unavailable"/.test(error.message)) return { status: 503, json: {} };
+  throw error;
 }
