@@ -166,6 +166,26 @@ describe('three replicas on one PostgreSQL', () => {
     expect(await accountCount(A, otherToken)).toBe(1);
   });
 
+  it('keys rotate against the store reaches every replica: a token signed with the new key works on each, and one signed before still does', async () => {
+    const tenant = await createTenant(set, 'Rotation Org');
+    const before = await issueToken(A, tenant.clientId, tenant.clientSecret);
+    // A token is v2.<key id>.<claims>.<signature>.
+    const keyId = (token: string) => token.split('.')[1];
+    const rotated = await set.admin(['keys', 'rotate']);
+    expect(rotated.code, rotated.stderr).toBe(0);
+    // Each replica re-reads the shared key file (keyFileRefreshMs, 1 s): poll until A signs with the new key.
+    const after = await poll('A signs with the rotated key', async () => {
+      const token = await issueToken(A, tenant.clientId, tenant.clientSecret);
+      return keyId(token) !== keyId(before) ? token : undefined;
+    });
+    for (const replica of [A, B, C]) {
+      await poll(`${replica.name} accepts the new key`, async () =>
+        (await replica.http.get(`${P}/accounts`, bearer(after))).status === 200 ? true : undefined,
+      );
+      expect((await replica.http.get(`${P}/accounts`, bearer(before))).status, replica.name).toBe(200);
+    }
+  });
+
   it('reads an account made through A through B and C with the same ETag; a PATCH through B changes what C serves at once', async () => {
     const tenant = await createTenant(set, 'ETag Org');
     const token = await issueToken(A, tenant.clientId, tenant.clientSecret);
