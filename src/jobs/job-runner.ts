@@ -74,10 +74,12 @@ export class JobRunner {
   async start(): Promise<void> {
     await this.sweep();
     await this.purge();
-    this.sweepTimer = setInterval(() => {
-      this.sweep().catch((error: unknown) => this.options.log({ jobId: 0, error }));
-    }, LEASE_SWEEP_MS);
-    this.sweepTimer.unref();
+    if (this.options.leases.shared) {
+      this.sweepTimer = setInterval(() => {
+        this.sweep().catch((error: unknown) => this.options.log({ jobId: 0, error }));
+      }, LEASE_SWEEP_MS);
+      this.sweepTimer.unref();
+    }
     this.pump.start();
   }
 

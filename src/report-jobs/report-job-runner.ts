@@ -135,7 +135,8 @@ export class ReportJobRunner {
     const now = this.options.now();
     const expired = await this.db.write('no-report-data', async (tx) => {
       await sweepLeases(tx, 'report_jobs', `SELECT id FROM report_jobs WHERE status = 'RUNNING'`);
-      if ((await requeueRunningReportJobs(tx, now)) > 0) this.pump.wake();
+      // Only another replica's: with one process, its own running jobs hold leases no heartbeat renews.
+      if (this.options.leases.shared && (await requeueRunningReportJobs(tx, now)) > 0) this.pump.wake();
       const jobs = await expireReportJobs(tx, now);
       await purgeReportJobsExpiredBefore(tx, new Date(now.getTime() - REPORT_JOB_RETENTION_MS));
       return jobs;

@@ -28,12 +28,23 @@ export class WorkLeases {
     private readonly onError: (error: unknown) => void,
   ) {}
 
+  /**
+   * Other processes may claim from the same tables (PostgreSQL). With the embedded store one
+   * process owns the file: no heartbeats (each a commit, which would also expire every cached
+   * statement) and no takeover sweeps, which would find this process's own claims unbeaten.
+   */
+  get shared(): boolean {
+    return this.db.dialect.engine !== 'duckdb';
+  }
+
   async start(): Promise<void> {
-    if (this.db.dialect.engine === 'duckdb')
+    if (!this.shared) {
       await this.db.write('no-report-data', async (tx) => {
         await tx.run('DELETE FROM work_leases');
         await tx.run('DELETE FROM replicas');
       });
+      return;
+    }
     await this.beat();
     this.timer = setInterval(() => this.beat().catch(this.onError), HEARTBEAT_MS);
     this.timer.unref();
@@ -42,6 +53,7 @@ export class WorkLeases {
   /** A graceful stop: what this replica still ran is free for the others at once. */
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    if (!this.shared) return;
     await this.db
       .write('no-report-data', (tx) => tx.run('DELETE FROM replicas WHERE id = $1', [this.replicaId]))
       .catch(() => undefined);
