@@ -5,9 +5,17 @@ import { ADMIN_COMMANDS } from './admin-commands.js';
 import { clickhouseSchema } from './commands/clickhouse-schema.js';
 import { dataGenerate } from './commands/data-generate.js';
 import { keysRotate } from './commands/keys.js';
+import { migrateStore } from './commands/migrate-store.js';
 import { serve } from './commands/serve.js';
 
-export const COMMANDS: readonly Command[] = [serve, ...ADMIN_COMMANDS, dataGenerate, keysRotate, clickhouseSchema];
+export const COMMANDS: readonly Command[] = [
+  serve,
+  ...ADMIN_COMMANDS,
+  dataGenerate,
+  keysRotate,
+  migrateStore,
+  clickhouseSchema,
+];
 
 const COMMON_HELP = [
   `--db FILE          the database file (default ${DEFAULT_DB_PATH}; env ADREPORT_DB)`,
