@@ -1,7 +1,8 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
-import type { HttpResponse } from '../helpers/http.js';
+import { CLI, runCli } from '../helpers/cli.js';
+import { HttpClient, type HttpResponse } from '../helpers/http.js';
 import { poll } from '../helpers/poll.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres-server.js';
 import { createTenant, issueToken, startReplicas, type Replica, type ReplicaSet } from '../helpers/replicas.js';
@@ -417,6 +418,45 @@ describe('a client rate limit on three replicas', () => {
     const refused = answers.find((res) => res.status === 429)!;
     expect(refused.headers['retry-after']).toBeDefined();
     expect(refused.headers['ratelimit-policy']).toBe('"per-client";q=6;w=6');
+  });
+});
+
+describe('a replica started while PostgreSQL is down', () => {
+  it('says it waits, retries, and serves once PostgreSQL is up, without a restart', async () => {
+    const storeUrl = await pg.createDatabase();
+    const filesDir = tempDir('adreport-replicas-wait-');
+    dirs.push(filesDir);
+    await pg.stop();
+    const child = spawn(
+      process.execPath,
+      [CLI, 'serve', '--json', '--store', storeUrl, '--files-dir', filesDir, '--port', '0', '--host', '127.0.0.1'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stderr = '';
+    let stdout = '';
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    child.stdout!.on('data', (chunk) => (stdout += chunk));
+    try {
+      await poll('the replica says it waits for PostgreSQL', () =>
+        /waiting for PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:\d+\/\w+/.test(stderr) ? true : undefined,
+      );
+      expect(child.exitCode).toBeNull();
+      await pg.start();
+      const listening = await poll('the replica listens', () =>
+        stdout.includes('\n') ? (JSON.parse(stdout.split('\n')[0]!) as { url: string; port: number }) : undefined,
+      );
+      const ca = fs.readFileSync(`${filesDir}/adreport.tls/cert.pem`, 'utf8');
+      const http = new HttpClient(listening.url, ca);
+      try {
+        const health = await http.get('/health');
+        expect(health.status).toBe(200);
+      } finally {
+        http.close();
+      }
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await pg.start().catch(() => undefined);
+    }
   });
 });
 
