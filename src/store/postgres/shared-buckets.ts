@@ -18,12 +18,11 @@ export class SharedBuckets implements RateBuckets {
   ) {}
 
   async take(key: string): Promise<BucketDecision> {
-    const [row] = await this.store.statement<{ level: number; allowed: boolean }>(TAKE, [
-      this.policy,
-      key,
-      this.burst,
-      this.ratePerSecond,
-    ]);
+    const [row] = await this.store.statement<{ level: number; allowed: boolean }>(
+      TAKE,
+      [this.policy, key, this.burst, this.ratePerSecond],
+      'adreport_rate_bucket_take',
+    );
     return bucketDecision(this, row!.allowed, row!.level);
   }
 }
