@@ -5,12 +5,6 @@
  */
 export interface StoreDialect {
   readonly engine: 'duckdb' | 'postgres';
-  /**
-   * Appended to the SELECT that picks the next due row of a durable queue (jobs, report jobs,
-   * webhook deliveries): with several replicas, rows another one is claiming are skipped, not
-   * waited for. DuckDB has one writer, so nothing to skip.
-   */
-  readonly skipLocked: string;
   /** The engine renders a row's JSON text itself (`to_json(struct_pack(...))`) with the bytes JavaScript writes. */
   readonly rendersRowJson: boolean;
   /** Reports and exports run here (PostgreSQL holds no facts until they move to ClickHouse, issue 38). */
@@ -19,7 +13,6 @@ export interface StoreDialect {
 
 export const DUCKDB_DIALECT: StoreDialect = {
   engine: 'duckdb',
-  skipLocked: '',
   rendersRowJson: true,
   servesReports: true,
 };

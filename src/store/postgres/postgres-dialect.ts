@@ -2,7 +2,6 @@ import type { StoreDialect } from '../store-dialect.js';
 
 export const POSTGRES_DIALECT: StoreDialect = {
   engine: 'postgres',
-  skipLocked: 'FOR UPDATE SKIP LOCKED',
   rendersRowJson: false,
   servesReports: false,
 };
