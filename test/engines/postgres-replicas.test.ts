@@ -392,6 +392,19 @@ describe('three replicas on one PostgreSQL', () => {
       expect(res.json.error.code).toBe('reports_unavailable');
       expect(res.headers['retry-after']).toBeDefined();
     }
+    // The admin commands that work on statistics say so in one line, and change nothing.
+    for (const args of [
+      ['sync', '--org', String(tenant.organizationId)],
+      ['export', '--org', String(tenant.organizationId), '--endpoint', 'accounts', '--out', '-'],
+    ]) {
+      const result = await set.admin(args);
+      expect(result.code, args[0]).toBe(1);
+      const lines = result.stderr.split('\n').filter((line) => line !== '');
+      expect(lines, result.stderr).toHaveLength(1);
+      expect(lines[0]).toMatch(/^adreport: \w+ works on statistics, which the PostgreSQL store does not hold yet/);
+    }
+    const jobs = await A.http.get(`${P}/jobs`, bearer(await issueToken(A, tenant.clientId, tenant.clientSecret)));
+    expect(jobs.json.jobs).toEqual([]);
   });
 });
 

@@ -1,3 +1,4 @@
+import { noFactsHere } from '../no-facts-here.js';
 import fs from 'node:fs';
 import { Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -82,6 +83,7 @@ export const exportReport = adminCommand({
       now: z.iso.datetime(),
     }),
     async run({ db, services, progress, output }, input) {
+      if (!db.dialect.servesReports) throw noFactsHere('export');
       if (!(await db.read((r) => getOrganization(r, input.organizationId))))
         throw new CliError(`organization ${input.organizationId} does not exist`);
       const endpoint = endpointOf(input.endpoint, 1);

@@ -1,3 +1,4 @@
+import { noFactsHere } from '../no-facts-here.js';
 import fs from 'node:fs';
 import { z } from 'zod';
 import { FxFileError, importFxRates, parseFxImport } from '../../reference/fx-import.js';
@@ -40,6 +41,7 @@ export const fxImport = adminCommand({
     name: 'fx import',
     input: z.object({ text: z.string(), source: z.string() }),
     async run({ db }, { text, source }) {
+      if (!db.dialect.servesReports) throw noFactsHere('fx import');
       // Parsed again where it runs: the server checks what reaches it, whoever sent it.
       return { imported: await importFxRates(db, refuseBadFile(text, source), { source }) };
     },

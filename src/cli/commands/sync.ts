@@ -1,3 +1,4 @@
+import { noFactsHere } from '../no-facts-here.js';
 import { z } from 'zod';
 import { getOrganization } from '../../organizations/organizations.js';
 import type { Executor } from '../../store/database.js';
@@ -33,6 +34,7 @@ export const sync = adminCommand({
       days: z.number().int().min(1).max(MAX_DAYS).nullable(),
     }),
     async run({ db, services, progress }, input) {
+      if (!db.dialect.servesReports) throw noFactsHere('sync');
       // The job modules load only where the operation runs (in the server, for a CLI that asks it).
       const [{ toJobResponse }, { getJob }, { queueAutoImports }, { queueTrailingSyncs }] = await Promise.all([
         import('../../provisioning/job-queue.js'),
