@@ -20,6 +20,7 @@ import {
 import { accountListIds, accountListPage, type AccountListPage } from './account-list-page.js';
 import {
   getAccount,
+  getAccounts,
   getAccountState,
   insertAccount,
   updateAccount,
@@ -198,9 +199,7 @@ export class AccountService {
     // Without DuckDB's JSON writer: the page's accounts as getAccount reads them, rendered here.
     return this.db.read(async (r) => {
       const { ids, total } = await accountListIds(r, organizationId, filter, page);
-      const accounts: string[] = [];
-      for (const id of ids)
-        accounts.push(JSON.stringify(toAccountResponse((await getAccount(r, organizationId, id))!)));
+      const accounts = (await getAccounts(r, organizationId, ids)).map((a) => JSON.stringify(toAccountResponse(a)));
       return { total, json: `[${accounts.join(',')}]` };
     });
   }

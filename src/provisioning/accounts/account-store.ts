@@ -138,6 +138,38 @@ export async function getAccount(db: Executor, organizationId: number, id: numbe
   return { ...state, links: (await linksOf(db, [id])).get(id) ?? [] };
 }
 
+/** Several accounts of one organization as getAccount reads each, in `ids` order, in three queries. */
+export async function getAccounts(
+  db: Executor,
+  organizationId: number,
+  ids: readonly number[],
+): Promise<StoredAccount[]> {
+  if (ids.length === 0) return [];
+  const idList = ids.map(String);
+  const rows = await db.all(
+    `${SELECT_ACCOUNT} WHERE organization_id = $1 AND id IN (SELECT unnest($2::VARCHAR[])::BIGINT)`,
+    [organizationId, idList],
+  );
+  const labelRows = await db.all<{ account_id: number; name: string; value: string }>(
+    'SELECT account_id, name, value FROM account_labels WHERE account_id IN (SELECT unnest($1::VARCHAR[])::BIGINT) ORDER BY account_id, name',
+    [idList],
+  );
+  const links = await linksOf(db, ids);
+  const byId = new Map(rows.map((row) => [Number(row.id), row]));
+  const labelsById = new Map<number, Array<{ name: string; value: string }>>();
+  for (const label of labelRows) {
+    const list = labelsById.get(label.account_id) ?? [];
+    list.push(label);
+    labelsById.set(label.account_id, list);
+  }
+  return ids.flatMap((id) => {
+    const row = byId.get(id);
+    if (!row) return [];
+    const labels = labelsFromRows(labelsById.get(id) ?? []);
+    return [{ ...fromRow(row, labels), links: links.get(id) ?? [] }];
+  });
+}
+
 export async function accountExists(db: Executor, organizationId: number, id: number): Promise<boolean> {
   return (
     (await db.one('SELECT 1 AS found FROM accounts WHERE organization_id = $1 AND id = $2', [organizationId, id])) !==
