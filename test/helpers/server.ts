@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { serviceConfigSchema, type ServiceConfigInput } from '../../src/config/config.js';
+import { filesAnchor, serviceConfigSchema, type ServiceConfigInput } from '../../src/config/config.js';
 import { startService, type RunningService, type ServiceIo } from '../../src/main.js';
 import pg from 'pg';
 import { basic, FORM, HttpClient } from './http.js';
@@ -10,6 +10,8 @@ export interface TestServer {
   service: RunningService;
   http: HttpClient;
   dir: string;
+  /** What key files are named after: the DuckDB file, or `<files dir>/adreport` on PostgreSQL (filesAnchor). */
+  filesAnchor: string;
   clientId: string;
   clientSecret: string;
   errors: unknown[];
@@ -80,6 +82,7 @@ export async function startTestServer(
     service,
     http,
     dir,
+    filesAnchor: filesAnchor(config),
     clientId,
     clientSecret,
     errors,

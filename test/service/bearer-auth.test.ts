@@ -1,5 +1,4 @@
 import crypto from 'node:crypto';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { disableClient, insertClient, newClientCredentials } from '../../src/auth/clients.js';
 import { signToken } from '../../src/auth/tokens.js';
@@ -16,7 +15,7 @@ afterAll(() => server.close());
 const ORG = '/provisioning/v0/organization';
 
 async function signingKey(): Promise<{ kid: string; secret: Buffer }> {
-  return signingKeyOnDisk(path.join(server.dir, 'adreport.duckdb'));
+  return signingKeyOnDisk(server.filesAnchor);
 }
 
 describe('bearer authentication on /provisioning/v0 and /reporting/v0 (spec 5, RFC 6750)', () => {

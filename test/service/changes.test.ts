@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChangeCursors } from '../../src/changes/change-cursor.js';
 import { purgeChangesBefore } from '../../src/changes/change-log.js';
-import { serviceConfigSchema } from '../../src/config/config.js';
+import { serviceConfigSchema, filesAnchor } from '../../src/config/config.js';
 import { queueTrailingSyncs } from '../../src/jobs/statistics-sync-queue.js';
 import { startService, type RunningService } from '../../src/main.js';
 import { importFxRates } from '../../src/reference/fx-import.js';
@@ -50,6 +50,7 @@ async function start(): Promise<void> {
     service,
     http,
     dir,
+    filesAnchor: filesAnchor(config),
     ...credentials,
     errors: [],
     logs: [],
