@@ -1,7 +1,6 @@
 import type { CampaignTree } from '../platforms/connector.js';
 import { recordChange } from '../changes/change-log.js';
 import type { Executor } from '../store/database.js';
-import type { SqlParams } from '../store/sql-values.js';
 
 /** Joins a list of image URLs into one staged string; URLs never contain the unit separator. */
 const UNIT_SEPARATOR = '\u001f';
@@ -21,21 +20,18 @@ export async function refreshCampaignTrees(
   if (trees.length === 0) return;
   await stageTrees(tx, trees);
   let changed = 0;
-  changed += await rowsChanged(
-    tx,
+  changed += await tx.rowsChanged(
     `UPDATE campaigns c SET name = s.name, status = s.status
        FROM stage_tree_campaigns s
       WHERE c.id = s.campaign_id AND c.organization_id = $1 AND (c.name <> s.name OR c.status <> s.status)`,
     [organizationId],
   );
-  changed += await rowsChanged(
-    tx,
+  changed += await tx.rowsChanged(
     `UPDATE ad_groups g SET name = s.name, status = s.status
        FROM stage_tree_groups s
       WHERE g.campaign_id = s.campaign_id AND g.ad_platform_id = s.ad_platform_id AND (g.name <> s.name OR g.status <> s.status)`,
   );
-  changed += await rowsChanged(
-    tx,
+  changed += await tx.rowsChanged(
     `INSERT INTO ad_groups (organization_id, campaign_id, ad_platform_id, name, status)
      SELECT $1, s.campaign_id, s.ad_platform_id, s.name, s.status FROM stage_tree_groups s
       WHERE NOT EXISTS (SELECT 1 FROM ad_groups g WHERE g.campaign_id = s.campaign_id AND g.ad_platform_id = s.ad_platform_id)
@@ -44,15 +40,13 @@ export async function refreshCampaignTrees(
   );
   const keywordsWithGroup = `SELECT g.id AS ad_group_id, s.* FROM stage_tree_keywords s
       JOIN ad_groups g ON g.campaign_id = s.campaign_id AND g.ad_platform_id = s.ad_group`;
-  changed += await rowsChanged(
-    tx,
+  changed += await tx.rowsChanged(
     `UPDATE keywords k SET text = x.text, match_type = x.match_type, status = x.status
        FROM (${keywordsWithGroup}) x
       WHERE k.ad_group_id = x.ad_group_id AND k.ad_platform_id = x.ad_platform_id
         AND (k.text <> x.text OR k.match_type <> x.match_type OR k.status <> x.status)`,
   );
-  changed += await rowsChanged(
-    tx,
+  changed += await tx.rowsChanged(
     `INSERT INTO keywords (organization_id, ad_group_id, ad_platform_id, text, match_type, status)
      SELECT $1, x.ad_group_id, x.ad_platform_id, x.text, x.match_type, x.status FROM (${keywordsWithGroup}) x
       WHERE NOT EXISTS (SELECT 1 FROM keywords k WHERE k.ad_group_id = x.ad_group_id AND k.ad_platform_id = x.ad_platform_id)
@@ -62,8 +56,7 @@ export async function refreshCampaignTrees(
   const adsWithGroup = `SELECT g.id AS ad_group_id, s.*,
         CASE WHEN s.image_urls = '' THEN []::VARCHAR[] ELSE string_split(s.image_urls, chr(31)) END AS image_list
       FROM stage_tree_ads s JOIN ad_groups g ON g.campaign_id = s.campaign_id AND g.ad_platform_id = s.ad_group`;
-  changed += await rowsChanged(
-    tx,
+  changed += await tx.rowsChanged(
     `UPDATE ads a SET name = x.name, status = x.status, ad_type = x.ad_type, headline = x.headline, description = x.description,
                       final_url = x.final_url, image_urls = x.image_list, specific_fields = x.specific_fields
        FROM (${adsWithGroup}) x
@@ -72,8 +65,7 @@ export async function refreshCampaignTrees(
              OR a.description <> x.description OR a.final_url <> x.final_url OR a.image_urls <> x.image_list
              OR a.specific_fields IS DISTINCT FROM x.specific_fields)`,
   );
-  changed += await rowsChanged(
-    tx,
+  changed += await tx.rowsChanged(
     `INSERT INTO ads (organization_id, ad_group_id, ad_platform_id, name, status, ad_type, headline, description, final_url, image_urls, specific_fields)
      SELECT $1, x.ad_group_id, x.ad_platform_id, x.name, x.status, x.ad_type, x.headline, x.description, x.final_url, x.image_list, x.specific_fields
        FROM (${adsWithGroup}) x
@@ -85,11 +77,6 @@ export async function refreshCampaignTrees(
     await tx.run(`DROP TABLE IF EXISTS temp.${table}`);
   // Names and statuses show on every day of a report: the feed says so only when one changed.
   if (changed > 0) await recordEntityChanges(tx, organizationId, trees);
-}
-
-/** Runs an UPDATE or INSERT and answers how many rows it changed. */
-function rowsChanged(tx: Executor, sql: string, params?: SqlParams): Promise<number> {
-  return tx.rowsChanged(sql, params);
 }
 
 async function recordEntityChanges(

@@ -15,13 +15,7 @@ export async function migrate(db: Database, migrations: readonly Migration[] = M
   );
   const appliedRows = await db.read((r) => r.all<{ version: number }>('SELECT version FROM schema_migrations'));
   const applied = new Set(appliedRows.map((row) => row.version));
-  const newest = Math.max(0, ...migrations.map((m) => m.version));
-  const unknown = [...applied].filter((v) => v > newest);
-  if (unknown.length > 0) {
-    throw new Error(
-      `${db.dbPath} has schema version ${Math.max(...unknown)}, newer than this release knows (${newest}); upgrade adreport`,
-    );
-  }
+  refuseNewerSchema(db.dbPath, applied, migrations);
   const ran: number[] = [];
   for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
     if (applied.has(migration.version)) continue;
@@ -36,4 +30,15 @@ export async function migrate(db: Database, migrations: readonly Migration[] = M
     ran.push(migration.version);
   }
   return ran;
+}
+
+/** A store written by a newer release has versions this one does not know: refuse it, never guess. */
+export function refuseNewerSchema(label: string, applied: ReadonlySet<number>, migrations: readonly Migration[]): void {
+  const newest = Math.max(0, ...migrations.map((m) => m.version));
+  const unknown = [...applied].filter((v) => v > newest);
+  if (unknown.length > 0) {
+    throw new Error(
+      `${label} has schema version ${Math.max(...unknown)}, newer than this release knows (${newest}); upgrade adreport`,
+    );
+  }
 }

@@ -1,5 +1,6 @@
 import type { Executor } from '../../store/database.js';
 import type { LazyRows } from '../../store/lazy-rows.js';
+import type { SqlValue } from '../../store/sql-values.js';
 import { NUMBER_FIELDS, TEXT_FIELDS } from './account-schema.js';
 import { linksOf } from '../platform-accounts/platform-account-store.js';
 import { accountListWhere, type AccountListFilter } from './account-store.js';
@@ -37,11 +38,7 @@ export async function accountListPage(
   );
   try {
     const ids = Array.from({ length: rows.rowCount }, (_, i) => rows.get(i, ID) as number);
-    // A first page shorter than the limit holds every match: no count needed.
-    const total =
-      page.offset === 0 && rows.rowCount < page.limit
-        ? rows.rowCount
-        : ((await db.one<{ n: number }>(`SELECT count(*) AS n FROM accounts a WHERE ${where}`, params))?.n ?? 0);
+    const total = await pageTotal(db, where, params, page, rows.rowCount);
     const labels = await labelsJson(db, ids);
     const links = await linksOf(db, ids);
     const accounts = ids.map((id, i) => {
@@ -66,11 +63,19 @@ export async function accountListIds(
     `SELECT a.id FROM accounts a WHERE ${where} ORDER BY a.id LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
     [...params, page.limit, page.offset],
   );
-  const total =
-    page.offset === 0 && rows.length < page.limit
-      ? rows.length
-      : ((await db.one<{ n: number }>(`SELECT count(*) AS n FROM accounts a WHERE ${where}`, params))?.n ?? 0);
-  return { ids: rows.map((row) => row.id), total };
+  return { ids: rows.map((row) => row.id), total: await pageTotal(db, where, params, page, rows.length) };
+}
+
+/** How many accounts match: a first page shorter than the limit holds every match, so no count is needed. */
+async function pageTotal(
+  db: Executor,
+  where: string,
+  params: readonly SqlValue[],
+  page: { limit: number; offset: number },
+  rowsOnPage: number,
+): Promise<number> {
+  if (page.offset === 0 && rowsOnPage < page.limit) return rowsOnPage;
+  return (await db.one<{ n: number }>(`SELECT count(*) AS n FROM accounts a WHERE ${where}`, params))?.n ?? 0;
 }
 
 /** Columns of the page query. */

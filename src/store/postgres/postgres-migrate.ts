@@ -1,3 +1,4 @@
+import { refuseNewerSchema } from '../migrate.js';
 import { MIGRATIONS, type Migration } from '../migrations/index.js';
 import type { PostgresStore } from './postgres-store.js';
 
@@ -62,13 +63,7 @@ export async function migratePostgres(store: PostgresStore): Promise<number[]> {
     const applied = new Set(
       (await tx.all<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => r.version),
     );
-    const newest = Math.max(...all.map((m) => m.version));
-    const unknown = [...applied].filter((v) => v > newest);
-    if (unknown.length > 0) {
-      throw new Error(
-        `${store.dbPath} has schema version ${Math.max(...unknown)}, newer than this release knows (${newest}); upgrade adreport`,
-      );
-    }
+    refuseNewerSchema(store.dbPath, applied, all);
     const ran: number[] = [];
     for (const migration of all) {
       if (applied.has(migration.version)) continue;

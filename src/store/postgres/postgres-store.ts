@@ -118,10 +118,13 @@ class PostgresExecutor implements Executor {
   constructor(private readonly client: pg.PoolClient) {}
 
   async all<T extends object = Row>(sql: string, params: SqlParams = []): Promise<T[]> {
-    const text = toPostgresSql(sql);
+    return (await this.query(toPostgresSql(sql), params)).rows as T[];
+  }
+
+  /** Runs PostgreSQL text as it is; a `name` prepares it once per connection (for text that never changes). */
+  async query(text: string, params: SqlParams, name?: string): Promise<pg.QueryResult> {
     try {
-      const result = await this.client.query({ text, values: toPostgresValues(params) });
-      return result.rows as T[];
+      return await this.client.query({ name, text, values: toPostgresValues(params) });
     } catch (error) {
       // The log line of a failed statement names it; clients still see only the mapped error.
       if (error instanceof Error && !isUnavailable(error) && !(error as { statement?: string }).statement)
@@ -139,8 +142,7 @@ class PostgresExecutor implements Executor {
   }
 
   async rowsChanged(sql: string, params: SqlParams = []): Promise<number> {
-    const result = await this.client.query({ text: toPostgresSql(sql), values: toPostgresValues(params) });
-    return result.rowCount ?? 0;
+    return (await this.query(toPostgresSql(sql), params)).rowCount ?? 0;
   }
 
   async runOnce(sql: string, params: SqlParams): Promise<void> {
@@ -167,11 +169,10 @@ class PostgresExecutor implements Executor {
 }
 
 /**
- * The service's own state in PostgreSQL, shared by any number of replicas (DESIGN D12). Writes
- * run SERIALIZABLE and are retried when PostgreSQL aborts one for a conflicting concurrent one:
- * the same outcome as the embedded store's single writer (every request as if alone), without
- * one writer for the whole deployment. Facts are not here (reports answer 503, see
- * `reportsUnavailable`).
+ * The service's own state in PostgreSQL, shared by any number of replicas (DESIGN D12). Each
+ * write is one transaction with the outcome the embedded store's single writer gives (every
+ * request as if alone), without one writer for the whole deployment (`begin` says how). Facts are
+ * not here (reports answer 503, see `reportsUnavailable`).
  */
 export class PostgresStore implements Store {
   readonly dialect = POSTGRES_DIALECT;
@@ -198,14 +199,15 @@ export class PostgresStore implements Store {
    */
   static async open(url: string, options: PostgresStoreOptions): Promise<PostgresStore> {
     const label = redactedUrl(url);
-    let config: pg.PoolConfig;
     try {
-      config = { connectionString: url, ...parsedUrlCheck(url) };
+      checkStoreUrl(url);
     } catch (error) {
       throw new StoreConfigurationError(`--store ${label}: ${(error as Error).message}`);
     }
     const pool = new pg.Pool({
-      ...config,
+      connectionString: url,
+      // Every session in UTC from its start (a startup parameter: no statement, no race with the first query).
+      options: '-c TimeZone=UTC',
       max: options.connections,
       connectionTimeoutMillis: 5000,
       idleTimeoutMillis: 60_000,
@@ -222,11 +224,7 @@ export class PostgresStore implements Store {
     for (;;) {
       try {
         const client = await pool.connect();
-        try {
-          await client.query("SET TIME ZONE 'UTC'");
-        } finally {
-          client.release();
-        }
+        client.release();
         break;
       } catch (error) {
         if (!isUnavailable(error)) {
@@ -244,9 +242,6 @@ export class PostgresStore implements Store {
         await sleep(1000);
       }
     }
-    pool.on('connect', (client) => {
-      client.query("SET TIME ZONE 'UTC'").catch(() => undefined);
-    });
     return new PostgresStore(label, pool, options);
   }
 
@@ -263,10 +258,7 @@ export class PostgresStore implements Store {
   statement<T extends object = Row>(sql: string, params: SqlParams, name?: string): Promise<T[]> {
     this.assertOpen();
     return this.limiter.run(() =>
-      this.onClient(async (client) => {
-        const result = await client.query({ name, text: sql, values: toPostgresValues(params) });
-        return result.rows as T[];
-      }),
+      this.onClient(async (client) => (await new PostgresExecutor(client).query(sql, params, name)).rows as T[]),
     );
   }
 
@@ -278,8 +270,9 @@ export class PostgresStore implements Store {
     return Promise.reject(reportsUnavailable());
   }
 
+  /** Reports never run here: the lane is always empty. */
   reportLane(): ReportLaneState {
-    return { running: [], queued: [] } as unknown as ReportLaneState;
+    return { running: 0, slotsInUse: 0, queued: 0, queuedOf: new Map() };
   }
 
   write<T>(scope: WriteScope, work: (tx: Executor) => Promise<T>): Promise<T> {
@@ -415,7 +408,7 @@ export function redactedUrl(url: string): string {
   }
 }
 
-function parsedUrlCheck(url: string): Record<string, never> {
+function checkStoreUrl(url: string): void {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -426,5 +419,4 @@ function parsedUrlCheck(url: string): Record<string, never> {
     throw new Error(`scheme ${parsed.protocol} is not postgres: or postgresql:`);
   if (parsed.pathname.length <= 1)
     throw new Error('names no database; expected postgres://user:password@host:port/database');
-  return {};
 }
