@@ -356,7 +356,7 @@ function isHttpUrl(text: string): boolean {
  * which every replica must see alike.
  */
 export function filesAnchor(config: Pick<ServiceConfig, 'dbPath' | 'storeUrl' | 'filesDir'>): string {
-  if (config.storeUrl === undefined)
-    return config.filesDir ? path.join(config.filesDir, path.basename(config.dbPath)) : config.dbPath;
+  // The embedded store keeps its files beside the one file it owns; --files-dir is for replicas.
+  if (config.storeUrl === undefined) return config.dbPath;
   return path.join(config.filesDir ?? path.dirname(config.dbPath), 'adreport');
 }
