@@ -18,9 +18,11 @@ export interface StreamedExport {
 
 /**
  * Everything the report compiler says that one SQL engine says differently from another. The
- * compiler (src/sql/*.ts) is written against this interface; src/sql/<engine>/ implements it,
+ * compiler (src/sql/*.ts) is written against this interface; src/sql/<engine>/ implements it over
+ * `StandardSqlDialect` (standard-dialect.ts: the standard spelling of every member that has one),
  * and nothing else spells engine-specific SQL. Arguments are SQL fragments the compiler built
- * (columns, bound placeholders, catalogue names), never user text.
+ * (columns, bound placeholders, catalogue names), never user text. A dialect is a class instance:
+ * call its members on it (`d.cast(...)`); a spread or detached member loses the engine's overrides.
  */
 export interface SqlDialect {
   readonly name: string;

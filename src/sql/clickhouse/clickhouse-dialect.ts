@@ -3,6 +3,7 @@ import { assertNever } from '../../shared/assert-never.js';
 import type { ExportFormat } from '../compiled-query.js';
 import { columnTree, type ColumnNode } from '../column-tree.js';
 import type { NamedColumn, SqlDialect, SqlType, StreamedExport } from '../dialect.js';
+import { checkedIsoDay, StandardSqlDialect } from '../standard-dialect.js';
 import { SqlDouble, type SqlValue } from '../sql-value.js';
 
 /**
@@ -89,32 +90,9 @@ const EXPORT_FORMATS: Readonly<Record<ExportFormat, ClickhouseExportFormat>> = {
 
 const WEEKDAY_NAMES = "['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY']";
 
-/** A column or tuple name: names come from the catalogue and formula names (letters, digits, _, one dot). */
-function quote(name: string): string {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*){0,2}$/.test(name))
-    throw new Error(`not a column name: ${name}`);
-  return `"${name}"`;
-}
-
-/** A string literal of text the compiler wrote (catalogue values, separators). */
-function literal(text: string): string {
-  return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-}
-
 /** std::round (half away from zero), exactly: the integer part plus the fraction doubled and truncated. */
 function halfAway(y: string): string {
   return `(trunc(${y}) + trunc((${y} - trunc(${y})) * 2))`;
-}
-
-/** DuckDB's round(DOUBLE, n): std::round(x * 10^n) / 10^n, or for n < 0 std::round(x / 10^-n) * 10^-n. */
-function round(sql: string, digits?: string): string {
-  if (digits === undefined) return halfAway(sql);
-  if (/^\d+$/.test(digits)) {
-    const scale = `1e${digits}`;
-    return `(${halfAway(`(${sql} * ${scale})`)} / ${scale})`;
-  }
-  const n = `(${digits})`;
-  return `if(${n} < 0, ${halfAway(`(${sql} / pow(10, -${n}))`)} * pow(10, -${n}), ${halfAway(`(${sql} * pow(10, ${n}))`)} / pow(10, ${n}))`;
 }
 
 function segmentValue(key: SegmentKey, day: string, device: string, network: string): string {
@@ -146,7 +124,6 @@ const embedded = ([, sql, json]: NamedColumn): string => `ifNull(${json ? sql : 
 
 /** `{"id":..,"segments":{"day":..},...}` as text, nested by the names' dots. */
 function objectText(columns: readonly NamedColumn[]): string {
-  for (const [name] of columns) quote(name);
   const object = (members: readonly ColumnNode[]): string => {
     const parts = members.flatMap((m, i) => [
       `'${i === 0 ? '{' : ','}"${m.name}":'`,
@@ -157,102 +134,195 @@ function objectText(columns: readonly NamedColumn[]): string {
   return `concat(${object(columnTree(columns))})`;
 }
 
-/** string_agg: NULLs skipped (groupArray skips them), NULL without values. */
-function stringAgg(
-  sql: string,
-  separator: string,
-  options: { readonly distinct?: boolean; readonly orderBy?: string } = {},
-): string {
-  const sep = literal(separator);
-  // NULL without values, as string_agg; the compiler never aggregates empty texts.
-  const agg = (values: string) => `nullif(arrayStringConcat(${values}, ${sep}), '')`;
-  if (options.distinct) {
-    if (options.orderBy !== undefined && options.orderBy !== sql)
-      throw new Error('ClickHouse: a DISTINCT string_agg orders by its own value only');
-    return agg(options.orderBy === undefined ? `groupUniqArray(${sql})` : `arraySort(groupUniqArray(${sql}))`);
-  }
-  if (options.orderBy === undefined) return agg(`groupArray(${sql})`);
-  // One ascending key (the compiler numbers the rows, orderedAggregates: false).
-  return agg(`arrayMap(x -> x.2, arraySort(x -> x.1, groupArray(tuple(${options.orderBy}, ${sql}))))`);
-}
+/**
+ * ClickHouse: where it differs from standard SQL (`StandardSqlDialect`), which is most of it; what
+ * it keeps is the quoting, string enum literals, GROUP BY ALL, `* REPLACE` and the empty JSON
+ * values (its JSON being text, `asJson` is the text itself).
+ */
+class ClickhouseDialect extends StandardSqlDialect {
+  readonly name = 'clickhouse';
+  override readonly orderedAggregates = false;
 
-/** ClickHouse: `{pN:Type}` placeholders, to* conversions, JSON as text, GROUP BY ALL, LEFT SEMI JOIN. */
-export const clickhouseDialect: SqlDialect = {
-  name: 'clickhouse',
-  quote,
-  placeholder: (index, type) => `{p${index}:${type === undefined ? '?' : TYPE_NAMES[type]}}`,
-  cast: (sql, type) => {
-    if (sql === 'NULL') return `CAST(NULL AS Nullable(${TYPE_NAMES[type]}))`;
+  protected override typeName(type: SqlType): string {
+    return TYPE_NAMES[type];
+  }
+
+  /** A backslash escapes in a ClickHouse string literal, so it is escaped too. */
+  protected override stringLiteral(text: string): string {
+    return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+  }
+
+  override placeholder(index: number, type?: SqlType): string {
+    return `{p${index}:${type === undefined ? '?' : this.typeName(type)}}`;
+  }
+
+  override cast(sql: string, type: SqlType): string {
+    if (sql === 'NULL') return `CAST(NULL AS Nullable(${this.typeName(type)}))`;
     // DuckDB casts a DOUBLE to an integer half to even (2.5 -> 2); toInt* truncates.
     if (type === 'bigint' || type === 'integer') return `${CONVERSIONS[type]}(roundBankers(${sql}))`;
     return `${CONVERSIONS[type]}(${sql})`;
-  },
-  tryCastBigint: (sql) => `accurateCastOrNull(${sql}, 'Int64')`,
-  dateLiteral: (isoDay) => {
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(isoDay)) throw new Error(`not a YYYY-MM-DD literal: ${isoDay}`);
-    return `toDate32('${isoDay}')`;
-  },
-  dateText: (sql) => `formatDateTime(${sql}, '%Y-%m-%d')`,
-  // Milliseconds truncated from the microseconds, as DuckDB's %g.
-  timestampText: (sql) => `concat(substring(formatDateTime(${sql}, '%Y-%m-%dT%H:%i:%S.%f', 'UTC'), 1, 23), 'Z')`,
-  factEnumLiteral: (_column, value) => literal(value),
+  }
 
-  round,
+  tryCastBigint(sql: string): string {
+    return `accurateCastOrNull(${sql}, 'Int64')`;
+  }
+
+  override dateLiteral(isoDay: string): string {
+    return `toDate32('${checkedIsoDay(isoDay)}')`;
+  }
+
+  dateText(sql: string): string {
+    return `formatDateTime(${sql}, '%Y-%m-%d')`;
+  }
+
+  // Milliseconds truncated from the microseconds, as DuckDB's %g.
+  timestampText(sql: string): string {
+    return `concat(substring(formatDateTime(${sql}, '%Y-%m-%dT%H:%i:%S.%f', 'UTC'), 1, 23), 'Z')`;
+  }
+
+  /** DuckDB's round(DOUBLE, n): std::round(x * 10^n) / 10^n, or for n < 0 std::round(x / 10^-n) * 10^-n. */
+  override round(sql: string, digits?: string): string {
+    if (digits === undefined) return halfAway(sql);
+    if (/^\d+$/.test(digits)) {
+      const scale = `1e${digits}`;
+      return `(${halfAway(`(${sql} * ${scale})`)} / ${scale})`;
+    }
+    const n = `(${digits})`;
+    return `if(${n} < 0, ${halfAway(`(${sql} / pow(10, -${n}))`)} * pow(10, -${n}), ${halfAway(`(${sql} * pow(10, ${n}))`)} / pow(10, ${n}))`;
+  }
+
   // A Decimal from a float truncates: the nano-units are rounded first (a whole number, exact below
   // 2^53). accurateCastOrNull: a NULL row (a missing rate) still computes its hidden value, x / 0 =
   // inf, which a plain cast refuses (and an if() on the Nullable does not shield); the row is NULL anyway.
-  exactMoney: (sql) =>
-    `(accurateCastOrNull(${halfAway(`((${sql}) * 1e9)`)}, 'Decimal(38, 0)') * toDecimal128('0.000000001', 9))`,
+  override exactMoney(sql: string): string {
+    return `(accurateCastOrNull(${halfAway(`((${sql}) * 1e9)`)}, 'Decimal(38, 0)') * toDecimal128('0.000000001', 9))`;
+  }
 
-  textMatch: (fn, subject, pattern) =>
-    fn === 'contains'
+  textMatch(fn: 'contains' | 'startsWith' | 'endsWith', subject: string, pattern: string): string {
+    return fn === 'contains'
       ? `(position(${subject}, ${pattern}) > 0)`
-      : `${fn === 'startsWith' ? 'startsWith' : 'endsWith'}(${subject}, ${pattern})`,
+      : `${fn === 'startsWith' ? 'startsWith' : 'endsWith'}(${subject}, ${pattern})`;
+  }
+
   // ClickHouse's LIKE escapes % and _ with a backslash already.
-  like: (subject, pattern) => `${subject} LIKE ${pattern}`,
-  concatWithSeparator: (separator, values) =>
-    `arrayStringConcat(arrayFilter(x -> x IS NOT NULL, [${values.join(', ')}]), ${literal(separator)})`,
-  integerDivide: (left, right) => `intDiv(${left}, ${right})`,
-  dayNumber: (sql) => `toInt64(toRelativeDayNum(${sql}))`,
-  monthNumber: (sql) => `(toInt64(toYear(${sql})) * 12 + toInt64(toMonth(${sql})) - 1)`,
-  weekStart: (sql) => `toMonday(${sql})`,
-  addDays: (sql, days) => `addDays(${sql}, ${days})`,
-  addMonths: (sql, months) => `addMonths(${sql}, ${months})`,
+  override like(subject: string, pattern: string): string {
+    return `${subject} LIKE ${pattern}`;
+  }
 
-  segment: (segment, day, device, network) => segmentValue(segment.key, day, device, network),
-  segmentOrder: (segment: SegmentDefinition, column) =>
-    segment.order === 'value' ? column : `indexOf([${segment.order.map(literal).join(', ')}], ${column})`,
+  override concatWithSeparator(separator: string, values: readonly string[]): string {
+    return `arrayStringConcat(arrayFilter(x -> x IS NOT NULL, [${values.join(', ')}]), ${this.stringLiteral(separator)})`;
+  }
 
-  groupByAll: 'GROUP BY ALL',
-  selectAllReplacing: (alias, replaced) =>
-    `${alias}.*${replaced.length === 0 ? '' : ` REPLACE (${replaced.map(([name, sql]) => `${sql} AS ${name}`).join(', ')})`}`,
-  semiJoin: (table, joined, on) => `${table} LEFT SEMI JOIN ${joined} ON ${on}`,
-  orderedAggregates: false,
+  integerDivide(left: string, right: string): string {
+    return `intDiv(${left}, ${right})`;
+  }
 
-  labelValue: (table, key, name, id) =>
-    `arrayElementOrNull((SELECT mapFromArrays(groupArray(lb.${key}), groupArray(lb.value)) FROM ${table} lb WHERE lb.name = ${name}), ${id})`,
+  override dayNumber(sql: string): string {
+    return `toInt64(toRelativeDayNum(${sql}))`;
+  }
 
-  distinctJoined: (sql) => `nullif(arrayStringConcat(groupUniqArray(${sql}), ','), '')`,
-  stringAgg,
-  boolOr: (sql) => `max(${sql})`,
+  monthNumber(sql: string): string {
+    return `(toInt64(toYear(${sql})) * 12 + toInt64(toMonth(${sql})) - 1)`;
+  }
 
-  jsonObject: (columns) => objectText(columns),
-  jsonText: (sql) => sql,
-  asJson: (sql) => sql,
-  toJson: (sql) => `toJSONString(${sql})`,
-  emptyJsonObject: `'{}'`,
-  emptyJsonArray: `'[]'`,
+  override weekStart(sql: string): string {
+    return `toMonday(${sql})`;
+  }
+
+  override addDays(sql: string, days: string): string {
+    return `addDays(${sql}, ${days})`;
+  }
+
+  addMonths(sql: string, months: string): string {
+    return `addMonths(${sql}, ${months})`;
+  }
+
+  segment(segment: SegmentDefinition, day: string, device: string, network: string): string {
+    return segmentValue(segment.key, day, device, network);
+  }
+
+  segmentOrder(segment: SegmentDefinition, column: string): string {
+    return segment.order === 'value'
+      ? column
+      : `indexOf([${segment.order.map((value) => this.stringLiteral(value)).join(', ')}], ${column})`;
+  }
+
+  semiJoin(table: string, joined: string, on: string): string {
+    return `${table} LEFT SEMI JOIN ${joined} ON ${on}`;
+  }
+
+  override labelValue(table: string, key: string, name: string, id: string): string {
+    return `arrayElementOrNull((SELECT mapFromArrays(groupArray(lb.${key}), groupArray(lb.value)) FROM ${table} lb WHERE lb.name = ${name}), ${id})`;
+  }
+
+  distinctJoined(sql: string): string {
+    return `nullif(arrayStringConcat(groupUniqArray(${sql}), ','), '')`;
+  }
+
+  /** string_agg: NULLs skipped (groupArray skips them), NULL without values. */
+  override stringAgg(
+    sql: string,
+    separator: string,
+    options: { readonly distinct?: boolean; readonly orderBy?: string } = {},
+  ): string {
+    const sep = this.stringLiteral(separator);
+    // NULL without values, as string_agg; the compiler never aggregates empty texts.
+    const agg = (values: string) => `nullif(arrayStringConcat(${values}, ${sep}), '')`;
+    if (options.distinct) {
+      if (options.orderBy !== undefined && options.orderBy !== sql)
+        throw new Error('ClickHouse: a DISTINCT string_agg orders by its own value only');
+      return agg(options.orderBy === undefined ? `groupUniqArray(${sql})` : `arraySort(groupUniqArray(${sql}))`);
+    }
+    if (options.orderBy === undefined) return agg(`groupArray(${sql})`);
+    // One ascending key (the compiler numbers the rows, orderedAggregates: false).
+    return agg(`arrayMap(x -> x.2, arraySort(x -> x.1, groupArray(tuple(${options.orderBy}, ${sql}))))`);
+  }
+
+  override boolOr(sql: string): string {
+    return `max(${sql})`;
+  }
+
+  jsonObject(columns: readonly NamedColumn[]): string {
+    // The names go into the text unquoted: each is checked as a column name first.
+    for (const [name] of columns) this.quote(name);
+    return objectText(columns);
+  }
+
+  override jsonText(sql: string): string {
+    return sql;
+  }
+
+  override asJson(sql: string): string {
+    return sql;
+  }
+
+  override toJson(sql: string): string {
+    return `toJSONString(${sql})`;
+  }
+
   // Sorted by name (arraySort orders the tuples by their first element), as DuckDB's ORDER BY.
-  jsonGroupObject: (name, value) =>
-    `concat('{', arrayStringConcat(arrayMap(x -> x.2, arraySort(groupArray(tuple(${name}, concat(toJSONString(${name}), ':', toJSONString(${value})))))), ','), '}')`,
-  utf8Bytes: (sql) => sql,
-  byteLength: (sql) => `length(${sql})`,
+  jsonGroupObject(name: string, value: string): string {
+    return `concat('{', arrayStringConcat(arrayMap(x -> x.2, arraySort(groupArray(tuple(${name}, concat(toJSONString(${name}), ':', toJSONString(${value})))))), ','), '}')`;
+  }
 
-  copyToFile: () => {
+  utf8Bytes(sql: string): string {
+    return sql;
+  }
+
+  override byteLength(sql: string): string {
+    return `length(${sql})`;
+  }
+
+  copyToFile(): string {
     throw new Error('ClickHouse writes no files: the engine streams SELECT ... FORMAT (exportFormat)');
-  },
-  exportFormat: (format) => EXPORT_FORMATS[format],
-};
+  }
+
+  exportFormat(format: ExportFormat): ClickhouseExportFormat {
+    return EXPORT_FORMATS[format];
+  }
+}
+
+export const clickhouseDialect: SqlDialect = new ClickhouseDialect();
 
 /** The ClickHouse type of a bound JS value (null: Nullable(Nothing), which takes NULL only). */
 function clickhouseTypeOf(value: SqlValue): string {
