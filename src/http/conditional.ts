@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { REPORT_ENGINE_NAMES } from '../reporting/report-engines.js';
 import type { Precondition } from '../shared/entity-tag.js';
 import { ApiError, badRequest } from '../shared/errors.js';
 import type { AppEnv } from './context.js';
@@ -49,11 +50,10 @@ export const IF_NONE_MATCH = z.string().optional().openapi({
 });
 
 /** Headers of a report answer's 200 (X-Cache: JSON answers only). */
-/** Which engine computed the answer (issue 22). */
+/** Which engine computed the answer (issue 22): one of the report engines' names. */
 const REPORT_ENGINE = {
-  description:
-    '`duckdb` or `clickhouse`: the engine that computed this answer. Under `serve --report-engine clickhouse` an organization is answered by DuckDB until everything its reports read is replicated (and again right after each write, until that is replicated too).',
-  schema: { type: 'string' as const, enum: ['duckdb', 'clickhouse'] },
+  description: `${REPORT_ENGINE_NAMES.map((name) => `\`${name}\``).join(' or ')}: the engine that computed this answer. Under \`serve --report-engine clickhouse\` an organization is answered by DuckDB until everything its reports read is replicated (and again right after each write, until that is replicated too).`,
+  schema: { type: 'string' as const, enum: [...REPORT_ENGINE_NAMES] },
 };
 
 export const VALIDATOR_HEADERS: Headers = {

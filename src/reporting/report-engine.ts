@@ -5,9 +5,10 @@ import type { Store } from '../store/store.js';
 import type { ReportTicket } from '../store/report-scheduler.js';
 import type { Row, SqlValue } from '../store/sql-values.js';
 import type { ExportService, ExportStream } from './export-stream.js';
+import type { ReportEngineName } from './report-engines.js';
 
-/** The engines a report can run on (issue 22); every report response names its own in X-Report-Engine. */
-export type ReportEngineName = 'duckdb' | 'clickhouse';
+/** The engines a report can run on (report-engines.ts); every report response names its own in X-Report-Engine. */
+export type { ReportEngineName };
 export const REPORT_ENGINE_HEADER = 'X-Report-Engine';
 
 /** A finished result read cell by cell (DuckDB: out of its memory; ClickHouse: parsed rows). */

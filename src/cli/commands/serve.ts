@@ -1,10 +1,10 @@
+import { REPORT_ENGINE_NAMES, REPORT_ENGINES } from '../../reporting/report-engines.js';
 import type { Command } from '../command.js';
 
 export const serve: Command = {
   path: ['serve'],
   summary: 'Run the HTTPS service',
-  usage:
-    'adreport serve [--port 8443] [--tls-cert F --tls-key F] [--http-port N] [--trust-proxy] [--demo] [--host H] [--report-engine duckdb|clickhouse] [--db FILE] [--json]',
+  usage: `adreport serve [--port 8443] [--tls-cert F --tls-key F] [--http-port N] [--trust-proxy] [--demo] [--host H] [--report-engine ${REPORT_ENGINE_NAMES.join('|')}] [--db FILE] [--json]`,
   optionHelp: [
     '--port N           HTTPS port (default 8443; 0 picks a free one)',
     '--tls-cert F       PEM certificate; with --tls-key. Default: a self-signed pair in <db>.tls/',
@@ -13,7 +13,7 @@ export const serve: Command = {
     '--trust-proxy      behind a TLS-terminating proxy: listen for plain HTTP, serve only X-Forwarded-Proto: https',
     '--demo             on an empty database, create a demo organization, client and accounts (400 days of sandbox history,\n                     fetched in the background; ADREPORT_DEMO_DATA=false leaves the accounts out) and print the credentials',
     '--host H           interface to bind (default 0.0.0.0)',
-    '--report-engine E  duckdb (default) or clickhouse: reports read a ClickHouse replica, ADREPORT_CLICKHOUSE_URL\n                     (https://user:password@host:8443/database) or embedded under <db dir>/clickhouse',
+    `--report-engine E  where reports run (env ADREPORT_REPORT_ENGINE):${REPORT_ENGINES.map(({ name, summary }) => `\n                     ${name.padEnd(11)} ${summary}`).join('')}`,
     'Environment: ADREPORT_DB, ADREPORT_PORT, ADREPORT_RATE_LIMIT_PER_SECOND, ADREPORT_RATE_LIMIT_BURST, ...',
   ],
   options: {
