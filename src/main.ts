@@ -34,6 +34,8 @@ import { ReportJobService } from './report-jobs/report-job-service.js';
 import { DuckDbReportEngine } from './reporting/report-engine.js';
 import { startClickHouseReports, type ClickHouseReports } from './clickhouse/clickhouse-reports.js';
 import { clickhouseSql } from './clickhouse/clickhouse-sql.js';
+import { startClickHouseFacts, type ClickHouseFacts } from './clickhouse/facts/clickhouse-facts.js';
+import { duckdbFactWriter } from './statistics/fact-writer.js';
 import { PageCache } from './reporting/page-cache.js';
 import { parseSandboxFaults, SandboxPlatforms } from './platforms/sandbox/index.js';
 import { PlatformAccountService } from './provisioning/platform-accounts/platform-account-service.js';
@@ -43,7 +45,7 @@ import { lowerWorkerThreads } from './runtime/thread-priority.js';
 import { Database } from './store/database.js';
 import { migrate } from './store/migrate.js';
 import { migratePostgres } from './store/postgres/postgres-migrate.js';
-import { PostgresStore } from './store/postgres/postgres-store.js';
+import { PostgresStore, StoreConfigurationError } from './store/postgres/postgres-store.js';
 import type { Store } from './store/store.js';
 import { WorkLeases } from './store/work-leases.js';
 import { loadFxReference } from './reference/fx-rates.js';
@@ -149,14 +151,36 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
   let platformSync: NodeJS.Timeout | undefined;
   let statisticsSync: NodeJS.Timeout | undefined;
   let clickhouse: ClickHouseReports | undefined;
+  let clickhouseFacts: ClickHouseFacts | undefined;
   let reportJobRunner: ReportJobRunner | undefined;
   let changes: ChangeFeed | undefined;
   let leases: WorkLeases | undefined;
   try {
     if (db instanceof Database) await migrate(db);
     else await migratePostgres(db as PostgresStore);
-    // FX rates convert facts; a store that holds none (PostgreSQL, until issue 38) needs none.
-    if (db.dialect.servesReports) await loadFxReference(db);
+    // Facts in ClickHouse (issue 38): its nodes get their tables before anything could write one.
+    if (config.facts === 'clickhouse') {
+      if (!(db instanceof PostgresStore))
+        throw new StoreConfigurationError(
+          '--facts clickhouse needs the PostgreSQL store (--store postgres://...): ClickHouse reads the dimensions from it',
+        );
+      clickhouseFacts = await startClickHouseFacts(
+        clickhouseSql,
+        {
+          url: config.clickhouseUrl,
+          shardUrls: config.clickhouseShardUrls,
+          cluster: config.clickhouseCluster,
+          postgresUrl: config.clickhousePostgresUrl ?? config.storeUrl!,
+          concurrency: config.database.reportConcurrency * 2,
+          maxQueued: config.database.maxQueued,
+        },
+        io.log ?? (() => undefined),
+      );
+    }
+    const servesReports = db.dialect.servesReports || clickhouseFacts !== undefined;
+    const facts = db.dialect.servesReports ? duckdbFactWriter : clickhouseFacts?.writer;
+    // FX rates convert facts; a deployment without facts needs none.
+    if (servesReports) await loadFxReference(db);
     const now = () => new Date(nowMs());
     // Keys come after the migrations: migration 8 moves a key the database still holds into the file.
     signingKeys = config.tokenSigningKey
@@ -185,7 +209,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     const workLeases = leases;
     // Handlers queue follow-up jobs through the service, which wakes the runner built next.
     const jobs = new JobService(db, { wake: () => jobRunner?.wake() }, now);
-    jobRunner = new JobRunner(db, jobHandlers({ db, platforms, jobs, now, statistics: config.statistics }), {
+    jobRunner = new JobRunner(db, jobHandlers({ db, platforms, jobs, now, statistics: config.statistics, facts }), {
       now,
       ...config.jobs,
       leases: workLeases,
@@ -247,7 +271,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     });
     const pages = new PageCache(Math.floor(config.cacheMb * 2 ** 20));
     const duckdbReports = new DuckDbReportEngine(db, exports);
-    if (config.reportEngine === 'clickhouse') {
+    if (config.reportEngine === 'clickhouse' && clickhouseFacts === undefined) {
       clickhouse = await startClickHouseReports(
         db,
         duckdbReports,
@@ -269,7 +293,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       exports,
       pages,
       { rollups: config.rollups },
-      clickhouse?.selection ?? duckdbReports,
+      clickhouseFacts?.engine ?? clickhouse?.selection ?? duckdbReports,
     );
     // Report jobs: exports into files, on DuckDB (the system of record) with export slots of their own.
     const jobExports = new ExportService(db, config.reportJobs.concurrency, {
@@ -281,7 +305,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       jobExports,
       undefined,
       { rollups: config.rollups },
-      new DuckDbReportEngine(db, jobExports),
+      clickhouseFacts?.engine ?? new DuckDbReportEngine(db, jobExports),
     );
     const reportFiles = new ReportFiles(path.join(path.dirname(path.resolve(anchor)), 'report-files'));
     const filesBytes = Math.floor(config.reportJobs.filesMb * 2 ** 20);
@@ -336,7 +360,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       ),
       dbTime,
       trustProxy: config.trustProxy,
-      reportsServed: db.dialect.servesReports,
+      reportsServed: servesReports,
       nowMs,
       logError: io.logError,
       logInfo: io.log,
@@ -380,7 +404,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     }, config.platformSyncMs);
     platformSync.unref();
     // The scheduled statistics sync: the trailing window, so restated days are replaced.
-    if (db.dialect.servesReports)
+    if (servesReports)
       statisticsSync = setInterval(() => {
         queueTrailingSyncs(db, jobs, now(), config.statistics.trailingDays).catch((error: unknown) =>
           io.logError({ requestId: '-', method: '-', path: 'statistics sync', error }),
@@ -430,6 +454,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
           await deliveries.stop(config.shutdownTimeoutMs);
           await workLeases.stop();
           await clickhouse?.close();
+          await clickhouseFacts?.close();
           stoppable.stop();
           keys.stop();
           await db.close();
@@ -447,6 +472,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     await reportJobRunner?.stop(0);
     await leases?.stop();
     await clickhouse?.close().catch(() => undefined);
+    await clickhouseFacts?.close().catch(() => undefined);
     disabledClients?.stop();
     signingKeys?.stop();
     await db.close().catch(() => undefined);

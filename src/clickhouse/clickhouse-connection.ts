@@ -121,6 +121,20 @@ export class ClickHouse {
     );
   }
 
+  /** Rows as JSON objects into `table` (JSONEachRow): values travel as data, never as SQL text. */
+  async insertRows(table: string, rows: readonly Record<string, unknown>[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.guard(() =>
+      this.client.insert({
+        table,
+        values: rows as Record<string, unknown>[],
+        format: 'JSONEachRow',
+        // Timestamps as ISO text with their zone (2026-11-29T10:00:00.123456Z).
+        clickhouse_settings: { date_time_input_format: 'best_effort' },
+      }),
+    );
+  }
+
   async ping(): Promise<boolean> {
     try {
       return (await this.client.ping()).success;

@@ -22,7 +22,7 @@ export interface ClickHouseSql {
 const PROBE_INTERVAL_MS = 1_000;
 
 /** Numbers as numbers, as DuckDB's reader gives safe BIGINTs and decimals. */
-const OUTPUT_SETTINGS: ClickHouseSettings = {
+export const OUTPUT_SETTINGS: ClickHouseSettings = {
   output_format_json_quote_64bit_integers: 0,
   output_format_json_quote_decimals: 0,
 };
@@ -41,6 +41,7 @@ export class ClickHouseReportEngine implements ReportEngine {
   /** Set by a call that got no answer; cleared once a ping (every second meanwhile) answers. */
   unreachableSince: number | undefined;
   private probing: NodeJS.Timeout | undefined;
+  private readonly reader: ReportReader;
 
   constructor(
     private readonly clickhouse: ClickHouse,
@@ -50,6 +51,7 @@ export class ClickHouseReportEngine implements ReportEngine {
     this.dialect = sql.dialect;
     this.limiter = new WorkLimiter(options.concurrency, options.maxQueued);
     this.settings = { ...sql.settings, ...OUTPUT_SETTINGS };
+    this.reader = readerOn(clickhouse, sql, this.settings);
   }
 
   read<T>(_ticket: ReportTicket, work: (r: ReportReader) => Promise<T>): Promise<T> {
@@ -100,26 +102,6 @@ export class ClickHouseReportEngine implements ReportEngine {
     this.probing = undefined;
   }
 
-  private readonly reader: ReportReader = {
-    all: this.all.bind(this),
-    one: this.one.bind(this),
-    lazy: async (sql, params = []): Promise<ReportRows> => {
-      const bound = this.sql.bind(sql, params);
-      const rows = await this.clickhouse.compactRows(bound.sql, bound.params, this.settings);
-      return { rowCount: rows.length, get: (row, column) => rows[row]![column], release: () => undefined };
-    },
-  };
-
-  private async one<T extends object = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
-    const rows = await this.all<T>(sql, params);
-    return rows[0];
-  }
-
-  private all<T extends object = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
-    const bound = this.sql.bind(sql, params);
-    return this.clickhouse.rows<T>(bound.sql, bound.params, this.settings);
-  }
-
   private async watch<T>(work: () => Promise<T>): Promise<T> {
     try {
       return await work();
@@ -131,6 +113,26 @@ export class ClickHouseReportEngine implements ReportEngine {
       throw error;
     }
   }
+}
+
+/** A report's statements on one ClickHouse connection: bound as query parameters, with the report settings. */
+export function readerOn(clickhouse: ClickHouse, sql: ClickHouseSql, settings: ClickHouseSettings): ReportReader {
+  async function all<T extends object = Row>(text: string, params: readonly SqlValue[] = []): Promise<T[]> {
+    const bound = sql.bind(text, params);
+    return clickhouse.rows<T>(bound.sql, bound.params, settings);
+  }
+  async function one<T extends object = Row>(text: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
+    return (await all<T>(text, params))[0];
+  }
+  return {
+    all,
+    one,
+    lazy: async (text, params = []): Promise<ReportRows> => {
+      const bound = sql.bind(text, params);
+      const rows = await clickhouse.compactRows(bound.sql, bound.params, settings);
+      return { rowCount: rows.length, get: (row, column) => rows[row]![column], release: () => undefined };
+    },
+  };
 }
 
 /** 503 with Retry-After: the report may run again once ClickHouse answers (or on DuckDB, by the fallback). */

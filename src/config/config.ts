@@ -210,8 +210,25 @@ export const serviceConfigSchema = z.object({
   clickhouseShardUrls: z
     .string()
     .transform((text) => text.split(',').map((url) => url.trim()))
-    .refine((urls) => urls.every(isHttpUrl), 'must be http(s) URLs separated by commas, one per shard')
+    .refine(
+      (shards) => shards.every((replicas) => replicas.split('|').every((url) => isHttpUrl(url.trim()))),
+      'must be http(s) URLs, commas between shards, | between the replicas of one shard',
+    )
     .optional(),
+  /**
+   * Where facts live (issue 38): `duckdb`, the embedded file (or the DuckDB that the ClickHouse
+   * replica copies from); `clickhouse`, written straight to ClickHouse (`clickhouseShardUrls`, a
+   * cluster, or `clickhouseUrl`, one node) beside a PostgreSQL store, which reports read the
+   * dimensions from. Reports then run on ClickHouse.
+   */
+  facts: z.enum(['duckdb', 'clickhouse']).default('duckdb'),
+  /** The remote_servers name the Distributed tables of `--facts clickhouse` refer to. */
+  clickhouseCluster: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be a ClickHouse identifier')
+    .default('adreport'),
+  /** The PostgreSQL store as the ClickHouse nodes reach it (their PostgreSQL engine tables); default: `storeUrl`. */
+  clickhousePostgresUrl: z.string().min(1).optional(),
   /** Webhook deliveries (README: Webhooks). */
   webhooks: z
     .object({
@@ -276,6 +293,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServiceConfigInput {
     clickhouseUrl: pick('ADREPORT_CLICKHOUSE_URL'),
     clickhouseFallback: pick('ADREPORT_CLICKHOUSE_FALLBACK') as ServiceConfigInput['clickhouseFallback'],
     clickhouseShardUrls: pick('ADREPORT_CLICKHOUSE_SHARD_URLS'),
+    facts: pick('ADREPORT_FACTS') as ServiceConfigInput['facts'],
+    clickhouseCluster: pick('ADREPORT_CLICKHOUSE_CLUSTER'),
+    clickhousePostgresUrl: pick('ADREPORT_CLICKHOUSE_POSTGRES_URL'),
     statistics: {
       backfillDays: pick('ADREPORT_STATISTICS_BACKFILL_DAYS'),
       trailingDays: pick('ADREPORT_STATISTICS_TRAILING_DAYS'),

@@ -88,7 +88,8 @@ export async function loadFxReference(
        ON CONFLICT (name) DO UPDATE SET checksum = excluded.checksum, loaded_at = excluded.loaded_at`,
       [REFERENCE_NAME, checksum],
     );
-    await applyImportedRates(tx);
+    // Only when there are imports: the overlay's SQL is DuckDB's (a PostgreSQL store imports none, `fx import` refuses there).
+    if (await tx.one('SELECT 1 AS one FROM fx_imported_rates LIMIT 1')) await applyImportedRates(tx);
     // A new reference file may restate any day for every organization; the first load changes no data anyone pulled.
     if (stored) await recordChange(tx, { organizationId: null, kind: 'FX_OR_MARKUP_CHANGED' });
   });

@@ -104,6 +104,8 @@ export class ReportService {
   /** Warnings about the request's labels and money sort (entity tables only). */
   private readonly scope: ScopeWarnings;
 
+  private readonly versions: Store['versions'];
+
   constructor(
     db: Store,
     private readonly now: () => Date,
@@ -114,6 +116,7 @@ export class ReportService {
     /** Which engine runs an organization's reports; DuckDB alone unless ClickHouse is configured. */
     private readonly engines: ReportEngineSelector = new DuckDbReportEngine(db, exports),
   ) {
+    this.versions = db.versions;
     this.freshness = new ReportFreshness(db.versions, pages);
     this.dataFreshness = new FreshnessReader(db);
     this.scope = new ScopeWarnings(db);
@@ -139,7 +142,13 @@ export class ReportService {
    * the validator reads it: a 304 or a cached page is never older than its meta.
    */
   async withFreshness(report: PreparedReport): Promise<PreparedReport> {
+    await this.follow(report.plan.organizationId);
     return { ...report, freshness: await this.dataFreshness.read(report.plan) };
+  }
+
+  /** Catches the organization's data version up with writes of other replicas, before a validator or a cache reads it. */
+  follow(organizationId: number): Promise<void> {
+    return this.versions.follow(organizationId);
   }
 
   /** The validator of a report in one format (json, csv, ndjson, parquet). */

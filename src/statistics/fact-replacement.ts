@@ -115,7 +115,7 @@ const STAGING_TABLES = ['stage_statistics', 'stage_impression_share', 'stage_aud
 /** Rows mapped between two yields to the event loop. */
 const ROWS_PER_SLICE = 8192;
 
-interface IdMaps {
+export interface IdMaps {
   /** Platform campaign id -> ours. */
   readonly campaigns: Map<string, number>;
   /** `${our campaign id}|${platform ad group id}` -> ours. */
@@ -125,7 +125,7 @@ interface IdMaps {
   readonly keywords: Map<string, number>;
 }
 
-async function loadIdMaps(tx: Executor, scope: ReplacementScope): Promise<IdMaps> {
+export async function loadIdMaps(tx: Executor, scope: ReplacementScope): Promise<IdMaps> {
   const byId = scope.campaignIds === undefined ? '' : 'AND id IN (SELECT unnest($3::VARCHAR[])::BIGINT)';
   const rows = await tx.all<{ kind: string; parent: number | null; pid: string; id: number }>(
     `WITH c AS (SELECT id, ad_platform_id FROM campaigns WHERE organization_id = $1 AND adplatform_account_id = $2 ${byId}),
@@ -188,7 +188,7 @@ async function replaceCalls(
 }
 
 /** Column arrays for the appender, filled row by row. */
-class Columns<K extends string> {
+export class Columns<K extends string> {
   readonly values = {} as Record<K, Array<number | string | boolean | null>>;
   constructor(names: readonly K[]) {
     for (const name of names) this.values[name] = [];
@@ -198,10 +198,30 @@ class Columns<K extends string> {
   }
 }
 
-const epochDay = (date: string) => Date.parse(`${date}T00:00:00Z`) / 86_400_000;
+export const epochDay = (date: string) => Date.parse(`${date}T00:00:00Z`) / 86_400_000;
 
 /** Maps each row of the report to our ids (dropping rows outside the stored trees) and appends it to its staging table. */
 async function stageReport(tx: Executor, scope: ReplacementScope, ids: IdMaps, report: DailyReport): Promise<void> {
+  const mapped = await mapDailyReport(scope, ids, report);
+  await stage(tx, 'stage_statistics', STATISTIC_TYPES, mapped.statistics);
+  await stage(tx, 'stage_impression_share', SHARE_TYPES, mapped.shares);
+  await stage(tx, 'stage_audience_runs', RUN_TYPES, mapped.runs);
+  await stage(tx, 'stage_calls', CALL_TYPES, mapped.calls);
+}
+
+/** The report's rows in our ids, column by column: days since 1970-01-01, device and network as positions in their lists. */
+export interface MappedReport {
+  readonly statistics: Columns<(typeof STATISTIC_COLUMNS)[number]>;
+  readonly shares: Columns<(typeof SHARE_COLUMNS)[number]>;
+  readonly runs: Columns<(typeof RUN_COLUMNS)[number]>;
+  readonly calls: Columns<(typeof CALL_COLUMNS)[number]>;
+}
+
+/**
+ * Maps each row of the report to our ids, dropping rows outside the window and the stored trees;
+ * yields to the event loop every few thousand rows. Whichever store the facts go to reads these.
+ */
+export async function mapDailyReport(scope: ReplacementScope, ids: IdMaps, report: DailyReport): Promise<MappedReport> {
   const inWindow = (date: string) => date >= scope.from && date <= scope.to;
   const adGroupOf = (campaignPid: string, adGroupPid: string) => {
     const campaign = ids.campaigns.get(campaignPid);
@@ -234,7 +254,6 @@ async function stageReport(tx: Executor, scope: ReplacementScope, ids: IdMaps, r
       call_conversions_fractional: r.callConversionsFractional,
     });
   });
-  await stage(tx, 'stage_statistics', STATISTIC_TYPES, statistics);
 
   const shares = new Columns(SHARE_COLUMNS);
   await eachSlice(report.impressionShare, (r) => {
@@ -253,7 +272,6 @@ async function stageReport(tx: Executor, scope: ReplacementScope, ids: IdMaps, r
       absolute_top_impressions: r.absoluteTopImpressions,
     });
   });
-  await stage(tx, 'stage_impression_share', SHARE_TYPES, shares);
 
   const runs = new Columns(RUN_COLUMNS);
   await eachSlice(report.audienceRuns, (r) => {
@@ -269,7 +287,6 @@ async function stageReport(tx: Executor, scope: ReplacementScope, ids: IdMaps, r
       user_to: r.to,
     });
   });
-  await stage(tx, 'stage_audience_runs', RUN_TYPES, runs);
 
   const calls = new Columns(CALL_COLUMNS);
   await eachSlice(report.calls, (c) => {
@@ -289,7 +306,7 @@ async function stageReport(tx: Executor, scope: ReplacementScope, ids: IdMaps, r
       is_conversion: c.isConversion,
     });
   });
-  await stage(tx, 'stage_calls', CALL_TYPES, calls);
+  return { statistics, shares, runs, calls };
 }
 
 const STATISTIC_TYPES = {

@@ -8,7 +8,8 @@ import {
 import { dateChunks } from '../shared/dates.js';
 import type { Executor } from '../store/database.js';
 import type { Store } from '../store/store.js';
-import { replaceDailyReport, type ReplacementCounts } from './fact-replacement.js';
+import type { ReplacementCounts } from './fact-replacement.js';
+import { duckdbFactWriter, type FactWriter } from './fact-writer.js';
 import { refreshCampaignTrees } from './tree-refresh.js';
 
 /** What a SYNC_STATISTICS job asks for. */
@@ -41,6 +42,7 @@ export async function syncStatistics(
   organizationId: number,
   request: StatisticsSyncRequest,
   now: Date,
+  facts: FactWriter = duckdbFactWriter,
 ): Promise<StatisticsSyncOutcome> {
   const platformAccount = await db.read((r) => getKnownPlatformAccount(r, organizationId, request.adPlatformAccountId));
   if (!platformAccount) return { status: 'SKIPPED', reason: 'UNKNOWN_ACCOUNT' };
@@ -66,7 +68,7 @@ export async function syncStatistics(
   for (const chunk of chunks) {
     const report = await call(() => connector.fetchDailyReport(platformAccount.adPlatformId, chunk.from, chunk.to));
     const counts = await db.write({ organizationId }, (tx) =>
-      replaceDailyReport(
+      facts.replaceDailyReport(
         tx,
         { organizationId, adPlatformAccountId: platformAccount.id, ...chunk, campaignIds },
         report,

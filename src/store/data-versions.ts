@@ -35,6 +35,15 @@ export class DataVersions {
     return `${this.epoch}.${this.global}.${this.byOrganization.get(organizationId) ?? 0}`;
   }
 
+  /**
+   * Brings `of(organizationId)` up to date with writes made elsewhere before a request reads it.
+   * Nothing to do here: one process makes every write. Replicas sharing a PostgreSQL store read
+   * the shared versions (SharedDataVersions).
+   */
+  follow(_organizationId: number): Promise<void> {
+    return Promise.resolve();
+  }
+
   advance(scope: WriteScope): void {
     if (scope === 'no-report-data') return;
     if (scope === 'all-organizations') this.global++;

@@ -25,6 +25,9 @@ describe('toPostgresSql', () => {
     expect(toPostgresSql('SELECT epoch_ms(created_at) AS ms FROM t')).toBe(
       'SELECT (extract(epoch from created_at) * 1000)::BIGINT AS ms FROM t',
     );
+    expect(toPostgresSql('SELECT CAST(s.synced_at - to_days(s.lag) AS DATE) - 1 FROM s')).toBe(
+      'SELECT CAST(s.synced_at - make_interval(days => s.lag) AS DATE) - 1 FROM s',
+    );
   });
 
   it('leaves a function name inside a string literal alone, and names list() only as a call', () => {

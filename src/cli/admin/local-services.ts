@@ -6,6 +6,7 @@ import { SandboxPlatforms } from '../../platforms/sandbox/index.js';
 import { ExportService } from '../../reporting/export-stream.js';
 import { ReportService } from '../../reporting/report-service.js';
 import { PageCache } from '../../reporting/page-cache.js';
+import { duckdbFactWriter } from '../../statistics/fact-writer.js';
 import type { StatisticsSyncSettings } from '../../jobs/statistics-sync-queue.js';
 import { WorkLeases } from '../../store/work-leases.js';
 import type { Store } from '../../store/store.js';
@@ -56,16 +57,28 @@ export class LocalServices implements AdminServices {
       this.io.stderr.write(`adreport: work leases: ${error instanceof Error ? error.message : String(error)}\n`);
     this.leases = new WorkLeases(db, log);
     await this.leases.start();
-    const runner: JobRunner = new JobRunner(db, jobHandlers({ db, platforms, jobs, now, statistics }), {
-      now,
-      concurrency: 2,
-      backoffBaseMs: 2_000,
-      maxBackoffMs: 60_000,
-      pollMs: 200,
-      leases: this.leases,
-      log: ({ jobId, error }) =>
-        this.io.stderr.write(`adreport: job ${jobId}: ${error instanceof Error ? error.message : String(error)}\n`),
-    });
+    const runner: JobRunner = new JobRunner(
+      db,
+      jobHandlers({
+        db,
+        platforms,
+        jobs,
+        now,
+        statistics,
+        // The CLI holds no ClickHouse connection: on PostgreSQL it fetches no statistics.
+        facts: db.dialect.servesReports ? duckdbFactWriter : undefined,
+      }),
+      {
+        now,
+        concurrency: 2,
+        backoffBaseMs: 2_000,
+        maxBackoffMs: 60_000,
+        pollMs: 200,
+        leases: this.leases,
+        log: ({ jobId, error }) =>
+          this.io.stderr.write(`adreport: job ${jobId}: ${error instanceof Error ? error.message : String(error)}\n`),
+      },
+    );
     await runner.start();
     this.runner = runner;
     this.queue = jobs;

@@ -30,6 +30,7 @@ export async function runServe(context: CommandContext): Promise<number> {
     demoData: values.demo === true && configFromEnv(io.env).demoData !== false ? true : undefined,
     host: values.host as string | undefined,
     reportEngine: values['report-engine'] as ServiceConfigInput['reportEngine'],
+    facts: values.facts as ServiceConfigInput['facts'],
   };
   const parsed = serviceConfigSchema.safeParse(mergeConfig(configFromEnv(io.env), flags));
   if (!parsed.success) {

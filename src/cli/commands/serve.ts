@@ -14,6 +14,7 @@ export const serve: Command = {
     '--demo             on an empty database, create a demo organization, client and accounts (400 days of sandbox history,\n                     fetched in the background; ADREPORT_DEMO_DATA=false leaves the accounts out) and print the credentials',
     '--host H           interface to bind (default 0.0.0.0)',
     `--report-engine E  where reports run (env ADREPORT_REPORT_ENGINE):${REPORT_ENGINES.map(({ name, summary }) => `\n                     ${name.padEnd(11)} ${summary}`).join('')}`,
+    '--facts F          duckdb (default) or clickhouse: with --store, facts are written to ClickHouse and reports run there;\n                     ADREPORT_CLICKHOUSE_SHARD_URLS (a cluster: commas between shards, | between replicas) or ADREPORT_CLICKHOUSE_URL',
     'Environment: ADREPORT_DB, ADREPORT_PORT, ADREPORT_RATE_LIMIT_PER_SECOND, ADREPORT_RATE_LIMIT_BURST, ...',
   ],
   options: {
@@ -25,6 +26,7 @@ export const serve: Command = {
     demo: { type: 'boolean' },
     host: { type: 'string' },
     'report-engine': { type: 'string' },
+    facts: { type: 'string' },
   },
   // The service's whole graph loads only when serve runs, so --help and the other commands start fast.
   run: async (context) => (await import('./serve-run.js')).runServe(context),

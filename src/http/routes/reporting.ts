@@ -671,6 +671,7 @@ export function registerReportingRoutes(app: OpenAPIHono<AppEnv>, reports: Repor
   app.openAPIRegistry.registerPath(markupsRoute);
   app.get(markupsRoute.path, async (c) => {
     const prepared = reports.prepareMarkups(markupQuery(c.req.url, c.get('auth').organizationId));
+    await reports.follow(prepared.request.organizationId);
     const response = await smallJson(c, reports.freshness, reports.markupsValidator(prepared), async () => {
       const { total, markups } = await reports.markups(prepared);
       return { value: { markups }, total };
@@ -680,6 +681,7 @@ export function registerReportingRoutes(app: OpenAPIHono<AppEnv>, reports: Repor
   app.openAPIRegistry.registerPath(callDetailsRoute);
   app.get(callDetailsRoute.path, async (c) => {
     const prepared = reports.prepareCallDetails(callDetailsQuery(c.req.url, c.get('auth').organizationId));
+    await reports.follow(prepared.plan.organizationId);
     const response = await smallJson(c, reports.freshness, reports.callDetailsValidator(prepared), async () => {
       const { total, callDetails } = await reports.callDetails(prepared);
       return { value: { callDetails }, total };

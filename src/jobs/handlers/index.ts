@@ -10,6 +10,7 @@ import { createAdPlatformAccountHandler } from './create-adplatform-account.js';
 import { importCampaignHandler } from './import-campaign.js';
 import { syncStatisticsHandler } from './sync-statistics.js';
 import type { AfterImport } from './after-import.js';
+import type { FactWriter } from '../../statistics/fact-writer.js';
 
 export type { AfterImport } from './after-import.js';
 
@@ -20,6 +21,11 @@ export interface JobHandlerDependencies {
   readonly jobs: JobService;
   readonly now: () => Date;
   readonly statistics: StatisticsSyncSettings;
+  /**
+   * Where synced figures go: undefined on a store that holds no facts and has no ClickHouse for
+   * them (PostgreSQL without `--facts clickhouse`), so nothing is fetched.
+   */
+  readonly facts: FactWriter | undefined;
 }
 
 /** Every job type of supplement 3. */
@@ -29,10 +35,11 @@ export function jobHandlers({
   jobs,
   now,
   statistics,
+  facts,
 }: JobHandlerDependencies): Record<JobType, JobHandler> {
-  // A store without facts (PostgreSQL until issue 38) fetches no statistics: an import queues no backfill.
+  // A deployment without a home for facts fetches no statistics: an import queues no backfill.
   const backfill: AfterImport = async (tx, organizationId, campaign) => {
-    if (!db.dialect.servesReports) return;
+    if (facts === undefined) return;
     await queueBackfillIn(
       tx,
       jobs,
@@ -47,6 +54,6 @@ export function jobHandlers({
     IMPORT_CAMPAIGN: importCampaignHandler(db, platforms, backfill),
     AUTO_IMPORT: autoImportHandler(db, platforms, backfill),
     COPY_CAMPAIGNS: copyCampaignsHandler(db, platforms),
-    SYNC_STATISTICS: syncStatisticsHandler(db, platforms, now),
+    SYNC_STATISTICS: syncStatisticsHandler(db, platforms, now, facts),
   };
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { PlatformDirectory } from '../../platforms/connector.js';
 import { syncStatistics } from '../../statistics/statistics-sync.js';
+import type { FactWriter } from '../../statistics/fact-writer.js';
 import type { Store } from '../../store/store.js';
 import { PermanentJobFailure, type JobHandler } from '../job-runner.js';
 
@@ -17,12 +18,17 @@ const inputSchema = z.object({
  * platform reports now. Transient platform failures go up to the runner, which retries the
  * whole (idempotent) job with backoff.
  */
-export function syncStatisticsHandler(db: Store, platforms: PlatformDirectory, now: () => Date): JobHandler {
+export function syncStatisticsHandler(
+  db: Store,
+  platforms: PlatformDirectory,
+  now: () => Date,
+  facts: FactWriter | undefined,
+): JobHandler {
   return async (job) => {
-    if (!db.dialect.servesReports)
+    if (facts === undefined)
       throw new PermanentJobFailure(
         'statistics_unavailable',
-        'This deployment keeps its state in PostgreSQL, which holds no statistics yet; statistics sync needs the embedded DuckDB store.',
+        'This deployment keeps its state in PostgreSQL without a ClickHouse for facts; statistics sync needs the embedded DuckDB store or --facts clickhouse.',
       );
     const parsed = inputSchema.safeParse(job.input);
     if (!parsed.success)
@@ -30,7 +36,7 @@ export function syncStatisticsHandler(db: Store, platforms: PlatformDirectory, n
         'invalid_input',
         `SYNC_STATISTICS input is not valid: ${parsed.error.issues[0]?.message ?? ''}`,
       );
-    const outcome = await syncStatistics(db, platforms, job.organizationId, parsed.data, now());
+    const outcome = await syncStatistics(db, platforms, job.organizationId, parsed.data, now(), facts);
     return { result: { ...parsed.data, ...outcome } };
   };
 }

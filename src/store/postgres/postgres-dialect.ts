@@ -18,6 +18,7 @@ const FUNCTION_REWRITES: ReadonlyArray<readonly [name: string, rewrite: (args: s
   ['string_split', ([text, separator]) => `string_to_array(${text}, ${separator})::VARCHAR[]`],
   ['epoch_ms', ([value]) => `(extract(epoch from ${value}) * 1000)::BIGINT`],
   ['list', ([value]) => `array_agg(${value})`],
+  ['to_days', ([days]) => `make_interval(days => ${days})`],
 ];
 
 const TYPE_REWRITES: ReadonlyArray<readonly [RegExp, string]> = [

@@ -2,7 +2,8 @@ import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, OverloadedError } from '../../shared/errors.js';
 import { reportsUnavailable } from '../../shared/reports-unavailable.js';
-import { DataVersions, type WriteScope } from '../data-versions.js';
+import type { WriteScope } from '../data-versions.js';
+import { SharedDataVersions } from './shared-data-versions.js';
 import { DatabaseClosedError } from '../database.js';
 import type { AppendColumn, Executor } from '../executor.js';
 import type { LazyRows } from '../lazy-rows.js';
@@ -172,11 +173,21 @@ class PostgresExecutor implements Executor {
  * The service's own state in PostgreSQL, shared by any number of replicas (DESIGN D12). Each
  * write is one transaction with the outcome the embedded store's single writer gives (every
  * request as if alone), without one writer for the whole deployment (`begin` says how). Facts are
- * not here (reports answer 503, see `reportsUnavailable`).
+ * not here: they live in ClickHouse (`--facts clickhouse`), or reports answer 503
+ * (`reportsUnavailable`).
  */
 export class PostgresStore implements Store {
   readonly dialect = POSTGRES_DIALECT;
-  readonly versions = new DataVersions();
+  readonly versions = new SharedDataVersions(async (organizationId) => {
+    const rows = await this.read((r) =>
+      r.all<{ organization_id: number; version: number }>(
+        'SELECT organization_id, version FROM data_versions WHERE organization_id IN (0, $1)',
+        [organizationId],
+      ),
+    );
+    const of = (id: number) => Number(rows.find((row) => Number(row.organization_id) === id)?.version ?? 0);
+    return { global: of(0), organization: of(organizationId) };
+  });
   private writeCount = 0;
   private closed = false;
   private readonly limiter: WorkLimiter;

@@ -1,0 +1,117 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PARTITION_EXPRESSIONS, quoteName, tableBody, tableSchema, type TableSchema } from '../clickhouse-schema.js';
+import { REPLICATED_TABLES } from '../replicated-tables.js';
+import type { FactNode, FactTopology } from './fact-topology.js';
+
+/**
+ * The ClickHouse tables of this release, derived from its DuckDB migrations run on a scratch
+ * file in the temp directory (the one source of the column types, as `clickhouse schema` does):
+ * DuckDB is a schema compiler here, never a store of facts.
+ */
+export async function releaseSchemas(): Promise<TableSchema[]> {
+  const [{ readSourceColumns }, { Database }, { migrate }] = await Promise.all([
+    import('../source-columns.js'),
+    import('../../store/database.js'),
+    import('../../store/migrate.js'),
+  ]);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'adreport-schema-'));
+  try {
+    const db = await Database.open(path.join(dir, 'schema.duckdb'), {
+      readConnections: 1,
+      maxQueued: 4,
+      exportConnections: 0,
+      threads: 1,
+    });
+    try {
+      await migrate(db);
+      const columns = await db.read((r) => readSourceColumns(r));
+      return REPLICATED_TABLES.map((table) => tableSchema(table, columns.get(table.name) ?? []));
+    } finally {
+      await db.close();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Where ClickHouse reads the dimensions from: the PostgreSQL store, as the ClickHouse nodes reach it. */
+export interface PostgresSource {
+  /** host:port */
+  readonly address: string;
+  readonly database: string;
+  readonly user: string;
+  readonly password: string;
+}
+
+export function postgresSource(storeUrl: string): PostgresSource {
+  const url = new URL(storeUrl);
+  return {
+    address: `${url.hostname}:${url.port || '5432'}`,
+    database: decodeURIComponent(url.pathname.replace(/^\//, '')) || 'postgres',
+    user: decodeURIComponent(url.username) || 'postgres',
+    password: decodeURIComponent(url.password),
+  };
+}
+
+/** The staging table of a fact table on a node: where a partition is rebuilt before it is swapped in. */
+export const stagingName = (table: string) => `${table}_staging`;
+
+/**
+ * Makes every node hold what reports and the writer need, idempotently (each replica of the
+ * service runs it at start):
+ * - facts and rollups: a MergeTree partitioned by (organization, month), under a Distributed
+ *   table sharded by organization_id on a cluster, plus its staging table;
+ * - dimensions and FX rates: tables of ClickHouse's PostgreSQL engine over the store's own tables,
+ *   replacing whatever had the name (the Distributed tables `clickhouse schema` prints for the
+ *   replicated deployment): reports read the rows PostgreSQL holds at that moment, so a write
+ *   acknowledged by any replica is in the next report without a copy to wait for.
+ */
+export async function prepareFactNodes(
+  topology: FactTopology,
+  schemas: readonly TableSchema[],
+  postgres: PostgresSource,
+): Promise<void> {
+  for (const node of topology.nodes) await prepareNode(topology, node, schemas, postgres);
+}
+
+async function prepareNode(
+  topology: FactTopology,
+  node: FactNode,
+  schemas: readonly TableSchema[],
+  postgres: PostgresSource,
+): Promise<void> {
+  const ch = node.clickhouse;
+  for (const schema of schemas) {
+    const name = schema.table.name;
+    if (schema.table.partition === 'organization-month') {
+      const local = topology.localName(name);
+      await ch.command(`CREATE TABLE IF NOT EXISTS ${quoteName(local)}\n${tableBody(schema, 'MergeTree')}`);
+      if (topology.clustered)
+        await ch.command(
+          `CREATE TABLE IF NOT EXISTS ${quoteName(name)} AS ${quoteName(local)} ` +
+            `ENGINE = Distributed(${literal(topology.cluster)}, currentDatabase(), ${literal(local)}, organization_id)`,
+        );
+      await ch.command(
+        `CREATE TABLE IF NOT EXISTS ${quoteName(stagingName(name))} AS ${quoteName(local)} ENGINE = MergeTree ` +
+          `PARTITION BY ${PARTITION_EXPRESSIONS['organization-month']} ORDER BY (${schema.table.orderBy.join(', ')})`,
+      );
+      continue;
+    }
+    // The ClickHouse column of a table that borrows organization_id from its parent is not in PostgreSQL.
+    const columns = schema.columns.filter(
+      ([column]) => !(schema.table.organizationOf !== undefined && column === 'organization_id'),
+    );
+    await ch.command(
+      `CREATE OR REPLACE TABLE ${quoteName(name)} (${columns.map(([c, type]) => `${quoteName(c)} ${type}`).join(', ')}) ` +
+        `ENGINE = PostgreSQL(${literal(postgres.address)}, ${literal(postgres.database)}, ${literal(name)}, ` +
+        `${literal(postgres.user)}, ${literal(postgres.password)})`,
+    );
+  }
+}
+
+/** A ClickHouse string literal of configuration text (addresses, names, a password): quotes and backslashes escaped. */
+function literal(text: string): string {
+  return `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+}

@@ -1,0 +1,89 @@
+import { ClickHouse } from '../clickhouse-connection.js';
+
+/** One ClickHouse node that holds facts: a replica of one shard. Shards and replicas count from 1, as remote_servers does. */
+export interface FactNode {
+  readonly shard: number;
+  readonly replica: number;
+  readonly clickhouse: ClickHouse;
+}
+
+/** A malformed node list; the message names the setting. */
+export class FactTopologyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'FactTopologyError';
+  }
+}
+
+/**
+ * `ADREPORT_CLICKHOUSE_SHARD_URLS` as shards of replicas: shards separated by commas in their
+ * remote_servers order, the replicas of one shard by `|`
+ * (`http://s1r1:8123/adreport|http://s1r2:8123/adreport,http://s2r1:8123/adreport|...`).
+ * One URL per shard, as before this issue, is a shard of one replica.
+ */
+export function parseShardUrls(text: string | readonly string[]): string[][] {
+  const shards = (typeof text === 'string' ? text.split(',') : [...text]).map((shard) =>
+    shard
+      .split('|')
+      .map((url) => url.trim())
+      .filter((url) => url !== ''),
+  );
+  if (shards.length === 0 || shards.some((replicas) => replicas.length === 0))
+    throw new FactTopologyError(
+      'ADREPORT_CLICKHOUSE_SHARD_URLS must list every shard (commas between shards, | between the replicas of one)',
+    );
+  return shards;
+}
+
+/**
+ * Where an organization's facts are (issue 38): organization K on shard (K mod N) + 1, the
+ * Distributed tables' sharding key `organization_id` with equal weights, so writer and readers
+ * agree with ClickHouse's own routing. `clustered`: the nodes have `<table>_local` tables under
+ * Distributed ones (`adreport clickhouse cluster up`, a real cluster); otherwise one node with
+ * plain tables.
+ */
+export class FactTopology {
+  private constructor(
+    readonly shards: ReadonlyArray<readonly FactNode[]>,
+    readonly clustered: boolean,
+    /** The remote_servers name the Distributed tables refer to. */
+    readonly cluster: string,
+  ) {}
+
+  static async connect(urls: ReadonlyArray<readonly string[]>, options: { clustered: boolean; cluster: string }) {
+    const shards = await Promise.all(
+      urls.map((replicas, s) =>
+        Promise.all(
+          replicas.map(async (url, r) => ({
+            shard: s + 1,
+            replica: r + 1,
+            clickhouse: await ClickHouse.connect({ kind: 'server', url }),
+          })),
+        ),
+      ),
+    );
+    return new FactTopology(shards, options.clustered, options.cluster);
+  }
+
+  /** The replicas holding the organization's facts, in remote_servers order. */
+  shardOf(organizationId: number): readonly FactNode[] {
+    return this.shards[((organizationId % this.shards.length) + this.shards.length) % this.shards.length]!;
+  }
+
+  get nodes(): FactNode[] {
+    return this.shards.flat();
+  }
+
+  /** The table the writer fills on a node: `<table>_local` under a Distributed table, else the table itself. */
+  localName(table: string): string {
+    return this.clustered ? `${table}_local` : table;
+  }
+
+  get description(): string {
+    return `${this.shards.length} shard(s) x ${Math.max(...this.shards.map((s) => s.length))} replica(s)`;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.nodes.map((n) => n.clickhouse.close().catch(() => undefined)));
+  }
+}

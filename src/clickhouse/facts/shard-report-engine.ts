@@ -1,0 +1,108 @@
+import { PassThrough } from 'node:stream';
+import type { ClickHouseSettings } from '@clickhouse/client';
+import type { ExportStream } from '../../reporting/export-stream.js';
+import type { ReportEngine, ReportEngineSelector, ReportReader } from '../../reporting/report-engine.js';
+import type { CompiledQuery, ExportFormat } from '../../sql/compiled-query.js';
+import type { SqlDialect } from '../../sql/dialect.js';
+import type { ReportTicket } from '../../store/report-scheduler.js';
+import { WorkLimiter } from '../../store/work-limiter.js';
+import { ClickHouseFailure, type ClickHouse, type RawFormat } from '../clickhouse-connection.js';
+import { OUTPUT_SETTINGS, readerOn, reportEngineUnavailable, type ClickHouseSql } from '../clickhouse-engine.js';
+import type { FactNode, FactTopology } from './fact-topology.js';
+
+/** A replica that did not answer is tried last for this long. */
+const AWAY_MS = 5_000;
+
+/**
+ * Errors that mean "this replica, or the shard behind it, cannot answer now", not "this report is
+ * wrong": no connection, or ClickHouse's own word that it reached no replica of a shard.
+ */
+const AWAY_CODES = new Set([
+  'ALL_CONNECTION_TRIES_FAILED',
+  'NETWORK_ERROR',
+  'SOCKET_TIMEOUT',
+  'UNEXPECTED_PACKET_FROM_SERVER',
+]);
+
+function isAway(error: unknown): boolean {
+  return error instanceof ClickHouseFailure && (error.unreachable || AWAY_CODES.has(error.code ?? ''));
+}
+
+/**
+ * Reports where the facts live in ClickHouse (issue 38): a report of organization K is sent to a
+ * replica of K's own shard, which reads its local tables through the Distributed ones (the
+ * sharding key and optimize_skip_unused_shards keep a one-organization statement on that shard)
+ * and the dimensions from PostgreSQL. A replica that does not answer is skipped for the next; when
+ * no replica of the shard answers, the report is a 503 report_engine_unavailable with Retry-After,
+ * never a partial number, and organizations of other shards are served as before.
+ */
+export class ShardReportEngine implements ReportEngine, ReportEngineSelector {
+  readonly name = 'clickhouse';
+  readonly dialect: SqlDialect;
+  private readonly limiter: WorkLimiter;
+  private readonly settings: ClickHouseSettings;
+  private readonly awayUntil = new Map<FactNode, number>();
+
+  constructor(
+    private readonly topology: FactTopology,
+    private readonly sql: ClickHouseSql,
+    options: { readonly concurrency: number; readonly maxQueued: number },
+  ) {
+    this.dialect = sql.dialect;
+    this.limiter = new WorkLimiter(options.concurrency, options.maxQueued);
+    const cluster: ClickHouseSettings = topology.clustered
+      ? { distributed_product_mode: 'local', optimize_skip_unused_shards: 1, load_balancing: 'in_order' }
+      : {};
+    this.settings = { ...sql.settings, ...cluster, ...OUTPUT_SETTINGS };
+  }
+
+  engineFor(): ReportEngine {
+    return this;
+  }
+
+  read<T>(ticket: ReportTicket, work: (r: ReportReader) => Promise<T>): Promise<T> {
+    // Reads only: a statement cut off on one replica is run whole again on the next.
+    return this.limiter.run(() =>
+      this.onShard(ticket.organizationId, (ch) => work(readerOn(ch, this.sql, this.settings))),
+    );
+  }
+
+  async openExport(organizationId: number, compiled: CompiledQuery, format: ExportFormat): Promise<ExportStream> {
+    const { sql, params } = this.sql.bind(compiled.sql, compiled.params);
+    const output = this.dialect.exportFormat(format);
+    if (output === undefined) throw new Error(`the ${this.dialect.name} dialect streams no ${format}`);
+    const source = await this.onShard(organizationId, (ch) =>
+      ch.raw(sql, params, output.format as RawFormat, { ...this.settings, ...output.settings }),
+    );
+    const out = new PassThrough() as PassThrough & { outcome: Promise<Error | undefined> };
+    out.outcome = new Promise((resolve) => {
+      source.once('end', () => resolve(undefined));
+      source.once('error', (error) => {
+        resolve(error);
+        out.destroy(error);
+      });
+      out.once('close', () => source.destroy());
+    });
+    source.pipe(out);
+    return out;
+  }
+
+  /** Runs `work` on the organization's replicas in order, those that answered last first. */
+  private async onShard<T>(organizationId: number, work: (ch: ClickHouse) => Promise<T>): Promise<T> {
+    const now = Date.now();
+    const replicas = [...this.topology.shardOf(organizationId)].sort(
+      (a, b) => Number((this.awayUntil.get(a) ?? 0) > now) - Number((this.awayUntil.get(b) ?? 0) > now),
+    );
+    for (const node of replicas) {
+      try {
+        const result = await work(node.clickhouse);
+        this.awayUntil.delete(node);
+        return result;
+      } catch (error) {
+        if (!isAway(error)) throw error;
+        this.awayUntil.set(node, Date.now() + AWAY_MS);
+      }
+    }
+    throw reportEngineUnavailable();
+  }
+}
