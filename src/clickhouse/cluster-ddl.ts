@@ -75,54 +75,79 @@ export const CLUSTER_REPORT_SETTINGS: ReadonlyArray<readonly [setting: string, w
   ],
 ];
 
+/** How the cluster keeps its replicas in step. */
+export interface ClusterDdlOptions {
+  /**
+   * true (the default): ReplicatedMergeTree through ZooKeeper or Keeper, created once with ON
+   * CLUSTER. false: a cluster without Keeper (`adreport clickhouse cluster up`): plain MergeTree
+   * with the same keys and no ON CLUSTER, the statements run on each node; a shard's replicas stay
+   * in step only because a Distributed insert writes every one of them (internal_replication false).
+   */
+  readonly replicated?: boolean;
+}
+
 /**
  * The DDL statements, without `;`, in the order they must run: database, then per table the local
  * table before the Distributed one, then the replicator's bookkeeping tables (`bookkeeping`: its
  * one-node `CREATE TABLE IF NOT EXISTS name (...) ENGINE = <X>MergeTree...`), which become one
  * replica set across every node like FX: whichever node the replicator reaches sees them.
+ * Replicated, they run once on any node; with `replicated: false`, on every node.
  */
 export function clusterDdl(
   layout: ClusterLayout,
   schemas: readonly TableSchema[],
   bookkeeping: readonly string[] = [],
+  options: ClusterDdlOptions = {},
 ): string[] {
   assertLayout(layout);
+  const replicated = options.replicated ?? true;
   const db = quoteName(layout.database);
-  const onCluster = `ON CLUSTER ${quoteName(layout.cluster)}`;
-  const statements = [`CREATE DATABASE IF NOT EXISTS ${db} ${onCluster}`];
+  const onCluster = replicated ? ` ON CLUSTER ${quoteName(layout.cluster)}` : '';
+  const statements = [`CREATE DATABASE IF NOT EXISTS ${db}${onCluster}`];
   for (const schema of schemas) {
     const name = schema.table.name;
     if (schema.table.partition === 'whole') {
       // No organization to shard by: one replica set across every node (one ZooKeeper path for all
       // shards), so each shard joins its own full copy. Replica names must then be unique across
       // the cluster, not only within a shard: '{shard}-{replica}' is, whatever the macros hold.
-      const engine = `ReplicatedMergeTree('/clickhouse/tables/all/${layout.database}/${name}', '{shard}-{replica}')`;
-      statements.push(`CREATE TABLE IF NOT EXISTS ${db}.${quoteName(name)} ${onCluster}\n${tableBody(schema, engine)}`);
+      const engine = replicated
+        ? `ReplicatedMergeTree('/clickhouse/tables/all/${layout.database}/${name}', '{shard}-{replica}')`
+        : 'MergeTree';
+      statements.push(`CREATE TABLE IF NOT EXISTS ${db}.${quoteName(name)}${onCluster}\n${tableBody(schema, engine)}`);
       continue;
     }
     const local = `${name}_local`;
-    const engine = `ReplicatedMergeTree('/clickhouse/tables/{shard}/${layout.database}/${name}', '{replica}')`;
-    statements.push(`CREATE TABLE IF NOT EXISTS ${db}.${quoteName(local)} ${onCluster}\n${tableBody(schema, engine)}`);
+    const engine = replicated
+      ? `ReplicatedMergeTree('/clickhouse/tables/{shard}/${layout.database}/${name}', '{replica}')`
+      : 'MergeTree';
+    statements.push(`CREATE TABLE IF NOT EXISTS ${db}.${quoteName(local)}${onCluster}\n${tableBody(schema, engine)}`);
     statements.push(
-      `CREATE TABLE IF NOT EXISTS ${db}.${quoteName(name)} ${onCluster}\nAS ${db}.${quoteName(local)}\n` +
+      `CREATE TABLE IF NOT EXISTS ${db}.${quoteName(name)}${onCluster}\nAS ${db}.${quoteName(local)}\n` +
         `ENGINE = Distributed('${layout.cluster}', '${layout.database}', '${local}', organization_id)`,
     );
   }
-  for (const ddl of bookkeeping) statements.push(everywhere(layout, ddl));
+  for (const ddl of bookkeeping) statements.push(everywhere(layout, ddl, replicated));
   return statements;
 }
 
-/** A one-node bookkeeping table as a replica set spanning every node (one ZooKeeper path). */
-function everywhere(layout: ClusterLayout, ddl: string): string {
+/**
+ * A one-node bookkeeping table as a replica set spanning every node (one ZooKeeper path), or,
+ * not replicated, as the same table in the cluster's database on each node.
+ */
+function everywhere(layout: ClusterLayout, ddl: string, replicated: boolean): string {
   const shape =
     /^CREATE TABLE IF NOT EXISTS ([A-Za-z_][A-Za-z0-9_]*) \(([\s\S]*)\)\s*ENGINE = (\w*)MergeTree(?:\(([^)]*)\))? ([\s\S]*)$/.exec(
       ddl.trim(),
     );
   if (!shape) throw new Error(`not a one-node MergeTree table: ${ddl.slice(0, 60)}`);
   const [, name = '', columns = '', kind = '', args, rest = ''] = shape;
+  const table = `${quoteName(layout.database)}.${quoteName(name)}`;
+  const body = `(${columns.trim().replace(/\s+/g, ' ')})`;
+  if (!replicated)
+    return `CREATE TABLE IF NOT EXISTS ${table}\n${body}\nENGINE = ${kind}MergeTree${args ? `(${args})` : ''}\n${rest.trim()}`;
   const path = `'/clickhouse/tables/all/${layout.database}/${name}', '{shard}-{replica}'`;
   const engine = `Replicated${kind}MergeTree(${args ? `${path}, ${args}` : path})`;
-  return `CREATE TABLE IF NOT EXISTS ${quoteName(layout.database)}.${quoteName(name)} ON CLUSTER ${quoteName(layout.cluster)}\n(${columns.trim().replace(/\s+/g, ' ')})\nENGINE = ${engine}\n${rest.trim()}`;
+  return `CREATE TABLE IF NOT EXISTS ${table} ON CLUSTER ${quoteName(layout.cluster)}\n${body}\nENGINE = ${engine}\n${rest.trim()}`;
 }
 
 function assertLayout(layout: ClusterLayout): void {
@@ -142,18 +167,24 @@ export interface ClusterNode {
 }
 
 /**
- * The `<remote_servers>` entry the Distributed tables' cluster name refers to. internal_replication:
- * an insert through a Distributed table writes one replica and ReplicatedMergeTree copies it,
- * rather than the Distributed table writing every replica itself.
+ * The `<remote_servers>` entry the Distributed tables' cluster name refers to. internal_replication
+ * true (the default): an insert through a Distributed table writes one replica and
+ * ReplicatedMergeTree copies it. false (a cluster without Keeper): the Distributed table writes
+ * every replica of the shard itself.
  */
-export function remoteServersXml(cluster: string, shards: ReadonlyArray<readonly ClusterNode[]>): string[] {
+export function remoteServersXml(
+  cluster: string,
+  shards: ReadonlyArray<readonly ClusterNode[]>,
+  options: { readonly internalReplication?: boolean } = {},
+): string[] {
   quoteName(cluster);
+  const internalReplication = options.internalReplication ?? true;
   return [
     '<remote_servers>',
     `  <${cluster}>`,
     ...shards.flatMap((replicas) => [
       '    <shard>',
-      '      <internal_replication>true</internal_replication>',
+      `      <internal_replication>${internalReplication}</internal_replication>`,
       ...replicas.map(
         (r) => `      <replica><host>${xmlText(r.host)}</host><port>${Math.trunc(r.port)}</port></replica>`,
       ),
