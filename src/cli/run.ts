@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_DB_PATH } from '../config/config.js';
 import { CliError, failureOf, type CliIo, type Command } from './command.js';
 import { ADMIN_COMMANDS } from './admin-commands.js';
+import { clickhouseClusterDown, clickhouseClusterUp } from './commands/clickhouse-cluster.js';
 import { clickhouseSchema } from './commands/clickhouse-schema.js';
 import { dataGenerate } from './commands/data-generate.js';
 import { keysRotate } from './commands/keys.js';
@@ -15,6 +16,8 @@ export const COMMANDS: readonly Command[] = [
   keysRotate,
   migrateStore,
   clickhouseSchema,
+  clickhouseClusterUp,
+  clickhouseClusterDown,
 ];
 
 const COMMON_HELP = [
