@@ -49,14 +49,28 @@ export const dataGenerate: Command = {
       throw new CliError('ADREPORT_DB_THREADS must be a positive integer', 2);
 
     const stderr = context.io.stderr as NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
-    const result = await withGeneratorStore(context.dbPath, { memoryLimit, threads }, (db) => {
-      // Only once the file is open (and not held by a server), so a refusal stays one line.
+    const announce = () =>
       stderr.write(
         `data generate: scale ${options.scale}, ${options.days} days to ${options.lastDay}, seed ${options.seed}, ` +
           `${options.orgs} organization(s), ${options.accounts} account(s), ~${formatCount(options.targetRows)} fact rows\n`,
       );
-      return generateData(db, options, { progress: (totalWork) => new ProgressBar(stderr, totalWork, 'facts') });
-    });
+    const progress = (totalWork: number) => new ProgressBar(stderr, totalWork, 'facts');
+    const result =
+      context.storeUrl === undefined
+        ? await withGeneratorStore(context.dbPath, { memoryLimit, threads }, (db) => {
+            // Only once the file is open (and not held by a server), so a refusal stays one line.
+            announce();
+            return generateData(db, options, { progress });
+          })
+        : // A PostgreSQL deployment: facts into its ClickHouse, the rest into PostgreSQL (issue 38).
+          await (
+            await import('./data-generate-deployment.js')
+          ).generateIntoDeployment(context, context.storeUrl, options, {
+            memoryLimit,
+            threads,
+            announce,
+            progress,
+          });
     const seconds = (performance.now() - started) / 1000;
     const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
     const rowsPerSecond = Math.round(result.factRows / seconds);

@@ -12,9 +12,13 @@ import type { PostgresStore } from './postgres-store.js';
  */
 
 /** Why a table of the DuckDB file stays behind, or undefined when it is copied. */
-export function notCopiedBecause(table: string): string | undefined {
-  if (/^fact_/.test(table) || table === 'call_details') return 'facts (not on PostgreSQL yet, issue 38)';
+export function notCopiedBecause(table: string, options: PlanOptions = {}): string | undefined {
+  if (/^fact_/.test(table) || table === 'call_details')
+    return options.factsElsewhere
+      ? 'facts (loaded into ClickHouse)'
+      : 'facts (never on PostgreSQL: --facts clickhouse)';
   if (/^rollup_/.test(table)) return 'derived from the facts';
+  if (table === 'statistics_sources' && options.factsElsewhere) return undefined;
   if (table === 'statistics_sources')
     return 'how far the facts are synced: without them the PostgreSQL store syncs anew';
   if (table === 'fx_rates' || table === 'fx_imported_rates' || table === 'reference_data')
@@ -102,7 +106,12 @@ const quote = (identifier: string) => `"${identifier.replaceAll('"', '""')}"`;
  * that `notCopiedBecause` keeps, with the columns both sides have, by name. A table PostgreSQL
  * lacks is an error (both stores must be at this release's schema: migrate both first).
  */
-export async function planCopy(source: Database, target: PostgresStore): Promise<CopyPlan> {
+/** `factsElsewhere`: the facts of the file go to ClickHouse beside this copy, so how far they are synced comes along. */
+export interface PlanOptions {
+  readonly factsElsewhere?: boolean;
+}
+
+export async function planCopy(source: Database, target: PostgresStore, options: PlanOptions = {}): Promise<CopyPlan> {
   const duckColumns = await source.read((r) =>
     r.all<{ table: string; column: string; type: string }>(
       `SELECT c.table_name AS "table", c.column_name AS "column", c.data_type AS "type"
@@ -134,7 +143,7 @@ export async function planCopy(source: Database, target: PostgresStore): Promise
   const tables: CopiedTable[] = [];
   const notCopied: Array<{ table: string; reason: string }> = [];
   for (const [table, columns] of [...byTable].sort(([a], [b]) => a.localeCompare(b))) {
-    const reason = notCopiedBecause(table);
+    const reason = notCopiedBecause(table, options);
     if (reason !== undefined) {
       notCopied.push({ table, reason });
       continue;
