@@ -1,6 +1,3 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import {
   ClusterLayoutError,
   clusterDdl,
@@ -12,7 +9,6 @@ import {
   parseClusterLayout,
   type ClusterLayout,
 } from '../../clickhouse/cluster-ddl.js';
-import type { TableSchema } from '../../clickhouse/clickhouse-schema.js';
 import { CliError, type Command } from '../command.js';
 
 export const clickhouseSchema: Command = {
@@ -54,6 +50,7 @@ export const clickhouseSchema: Command = {
       if (error instanceof ClusterLayoutError) throw new CliError(error.message, 2);
       throw error;
     }
+    const { migratedSchemas } = await import('../../clickhouse/cluster/migrated-schemas.js');
     const schemas = await migratedSchemas();
     const { BOOKKEEPING_DDL } = await import('../../clickhouse/replicator.js');
     if (context.json) {
@@ -66,33 +63,3 @@ export const clickhouseSchema: Command = {
     return 0;
   },
 };
-
-/** The replicated tables' ClickHouse columns, from a scratch DuckDB migrated to this release's schema. */
-async function migratedSchemas(): Promise<TableSchema[]> {
-  // DuckDB and the ClickHouse modules load only when this command runs (the CLI starts without them).
-  const [{ tableSchema }, { REPLICATED_TABLES }, { readSourceColumns }, { Database }, { migrate }] = await Promise.all([
-    import('../../clickhouse/clickhouse-schema.js'),
-    import('../../clickhouse/replicated-tables.js'),
-    import('../../clickhouse/source-columns.js'),
-    import('../../store/database.js'),
-    import('../../store/migrate.js'),
-  ]);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'adreport-schema-'));
-  try {
-    const db = await Database.open(path.join(dir, 'schema.duckdb'), {
-      readConnections: 1,
-      maxQueued: 4,
-      exportConnections: 0,
-      threads: 1,
-    });
-    try {
-      await migrate(db);
-      const columns = await db.read((r) => readSourceColumns(r));
-      return REPLICATED_TABLES.map((table) => tableSchema(table, columns.get(table.name) ?? []));
-    } finally {
-      await db.close();
-    }
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}

@@ -1,40 +1,8 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { PARTITION_EXPRESSIONS, quoteName, tableBody, tableSchema, type TableSchema } from '../clickhouse-schema.js';
-import { REPLICATED_TABLES } from '../replicated-tables.js';
+import { PARTITION_EXPRESSIONS, quoteName, tableBody, type TableSchema } from '../clickhouse-schema.js';
 import type { FactNode, FactTopology } from './fact-topology.js';
 
-/**
- * The ClickHouse tables of this release, derived from its DuckDB migrations run on a scratch
- * file in the temp directory (the one source of the column types, as `clickhouse schema` does):
- * DuckDB is a schema compiler here, never a store of facts.
- */
-export async function releaseSchemas(): Promise<TableSchema[]> {
-  const [{ readSourceColumns }, { Database }, { migrate }] = await Promise.all([
-    import('../source-columns.js'),
-    import('../../store/database.js'),
-    import('../../store/migrate.js'),
-  ]);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'adreport-schema-'));
-  try {
-    const db = await Database.open(path.join(dir, 'schema.duckdb'), {
-      readConnections: 1,
-      maxQueued: 4,
-      exportConnections: 0,
-      threads: 1,
-    });
-    try {
-      await migrate(db);
-      const columns = await db.read((r) => readSourceColumns(r));
-      return REPLICATED_TABLES.map((table) => tableSchema(table, columns.get(table.name) ?? []));
-    } finally {
-      await db.close();
-    }
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
+/** The ClickHouse tables of this release (from its DuckDB migrations on a scratch file: DuckDB compiles the schema, stores no facts). */
+export { migratedSchemas as releaseSchemas } from '../cluster/migrated-schemas.js';
 
 /** Where ClickHouse reads the dimensions from: the PostgreSQL store, as the ClickHouse nodes reach it. */
 export interface PostgresSource {
