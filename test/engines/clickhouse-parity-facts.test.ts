@@ -1,11 +1,11 @@
-import { defineParitySuite, KNOWN_DIFFERENCES } from '../helpers/parity-suite.js';
+import { embeddedDeployment, KNOWN_DIFFERENCES, runParitySuite } from '../helpers/parity-suite.js';
 
 /**
  * Engine parity with aggregate tables off (issue 22 item 5): every report reads the facts; the corpus
  * of test/helpers/parity-corpus.ts against a DuckDB and a ClickHouse service over copies of the
  * world scale2-60d (the other parity file's too).
  */
-defineParitySuite({
+runParitySuite(embeddedDeployment('clickhouse'), {
   rollups: false,
   missingSourceCurrency: 'CHF',
   knownDifferences: KNOWN_DIFFERENCES,

@@ -3,24 +3,99 @@ import https from 'node:https';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ReportEngineName } from '../../src/reporting/report-engines.js';
+import type { SqlValue } from '../../src/store/sql-values.js';
+import { HttpClient } from './http.js';
 import { buildCorpus, sampleFilterRequests, STAT_ENDPOINTS, type ParityRequest } from './parity-corpus.js';
 import { COMPARED_HEADERS, firstDifference, parseCsv, parseNdjson, type CompareOptions } from './parity-compare.js';
-import { addDays, encodeQuery, mondayOf, startReportingFixture, type ReportingFixture } from './reporting-fixture.js';
-import { WORLDS, yesterdayUtc } from './worlds.js';
+import { addDays, encodeQuery, mondayOf, startReportingFixture, type QueryInput } from './reporting-fixture.js';
+import { tempDir } from './server.js';
+import { WORLDS, yesterdayUtc, type WorldName } from './worlds.js';
 
 /**
- * The engine-parity suite (issue 22 item 5), run by two files (aggregate tables on and off): one
- * generated world, a DuckDB and a ClickHouse service over copies of it, the corpus sent to both,
- * every answer compared in a test of its own. Days of the data are copied to 2024-12-23 .. 2025-01-05 so that
- * ISO weeks across a year boundary are asked with data, and a currency loses its rates on some
- * days so that a missing rate is asked.
+ * The engine-parity suite (issue 22 item 5), a function of the deployment under test (issue 38):
+ * one generated world, the embedded DuckDB service (the reference) and the deployment under test
+ * over copies of it, the corpus sent to both, every answer compared in a test of its own. Days of
+ * the data are copied to 2024-12-23 .. 2025-01-05 so that ISO weeks across a year boundary are
+ * asked with data, and a currency loses its rates on some days so that a missing rate is asked.
+ * test/engines/clickhouse-parity*.test.ts run it on embedded ClickHouse, aggregate tables on and off.
  */
 export interface ParitySpec {
+  /** Both services read the aggregate tables (true) or the facts only. */
   readonly rollups: boolean;
   /** A currency of the generated platform accounts: its rates go missing on some days. */
   readonly missingSourceCurrency: string;
   /** Differences known and not yet fixed; the lead fixes them. */
   readonly knownDifferences: readonly KnownDifference[];
+}
+
+/** A running service that answers the corpus. */
+export interface Deployment {
+  /** Its base URL, https://host:port. */
+  readonly url: string;
+  /** The PEM certificate its TLS is verified against (a self-signed one); undefined: the system's CAs. */
+  readonly ca?: string;
+  /** A bearer token per organization of the world, in the world's order (a request names one by index). */
+  readonly tokens: readonly string[];
+  /** What it logged as errors while the suite ran (a 500, a background failure): the suite expects none. */
+  readonly errors: readonly unknown[];
+  close(): Promise<void>;
+}
+
+/** A DuckDB statement on the world's database, its values bound. */
+export type WorldWrite = (sql: string, params?: readonly SqlValue[]) => Promise<void>;
+
+/** What a deployment serves: a generated world with the corpus's edits. */
+export interface ParityData {
+  readonly world: WorldName;
+  /** Reports read the aggregate tables (true) or the facts only (the service's `rollups`). */
+  readonly rollups: boolean;
+  /**
+   * Applies the corpus's edits of the world (edge days, missing FX rates): DuckDB statements on
+   * the world's database, each run through `write`. `start` resolves once reports see them.
+   */
+  edit(write: WorldWrite): Promise<void>;
+}
+
+/**
+ * The engine or deployment under test: `start` brings up a service over `data.world` with
+ * `data.edit` applied. The reference is `embeddedDeployment('duckdb')`.
+ */
+export interface DeploymentUnderTest {
+  /** Names it in the suite's title and timings. */
+  readonly name: string;
+  /** What its answers of 200 say in X-Report-Engine. */
+  readonly reportEngine: ReportEngineName;
+  start(data: ParityData): Promise<Deployment>;
+}
+
+/**
+ * The service of helpers/reporting-fixture.ts in this process, its reports on `reportEngine`:
+ * DuckDB, or a ClickHouse replica embedded in it (chdb), which has copied the edits from DuckDB
+ * when start resolves.
+ */
+export function embeddedDeployment(reportEngine: ReportEngineName): DeploymentUnderTest {
+  return {
+    name: reportEngine,
+    reportEngine,
+    async start({ world, rollups, edit }) {
+      const fx = await startReportingFixture({ world, service: { rollups, reportEngine } });
+      try {
+        await edit((sql, params) => fx.write(sql, params));
+        await fx.service.clickhouse?.replicator.idle();
+      } catch (error) {
+        await fx.close();
+        throw error;
+      }
+      return {
+        url: fx.service.url,
+        ca: fx.service.tls?.cert,
+        tokens: fx.orgs.map((org) => org.token),
+        errors: fx.errors,
+        close: () => fx.close(),
+      };
+    },
+  };
 }
 
 /**
@@ -56,8 +131,28 @@ const EDGE_FROM = '2024-12-23';
 const EDGE_TO = '2025-01-05';
 const MISSING_TARGET = 'JPY';
 
-function fetchBytes(fx: ReportingFixture, target: string, token: string): Promise<Answer> {
-  const url = new URL(fx.service.url);
+/** A started deployment as the suite talks to it. */
+interface Running {
+  readonly name: string;
+  readonly deployment: Deployment;
+  readonly http: HttpClient;
+  /** Time spent in its requests, ms. */
+  spent: number;
+}
+
+async function startRunning(underTest: DeploymentUnderTest, data: ParityData): Promise<Running> {
+  const deployment = await underTest.start(data);
+  return { name: underTest.name, deployment, http: new HttpClient(deployment.url, deployment.ca), spent: 0 };
+}
+
+function tokenOf(to: Running, org: number): string {
+  const token = to.deployment.tokens[org];
+  if (token === undefined) throw new Error(`${to.name} has no token of organization #${org}`);
+  return token;
+}
+
+function fetchBytes(to: Running, target: string, token: string): Promise<Answer> {
+  const url = new URL(to.deployment.url);
   return new Promise((resolve, reject) => {
     const req = https.request(
       {
@@ -65,7 +160,7 @@ function fetchBytes(fx: ReportingFixture, target: string, token: string): Promis
         port: url.port,
         path: target,
         headers: { authorization: `Bearer ${token}` },
-        ca: fx.service.tls?.cert,
+        ca: to.deployment.ca,
         servername: 'localhost',
       },
       (res) => {
@@ -82,28 +177,34 @@ function fetchBytes(fx: ReportingFixture, target: string, token: string): Promis
   });
 }
 
-const spent = new Map<ReportingFixture, number>();
+/** GET /reporting/v0/<path> as organization `org`. */
+function report(to: Running, reportPath: string, org: number, query: QueryInput | string) {
+  const q = encodeQuery(query);
+  return to.http.get(`/reporting/v0/${reportPath}${q === '' ? '' : `?${q}`}`, {
+    authorization: `Bearer ${tokenOf(to, org)}`,
+  });
+}
 
-async function send(fx: ReportingFixture, request: ParityRequest): Promise<Answer> {
+async function send(to: Running, request: ParityRequest): Promise<Answer> {
   const t0 = performance.now();
   try {
-    return await sendUntimed(fx, request);
+    if (request.format === 'parquet') {
+      const query = encodeQuery(request.query);
+      const target = `/reporting/v0/${request.path}${query === '' ? '' : `?${query}`}`;
+      return await fetchBytes(to, target, tokenOf(to, request.org));
+    }
+    const res = await report(to, request.path, request.org, request.query);
+    return { status: res.status, headers: res.headers, body: Buffer.from(res.text, 'utf8') };
   } finally {
-    spent.set(fx, (spent.get(fx) ?? 0) + performance.now() - t0);
+    to.spent += performance.now() - t0;
   }
 }
 
-async function sendUntimed(fx: ReportingFixture, request: ParityRequest): Promise<Answer> {
-  const query = encodeQuery(request.query);
-  const target = `/reporting/v0/${request.path}${query === '' ? '' : `?${query}`}`;
-  const token = fx.orgs[request.org]!.token;
-  if (request.format === 'parquet') return fetchBytes(fx, target, token);
-  const res = await fx.get(target, token);
-  return { status: res.status, headers: res.headers, body: Buffer.from(res.text, 'utf8') };
-}
+/** The days whose FX rates the edits delete, from the world's first day. */
+const missingDaysFrom = (from: string) => [addDays(from, 1), addDays(from, 2), addDays(from, 5)];
 
-/** Copies 14 days of every fact table (a Monday on) to the edge days, in one write per fixture. */
-async function addEdgeDaysAndMissingRates(fx: ReportingFixture, from: string, source: string): Promise<string[]> {
+/** Copies 14 days of every fact table (a Monday on) to the edge days and deletes some FX rates, one write each. */
+async function addEdgeDaysAndMissingRates(write: WorldWrite, from: string, source: string): Promise<void> {
   const copied = mondayOf(addDays(from, 13));
   const shift = Math.round((Date.parse(copied) - Date.parse(EDGE_FROM)) / 86_400_000);
   const tables = [
@@ -115,27 +216,25 @@ async function addEdgeDaysAndMissingRates(fx: ReportingFixture, from: string, so
     'rollup_platform_account_daily',
   ];
   for (const table of tables)
-    await fx.write(
+    await write(
       `INSERT INTO ${table} SELECT * REPLACE (CAST(day - ${shift} AS DATE) AS day) FROM ${table}
         WHERE day BETWEEN $1::DATE AND $1::DATE + 13`,
       [copied],
     );
-  await fx.write(
+  await write(
     `INSERT INTO call_details SELECT * REPLACE (id + 1000000 AS id, CAST(day - ${shift} AS DATE) AS day,
             start_time - to_days(${shift}) AS start_time)
        FROM call_details WHERE day BETWEEN $1::DATE AND $1::DATE + 13`,
     [copied],
   );
-  await fx.write(
+  await write(
     `INSERT INTO fact_partition_versions SELECT id, m, 1 FROM organizations, (VALUES (DATE '2024-12-01'), (DATE '2025-01-01')) v(m)`,
   );
-  const missing = [addDays(from, 1), addDays(from, 2), addDays(from, 5)];
-  await fx.write(`DELETE FROM fx_rates WHERE currency IN ($1, $2) AND day IN ($3::DATE, $4::DATE, $5::DATE)`, [
+  await write(`DELETE FROM fx_rates WHERE currency IN ($1, $2) AND day IN ($3::DATE, $4::DATE, $5::DATE)`, [
     MISSING_TARGET,
     source,
-    ...missing,
+    ...missingDaysFrom(from),
   ]);
-  return missing;
 }
 
 function arrayOf(body: Record<string, unknown>): Array<Record<string, unknown>> {
@@ -143,15 +242,16 @@ function arrayOf(body: Record<string, unknown>): Array<Record<string, unknown>> 
   return (list?.[1] as Array<Record<string, unknown>> | undefined) ?? [];
 }
 
-/** The world both parity files run on (helpers/worlds.ts): its dates are known before it exists. */
+/** The world every parity run is on (helpers/worlds.ts): its dates are known before it exists. */
 const WORLD = 'scale2-60d';
 
 /**
- * The suite: a test per request of the corpus (named by its path and query), built when the file
- * is collected; the two services start in beforeAll. Every request's answers are sent once and
- * kept, so the tests that look into particular answers reuse them (or send them when run alone).
+ * The suite for `underTest`: a test per request of the corpus (named by its path and query), built
+ * when the file is collected; the reference and the deployment under test start in beforeAll. Every
+ * request's answers are sent once and kept, so the tests that look into particular answers reuse
+ * them (or send them when run alone).
  */
-export function defineParitySuite(spec: ParitySpec): void {
+export function runParitySuite(underTest: DeploymentUnderTest, spec: ParitySpec): void {
   const to = yesterdayUtc();
   const ctx = {
     from: addDays(to, -(WORLDS[WORLD].days - 1)),
@@ -161,22 +261,31 @@ export function defineParitySuite(spec: ParitySpec): void {
     missingFx: { target: MISSING_TARGET, source: spec.missingSourceCurrency },
   };
   const corpus = buildCorpus(ctx);
-  let duck: ReportingFixture;
-  let click: ReportingFixture;
-  let missingDays: string[];
-  const answers = new Map<string, Promise<{ duck: Answer; click: Answer }>>();
+  const missingDays = missingDaysFrom(ctx.from);
+  const data: ParityData = {
+    world: WORLD,
+    rollups: spec.rollups,
+    edit: (write) => addEdgeDaysAndMissingRates(write, ctx.from, spec.missingSourceCurrency),
+  };
+  let reference: Running | undefined;
+  let tested: Running | undefined;
+  const answers = new Map<string, Promise<{ reference: Answer; tested: Answer }>>();
   const differences: string[] = [];
   const known: string[] = [];
   let sampled = 0;
   let reader: DuckDBConnection;
-  let scratch: string;
+  let scratch: string | undefined;
   let parquetSeq = 0;
   const timings: string[] = [];
   const started = performance.now();
   const mark = (what: string) => timings.push(`${what}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  const running = () => {
+    if (reference === undefined || tested === undefined) throw new Error('the deployments did not start');
+    return { reference, tested };
+  };
 
   async function parquetRows(bytes: Buffer): Promise<unknown> {
-    const file = path.join(scratch, `p${++parquetSeq}.parquet`);
+    const file = path.join(scratch!, `p${++parquetSeq}.parquet`);
     fs.writeFileSync(file, bytes);
     const quoted = `'${file.replaceAll("'", "''")}'`;
     const columns = (await reader.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${quoted})`)).getRowObjectsJS();
@@ -213,10 +322,11 @@ export function defineParitySuite(spec: ParitySpec): void {
   }
 
   /** The request's answers from both services, sent once. */
-  function answersOf(request: ParityRequest): Promise<{ duck: Answer; click: Answer }> {
+  function answersOf(request: ParityRequest): Promise<{ reference: Answer; tested: Answer }> {
     let sent = answers.get(request.key);
     if (sent === undefined) {
-      sent = Promise.all([send(duck, request), send(click, request)]).then(([a, b]) => ({ duck: a, click: b }));
+      const { reference: a, tested: b } = running();
+      sent = Promise.all([send(a, request), send(b, request)]).then(([ra, rb]) => ({ reference: ra, tested: rb }));
       answers.set(request.key, sent);
     }
     return sent;
@@ -227,11 +337,11 @@ export function defineParitySuite(spec: ParitySpec): void {
    * request are relaxed together; an answer of 200 must also name the engine that made it.
    */
   async function check(request: ParityRequest): Promise<string | undefined> {
-    const { duck: a, click: b } = await answersOf(request);
+    const { reference: a, tested: b } = await answersOf(request);
     if (a.status === 200 && a.headers['x-report-engine'] !== 'duckdb')
       return `X-Report-Engine of DuckDB: ${String(a.headers['x-report-engine'])}`;
-    if (b.status === 200 && b.headers['x-report-engine'] !== 'clickhouse')
-      return `X-Report-Engine of ClickHouse: ${String(b.headers['x-report-engine'])}`;
+    if (b.status === 200 && b.headers['x-report-engine'] !== underTest.reportEngine)
+      return `X-Report-Engine of ${underTest.name}: ${String(b.headers['x-report-engine'])}`;
     const d = await difference(request, a, b);
     if (d === undefined) return undefined;
     const concerned = spec.knownDifferences.filter((k) => k.concerns(request));
@@ -245,31 +355,26 @@ export function defineParitySuite(spec: ParitySpec): void {
     return relaxed;
   }
 
-  async function bodyOf(request: ParityRequest | undefined, engine: 'duck' | 'click') {
+  async function bodyOf(request: ParityRequest | undefined, side: 'reference' | 'tested') {
     if (request === undefined) throw new Error('the corpus has no such request');
-    return JSON.parse((await answersOf(request))[engine].body.toString('utf8')) as Record<string, unknown>;
+    return JSON.parse((await answersOf(request))[side].body.toString('utf8')) as Record<string, unknown>;
   }
 
   beforeAll(async () => {
-    duck = await startReportingFixture({ world: WORLD, service: { rollups: spec.rollups } });
-    click = await startReportingFixture({
-      world: WORLD,
-      service: { rollups: spec.rollups, reportEngine: 'clickhouse' },
-    });
-    if (duck.yesterday !== ctx.to) throw new Error(`the world ends ${duck.yesterday}, the corpus ${ctx.to}`);
-    mark('fixtures');
-    missingDays = await addEdgeDaysAndMissingRates(duck, ctx.from, spec.missingSourceCurrency);
-    await addEdgeDaysAndMissingRates(click, ctx.from, spec.missingSourceCurrency);
-    await click.service.clickhouse!.replicator.idle();
-    mark('replicated');
-    scratch = fs.mkdtempSync(path.join(duck.dir, 'parquet-'));
+    reference = await startRunning(embeddedDeployment('duckdb'), data);
+    mark('reference started');
+    tested = await startRunning(underTest, data);
+    mark(`${underTest.name} started`);
+    // The world ends yesterday as the deployments started; the corpus was built for the yesterday of its collection.
+    if (yesterdayUtc() !== ctx.to) throw new Error(`the world ends ${yesterdayUtc()}, the corpus ${ctx.to}`);
+    scratch = tempDir('adreport-parity-parquet-');
     reader = await (await DuckDBInstance.create(':memory:')).connect();
   }, 600_000);
 
   afterAll(async () => {
     mark('done');
     timings.push(
-      `request time duckdb ${((spent.get(duck) ?? 0) / 1000).toFixed(1)} s, clickhouse ${((spent.get(click) ?? 0) / 1000).toFixed(1)} s`,
+      `request time duckdb ${((reference?.spent ?? 0) / 1000).toFixed(1)} s, ${underTest.name} ${((tested?.spent ?? 0) / 1000).toFixed(1)} s`,
     );
     // PARITY_REPORT=file writes every difference there (each test shows its own).
     if (process.env.PARITY_REPORT)
@@ -278,11 +383,14 @@ export function defineParitySuite(spec: ParitySpec): void {
         `${timings.join('\n')}\n${corpus.length} + ${sampled} requests\n${[...differences, ...known].join('\n')}\n`,
       );
     reader?.closeSync();
-    await click?.close();
-    await duck?.close();
+    if (scratch !== undefined) fs.rmSync(scratch, { recursive: true, force: true });
+    for (const r of [tested, reference]) {
+      r?.http.close();
+      await r?.deployment.close();
+    }
   });
 
-  describe(`engine parity, aggregate tables ${spec.rollups ? 'on' : 'off'}`, () => {
+  describe(`engine parity of ${underTest.name}, aggregate tables ${spec.rollups ? 'on' : 'off'}`, () => {
     // JSON reports a few at a time (maxConcurrency); the service runs one export per organization
     // at once, so exports go one at a time.
     describe.concurrent('JSON: both engines answer alike', () => {
@@ -300,7 +408,7 @@ export function defineParitySuite(spec: ParitySpec): void {
     describe('filters on values of the data: both engines answer alike', () => {
       for (const endpoint of STAT_ENDPOINTS)
         it(`${endpoint}: filters on the values of its rows`, async () => {
-          const res = await duck.report(endpoint, duck.orgs[0]!.token, {
+          const res = await report(running().reference, endpoint, 0, {
             startDate: ctx.from,
             endDate: ctx.to,
             limit: 40,
@@ -319,28 +427,29 @@ export function defineParitySuite(spec: ParitySpec): void {
 
     it('sends a corpus of at least 500 requests, most of them answered', async () => {
       expect(corpus.length + sampled).toBeGreaterThanOrEqual(500);
-      const statuses = await Promise.all(corpus.map(async (r) => (await answersOf(r)).duck.status));
+      const statuses = await Promise.all(corpus.map(async (r) => (await answersOf(r)).reference.status));
       const ok = statuses.filter((s) => s === 200).length;
       expect(ok / corpus.length).toBeGreaterThan(0.8);
       expect(statuses.filter((s) => s === 400).length).toBeGreaterThan(20);
     });
 
     it('neither service logged an error', () => {
-      expect(duck.errors).toEqual([]);
-      expect(click.errors).toEqual([]);
+      const { reference: a, tested: b } = running();
+      expect(a.deployment.errors).toEqual([]);
+      expect(b.deployment.errors).toEqual([]);
     });
 
     it('ISO weeks across the year boundary: the Monday, 2024-12-30 for 2025-W01', async () => {
       const request = corpus.find(
         (r) => r.query.segments === 'Day,Week' && r.query.startDate === EDGE_FROM && r.path === 'campaigns',
       );
-      const rows = arrayOf(await bodyOf(request, 'click')) as Array<{ segments: { day: string; week: string } }>;
+      const rows = arrayOf(await bodyOf(request, 'tested')) as Array<{ segments: { day: string; week: string } }>;
       expect(rows.length).toBeGreaterThan(0);
       for (const row of rows) expect(row.segments.week).toBe(mondayOf(row.segments.day));
       const weekYear = corpus.find(
         (r) => r.query.segments === 'Week,Year' && r.query.startDate === EDGE_FROM && r.path === 'accounts',
       );
-      const buckets = arrayOf(await bodyOf(weekYear, 'click')).map(
+      const buckets = arrayOf(await bodyOf(weekYear, 'tested')).map(
         (r) => `${(r.segments as { week: string }).week}/${(r.segments as { year: number }).year}`,
       );
       expect(new Set(buckets)).toEqual(new Set(['2024-12-23/2024', '2024-12-30/2024', '2024-12-30/2025']));
@@ -348,7 +457,7 @@ export function defineParitySuite(spec: ParitySpec): void {
 
     it('division by zero is null; 7 / 2 is 3.5', async () => {
       const request = corpus.find((r) => r.path === 'campaigns' && Array.isArray(r.query.formulas));
-      const rows = arrayOf(await bodyOf(request, 'click'));
+      const rows = arrayOf(await bodyOf(request, 'tested'));
       expect(rows.length).toBeGreaterThan(0);
       for (const row of rows) {
         const formulas = row.formulas as Record<string, unknown>;
@@ -364,7 +473,7 @@ export function defineParitySuite(spec: ParitySpec): void {
         const request = corpus.find(
           (r) => r.path === 'campaigns' && r.query.currency === currency && r.query.segments === 'Day',
         );
-        for (const engine of ['duck', 'click'] as const) {
+        for (const engine of ['reference', 'tested'] as const) {
           const rows = arrayOf(await bodyOf(request, engine)) as Array<{
             segments: { day: string };
             statistics: { clicks: number; cost: number | null };
