@@ -28,6 +28,9 @@ describe('toPostgresSql', () => {
     expect(toPostgresSql('SELECT CAST(s.synced_at - to_days(s.lag) AS DATE) - 1 FROM s')).toBe(
       'SELECT CAST(s.synced_at - make_interval(days => s.lag) AS DATE) - 1 FROM s',
     );
+    expect(toPostgresSql('SELECT 1 FROM c WHERE contains(c.name, $2) OR ends_with(c.name, $3)')).toBe(
+      'SELECT 1 FROM c WHERE (strpos(c.name, $2) > 0) OR (right(c.name, length($3)) = $3)',
+    );
   });
 
   it('leaves a function name inside a string literal alone, and names list() only as a call', () => {

@@ -1,5 +1,5 @@
 import { PARTITION_EXPRESSIONS, quoteName, tableBody, type TableSchema } from '../clickhouse-schema.js';
-import type { FactNode, FactTopology } from './fact-topology.js';
+import { readsDatabase, type FactNode, type FactTopology } from './fact-topology.js';
 
 /** The ClickHouse tables of this release (from its DuckDB migrations on a scratch file: DuckDB compiles the schema, stores no facts). */
 export { migratedSchemas as releaseSchemas } from '../cluster/migrated-schemas.js';
@@ -51,6 +51,8 @@ async function prepareNode(
   postgres: PostgresSource,
 ): Promise<void> {
   const ch = node.clickhouse;
+  const reads = quoteName(readsDatabase(ch.database));
+  await ch.command(`CREATE DATABASE IF NOT EXISTS ${reads}`);
   for (const schema of schemas) {
     const name = schema.table.name;
     if (schema.table.partition === 'organization-month') {
@@ -65,6 +67,9 @@ async function prepareNode(
         `CREATE TABLE IF NOT EXISTS ${quoteName(stagingName(name))} AS ${quoteName(local)} ENGINE = MergeTree ` +
           `PARTITION BY ${PARTITION_EXPRESSIONS['organization-month']} ORDER BY (${schema.table.orderBy.join(', ')})`,
       );
+      await ch.command(
+        `CREATE OR REPLACE VIEW ${reads}.${quoteName(name)} AS SELECT * FROM ${quoteName(ch.database)}.${quoteName(local)}`,
+      );
       continue;
     }
     // The ClickHouse column of a table that borrows organization_id from its parent is not in PostgreSQL.
@@ -75,6 +80,9 @@ async function prepareNode(
       `CREATE OR REPLACE TABLE ${quoteName(name)} (${columns.map(([c, type]) => `${quoteName(c)} ${type}`).join(', ')}) ` +
         `ENGINE = PostgreSQL(${literal(postgres.address)}, ${literal(postgres.database)}, ${literal(name)}, ` +
         `${literal(postgres.user)}, ${literal(postgres.password)})`,
+    );
+    await ch.command(
+      `CREATE OR REPLACE VIEW ${reads}.${quoteName(name)} AS SELECT * FROM ${quoteName(ch.database)}.${quoteName(name)}`,
     );
   }
 }

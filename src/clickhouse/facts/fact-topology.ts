@@ -4,8 +4,19 @@ import { ClickHouse } from '../clickhouse-connection.js';
 export interface FactNode {
   readonly shard: number;
   readonly replica: number;
+  /** Writes and DDL, in the node's database. */
   readonly clickhouse: ClickHouse;
+  /** Reports, in the node's `<database>_reads` (readsDatabase). */
+  readonly reads: ClickHouse;
 }
+
+/**
+ * Reports read a database of views over the node's own tables: the node a report is sent to holds
+ * every row of the organization (its shard, each replica written alike), and a Distributed table
+ * in the same statement makes ClickHouse refuse the correlated subqueries the compiler writes
+ * ("not supported with remote tables").
+ */
+export const readsDatabase = (database: string) => `${database}_reads`;
 
 /** A malformed node list; the message names the setting. */
 export class FactTopologyError extends Error {
@@ -54,11 +65,17 @@ export class FactTopology {
     const shards = await Promise.all(
       urls.map((replicas, s) =>
         Promise.all(
-          replicas.map(async (url, r) => ({
-            shard: s + 1,
-            replica: r + 1,
-            clickhouse: await ClickHouse.connect({ kind: 'server', url }),
-          })),
+          replicas.map(async (url, r) => {
+            const clickhouse = await ClickHouse.connect({ kind: 'server', url });
+            const reads = new URL(url);
+            reads.pathname = `/${readsDatabase(clickhouse.database)}`;
+            return {
+              shard: s + 1,
+              replica: r + 1,
+              clickhouse,
+              reads: await ClickHouse.connect({ kind: 'server', url: reads.toString() }),
+            };
+          }),
         ),
       ),
     );
@@ -84,6 +101,6 @@ export class FactTopology {
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.nodes.map((n) => n.clickhouse.close().catch(() => undefined)));
+    await Promise.all(this.nodes.flatMap((n) => [n.clickhouse, n.reads]).map((c) => c.close().catch(() => undefined)));
   }
 }

@@ -30,9 +30,8 @@ function isAway(error: unknown): boolean {
 
 /**
  * Reports where the facts live in ClickHouse (issue 38): a report of organization K is sent to a
- * replica of K's own shard, which reads its local tables through the Distributed ones (the
- * sharding key and optimize_skip_unused_shards keep a one-organization statement on that shard)
- * and the dimensions from PostgreSQL. A replica that does not answer is skipped for the next; when
+ * replica of K's own shard, which holds all of K's rows, and reads its own tables there (views in
+ * `<database>_reads`, so the statement touches that one node) and the dimensions from PostgreSQL. A replica that does not answer is skipped for the next; when
  * no replica of the shard answers, the report is a 503 report_engine_unavailable with Retry-After,
  * never a partial number, and organizations of other shards are served as before.
  */
@@ -50,10 +49,7 @@ export class ShardReportEngine implements ReportEngine, ReportEngineSelector {
   ) {
     this.dialect = sql.dialect;
     this.limiter = new WorkLimiter(options.concurrency, options.maxQueued);
-    const cluster: ClickHouseSettings = topology.clustered
-      ? { distributed_product_mode: 'local', optimize_skip_unused_shards: 1, load_balancing: 'in_order' }
-      : {};
-    this.settings = { ...sql.settings, ...cluster, ...OUTPUT_SETTINGS };
+    this.settings = { ...sql.settings, ...OUTPUT_SETTINGS };
   }
 
   engineFor(): ReportEngine {
@@ -95,7 +91,7 @@ export class ShardReportEngine implements ReportEngine, ReportEngineSelector {
     );
     for (const node of replicas) {
       try {
-        const result = await work(node.clickhouse);
+        const result = await work(node.reads);
         this.awayUntil.delete(node);
         return result;
       } catch (error) {

@@ -18,7 +18,12 @@ export function notCopiedBecause(table: string, options: PlanOptions = {}): stri
       ? 'facts (loaded into ClickHouse)'
       : 'facts (never on PostgreSQL: --facts clickhouse)';
   if (/^rollup_/.test(table)) return 'derived from the facts';
-  if (table === 'statistics_sources' && options.factsElsewhere) return undefined;
+  // With facts elsewhere, what says how complete they are and what converts them comes along.
+  if (
+    options.factsElsewhere &&
+    ['statistics_sources', 'fx_rates', 'fx_imported_rates', 'reference_data'].includes(table)
+  )
+    return undefined;
   if (table === 'statistics_sources')
     return 'how far the facts are synced: without them the PostgreSQL store syncs anew';
   if (table === 'fx_rates' || table === 'fx_imported_rates' || table === 'reference_data')

@@ -19,6 +19,8 @@ const FUNCTION_REWRITES: ReadonlyArray<readonly [name: string, rewrite: (args: s
   ['epoch_ms', ([value]) => `(extract(epoch from ${value}) * 1000)::BIGINT`],
   ['list', ([value]) => `array_agg(${value})`],
   ['to_days', ([days]) => `make_interval(days => ${days})`],
+  ['contains', ([text, part]) => `(strpos(${text}, ${part}) > 0)`],
+  ['ends_with', ([text, end]) => `(right(${text}, length(${end})) = ${end})`],
 ];
 
 const TYPE_REWRITES: ReadonlyArray<readonly [RegExp, string]> = [
