@@ -29,6 +29,9 @@ export default defineConfig({
       tier('cli', BUILD),
       tier('engines', BUILD),
       tier('browser', BUILD),
+      // The parity corpus against the scale-out deployment (7 processes, ~7 min on 2 cores): outside
+      // `npm test` and CI's 15 minutes; `npm run test:scale-out` (test/README.md).
+      tier('scale-out', BUILD),
     ],
   },
 });

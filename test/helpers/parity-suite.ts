@@ -79,7 +79,11 @@ export function embeddedDeployment(reportEngine: ReportEngineName): DeploymentUn
     name: reportEngine,
     reportEngine,
     async start({ world, rollups, edit }) {
-      const fx = await startReportingFixture({ world, service: { rollups, reportEngine } });
+      // No database-time budget: a deployment under test beside it (other processes) slows this one's statements.
+      const fx = await startReportingFixture({
+        world,
+        service: { rollups, reportEngine, rateLimit: { dbTimeMsPerSecond: 0 } },
+      });
       try {
         await edit((sql, params) => fx.write(sql, params));
         await fx.service.clickhouse?.replicator.idle();

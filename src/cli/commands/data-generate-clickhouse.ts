@@ -1,5 +1,6 @@
 import { postgresSource, prepareFactNodes, releaseSchemas } from '../../clickhouse/facts/fact-schema.js';
-import { FactTopology, parseShardUrls } from '../../clickhouse/facts/fact-topology.js';
+import { connectTopology } from '../../clickhouse/facts/clickhouse-facts.js';
+import { parseShardUrls } from '../../clickhouse/facts/fact-topology.js';
 import { loadFactsFromDuckDb } from '../../clickhouse/facts/load-facts.js';
 import type { ServiceConfig } from '../../config/config.js';
 import type { GenerateResult } from '../../generator/generate.js';
@@ -16,10 +17,7 @@ export async function loadGeneratedFacts(
   const shards = config.clickhouseShardUrls ? parseShardUrls(config.clickhouseShardUrls) : undefined;
   if (shards === undefined && config.clickhouseUrl === undefined)
     throw new CliError('ADREPORT_FACTS=clickhouse needs ADREPORT_CLICKHOUSE_SHARD_URLS or ADREPORT_CLICKHOUSE_URL', 2);
-  const topology = await FactTopology.connect(shards ?? [[config.clickhouseUrl!]], {
-    clustered: shards !== undefined,
-    cluster: config.clickhouseCluster,
-  });
+  const topology = await connectTopology({ url: config.clickhouseUrl, cluster: config.clickhouseCluster }, shards);
   try {
     const schemas = await releaseSchemas();
     await prepareFactNodes(topology, schemas, postgresSource(config.clickhousePostgresUrl ?? config.storeUrl!));

@@ -28,6 +28,19 @@ export interface ClickHouseFacts {
 }
 
 /**
+ * The nodes as configured: a cluster's, or one node, which is one of a cluster when its facts
+ * are Distributed tables already (`clickhouse cluster up --shards 1 --replicas 1`).
+ */
+export async function connectTopology(
+  config: Pick<ClickHouseFactsConfig, 'url' | 'cluster'>,
+  shards: string[][] | undefined,
+): Promise<FactTopology> {
+  const urls = shards ?? [[config.url!]];
+  const clustered = shards !== undefined || (await FactTopology.isClusterNode(urls[0]![0]!));
+  return FactTopology.connect(urls, { clustered, cluster: config.cluster });
+}
+
+/**
  * Connects to every node, makes their tables (facts and rollups sharded by organization, the
  * dimensions as PostgreSQL-engine tables over the store) and returns the writer and the engine.
  * A node that does not answer stops the start with its message: the facts have no other home.
@@ -42,10 +55,7 @@ export async function startClickHouseFacts(
     throw new FactTopologyError(
       '--facts clickhouse needs ADREPORT_CLICKHOUSE_URL (one node) or ADREPORT_CLICKHOUSE_SHARD_URLS (a cluster)',
     );
-  const topology = await FactTopology.connect(shards ?? [[config.url!]], {
-    clustered: shards !== undefined,
-    cluster: config.cluster,
-  });
+  const topology = await connectTopology(config, shards);
   try {
     await prepareFactNodes(topology, await releaseSchemas(), postgresSource(config.postgresUrl));
   } catch (error) {

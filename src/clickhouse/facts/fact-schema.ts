@@ -23,6 +23,13 @@ export function postgresSource(storeUrl: string): PostgresSource {
   };
 }
 
+/**
+ * PostgreSQL connections each dimension table of each node may hold open (ClickHouse's default is
+ * 16: with 12 tables on 4 nodes that is 768, past any PostgreSQL's max_connections). At most
+ * tables x nodes x this; a PgBouncer in front of PostgreSQL is the answer for many nodes.
+ */
+export const DIMENSION_POOL_SIZE = 2;
+
 /** The staging table of a fact table on a node: where a partition is rebuilt before it is swapped in. */
 export const stagingName = (table: string) => `${table}_staging`;
 
@@ -79,7 +86,8 @@ async function prepareNode(
     await ch.command(
       `CREATE OR REPLACE TABLE ${quoteName(name)} (${columns.map(([c, type]) => `${quoteName(c)} ${type}`).join(', ')}) ` +
         `ENGINE = PostgreSQL(${literal(postgres.address)}, ${literal(postgres.database)}, ${literal(name)}, ` +
-        `${literal(postgres.user)}, ${literal(postgres.password)})`,
+        `${literal(postgres.user)}, ${literal(postgres.password)}) ` +
+        `SETTINGS postgresql_connection_pool_size = ${DIMENSION_POOL_SIZE}`,
     );
     await ch.command(
       `CREATE OR REPLACE VIEW ${reads}.${quoteName(name)} AS SELECT * FROM ${quoteName(ch.database)}.${quoteName(name)}`,

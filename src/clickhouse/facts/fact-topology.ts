@@ -82,6 +82,19 @@ export class FactTopology {
     return new FactTopology(shards, options.clustered, options.cluster);
   }
 
+  /** Whether the node at `url` already holds the facts as Distributed tables over `<table>_local`. */
+  static async isClusterNode(url: string): Promise<boolean> {
+    const node = await ClickHouse.connect({ kind: 'server', url });
+    try {
+      const rows = await node.rows<{ engine: string }>(
+        "SELECT engine FROM system.tables WHERE database = currentDatabase() AND name = 'fact_ad_daily'",
+      );
+      return rows[0]?.engine === 'Distributed';
+    } finally {
+      await node.close();
+    }
+  }
+
   /** The replicas holding the organization's facts, in remote_servers order. */
   shardOf(organizationId: number): readonly FactNode[] {
     return this.shards[((organizationId % this.shards.length) + this.shards.length) % this.shards.length]!;

@@ -41,6 +41,7 @@ export class ShardReportEngine implements ReportEngine, ReportEngineSelector {
   private readonly limiter: WorkLimiter;
   private readonly settings: ClickHouseSettings;
   private readonly awayUntil = new Map<FactNode, number>();
+  private turn = 0;
 
   constructor(
     private readonly topology: FactTopology,
@@ -83,10 +84,13 @@ export class ShardReportEngine implements ReportEngine, ReportEngineSelector {
     return out;
   }
 
-  /** Runs `work` on the organization's replicas in order, those that answered last first. */
+  /** Runs `work` on a replica of the organization's shard, the next one when it does not answer. */
   private async onShard<T>(organizationId: number, work: (ch: ClickHouse) => Promise<T>): Promise<T> {
     const now = Date.now();
-    const replicas = [...this.topology.shardOf(organizationId)].sort(
+    // Reports take turns over the replicas (read capacity grows with them), the away ones last.
+    const shard = this.topology.shardOf(organizationId);
+    const first = this.turn++ % shard.length;
+    const replicas = [...shard.slice(first), ...shard.slice(0, first)].sort(
       (a, b) => Number((this.awayUntil.get(a) ?? 0) > now) - Number((this.awayUntil.get(b) ?? 0) > now),
     );
     for (const node of replicas) {

@@ -1,0 +1,236 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServe, stopServe } from '../helpers/cli.js';
+import {
+  clickhouseFactsDeployment,
+  shardUrlsOf,
+  type FactsDeployment,
+} from '../helpers/clickhouse-facts-deployment.js';
+import { poll } from '../helpers/poll.js';
+import { factsClusterEnvironment } from '../helpers/facts-cluster-environment.js';
+import type { HttpResponse } from '../helpers/http.js';
+import type { TestCluster } from '../helpers/clickhouse-cluster.js';
+
+/**
+ * Issue 38 item 3, the behaviour of the scale-out deployment over the wire: two replicas of the
+ * bin on PostgreSQL, facts on a real 2 x 2 ClickHouse cluster (chDB nodes), world
+ * small-2orgs-30d (organization 1 on shard 2, organization 2 on shard 1: (K mod 2) + 1). What a
+ * report may read, where it runs, and what it answers while replicas and shards are away.
+ */
+const environment = factsClusterEnvironment();
+let cluster: TestCluster;
+let deployment: FactsDeployment;
+
+let asked = 0;
+
+/**
+ * The same report each time but for its page size (the rows are fewer than any of them): a
+ * request a replica's page cache has not seen, so it runs on ClickHouse.
+ */
+function report(org: number, replica = 0): Promise<HttpResponse> {
+  const r = deployment.replicas.all[replica]!;
+  const path = `/reporting/v0/campaigns?statistics=impressions,clicks,cost&segments=Month&totals=true&limit=${9000 - ++asked}`;
+  return r.http.request('GET', path, { headers: { authorization: `Bearer ${deployment.tokens[org]}` } });
+}
+
+/** Queries each node has run so far (system.events SelectQuery): where a report went. */
+async function selectsPerNode(): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const node of cluster.nodes) {
+    const [row] = await cluster.query<{ n: string }>(
+      node.shard,
+      node.replica,
+      "SELECT value AS n FROM system.events WHERE event = 'SelectQuery'",
+    );
+    counts.set(`s${node.shard}r${node.replica}`, Number(row?.n ?? 0));
+  }
+  return counts;
+}
+
+beforeAll(async () => {
+  const ready = await environment.ready();
+  cluster = ready.cluster;
+  deployment = await clickhouseFactsDeployment(ready.pg, ready.cluster, { replicas: 2 }).start({
+    world: 'small-2orgs-30d',
+    rollups: true,
+    edit: async () => undefined,
+  });
+}, 600_000);
+
+afterAll(async () => {
+  await deployment?.close();
+  await environment.close();
+}, 120_000);
+
+describe('facts on a 2 x 2 ClickHouse cluster behind PostgreSQL', () => {
+  it('answers reports from ClickHouse, the same on every replica of the service', async () => {
+    const a = await report(0, 0);
+    const b = await report(0, 1);
+    expect(a.status, a.text).toBe(200);
+    expect(a.headers['x-report-engine']).toBe('clickhouse');
+    expect(a.json.campaigns.length).toBeGreaterThan(0);
+    expect(b.text).toBe(a.text);
+  });
+
+  it("runs a one-organization report on one node of the organization's shard only", async () => {
+    const orgId = deployment.organizations[0]!.id;
+    const shard = (orgId % 2) + 1;
+    await report(0);
+    const before = await selectsPerNode();
+    const answer = await report(0);
+    expect(answer.status).toBe(200);
+    const after = await selectsPerNode();
+    // The counting queries themselves are one SelectQuery per node: anything more is the report.
+    const ran = [...after].filter(([node, n]) => n - before.get(node)! > 1).map(([node]) => node);
+    expect(ran).toHaveLength(1);
+    expect(ran[0]).toMatch(new RegExp(`^s${shard}r[12]$`));
+  });
+
+  it("keeps answering, unchanged, when one replica of a shard is killed; 503 when the whole shard is; other shards' organizations are served", async () => {
+    const orgId = deployment.organizations[0]!.id;
+    const shard = (orgId % 2) + 1;
+    const other = deployment.organizations.findIndex((o) => (o.id % 2) + 1 !== shard);
+    expect(other).toBeGreaterThanOrEqual(0);
+    const reference = await report(0);
+    const otherReference = await report(other);
+    expect(otherReference.status).toBe(200);
+
+    await cluster.kill(shard, 1);
+    const failedOver = await report(0);
+    expect(failedOver.status, failedOver.text).toBe(200);
+    expect(failedOver.text).toBe(reference.text);
+
+    await cluster.kill(shard, 2);
+    const away = await report(0);
+    expect(away.status, away.text).toBe(503);
+    expect(away.json.error.code).toBe('report_engine_unavailable');
+    expect(Number(away.headers['retry-after'])).toBeGreaterThan(0);
+    const served = await report(other);
+    expect(served.status).toBe(200);
+    expect(served.text).toBe(otherReference.text);
+
+    await cluster.restart(shard, 1);
+    await cluster.restart(shard, 2);
+    const back = await report(0);
+    expect(back.status, back.text).toBe(200);
+    expect(back.text).toBe(reference.text);
+    expect(deployment.errors).toEqual([]);
+  });
+});
+
+describe('a replica killed -9 during a statistics sync', () => {
+  it("leaves every synced window's facts complete after the retry, never doubled, alike on both replicas of the shard", async () => {
+    const { pg } = await environment.ready();
+    const database = `facts_sync_${process.pid}`;
+    for (const node of cluster.nodes) await cluster.query(node.shard, node.replica, `CREATE DATABASE ${database}`);
+    const storeUrl = await pg.createDatabase();
+    const files = fs.mkdtempSync(path.join(os.tmpdir(), 'adreport-facts-sync-'));
+    const env = {
+      ADREPORT_FACTS: 'clickhouse',
+      ADREPORT_CLICKHOUSE_SHARD_URLS: shardUrlsOf(cluster, database),
+      ADREPORT_CLICKHOUSE_CLUSTER: cluster.cluster,
+      ADREPORT_STATISTICS_BACKFILL_DAYS: '20',
+      // The demo's accounts import their campaigns at the first platform sync, and each import fetches its history.
+      ADREPORT_DEMO_DATA: 'true',
+      ADREPORT_PLATFORM_SYNC_MS: '1000',
+    };
+    const args = ['--store', storeUrl, '--files-dir', files];
+    // The demo's history arrives through SYNC_STATISTICS jobs; a slow platform keeps them RUNNING long enough to be cut.
+    const slow = await startServe([...args, '--demo'], {
+      ...env,
+      ADREPORT_SANDBOX_FAULTS: JSON.stringify({
+        GOOGLE_ADS: { latencyMs: 1500 },
+        MICROSOFT_ADVERTISING: { latencyMs: 1500 },
+      }),
+    });
+    let taker: Awaited<ReturnType<typeof startServe>> | undefined;
+    const dbName = new URL(storeUrl).pathname.slice(1);
+    const syncJobs = () =>
+      pg.query<{ id: number; status: string; attempts: number; input: any; result: any }>(
+        dbName,
+        `SELECT id, status, attempts, input, result FROM jobs WHERE type = 'SYNC_STATISTICS' ORDER BY id`,
+      );
+    try {
+      const organizationId = slow.listening.demo!.organizationId;
+      const shard = (organizationId % 2) + 1;
+      const adRows = async (replica: number) =>
+        Number(
+          (
+            await cluster.query<{ n: string }>(
+              shard,
+              replica,
+              `SELECT count() AS n FROM ${database}.fact_ad_daily_local WHERE organization_id = ${organizationId}`,
+            )
+          )[0]!.n,
+        );
+      // Cut while a sync runs and another's facts are already in: the writes of a window are under way.
+      await poll(
+        'a sync RUNNING after facts were written',
+        async () => {
+          const jobs = await syncJobs();
+          return jobs.some((j) => j.status === 'RUNNING') && (await adRows(1)) > 0 ? true : undefined;
+        },
+        240_000,
+        50,
+      );
+      slow.child.kill('SIGKILL');
+      await slow.exited;
+      taker = await startServe(args, env);
+      const jobs = await poll(
+        'every sync ended after the takeover',
+        async () => {
+          const all = await syncJobs();
+          return all.length > 0 && all.every((j) => !['QUEUED', 'RUNNING'].includes(j.status)) ? all : undefined;
+        },
+        300_000,
+        250,
+      );
+      expect(jobs.map((j) => j.status)).toEqual(jobs.map(() => 'SUCCEEDED'));
+      // The one cut ran again on the new replica.
+      expect(jobs.some((j) => Number(j.attempts) > 1)).toBe(true);
+      for (const job of jobs) {
+        if (job.result.status !== 'SYNCED') continue;
+        const campaigns = (job.input.campaignIds as number[] | undefined) ?? [];
+        // What the platform sent for the window, as the job counted it, is what each replica holds: nothing doubled or dropped.
+        for (const replica of [1, 2]) {
+          const [stored] = await cluster.query<{ n: string }>(
+            shard,
+            replica,
+            `SELECT count() AS n FROM ${database}.fact_ad_daily_local
+              WHERE organization_id = ${organizationId} AND adplatform_account_id = ${Number(job.input.adPlatformAccountId)}
+                AND day BETWEEN '${job.input.from}' AND '${job.input.to}'
+                ${campaigns.length > 0 ? `AND campaign_id IN (${campaigns.map(Number).join(',')})` : ''}`,
+          );
+          expect(Number(stored!.n), `job ${job.id} on replica ${replica}`).toBe(job.result.rows.adRows);
+        }
+      }
+      for (const replica of [1, 2]) {
+        const [doubled] = await cluster.query<{ n: string }>(
+          shard,
+          replica,
+          `SELECT count() AS n FROM (SELECT day, ad_id, device, network, count() AS c FROM ${database}.fact_ad_daily_local
+             WHERE organization_id = ${organizationId} GROUP BY ALL HAVING c > 1)`,
+        );
+        expect(Number(doubled!.n)).toBe(0);
+      }
+      const perDay = (replica: number) =>
+        cluster.query(
+          shard,
+          replica,
+          `SELECT day, count() AS n, sum(impressions) AS i, toString(sum(cost)) AS c FROM ${database}.fact_ad_daily_local
+            WHERE organization_id = ${organizationId} GROUP BY day ORDER BY day`,
+        );
+      expect(await perDay(2)).toEqual(await perDay(1));
+    } finally {
+      if (slow.child.exitCode === null) slow.child.kill('SIGKILL');
+      if (taker) await stopServe(taker);
+      for (const node of cluster.nodes)
+        await cluster
+          .query(node.shard, node.replica, `DROP DATABASE IF EXISTS ${database}_reads`)
+          .catch(() => undefined);
+      fs.rmSync(files, { recursive: true, force: true });
+    }
+  }, 600_000);
+});
