@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServe, stopServe } from '../helpers/cli.js';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { runCli, startServe, stopServe } from '../helpers/cli.js';
 import {
   clickhouseFactsDeployment,
   shardUrlsOf,
@@ -233,4 +234,68 @@ describe('a replica killed -9 during a statistics sync', () => {
       fs.rmSync(files, { recursive: true, force: true });
     }
   }, 600_000);
+});
+
+describe('data generate into the scale-out deployment', () => {
+  it('writes the facts the embedded generator writes for the same seed, refuses a store that has organizations, and says what it needs', async () => {
+    const { pg } = await environment.ready();
+    const database = `facts_generate_${process.pid}`;
+    for (const node of cluster.nodes) await cluster.query(node.shard, node.replica, `CREATE DATABASE ${database}`);
+    const storeUrl = await pg.createDatabase();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'adreport-facts-generate-'));
+    const env = {
+      ADREPORT_FACTS: 'clickhouse',
+      ADREPORT_CLICKHOUSE_SHARD_URLS: shardUrlsOf(cluster, database),
+      ADREPORT_CLICKHOUSE_CLUSTER: cluster.cluster,
+    };
+    const generate = ['data', 'generate', '--scale', '1', '--days', '20', '--seed', '4', '--orgs', '2', '--json'];
+    try {
+      const intoDeployment = await runCli([...generate, '--store', storeUrl], env);
+      expect(intoDeployment.code, intoDeployment.stderr).toBe(0);
+      const embedded = await runCli([...generate, '--db', path.join(dir, 'embedded.duckdb')]);
+      expect(embedded.code, embedded.stderr).toBe(0);
+      const made = JSON.parse(intoDeployment.stdout) as { organizations: Array<{ id: number }>; factRows: number };
+      expect(made.factRows).toBe(JSON.parse(embedded.stdout).factRows);
+
+      // Each organization's facts on both replicas of its shard, and nowhere else, equal to the embedded file's.
+      const duckdb = await DuckDBInstance.create(path.join(dir, 'embedded.duckdb'), { access_mode: 'READ_ONLY' });
+      const reader = await duckdb.connect();
+      try {
+        for (const { id } of made.organizations) {
+          const fingerprint = `SELECT count(*) AS n, sum(impressions) AS i, sum(cost)::VARCHAR AS c FROM fact_ad_daily WHERE organization_id = ${id}`;
+          const [expected] = (await reader.runAndReadAll(fingerprint)).getRowObjectsJS();
+          for (const node of cluster.nodes) {
+            const [row] = await cluster.query<{ n: string; i: string; c: string }>(
+              node.shard,
+              node.replica,
+              `SELECT count() AS n, sum(impressions) AS i, toString(sum(cost)) AS c FROM ${database}.fact_ad_daily_local WHERE organization_id = ${id}`,
+            );
+            if (node.shard === (id % 2) + 1) {
+              expect([Number(row!.n), Number(row!.i), Number(row!.c)]).toEqual([
+                Number(expected!.n),
+                Number(expected!.i),
+                Number(expected!.c),
+              ]);
+            } else expect(Number(row!.n)).toBe(0);
+          }
+        }
+      } finally {
+        reader.closeSync();
+        duckdb.closeSync();
+      }
+
+      const again = await runCli([...generate, '--store', storeUrl], env);
+      expect(again.code).toBe(1);
+      expect(again.stderr.trim().split('\n')).toHaveLength(1);
+      const withoutFacts = await runCli([...generate, '--store', storeUrl]);
+      expect(withoutFacts.code).toBe(2);
+      expect(withoutFacts.stderr).toMatch(/ADREPORT_FACTS=clickhouse/);
+    } finally {
+      for (const node of cluster.nodes)
+        await cluster
+          .query(node.shard, node.replica, `DROP DATABASE IF EXISTS ${database}_reads`)
+          .catch(() => undefined);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 300_000);
 });
