@@ -1,4 +1,4 @@
-import { PassThrough } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import type { ClickHouseSettings } from '@clickhouse/client';
 import type { ReportEngine, ReportReader, ReportRows } from '../reporting/report-engine.js';
 import type { ExportStream } from '../reporting/export-stream.js';
@@ -65,17 +65,7 @@ export class ClickHouseReportEngine implements ReportEngine {
     const source = await this.watch(() =>
       this.clickhouse.raw(sql, params, output.format as RawFormat, { ...this.settings, ...output.settings }),
     );
-    const out = new PassThrough() as PassThrough & { outcome: Promise<Error | undefined> };
-    out.outcome = new Promise((resolve) => {
-      source.once('end', () => resolve(undefined));
-      source.once('error', (error) => {
-        resolve(error);
-        out.destroy(error);
-      });
-      out.once('close', () => source.destroy());
-    });
-    source.pipe(out);
-    return out;
+    return exportStreamOf(source);
   }
 
   /** No answer came: reports of replicated organizations get 503 (or DuckDB) until a ping answers. */
@@ -113,6 +103,21 @@ export class ClickHouseReportEngine implements ReportEngine {
       throw error;
     }
   }
+}
+
+/** ClickHouse's raw output as an export stream: its outcome is how the source ended; closing it stops the source. */
+export function exportStreamOf(source: Readable): ExportStream {
+  const out = new PassThrough() as PassThrough & { outcome: Promise<Error | undefined> };
+  out.outcome = new Promise((resolve) => {
+    source.once('end', () => resolve(undefined));
+    source.once('error', (error) => {
+      resolve(error);
+      out.destroy(error);
+    });
+    out.once('close', () => source.destroy());
+  });
+  source.pipe(out);
+  return out;
 }
 
 /** A report's statements on one ClickHouse connection: bound as query parameters, with the report settings. */

@@ -92,17 +92,21 @@ export async function replaceDailyReport(
             (SELECT count(*) FROM call_details WHERE ${inScope}) AS "calls"`,
     scoped,
   );
-  // The change feed lists the window replaced, whatever the platform sent for it (a restatement may remove rows).
-  await recordChange(tx, {
+  await recordWindowReplaced(tx, scope);
+  // Staged rows would otherwise hold memory on the writer connection until the next sync.
+  for (const table of STAGING_TABLES) await tx.run(`DROP TABLE IF EXISTS temp.${table}`);
+  return counts!;
+}
+
+/** The change feed lists the window replaced, whatever the platform sent for it (a restatement may remove rows). */
+export function recordWindowReplaced(tx: Executor, scope: ReplacementScope): Promise<void> {
+  return recordChange(tx, {
     organizationId: scope.organizationId,
     kind: 'STATISTICS_REPLACED',
     platformAccountId: scope.adPlatformAccountId,
     firstDay: scope.from,
     lastDay: scope.to,
   });
-  // Staged rows would otherwise hold memory on the writer connection until the next sync.
-  for (const table of STAGING_TABLES) await tx.run(`DROP TABLE IF EXISTS temp.${table}`);
-  return counts!;
 }
 
 /** Staged days are days since 1970-01-01; device and network are positions in their ENUM types (same order as the connector's lists). */

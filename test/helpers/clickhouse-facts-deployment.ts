@@ -7,6 +7,7 @@ import { FactTopology } from '../../src/clickhouse/facts/fact-topology.js';
 import { loadFactsFromDuckDb } from '../../src/clickhouse/facts/load-facts.js';
 import { Database } from '../../src/store/database.js';
 import { migrate } from '../../src/store/migrate.js';
+import { loadFxReference } from '../../src/reference/fx-rates.js';
 import { copyFromDuckDb, planCopy } from '../../src/store/postgres/copy-from-duckdb.js';
 import { migratePostgres } from '../../src/store/postgres/postgres-migrate.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
@@ -73,6 +74,8 @@ export function clickhouseFactsDeployment(
       const db = await Database.open(path.join(dir, WORLD_FILE), { readConnections: 1, maxQueued: 16 });
       try {
         await migrate(db);
+        // As a service starting on the file would (the reference does): the edits remove some of these rates.
+        await loadFxReference(db);
         await edit((sql, params) => db.write('all-organizations', (tx) => tx.run(sql, params)));
         const target = await PostgresStore.open(storeUrl, { connections: 2, maxQueued: 16 });
         try {

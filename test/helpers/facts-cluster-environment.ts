@@ -12,7 +12,8 @@ export function factsClusterEnvironment(layout = { shards: 2, replicas: 2 }): Fa
   return {
     ready() {
       started ??= (async () => {
-        const pg = await startTestPostgres('adreport-facts-pg-');
+        // Every dimension table of every node keeps a pool of connections to the store (DIMENSION_POOL_SIZE).
+        const pg = await startTestPostgres('adreport-facts-pg-', { max_connections: 2000 });
         try {
           return { pg, cluster: await startTestCluster(layout) };
         } catch (error) {

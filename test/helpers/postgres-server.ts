@@ -49,13 +49,16 @@ const TEST_SETTINGS = {
 
 let databases = 0;
 
-export async function startTestPostgres(prefix = 'adreport-pg-'): Promise<TestPostgres> {
+export async function startTestPostgres(
+  prefix = 'adreport-pg-',
+  settings: Partial<Record<keyof typeof TEST_SETTINGS, string | number>> = {},
+): Promise<TestPostgres> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   // The server runs as the postgres OS user when we are root: it must reach the cluster directory.
   fs.chmodSync(dir, 0o755);
   let peer: PostgresPeer;
   try {
-    peer = await startPostgres({ dir, settings: TEST_SETTINGS });
+    peer = await startPostgres({ dir, settings: { ...TEST_SETTINGS, ...settings } });
   } catch (error) {
     fs.rmSync(dir, { recursive: true, force: true });
     throw error;

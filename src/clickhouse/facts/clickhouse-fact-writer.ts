@@ -1,8 +1,8 @@
-import { recordChange } from '../../changes/change-log.js';
 import { DEVICE_TYPES, NETWORK_TYPES, type DailyReport } from '../../platforms/connector.js';
 import {
   loadIdMaps,
   mapDailyReport,
+  recordWindowReplaced,
   type ReplacementCounts,
   type ReplacementScope,
 } from '../../statistics/fact-replacement.js';
@@ -151,14 +151,7 @@ export class ClickHouseFactWriter implements FactWriter {
       [...months].sort((a, b) => a - b),
       contents,
     );
-    // The change feed lists the window replaced, whatever the platform sent for it (a restatement may remove rows).
-    await recordChange(tx, {
-      organizationId: scope.organizationId,
-      kind: 'STATISTICS_REPLACED',
-      platformAccountId: scope.adPlatformAccountId,
-      firstDay: scope.from,
-      lastDay: scope.to,
-    });
+    await recordWindowReplaced(tx, scope);
     return {
       adRows: adRows.length,
       keywordRows: keywordRows.length,

@@ -24,11 +24,14 @@ export function postgresSource(storeUrl: string): PostgresSource {
 }
 
 /**
- * PostgreSQL connections each dimension table of each node may hold open (ClickHouse's default is
- * 16: with 12 tables on 4 nodes that is 768, past any PostgreSQL's max_connections). At most
- * tables x nodes x this; a PgBouncer in front of PostgreSQL is the answer for many nodes.
+ * PostgreSQL connections each dimension table of each node may hold open. A statement takes one
+ * per reference to the table while it reads (CTEs are inlined: a report with `compare` and
+ * `totals=segments` names `accounts` or a label table more than 8 times), and one that needs more
+ * than the pool waits for itself until ClickHouse gives up (POSTGRESQL_CONNECTION_FAILURE after
+ * 5 s): 2 and 8 both failed the parity corpus. Pools fill only as far as they are used; a PgBouncer
+ * in front of PostgreSQL keeps many nodes' connections few.
  */
-export const DIMENSION_POOL_SIZE = 2;
+export const DIMENSION_POOL_SIZE = 32;
 
 /** The staging table of a fact table on a node: where a partition is rebuilt before it is swapped in. */
 export const stagingName = (table: string) => `${table}_staging`;

@@ -1,4 +1,3 @@
-import { PassThrough } from 'node:stream';
 import type { ClickHouseSettings } from '@clickhouse/client';
 import type { ExportStream } from '../../reporting/export-stream.js';
 import type { ReportEngine, ReportEngineSelector, ReportReader } from '../../reporting/report-engine.js';
@@ -7,7 +6,13 @@ import type { SqlDialect } from '../../sql/dialect.js';
 import type { ReportTicket } from '../../store/report-scheduler.js';
 import { WorkLimiter } from '../../store/work-limiter.js';
 import { ClickHouseFailure, type ClickHouse, type RawFormat } from '../clickhouse-connection.js';
-import { OUTPUT_SETTINGS, readerOn, reportEngineUnavailable, type ClickHouseSql } from '../clickhouse-engine.js';
+import {
+  exportStreamOf,
+  OUTPUT_SETTINGS,
+  readerOn,
+  reportEngineUnavailable,
+  type ClickHouseSql,
+} from '../clickhouse-engine.js';
 import type { FactNode, FactTopology } from './fact-topology.js';
 
 /** A replica that did not answer is tried last for this long. */
@@ -22,6 +27,8 @@ const AWAY_CODES = new Set([
   'NETWORK_ERROR',
   'SOCKET_TIMEOUT',
   'UNEXPECTED_PACKET_FROM_SERVER',
+  // The node's PostgreSQL-engine tables could not reach the store, or waited too long for a pooled connection.
+  'POSTGRESQL_CONNECTION_FAILURE',
 ]);
 
 function isAway(error: unknown): boolean {
@@ -71,17 +78,7 @@ export class ShardReportEngine implements ReportEngine, ReportEngineSelector {
     const source = await this.onShard(organizationId, (ch) =>
       ch.raw(sql, params, output.format as RawFormat, { ...this.settings, ...output.settings }),
     );
-    const out = new PassThrough() as PassThrough & { outcome: Promise<Error | undefined> };
-    out.outcome = new Promise((resolve) => {
-      source.once('end', () => resolve(undefined));
-      source.once('error', (error) => {
-        resolve(error);
-        out.destroy(error);
-      });
-      out.once('close', () => source.destroy());
-    });
-    source.pipe(out);
-    return out;
+    return exportStreamOf(source);
   }
 
   /** Runs `work` on a replica of the organization's shard, the next one when it does not answer. */
