@@ -58,6 +58,7 @@ import { distIsCurrent } from '../scripts/build-inputs.js';
 import { CLI, runCli, startServe, type CliResult, type ServeProcess } from '../test/helpers/cli.js';
 import { startTestPostgres, type TestPostgres } from '../test/helpers/postgres-server.js';
 import { MIX_NAMES, mixParams, serviceUrlPath, type MixName } from './peer/report-queries.js';
+import { processTable, TICKS_PER_SECOND, treeCpuMs } from './process-cpu.js';
 
 // ---------------------------------------------------------------------------------------------
 // Arguments
@@ -138,47 +139,6 @@ function tempDir(prefix: string): string {
 
 // ---------------------------------------------------------------------------------------------
 // /proc: CPU time (user + system, reaped children included) of process trees, and RSS
-
-const TICKS_PER_SECOND = 100; // USER_HZ
-
-function procStat(pid: number): { ppid: number; ticks: number } | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields[0] is field 3 (state)
-    return {
-      ppid: Number(fields[1]),
-      ticks: Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]),
-    };
-  } catch {
-    return undefined; // exited meanwhile: its time is in its parent's children's times
-  }
-}
-
-function processTable(): Map<number, { ppid: number; ticks: number }> {
-  const table = new Map<number, { ppid: number; ticks: number }>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = procStat(Number(entry));
-    if (stat) table.set(Number(entry), stat);
-  }
-  return table;
-}
-
-/** CPU ms of each tree (a root pid and every live descendant), one pass over /proc. */
-function treeCpuMs(roots: readonly number[]): number[] {
-  const table = processTable();
-  const children = new Map<number, number[]>();
-  for (const [pid, { ppid }] of table) children.set(ppid, [...(children.get(ppid) ?? []), pid]);
-  return roots.map((root) => {
-    let ticks = 0;
-    for (const stack = [root]; stack.length > 0;) {
-      const pid = stack.pop()!;
-      ticks += table.get(pid)?.ticks ?? 0;
-      stack.push(...(children.get(pid) ?? []));
-    }
-    return (ticks / TICKS_PER_SECOND) * 1000;
-  });
-}
 
 /** Resident memory of a tree in MB (VmRSS summed). */
 function treeRssMb(root: number): number {

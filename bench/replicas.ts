@@ -27,7 +27,7 @@
  * a private cluster (test/helpers/postgres-server.ts: Debian's 15, fsync and synchronous_commit
  * off); every process and temp directory it starts is gone at the end.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -41,6 +41,7 @@ import { SharedBuckets } from '../src/store/postgres/shared-buckets.js';
 import { CLI, runCli, startServe, type CliResult } from '../test/helpers/cli.js';
 import { startTestPostgres, type TestPostgres } from '../test/helpers/postgres-server.js';
 import { startReplicas, type ReplicaSet } from '../test/helpers/replicas.js';
+import { treeCpuMs } from './process-cpu.js';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -105,42 +106,6 @@ function tempDir(prefix: string): string {
 
 // ---------------------------------------------------------------------------------------------
 // CPU time from /proc (Linux): a process tree's user + system time, reaped children included.
-
-const TICKS_PER_SECOND = 100; // USER_HZ
-
-function processTable(): Map<number, { ppid: number; ticks: number }> {
-  const table = new Map<number, { ppid: number; ticks: number }>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields[0] is field 3 (state)
-      table.set(Number(entry), {
-        ppid: Number(fields[1]),
-        ticks: Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]),
-      });
-    } catch {
-      // exited meanwhile: its time is in its parent's children's times
-    }
-  }
-  return table;
-}
-
-/** CPU ms of each tree (a root pid and every live descendant), one pass over /proc. */
-function treeCpuMs(roots: readonly number[]): number[] {
-  const table = processTable();
-  const children = new Map<number, number[]>();
-  for (const [pid, { ppid }] of table) children.set(ppid, [...(children.get(ppid) ?? []), pid]);
-  return roots.map((root) => {
-    let ticks = 0;
-    for (const stack = [root]; stack.length > 0;) {
-      const pid = stack.pop()!;
-      ticks += table.get(pid)?.ticks ?? 0;
-      stack.push(...(children.get(pid) ?? []));
-    }
-    return (ticks / TICKS_PER_SECOND) * 1000;
-  });
-}
 
 const selfCpuMs = () => {
   const usage = process.cpuUsage();
