@@ -31,11 +31,8 @@ import { ReportService } from './reporting/report-service.js';
 import { ReportFiles } from './report-jobs/report-files.js';
 import { ReportJobRunner } from './report-jobs/report-job-runner.js';
 import { ReportJobService } from './report-jobs/report-job-service.js';
-import { DuckDbReportEngine } from './reporting/report-engine.js';
-import { startClickHouseReports, type ClickHouseReports } from './clickhouse/clickhouse-reports.js';
-import { clickhouseSql } from './clickhouse/clickhouse-sql.js';
-import { startClickHouseFacts, type ClickHouseFacts } from './clickhouse/facts/clickhouse-facts.js';
-import { duckdbFactWriter } from './statistics/fact-writer.js';
+import type { ClickHouseReports } from './clickhouse/clickhouse-reports.js';
+import { configuredEngine, type RunningEngine } from './engines.js';
 import { PageCache } from './reporting/page-cache.js';
 import { parseSandboxFaults, SandboxPlatforms } from './platforms/sandbox/index.js';
 import { PlatformAccountService } from './provisioning/platform-accounts/platform-account-service.js';
@@ -45,7 +42,7 @@ import { lowerWorkerThreads } from './runtime/thread-priority.js';
 import { Database } from './store/database.js';
 import { migrate } from './store/migrate.js';
 import { migratePostgres } from './store/postgres/postgres-migrate.js';
-import { PostgresStore, StoreConfigurationError } from './store/postgres/postgres-store.js';
+import { PostgresStore } from './store/postgres/postgres-store.js';
 import type { Store } from './store/store.js';
 import { WorkLeases } from './store/work-leases.js';
 import { loadFxReference } from './reference/fx-rates.js';
@@ -151,34 +148,32 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
   let platformSync: NodeJS.Timeout | undefined;
   let statisticsSync: NodeJS.Timeout | undefined;
   let clickhouse: ClickHouseReports | undefined;
-  let clickhouseFacts: ClickHouseFacts | undefined;
+  let engine: RunningEngine | undefined;
   let reportJobRunner: ReportJobRunner | undefined;
   let changes: ChangeFeed | undefined;
   let leases: WorkLeases | undefined;
   try {
     if (db instanceof Database) await migrate(db);
     else await migratePostgres(db as PostgresStore);
-    // Facts in ClickHouse (issue 38): its nodes get their tables before anything could write one.
-    if (config.facts === 'clickhouse') {
-      if (!(db instanceof PostgresStore))
-        throw new StoreConfigurationError(
-          '--facts clickhouse needs the PostgreSQL store (--store postgres://...): ClickHouse reads the dimensions from it',
-        );
-      clickhouseFacts = await startClickHouseFacts(
-        clickhouseSql,
-        {
-          url: config.clickhouseUrl,
-          shardUrls: config.clickhouseShardUrls,
-          cluster: config.clickhouseCluster,
-          postgresUrl: config.clickhousePostgresUrl ?? config.storeUrl!,
-          concurrency: config.database.reportConcurrency * 2,
-          maxQueued: config.database.maxQueued,
-        },
-        io.log ?? (() => undefined),
-      );
-    }
-    const servesReports = db.dialect.servesReports || clickhouseFacts !== undefined;
-    const facts = db.dialect.servesReports ? duckdbFactWriter : clickhouseFacts?.writer;
+    const exports = new ExportService(db, config.exports.maxConcurrent, {
+      maxPerOrganization: config.exports.maxPerOrganization,
+      idleTimeoutMs: config.exports.idleTimeoutMs,
+    });
+    // Report jobs export on slots of their own.
+    const jobExports = new ExportService(db, config.reportJobs.concurrency, {
+      maxPerOrganization: Math.min(config.reportJobs.concurrency, config.reportJobs.maxRunningPerOrganization),
+    });
+    // The report engine (src/engines.ts) before anything could write a fact: it says where facts go.
+    engine = await configuredEngine(config).start({
+      config,
+      db,
+      exports,
+      jobExports,
+      log: io.log ?? (() => undefined),
+    });
+    clickhouse = engine.replica;
+    const servesReports = engine.writer !== undefined;
+    const facts = engine.writer;
     // FX rates convert facts; a deployment without facts needs none.
     if (servesReports) await loadFxReference(db);
     const now = () => new Date(nowMs());
@@ -265,47 +260,16 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
         now().toISOString().slice(0, 10),
       );
     }
-    const exports = new ExportService(db, config.exports.maxConcurrent, {
-      maxPerOrganization: config.exports.maxPerOrganization,
-      idleTimeoutMs: config.exports.idleTimeoutMs,
-    });
     const pages = new PageCache(Math.floor(config.cacheMb * 2 ** 20));
-    const duckdbReports = new DuckDbReportEngine(db, exports);
-    if (config.reportEngine === 'clickhouse' && clickhouseFacts === undefined) {
-      clickhouse = await startClickHouseReports(
-        db,
-        duckdbReports,
-        clickhouseSql,
-        {
-          url: config.clickhouseUrl,
-          dbPath: config.dbPath,
-          fallback: config.clickhouseFallback,
-          shardUrls: config.clickhouseShardUrls,
-          concurrency: config.database.reportConcurrency * 2,
-          maxQueued: config.database.maxQueued,
-        },
-        io.log ?? (() => undefined),
-      );
-    }
-    const reports = new ReportService(
-      db,
-      now,
-      exports,
-      pages,
-      { rollups: config.rollups },
-      clickhouseFacts?.engine ?? clickhouse?.selection ?? duckdbReports,
-    );
-    // Report jobs: exports into files, on DuckDB (the system of record) with export slots of their own.
-    const jobExports = new ExportService(db, config.reportJobs.concurrency, {
-      maxPerOrganization: Math.min(config.reportJobs.concurrency, config.reportJobs.maxRunningPerOrganization),
-    });
+    const reports = new ReportService(db, now, exports, pages, { rollups: config.rollups }, engine.reports);
+    // Report jobs: exports into files, on the engine's job executor.
     const jobReports = new ReportService(
       db,
       now,
       jobExports,
       undefined,
       { rollups: config.rollups },
-      clickhouseFacts?.engine ?? new DuckDbReportEngine(db, jobExports),
+      engine.jobReports,
     );
     const reportFiles = new ReportFiles(path.join(path.dirname(path.resolve(anchor)), 'report-files'));
     const filesBytes = Math.floor(config.reportJobs.filesMb * 2 ** 20);
@@ -453,8 +417,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
           await runner.stop(config.shutdownTimeoutMs);
           await deliveries.stop(config.shutdownTimeoutMs);
           await workLeases.stop();
-          await clickhouse?.close();
-          await clickhouseFacts?.close();
+          await engine?.close();
           stoppable.stop();
           keys.stop();
           await db.close();
@@ -471,8 +434,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     await webhookDeliveries?.stop(0);
     await reportJobRunner?.stop(0);
     await leases?.stop();
-    await clickhouse?.close().catch(() => undefined);
-    await clickhouseFacts?.close().catch(() => undefined);
+    await engine?.close().catch(() => undefined);
     disabledClients?.stop();
     signingKeys?.stop();
     await db.close().catch(() => undefined);
