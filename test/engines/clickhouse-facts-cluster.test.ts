@@ -11,7 +11,7 @@ import {
 } from '../helpers/clickhouse-facts-deployment.js';
 import { poll } from '../helpers/poll.js';
 import { factsClusterEnvironment } from '../helpers/facts-cluster-environment.js';
-import type { HttpResponse } from '../helpers/http.js';
+import { basic, FORM, HttpClient, type HttpResponse } from '../helpers/http.js';
 import type { TestCluster } from '../helpers/clickhouse-cluster.js';
 
 /**
@@ -50,6 +50,32 @@ async function selectsPerNode(): Promise<Map<string, number>> {
   return counts;
 }
 
+/** A token from a bare `serve` process, over HTTPS verified against the files directory's certificate. */
+async function tokenFrom(url: string, clientId: string, clientSecret: string, files: string): Promise<string> {
+  const http = new HttpClient(url, fs.readFileSync(path.join(files, 'adreport.tls', 'cert.pem'), 'utf8'));
+  try {
+    const res = await http.request('POST', '/token', {
+      headers: { authorization: basic(clientId, clientSecret), 'content-type': FORM },
+      body: 'grant_type=client_credentials',
+    });
+    expect(res.status, res.text).toBe(200);
+    return res.json.access_token as string;
+  } finally {
+    http.close();
+  }
+}
+
+async function getJson(url: string, pathAndQuery: string, token: string, files: string): Promise<any> {
+  const http = new HttpClient(url, fs.readFileSync(path.join(files, 'adreport.tls', 'cert.pem'), 'utf8'));
+  try {
+    const res = await http.request('GET', pathAndQuery, { headers: { authorization: `Bearer ${token}` } });
+    expect(res.status, res.text).toBe(200);
+    return res.json;
+  } finally {
+    http.close();
+  }
+}
+
 beforeAll(async () => {
   const ready = await environment.ready();
   cluster = ready.cluster;
@@ -73,6 +99,35 @@ describe('facts on a 2 x 2 ClickHouse cluster behind PostgreSQL', () => {
     expect(a.headers['x-report-engine']).toBe('clickhouse');
     expect(a.json.campaigns.length).toBeGreaterThan(0);
     expect(b.text).toBe(a.text);
+  });
+
+  it('reflects a write acknowledged by one replica in the next report on another (read-your-writes, no wait)', async () => {
+    const auth = { authorization: `Bearer ${deployment.tokens[0]}` };
+    const [a, b] = deployment.replicas.all;
+    const accountsReport = '/reporting/v0/accounts?statistics=clicks&limit=500';
+    const before = await b!.http.request('GET', accountsReport, { headers: auth });
+    expect(before.status, before.text).toBe(200);
+    const account = before.json.accounts[0] as { id: number; name: string };
+    const current = await a!.http.request('GET', `/provisioning/v0/accounts/id/${account.id}`, { headers: auth });
+    const renamed = `${account.name} (renamed on A)`;
+    const patched = await a!.http.request('PATCH', `/provisioning/v0/accounts/id/${account.id}`, {
+      headers: {
+        ...auth,
+        'content-type': 'application/merge-patch+json',
+        'if-match': String(current.headers.etag),
+      },
+      body: JSON.stringify({ account: { name: renamed } }),
+    });
+    expect(patched.status, patched.text).toBe(200);
+    const after = await b!.http.request('GET', accountsReport, { headers: auth });
+    expect(after.status).toBe(200);
+    expect(after.json.accounts.find((row: { id: number }) => row.id === account.id).name).toBe(renamed);
+    // B's page cache and validator moved with A's write: the old ETag is no longer current.
+    expect(after.headers.etag).not.toBe(before.headers.etag);
+    const revalidated = await b!.http.request('GET', accountsReport, {
+      headers: { ...auth, 'if-none-match': String(before.headers.etag) },
+    });
+    expect(revalidated.status).toBe(200);
   });
 
   it("runs a one-organization report on one node of the organization's shard only", async () => {
@@ -207,6 +262,17 @@ describe('a replica killed -9 during a statistics sync', () => {
           expect(Number(stored!.n), `job ${job.id} on replica ${replica}`).toBe(job.result.rows.adRows);
         }
       }
+      // The change feed, through HTTP, lists each synced window as replaced.
+      const demo = slow.listening.demo!;
+      const token = await tokenFrom(taker.listening.url, demo.clientId, demo.clientSecret, files);
+      const feed = await getJson(taker.listening.url, '/reporting/v0/changes?limit=1000', token, files);
+      const replaced = (
+        feed.changes as Array<{ kind: string; platformAccountId: number; firstDay: string; lastDay: string }>
+      )
+        .filter((c) => c.kind === 'STATISTICS_REPLACED')
+        .map((c) => `${c.platformAccountId} ${c.firstDay}..${c.lastDay}`);
+      for (const job of jobs.filter((j) => j.result.status === 'SYNCED'))
+        expect(replaced).toContain(`${job.input.adPlatformAccountId} ${job.input.from}..${job.input.to}`);
       for (const replica of [1, 2]) {
         const [doubled] = await cluster.query<{ n: string }>(
           shard,
