@@ -59,6 +59,7 @@ import { CLI, runCli, startServe, type CliResult, type ServeProcess } from '../t
 import { startTestPostgres, type TestPostgres } from '../test/helpers/postgres-server.js';
 import { MIX_NAMES, mixParams, serviceUrlPath, type MixName } from './peer/report-queries.js';
 import { processTable, TICKS_PER_SECOND, treeCpuMs } from './process-cpu.js';
+import { Cleanups } from './cleanups.js';
 
 // ---------------------------------------------------------------------------------------------
 // Arguments
@@ -104,22 +105,7 @@ const log = (line: string) =>
 // ---------------------------------------------------------------------------------------------
 // Cleanup: every process and directory this run starts, undone newest first, also on Ctrl-C.
 
-const cleanups: Array<() => Promise<void> | void> = [];
-async function cleanUp(mark = 0): Promise<void> {
-  while (cleanups.length > mark) {
-    const undo = cleanups.pop()!;
-    try {
-      await undo();
-    } catch (error) {
-      log(`cleanup: ${(error as Error).message}`);
-    }
-  }
-}
-for (const signal of ['SIGINT', 'SIGTERM'] as const)
-  process.once(signal, () => {
-    log(`${signal}: cleaning up`);
-    void cleanUp().then(() => process.exit(130));
-  });
+const cleanups = new Cleanups(log);
 /** Last resort: ClickHouse node pids still alive when this process exits are SIGKILLed. */
 const nodePids = new Set<number>();
 process.on('exit', () => {
@@ -1020,18 +1006,19 @@ async function dimensionShare(
   const rows: DimensionRow[] = [];
   for (const capture of captures) {
     const httpP50 = capture.name === 'pull' ? result.pull.p50 : result.mix.find((m) => m.name === capture.name)!.p50;
+    const row = (postgresMs: number, mergeTreeMs: number, error?: string): DimensionRow => ({
+      name: capture.name,
+      statements: capture.statements.length,
+      postgresMs,
+      mergeTreeMs,
+      httpP50,
+      capturedHttpMs: capture.httpMs,
+      capturedNodeMs: capture.nodeMs,
+      others: capture.others,
+      ...(error === undefined ? {} : { error }),
+    });
     if (capture.error) {
-      rows.push({
-        name: capture.name,
-        statements: capture.statements.length,
-        postgresMs: NaN,
-        mergeTreeMs: NaN,
-        httpP50,
-        capturedHttpMs: capture.httpMs,
-        capturedNodeMs: capture.nodeMs,
-        others: capture.others,
-        error: capture.error,
-      });
+      rows.push(row(NaN, NaN, capture.error));
       continue;
     }
     try {
@@ -1046,28 +1033,9 @@ async function dimensionShare(
         onPostgres.push((await replay(node.httpPort, capture.statements, 'adreport')).ms);
         onMergeTree.push((await replay(node.httpPort, capture.statements, 'dimcopy')).ms);
       }
-      rows.push({
-        name: capture.name,
-        statements: capture.statements.length,
-        postgresMs: median(onPostgres),
-        mergeTreeMs: median(onMergeTree),
-        httpP50,
-        capturedHttpMs: capture.httpMs,
-        capturedNodeMs: capture.nodeMs,
-        others: capture.others,
-      });
+      rows.push(row(median(onPostgres), median(onMergeTree)));
     } catch (error) {
-      rows.push({
-        name: capture.name,
-        statements: capture.statements.length,
-        postgresMs: NaN,
-        mergeTreeMs: NaN,
-        httpP50,
-        capturedHttpMs: capture.httpMs,
-        capturedNodeMs: capture.nodeMs,
-        others: capture.others,
-        error: (error as Error).message,
-      });
+      rows.push(row(NaN, NaN, (error as Error).message));
     }
   }
   await chQuery(node.httpPort, 'DROP DATABASE IF EXISTS dimcopy');
@@ -1364,7 +1332,7 @@ async function main(): Promise<void> {
     }
   }
   const postgresVersion = postgres.peer.version;
-  await cleanUp();
+  await cleanups.undo();
 
   const loadAtEnd = loadavg();
   const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
@@ -1469,7 +1437,7 @@ main().then(
   () => process.exit(process.exitCode ?? 0),
   async (error: unknown) => {
     console.error(error);
-    await cleanUp();
+    await cleanups.undo();
     process.exit(1);
   },
 );

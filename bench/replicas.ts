@@ -42,6 +42,7 @@ import { CLI, runCli, startServe, type CliResult } from '../test/helpers/cli.js'
 import { startTestPostgres, type TestPostgres } from '../test/helpers/postgres-server.js';
 import { startReplicas, type ReplicaSet } from '../test/helpers/replicas.js';
 import { treeCpuMs } from './process-cpu.js';
+import { Cleanups } from './cleanups.js';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -80,23 +81,7 @@ const log = (line: string) => console.error(`replicas +${((performance.now() - T
 // ---------------------------------------------------------------------------------------------
 // Cleanup: every process and directory this run starts, undone in reverse order, also on Ctrl-C.
 
-const cleanups: Array<() => Promise<void> | void> = [];
-/** Undoes what was registered after `mark` (everything by default), newest first. */
-async function cleanUp(mark = 0): Promise<void> {
-  while (cleanups.length > mark) {
-    const undo = cleanups.pop()!;
-    try {
-      await undo();
-    } catch (error) {
-      log(`cleanup: ${(error as Error).message}`);
-    }
-  }
-}
-for (const signal of ['SIGINT', 'SIGTERM'] as const)
-  process.once(signal, () => {
-    log(`${signal}: cleaning up`);
-    void cleanUp().then(() => process.exit(130));
-  });
+const cleanups = new Cleanups(log);
 
 function tempDir(prefix: string): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -451,7 +436,7 @@ async function embedded(): Promise<void> {
   await measure(store, target, tokenWorkload(tenants));
   await measure(store, target, provisioningWorkload(tenants));
   await measure(store, target, reportWorkload([demoToken], `report: campaigns, 30 days (200, ${campaigns} rows)`));
-  await cleanUp(mark);
+  await cleanups.undo(mark);
 }
 
 /** PostgreSQL's cluster is made while DuckDB's demo backfills, and is idle before any load. */
@@ -732,7 +717,7 @@ async function main(): Promise<void> {
   log('shared state per call (tinybench) ...');
   const microResults = await micro(storeUrl);
   const postgresVersion = (await pgStarting).peer.version;
-  await cleanUp();
+  await cleanups.undo();
   const loadAtEnd = loadavg();
   const cpus = os.cpus();
   const command = `node --import tsx bench/replicas.ts${args.length ? ` ${args.join(' ')}` : ''}`;
@@ -759,7 +744,7 @@ main().then(
   () => process.exit(0),
   async (error: unknown) => {
     console.error(error);
-    await cleanUp();
+    await cleanups.undo();
     process.exit(1);
   },
 );
