@@ -365,3 +365,34 @@ describe('data generate into the scale-out deployment', () => {
     }
   }, 300_000);
 });
+
+describe('serve --facts clickhouse refused at start', () => {
+  it.each([
+    ['without a PostgreSQL store', false, {}, /needs the PostgreSQL store/],
+    ['without ClickHouse nodes', true, {}, /ADREPORT_CLICKHOUSE_SHARD_URLS .*ADREPORT_CLICKHOUSE_URL/],
+    [
+      'with a node that does not answer',
+      true,
+      { ADREPORT_CLICKHOUSE_URL: 'http://127.0.0.1:1/adreport' },
+      /ClickHouse at http:\/\/127\.0\.0\.1:1/,
+    ],
+  ] as const)('%s: one line, exit 1', async (_, withStore, env, message) => {
+    const { pg } = await environment.ready();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'adreport-facts-refused-'));
+    try {
+      const store = withStore
+        ? ['--store', await pg.createDatabase(), '--files-dir', dir]
+        : ['--db', path.join(dir, 'a.duckdb')];
+      const result = await runCli(
+        ['serve', '--port', '0', '--host', '127.0.0.1', '--facts', 'clickhouse', ...store],
+        env,
+      );
+      expect(result.code).toBe(1);
+      const lines = result.stderr.split('\n').filter((line) => line !== '' && !line.startsWith('adreport: waiting'));
+      expect(lines, result.stderr).toHaveLength(1);
+      expect(lines[0]).toMatch(message);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,9 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { migratedSchemas } from '../../src/clickhouse/cluster/migrated-schemas.js';
-import { postgresSource, prepareFactNodes } from '../../src/clickhouse/facts/fact-schema.js';
-import { FactTopology } from '../../src/clickhouse/facts/fact-topology.js';
+import { openFactNodes } from '../../src/clickhouse/facts/clickhouse-facts.js';
 import { loadFactsFromDuckDb } from '../../src/clickhouse/facts/load-facts.js';
 import { Database } from '../../src/store/database.js';
 import { migrate } from '../../src/store/migrate.js';
@@ -84,13 +82,13 @@ export function clickhouseFactsDeployment(
         } finally {
           await target.close();
         }
-        const topology = await FactTopology.connect(
-          shardUrls.split(',').map((shard) => shard.split('|')),
-          { clustered: true, cluster: cluster.cluster },
-        );
+        const { topology, schemas } = await openFactNodes({
+          url: undefined,
+          shardUrls: shardUrls.split(','),
+          cluster: cluster.cluster,
+          postgresUrl: storeUrl,
+        });
         try {
-          const schemas = await migratedSchemas();
-          await prepareFactNodes(topology, schemas, postgresSource(storeUrl));
           await loadFactsFromDuckDb(
             db,
             topology,

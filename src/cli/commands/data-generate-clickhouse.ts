@@ -1,6 +1,5 @@
-import { postgresSource, prepareFactNodes, releaseSchemas } from '../../clickhouse/facts/fact-schema.js';
-import { connectTopology } from '../../clickhouse/facts/clickhouse-facts.js';
-import { parseShardUrls } from '../../clickhouse/facts/fact-topology.js';
+import { openFactNodes } from '../../clickhouse/facts/clickhouse-facts.js';
+import { FactTopologyError } from '../../clickhouse/facts/fact-topology.js';
 import { loadFactsFromDuckDb } from '../../clickhouse/facts/load-facts.js';
 import type { ServiceConfig } from '../../config/config.js';
 import type { GenerateResult } from '../../generator/generate.js';
@@ -14,13 +13,15 @@ export async function loadGeneratedFacts(
   result: GenerateResult,
   log: (line: string) => void,
 ): Promise<void> {
-  const shards = config.clickhouseShardUrls ? parseShardUrls(config.clickhouseShardUrls) : undefined;
-  if (shards === undefined && config.clickhouseUrl === undefined)
-    throw new CliError('ADREPORT_FACTS=clickhouse needs ADREPORT_CLICKHOUSE_SHARD_URLS or ADREPORT_CLICKHOUSE_URL', 2);
-  const topology = await connectTopology({ url: config.clickhouseUrl, cluster: config.clickhouseCluster }, shards);
+  const { topology, schemas } = await openFactNodes({
+    url: config.clickhouseUrl,
+    shardUrls: config.clickhouseShardUrls,
+    cluster: config.clickhouseCluster,
+    postgresUrl: config.clickhousePostgresUrl ?? config.storeUrl!,
+  }).catch((error: unknown) => {
+    throw error instanceof FactTopologyError ? new CliError(error.message, 2) : error;
+  });
   try {
-    const schemas = await releaseSchemas();
-    await prepareFactNodes(topology, schemas, postgresSource(config.clickhousePostgresUrl ?? config.storeUrl!));
     const started = performance.now();
     const rows = await loadFactsFromDuckDb(
       db,

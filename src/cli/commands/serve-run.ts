@@ -2,6 +2,8 @@ import { configFromEnv, mergeConfig, serviceConfigSchema, type ServiceConfigInpu
 import type { StatisticsSyncSettings } from '../../jobs/statistics-sync-queue.js';
 import { PortInUseError, startService, type RunningService } from '../../main.js';
 import { VERSION } from '../../version.js';
+import { ClickHouseFailure } from '../../clickhouse/clickhouse-connection.js';
+import { FactTopologyError } from '../../clickhouse/facts/fact-topology.js';
 import { ClickHouseSchemaMismatch } from '../../clickhouse/replicator.js';
 import { StoreConfigurationError } from '../../store/postgres/postgres-store.js';
 import { ADMIN_COMMANDS } from '../admin-commands.js';
@@ -101,7 +103,12 @@ function adminServices(service: RunningService, statistics: StatisticsSyncSettin
 
 /** A ClickHouse replica of another schema stops the start with what to do about it. */
 function explainStartFailure(error: unknown): never {
-  if (error instanceof ClickHouseSchemaMismatch || error instanceof StoreConfigurationError)
+  if (
+    error instanceof ClickHouseSchemaMismatch ||
+    error instanceof StoreConfigurationError ||
+    error instanceof FactTopologyError ||
+    error instanceof ClickHouseFailure
+  )
     throw new CliError(error.message);
   return explainPortInUse(error);
 }

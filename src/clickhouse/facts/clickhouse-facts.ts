@@ -2,7 +2,9 @@ import type { FactWriter } from '../../statistics/fact-writer.js';
 import type { ReportEngine, ReportEngineSelector } from '../../reporting/report-engine.js';
 import type { ClickHouseSql } from '../clickhouse-engine.js';
 import { ClickHouseFactWriter } from './clickhouse-fact-writer.js';
-import { postgresSource, prepareFactNodes, releaseSchemas } from './fact-schema.js';
+import type { TableSchema } from '../clickhouse-schema.js';
+import { migratedSchemas } from '../cluster/migrated-schemas.js';
+import { postgresSource, prepareFactNodes } from './fact-schema.js';
 import { FactTopology, FactTopologyError, parseShardUrls } from './fact-topology.js';
 import { ShardReportEngine } from './shard-report-engine.js';
 
@@ -27,17 +29,33 @@ export interface ClickHouseFacts {
   close(): Promise<void>;
 }
 
+/** What locates the nodes and what their dimension tables read. */
+export type FactNodesConfig = Pick<ClickHouseFactsConfig, 'url' | 'shardUrls' | 'cluster' | 'postgresUrl'>;
+
 /**
- * The nodes as configured: a cluster's, or one node, which is one of a cluster when its facts
- * are Distributed tables already (`clickhouse cluster up --shards 1 --replicas 1`).
+ * The nodes as configured (a cluster's, or one node, which is one of a cluster when its facts are
+ * Distributed tables already: `clickhouse cluster up --shards 1 --replicas 1`), connected and
+ * holding this release's tables. The caller closes the topology.
  */
-export async function connectTopology(
-  config: Pick<ClickHouseFactsConfig, 'url' | 'cluster'>,
-  shards: string[][] | undefined,
-): Promise<FactTopology> {
+export async function openFactNodes(
+  config: FactNodesConfig,
+): Promise<{ topology: FactTopology; schemas: TableSchema[] }> {
+  const shards = config.shardUrls !== undefined ? parseShardUrls(config.shardUrls) : undefined;
+  if (shards === undefined && config.url === undefined)
+    throw new FactTopologyError(
+      'ADREPORT_FACTS=clickhouse needs ADREPORT_CLICKHOUSE_SHARD_URLS (a cluster) or ADREPORT_CLICKHOUSE_URL (one node)',
+    );
   const urls = shards ?? [[config.url!]];
   const clustered = shards !== undefined || (await FactTopology.isClusterNode(urls[0]![0]!));
-  return FactTopology.connect(urls, { clustered, cluster: config.cluster });
+  const topology = await FactTopology.connect(urls, { clustered, cluster: config.cluster });
+  try {
+    const schemas = await migratedSchemas();
+    await prepareFactNodes(topology, schemas, postgresSource(config.postgresUrl));
+    return { topology, schemas };
+  } catch (error) {
+    await topology.close();
+    throw error;
+  }
 }
 
 /**
@@ -50,18 +68,7 @@ export async function startClickHouseFacts(
   config: ClickHouseFactsConfig,
   log: (line: string) => void,
 ): Promise<ClickHouseFacts> {
-  const shards = config.shardUrls !== undefined ? parseShardUrls(config.shardUrls) : undefined;
-  if (shards === undefined && config.url === undefined)
-    throw new FactTopologyError(
-      '--facts clickhouse needs ADREPORT_CLICKHOUSE_URL (one node) or ADREPORT_CLICKHOUSE_SHARD_URLS (a cluster)',
-    );
-  const topology = await connectTopology(config, shards);
-  try {
-    await prepareFactNodes(topology, await releaseSchemas(), postgresSource(config.postgresUrl));
-  } catch (error) {
-    await topology.close();
-    throw error;
-  }
+  const { topology } = await openFactNodes(config);
   log(`clickhouse: facts on ${topology.description}; dimensions read from PostgreSQL through its table engine`);
   const engine = new ShardReportEngine(topology, sql, {
     concurrency: config.concurrency,

@@ -1,9 +1,6 @@
 import { PARTITION_EXPRESSIONS, quoteName, tableBody, type TableSchema } from '../clickhouse-schema.js';
 import { readsDatabase, type FactNode, type FactTopology } from './fact-topology.js';
 
-/** The ClickHouse tables of this release (from its DuckDB migrations on a scratch file: DuckDB compiles the schema, stores no facts). */
-export { migratedSchemas as releaseSchemas } from '../cluster/migrated-schemas.js';
-
 /** Where ClickHouse reads the dimensions from: the PostgreSQL store, as the ClickHouse nodes reach it. */
 export interface PostgresSource {
   /** host:port */
