@@ -73,6 +73,23 @@ export function isNodeProcess(pid: number, nodeDir: string): boolean {
   }
 }
 
+/**
+ * Whether the node's process has ended: no process, a zombie or dead one, or another program
+ * that got the number since. Stricter than `!isNodeProcess`: an exiting process whose memory is
+ * already released has an empty cmdline while the kernel still tears it down (its ports and
+ * files still held), and a stop that returned then would race whatever comes next.
+ */
+export function nodeProcessEnded(pid: number, nodeDir: string): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    if (/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2))) return true;
+    const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    return argv !== '' && !argv.split('\0').includes(`--path=${nodeFiles(nodeDir).data}`);
+  } catch {
+    return true;
+  }
+}
+
 /** The pid of the node's running process from its pid file, or undefined (no file, or a stale one). */
 export function runningPid(nodeDir: string): number | undefined {
   let text: string;
@@ -106,7 +123,7 @@ export async function stopNodeProcess(
 ): Promise<number | undefined> {
   const pid = runningPid(nodeDir);
   if (pid !== undefined) {
-    const gone = () => !isNodeProcess(pid, nodeDir);
+    const gone = () => nodeProcessEnded(pid, nodeDir);
     send(pid, signal);
     // A node ends within its current second of sleep, then shuts its listeners and tables down.
     if (!(await waitFor(gone, ceilingMs))) {
