@@ -41,3 +41,22 @@ export function treeCpuMs(roots: readonly number[]): number[] {
     return (ticks / TICKS_PER_SECOND) * 1000;
   });
 }
+
+/**
+ * A clock of this process's CPU time: every thread (the event loop, libuv's pool, DuckDB's),
+ * from process.cpuUsage() in microseconds, finer than /proc's 10 ms ticks; children not
+ * included. The returned function reads the CPU ms since the clock started.
+ */
+export function processCpuClock(): () => number {
+  const from = process.cpuUsage();
+  return () => {
+    const spent = process.cpuUsage(from);
+    return (spent.user + spent.system) / 1000;
+  };
+}
+
+/** A clock of a process tree's CPU time (treeCpuMs: 10 ms ticks, so windows of seconds): CPU ms since it started. */
+export function treeCpuClock(root: number): () => number {
+  const [from] = treeCpuMs([root]);
+  return () => treeCpuMs([root])[0]! - from!;
+}

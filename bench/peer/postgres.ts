@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { parse } from 'csv-parse/sync';
+import { treeCpuClock } from '../process-cpu.js';
 
 export interface PostgresPeer {
   readonly port: number;
@@ -42,7 +43,9 @@ export interface PgbenchResult {
   p50Ms: number;
   p99Ms: number;
   transactions: number;
-  /** CPU time of all server processes per transaction: what a query costs, whatever else the machine runs. */
+  /** CPU ms of the server's processes (the postmaster, its backends and workers; not pgbench) over the run. */
+  serverCpuMs: number;
+  /** serverCpuMs per transaction: what a query costs, whatever else the machine runs. */
   serverCpuMsPerTx: number;
 }
 
@@ -579,11 +582,11 @@ export async function pgbench(
       ...connectArgs(peer.port),
       DATABASE,
     ];
-    const cpuBefore = serverCpuSeconds(peer.dir);
+    const serverCpu = treeCpuClock(postmasterPid(peer.dir));
     const { stdout } = await run(path.join(peer.binDir, 'pgbench'), args, { cwd: dir });
     // The backends exit with pgbench; give the postmaster a moment to reap them into its children's times.
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const cpu = serverCpuSeconds(peer.dir) - cpuBefore;
+    const serverCpuMs = serverCpu();
     const failed = Number(/number of failed transactions: (\d+)/.exec(stdout)?.[1] ?? 0);
     if (failed > 0) throw new Error(`pgbench: ${failed} failed transactions:\n${stdout}`);
     const tps = Number(/tps = ([\d.]+)/.exec(stdout)?.[1] ?? NaN);
@@ -596,45 +599,24 @@ export async function pgbench(
       p50Ms: percentile(latencies, 0.5),
       p99Ms: percentile(latencies, 0.99),
       transactions,
-      serverCpuMsPerTx: (cpu * 1000) / transactions,
+      serverCpuMs,
+      serverCpuMsPerTx: serverCpuMs / transactions,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ: 100 on every Linux the bench runs on
-
-/** utime + stime (+ cutime + cstime with `children`) of a process from /proc/<pid>/stat, in seconds. */
-function processCpuSeconds(pid: string, children: boolean): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields[0] is field 3 (state)
-    const ticks = [11, 12, ...(children ? [13, 14] : [])].reduce((sum, i) => sum + Number(fields[i]), 0);
-    return ticks / CLOCK_TICKS_PER_SECOND;
-  } catch {
-    return 0; // exited meanwhile: its time is in the postmaster's children's times
-  }
-}
-
 /**
- * CPU seconds the cluster has used: the postmaster, its reaped children (backends, parallel
- * workers) and its live ones. Differences over a run are the run's server CPU.
+ * The postmaster's pid: its tree is the server (backends and parallel workers are its children;
+ * exited ones are in its children's times), pgbench and psql are not in it.
  */
-function serverCpuSeconds(dir: string): number {
-  const postmaster = readFileSync(path.join(dataDir(dir), 'postmaster.pid'), 'utf8')
-    .split('\n')[0]!
-    .trim();
-  let total = processCpuSeconds(postmaster, true);
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1] === postmaster) total += processCpuSeconds(pid, false);
-    } catch {
-      // gone
-    }
-  }
-  return total;
+function postmasterPid(dir: string): number {
+  return Number(
+    readFileSync(path.join(dataDir(dir), 'postmaster.pid'), 'utf8')
+      .split('\n')[0]!
+      .trim(),
+  );
 }
 
 /** Per-transaction log lines: client_id transaction_no time_us script_no epoch epoch_us. */
