@@ -25,7 +25,28 @@ export interface Run {
 /** A run of bench/run.ts's load children (median requests over the runs). */
 export interface LoadRun extends Run {
   requests: number;
+  /** bench/run.ts: the service's CPU over the run (absent in results written before it was measured). */
+  cpu?: CpuCost;
 }
+
+/** What requests cost the server that answered them: its CPU time over a measurement's window. */
+export interface CpuCost {
+  /** CPU ms of the server's process (or process tree) over the window. */
+  ms: number;
+  /** Requests (or queries, transactions) answered in the window. */
+  requests: number;
+  /** ms / requests. */
+  msPerRequest: number;
+}
+
+export const cpuCost = (ms: number, requests: number): CpuCost => ({ ms, requests, msPerRequest: ms / requests });
+
+/** The median of each field over runs (each its own median, as the other measures of a run are). */
+export const medianCpu = (costs: readonly CpuCost[]): CpuCost => ({
+  ms: median(costs.map((c) => c.ms)),
+  requests: median(costs.map((c) => c.requests)),
+  msPerRequest: median(costs.map((c) => c.msPerRequest)),
+});
 
 /** Spawns `adreport serve` with rate limits lifted and resolves with its `listening` line (or rejects if it exits first). */
 export function startServer(

@@ -30,7 +30,8 @@ import { compileReport } from '../src/sql/compile-report.js';
 import type { SqlValue } from '../src/store/sql-values.js';
 import { generatedDatabase, type Generated } from './generated.js';
 import { watchEventLoop, type LoopWatched } from './loop-watch.js';
-import { clientToken, median, root, type LoadRun } from './lib.js';
+import { clientToken, cpuCost, median, medianCpu, root, type CpuCost, type LoadRun } from './lib.js';
+import { processCpuClock } from './process-cpu.js';
 import { runMicro, type MicroResult } from './micro.js';
 import { benchEngines, enginesSection, resultsFile, withEnginesSection, type EnginesResult } from './engines.js';
 import { loadFacts, pgbench, startPostgres } from './peer/postgres.js';
@@ -112,8 +113,16 @@ const WORKER_NICE = serviceConfigSchema.parse(configFromEnv(process.env)).databa
  * Runs a bench child script with one JSON argument and resolves with the JSON of its last stdout
  * line. The child says "ready" once loaded; `started` runs then, just before the child is told
  * to go, so a watch of the event loop begins after the fork and the child's start-up.
+ *
+ * `cpu`: the service's CPU per request over the child's run, from the go to the child's answer:
+ * the CPU of this process, where the service runs (the child's own is not in it), over the
+ * requests the child counted (open loop: the 2xx ones).
  */
-function jsonChild<T>(script: string, options: object, started: () => void = () => undefined): Promise<T> {
+function jsonChild<T extends LoadRun>(
+  script: string,
+  options: object,
+  started: () => void = () => undefined,
+): Promise<T & { cpu: CpuCost }> {
   return new Promise((resolve, reject) => {
     const command = [process.execPath, '--import', 'tsx', path.join(root, 'bench', script), JSON.stringify(options)];
     const child = spawn('nice', ['-n', String(WORKER_NICE), ...command], {
@@ -121,21 +130,22 @@ function jsonChild<T>(script: string, options: object, started: () => void = () 
       stdio: ['pipe', 'pipe', 'inherit'],
     });
     let out = '';
-    let going = false;
+    let serviceCpu: (() => number) | undefined;
     child.stdout.on('data', (chunk) => {
       out += chunk;
-      if (!going && out.startsWith('ready\n')) {
-        going = true;
+      if (!serviceCpu && out.startsWith('ready\n')) {
         started();
+        serviceCpu = processCpuClock();
         child.stdin.end('go\n');
       }
     });
     child.on('error', reject);
-    child.on('close', (code) =>
-      code === 0
-        ? resolve(JSON.parse(out.trim().split('\n').pop()!) as T)
-        : reject(new Error(`${script} exited ${code}`)),
-    );
+    child.on('close', (code) => {
+      if (code !== 0 || !serviceCpu) return reject(new Error(`${script} exited ${code}`));
+      const cpuMs = serviceCpu();
+      const result = JSON.parse(out.trim().split('\n').pop()!) as T;
+      resolve({ ...result, cpu: cpuCost(cpuMs, result.requests) });
+    });
   });
 }
 
@@ -187,9 +197,10 @@ function medianRun(label: string, runs: readonly LoadRun[]): LoadRun {
     requests: m((r) => r.requests),
     non2xx: sum(runs, (r) => r.non2xx),
     errors: sum(runs, (r) => r.errors),
+    ...(runs.every((r) => r.cpu) ? { cpu: medianCpu(runs.map((r) => r.cpu!)) } : {}),
   };
   console.error(
-    `${label}: ${Math.round(result.rps)} req/s, p50 ${fmt(result.p50, 1)} ms, p99 ${fmt(result.p99, 1)} ms${result.non2xx + result.errors > 0 ? `, ${result.non2xx} non-2xx, ${result.errors} errors` : ''}`,
+    `${label}: ${Math.round(result.rps)} req/s, ${fmtCpu(result.cpu)} CPU ms/req, p50 ${fmt(result.p50, 1)} ms, p99 ${fmt(result.p99, 1)} ms${result.non2xx + result.errors > 0 ? `, ${result.non2xx} non-2xx, ${result.errors} errors` : ''}`,
   );
   return result;
 }
@@ -236,6 +247,7 @@ async function measureAgainstFloor(
       qps: median(floors.map((f) => f.qps)),
       p50: median(floors.map((f) => f.p50)),
       p99: median(floors.map((f) => f.p99)),
+      cpu: medianCpu(floors.map((f) => f.cpu)),
     },
   };
 }
@@ -263,11 +275,13 @@ async function measureOpenLoop(
 const sum = <T>(xs: readonly T[], pick: (x: T) => number) => xs.reduce((a, x) => a + pick(x), 0);
 
 type Query = { sql: string; params: readonly SqlValue[] };
-type FloorRun = { qps: number; p50: number; p99: number };
+/** `cpu`: this process's CPU over the floor's own run (no load child runs then), per query. */
+type FloorRun = { qps: number; p50: number; p99: number; cpu: CpuCost };
 
 /** The engine floor: `workers` loops running the queries on the service's own DuckDB connections for SECONDS. */
 async function floorRun(service: RunningService, queries: readonly Query[], workers: number): Promise<FloorRun> {
   const latencies: number[] = [];
+  const cpu = processCpuClock();
   const until = performance.now() + SECONDS * 1000;
   await Promise.all(
     Array.from({ length: workers }, async (_, w) => {
@@ -279,9 +293,10 @@ async function floorRun(service: RunningService, queries: readonly Query[], work
       }
     }),
   );
+  const cpuMs = cpu();
   const sorted = latencies.sort((a, b) => a - b);
   const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
-  return { qps: latencies.length / SECONDS, p50: pct(0.5), p99: pct(0.99) };
+  return { qps: latencies.length / SECONDS, p50: pct(0.5), p99: pct(0.99), cpu: cpuCost(cpuMs, latencies.length) };
 }
 
 interface ScaleResult {
@@ -297,7 +312,12 @@ interface ScaleResult {
   conditional: { health: LoadRun; notModified: LoadRun | null; cacheHit: LoadRun };
   loop: LoopWatch;
   peer:
-    | { version: string; loadSeconds: number; single: Array<{ name: string; p50: number; tps16: number }> }
+    | {
+        version: string;
+        loadSeconds: number;
+        /** cpu1, cpu16: the server's CPU (postmaster tree, not pgbench) per transaction at 1 and 16 clients. */
+        single: Array<{ name: string; p50: number; tps16: number; cpu1?: CpuCost; cpu16?: CpuCost }>;
+      }
     | { skipped: string };
 }
 
@@ -507,8 +527,10 @@ async function benchFairness(generated: Generated, loop: LoopWatch): Promise<Sca
         await floodStarted;
         await new Promise((resolve) => setTimeout(resolve, 1000));
         const run = await dashboardRun(duration, started);
-        floods.push(await floodRun);
-        return run;
+        const floodDone = await floodRun;
+        floods.push(floodDone);
+        // The service's CPU over the flood's run, which holds the dashboard's: per answer of either, 429s included.
+        return { ...run, cpu: cpuCost(floodDone.cpu.ms, floodDone.requests + run.requests) };
       },
       loop,
     );
@@ -618,8 +640,12 @@ async function benchPeer(generated: Generated): Promise<ScaleResult['peer']> {
       const sql = PEER_QUERIES[m.name](m.params);
       const one = await pgbench(peer, sql, 1, SECONDS);
       const sixteen = await pgbench(peer, sql, 16, SECONDS);
-      console.error(`postgres ${m.name}: p50 ${one.p50Ms.toFixed(1)} ms x1, ${Math.round(sixteen.tps)} tps x16`);
-      single.push({ name: m.name, p50: one.p50Ms, tps16: sixteen.tps });
+      const cpu1 = cpuCost(one.serverCpuMs, one.transactions);
+      const cpu16 = cpuCost(sixteen.serverCpuMs, sixteen.transactions);
+      console.error(
+        `postgres ${m.name}: p50 ${one.p50Ms.toFixed(1)} ms x1, ${fmtCpu(cpu1)} CPU ms/tx x1, ${Math.round(sixteen.tps)} tps x16, ${fmtCpu(cpu16)} CPU ms/tx x16`,
+      );
+      single.push({ name: m.name, p50: one.p50Ms, tps16: sixteen.tps, cpu1, cpu16 });
     }
     return { version: peer.version, loadSeconds: loaded.seconds, single };
   } finally {
@@ -630,6 +656,9 @@ async function benchPeer(generated: Generated): Promise<ScaleResult['peer']> {
 // ---- report --------------------------------------------------------------------------------
 
 const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
+/** CPU ms per request to 2-3 significant digits; '-' where it was not measured (results of older code). */
+const fmtCpu = (c: CpuCost | undefined) =>
+  c === undefined ? '-' : fmt(c.msPerRequest, c.msPerRequest < 1 ? 3 : c.msPerRequest < 10 ? 2 : 1);
 const verdict = (ok: boolean) => (ok ? 'met' : '**not met**');
 
 function microTable(results: readonly MicroResult[]): string[] {
@@ -648,28 +677,28 @@ function scaleSection(r: ScaleResult & { stolen: string }): string[] {
   lines.push(
     '### One request at a time: service vs engine floor (p50 ms)',
     '',
-    '| request | service p50 | floor p50 | service / floor | goal <= 1.25 (small reports) |',
-    '|---|---:|---:|---:|---|',
+    '| request | service p50 | floor p50 | service / floor | goal <= 1.25 (small reports) | service req/s | CPU ms / request | floor queries/s | CPU ms / query |',
+    '|---|---:|---:|---:|---|---:|---:|---:|---:|',
   );
   for (const s of r.single) {
     const ratio = s.service.p50 / s.floor.p50;
     // The goal is for small reports; the 10,000-row pull also pays for moving its 3.4 MB over TLS, which the floor does not.
     const small = MIX[s.name as MixName].query.limit !== '10000';
     lines.push(
-      `| ${s.name} | ${fmt(s.service.p50, 1)} | ${fmt(s.floor.p50, 1)} | ${fmt(ratio, 2)} | ${small ? verdict(ratio <= 1.25) : '- (a pull)'} |`,
+      `| ${s.name} | ${fmt(s.service.p50, 1)} | ${fmt(s.floor.p50, 1)} | ${fmt(ratio, 2)} | ${small ? verdict(ratio <= 1.25) : '- (a pull)'} | ${fmt(s.service.rps)} | ${fmtCpu(s.service.cpu)} | ${fmt(s.floor.qps)} | ${fmtCpu(s.floor.cpu)} |`,
     );
   }
   lines.push(
     '',
     '### The mix at 1, 16, 64 connections',
     '',
-    '| connections | service req/s | p50 ms | p99 ms | floor queries/s | service / floor | goal >= 0.85 |',
-    '|---:|---:|---:|---:|---:|---:|---|',
+    '| connections | service req/s | CPU ms / request | p50 ms | p99 ms | floor queries/s | CPU ms / query | service / floor | goal >= 0.85 |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   );
   for (const m of r.mix) {
     const ratio = m.service.rps / m.floor.qps;
     lines.push(
-      `| ${m.connections} | ${fmt(m.service.rps)} | ${fmt(m.service.p50, 1)} | ${fmt(m.service.p99, 1)} | ${fmt(m.floor.qps)} | ${fmt(ratio, 2)} | ${m.connections === 1 ? '-' : verdict(ratio >= 0.85)} |`,
+      `| ${m.connections} | ${fmt(m.service.rps)} | ${fmtCpu(m.service.cpu)} | ${fmt(m.service.p50, 1)} | ${fmt(m.service.p99, 1)} | ${fmt(m.floor.qps)} | ${fmtCpu(m.floor.cpu)} | ${fmt(ratio, 2)} | ${m.connections === 1 ? '-' : verdict(ratio >= 0.85)} |`,
     );
   }
   const open = r.openLoop.run;
@@ -679,12 +708,12 @@ function scaleSection(r: ScaleResult & { stolen: string }): string[] {
     '',
     `### Open loop at half of saturation: ${r.openLoop.rate} requests/s, constant rate (bench/open-loop-child.ts, up to ${open.connections} connections)`,
     '',
-    '| request | p50 ms | p99 ms | p99 / p50 |',
-    '|---|---:|---:|---:|',
-    `| the mix | ${fmt(open.p50, 1)} | ${fmt(open.p99, 1)} | ${fmt(openRatio, 2)} |`,
+    '| request | req/s | CPU ms / request | p50 ms | p99 ms | p99 / p50 |',
+    '|---|---:|---:|---:|---:|---:|',
+    `| the mix | ${fmt(open.rps)} | ${fmtCpu(open.cpu)} | ${fmt(open.p50, 1)} | ${fmt(open.p99, 1)} | ${fmt(openRatio, 2)} |`,
     ...Object.entries(open.byName).map(
       ([name, x]) =>
-        `| ${name} | ${fmt(x.p50, 1)} | ${fmt(x.p99, 1)} | ${fmt(x.p99 / x.p50, 2)} (goal <= 4: ${verdict(x.p99 / x.p50 <= 4)}) |`,
+        `| ${name} | | | ${fmt(x.p50, 1)} | ${fmt(x.p99, 1)} | ${fmt(x.p99 / x.p50, 2)} (goal <= 4: ${verdict(x.p99 / x.p50 <= 4)}) |`,
     ),
     '',
     `The mix's own spread, one request at a time: p99 / p50 ${fmt(r.mix[0]!.service.p99 / r.mix[0]!.service.p50, 2)} (${fmt(r.mix[0]!.service.p50, 1)} / ${fmt(r.mix[0]!.service.p99, 1)} ms at 1 connection).`,
@@ -702,9 +731,11 @@ function scaleSection(r: ScaleResult & { stolen: string }): string[] {
     '',
     '### Token and account endpoints (16 connections)',
     '',
-    '| request | req/s | p50 ms | p99 ms |',
-    '|---|---:|---:|---:|',
-    ...r.other.map((o) => `| ${o.name} | ${fmt(o.run.rps)} | ${fmt(o.run.p50, 1)} | ${fmt(o.run.p99, 1)} |`),
+    '| request | req/s | CPU ms / request | p50 ms | p99 ms |',
+    '|---|---:|---:|---:|---:|',
+    ...r.other.map(
+      (o) => `| ${o.name} | ${fmt(o.run.rps)} | ${fmtCpu(o.run.cpu)} | ${fmt(o.run.p50, 1)} | ${fmt(o.run.p99, 1)} |`,
+    ),
     '',
     ...fairnessSection(r),
     ...conditionalSection(r),
@@ -716,18 +747,32 @@ function scaleSection(r: ScaleResult & { stolen: string }): string[] {
   lines.push(
     `### PostgreSQL peer (${r.peer.version}, facts loaded in ${fmt(r.peer.loadSeconds)} s)`,
     '',
-    '| request | PostgreSQL p50 ms | service p50 ms | PostgreSQL / service (latency) |',
-    '|---|---:|---:|---:|',
+    '| request | PostgreSQL p50 ms | service p50 ms | PostgreSQL / service (latency) | PostgreSQL CPU ms / request x1 | service CPU ms / request x1 | PostgreSQL / service (CPU) | PostgreSQL req/s x16 | PostgreSQL CPU ms / request x16 |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   );
   for (const p of r.peer.single) {
     const s = r.single.find((x) => x.name === p.name)!;
-    lines.push(`| ${p.name} | ${fmt(p.p50, 1)} | ${fmt(s.service.p50, 1)} | ${fmt(p.p50 / s.service.p50, 1)} |`);
+    const cpuRatio = (p.cpu1?.msPerRequest ?? NaN) / (s.service.cpu?.msPerRequest ?? NaN);
+    lines.push(
+      `| ${p.name} | ${fmt(p.p50, 1)} | ${fmt(s.service.p50, 1)} | ${fmt(p.p50 / s.service.p50, 1)} | ${fmtCpu(p.cpu1)} | ${fmtCpu(s.service.cpu)} | ${fmt(cpuRatio, 1)} | ${fmt(p.tps16)} | ${fmtCpu(p.cpu16)} |`,
+    );
   }
   // The mix: one request of each type, in sequence; at 16 connections the throughput of each alone, harmonically combined.
   const pgMix = sum(r.peer.single, (p) => p.p50);
   const serviceMix = sum(r.single, (s) => s.service.p50);
   const pgMixTps = r.peer.single.length / sum(r.peer.single, (p) => 1 / p.tps16);
   const serviceMix16 = r.mix.find((m) => m.connections === 16)!.service.rps;
+  // CPU per request of the mix: PostgreSQL's, the mean over the four (each run alone); the service's, of the mix run.
+  const peerSingle = r.peer.single;
+  const pgMixCpu = (pick: (p: (typeof peerSingle)[number]) => CpuCost | undefined) =>
+    sum(peerSingle, (p) => pick(p)?.msPerRequest ?? NaN) / peerSingle.length;
+  const serviceMixCpu = (connections: number) =>
+    r.mix.find((m) => m.connections === connections)?.service.cpu?.msPerRequest ?? NaN;
+  const capacity = (connections: 1 | 16) => {
+    const pg = pgMixCpu((p) => (connections === 1 ? p.cpu1 : p.cpu16));
+    const service = serviceMixCpu(connections);
+    return `**${fmt(pg / service, 1)}x** ${connections === 1 ? 'one at a time' : 'at 16 connections'} (${fmt(pg, 2)} / ${fmt(service, 2)} ms)`;
+  };
   const ahead = r.peer.single.every((p) => p.p50 > r.single.find((x) => x.name === p.name)!.service.p50);
   // Issue 21's goals: >= 1.5x at scale 1, >= 5x at scale 100 (none stated between).
   const mixGoal = r.scale <= 1 ? 1.5 : r.scale >= 100 ? 5 : undefined;
@@ -741,6 +786,7 @@ function scaleSection(r: ScaleResult & { stolen: string }): string[] {
       ? [`campaigns30d: **${fmt(campaignsRatio, 1)}x** PostgreSQL (goal >= 10: ${verdict(campaignsRatio >= 10)}).`]
       : []),
     `Mix at 16 connections: PostgreSQL ${fmt(pgMixTps)} vs service ${fmt(serviceMix16)} requests/s: **${fmt(serviceMix16 / pgMixTps, 1)}x**.`,
+    `Capacity, CPU per request of the mix, PostgreSQL / service: ${capacity(16)}, ${capacity(1)}. PostgreSQL's is its server's processes' (the postmaster and its backends, not pgbench), running the query and its protocol; the service's is its whole process's (TLS, HTTP, authentication, the query, the JSON page), not the load generator's.`,
     '',
   );
   return lines;
@@ -754,10 +800,12 @@ function fairnessSection(r: ScaleResult): string[] {
     '',
     `Request rate limit lifted, database-time budget at its default, page cache off. The first organization runs the mix at 64 connections (${fmt(floodRps)} answers/s, ${fmt(100 * (floodRefused ?? NaN))}% of them 429); meanwhile the second organization asks its campaigns30d at ${DASHBOARD_RATE} per second (open loop).`,
     '',
-    `| second organization, campaigns30d at ${DASHBOARD_RATE}/s | req/s | p50 ms | p99 ms |`,
-    '|---|---:|---:|---:|',
-    `| idle | ${fmt(idle.rps)} | ${fmt(idle.p50, 1)} | ${fmt(idle.p99, 1)} |`,
-    `| during the flood | ${fmt(flooded.rps)} | ${fmt(flooded.p50, 1)} | ${fmt(flooded.p99, 1)} |`,
+    `| second organization, campaigns30d at ${DASHBOARD_RATE}/s | req/s | CPU ms / request | p50 ms | p99 ms |`,
+    '|---|---:|---:|---:|---:|',
+    `| idle | ${fmt(idle.rps)} | ${fmtCpu(idle.cpu)} | ${fmt(idle.p50, 1)} | ${fmt(idle.p99, 1)} |`,
+    `| during the flood | ${fmt(flooded.rps)} | ${fmtCpu(flooded.cpu)} | ${fmt(flooded.p50, 1)} | ${fmt(flooded.p99, 1)} |`,
+    '',
+    `CPU ms / request: idle, the service's CPU over the dashboard's run per its answers (its idle work included: at ${DASHBOARD_RATE} requests/s that is most of it); during the flood, over the flood's run per answer of either organization, 429s included.`,
     '',
     `p99 during the flood / idle p99: **${fmt(ratio, 2)}** (goal <= 3: ${verdict(ratio <= 3)}).`,
     '',
@@ -768,14 +816,14 @@ function conditionalSection(r: ScaleResult): string[] {
   const { health, notModified, cacheHit } = r.conditional;
   const row = (name: string, run: LoadRun | null) =>
     run === null
-      ? `| ${name} | n/a (no ETag) | | |`
-      : `| ${name} | ${fmt(run.rps)} | ${fmt(run.p50, 2)} | ${fmt(run.p50 / health.p50, 2)} (goal <= 1.5: ${verdict(run.p50 / health.p50 <= 1.5)}) |`;
+      ? `| ${name} | n/a (no ETag) | | | |`
+      : `| ${name} | ${fmt(run.rps)} | ${fmtCpu(run.cpu)} | ${fmt(run.p50, 2)} | ${fmt(run.p50 / health.p50, 2)} (goal <= 1.5: ${verdict(run.p50 / health.p50 <= 1.5)}) |`;
   return [
     '### Conditional requests and the page cache (one at a time, cache on)',
     '',
-    '| request | req/s | p50 ms | p50 / health p50 |',
-    '|---|---:|---:|---|',
-    `| GET /health | ${fmt(health.rps)} | ${fmt(health.p50, 2)} | 1 |`,
+    '| request | req/s | CPU ms / request | p50 ms | p50 / health p50 |',
+    '|---|---:|---:|---:|---|',
+    `| GET /health | ${fmt(health.rps)} | ${fmtCpu(health.cpu)} | ${fmt(health.p50, 2)} | 1 |`,
     row('campaigns30d with a matching If-None-Match (304)', notModified),
     row('campaigns30d repeated (cache hit)', cacheHit),
     '',
@@ -786,6 +834,9 @@ function conditionalSection(r: ScaleResult): string[] {
 function baselineSection(r: ScaleResult, before: ScaleResult | undefined): string[] {
   if (!before) return [];
   const ratio = (a: number, b: number) => fmt(a / b, 2);
+  // CPU per request: a baseline written before it was measured has none ('-').
+  const cpuRow = (measure: string, b: LoadRun, a: LoadRun) =>
+    `| ${measure}, CPU ms / request | ${fmtCpu(b.cpu)} | ${fmtCpu(a.cpu)} | ${b.cpu && a.cpu ? ratio(a.cpu.msPerRequest, b.cpu.msPerRequest) : '-'} |`;
   const lines = [
     `### Scale ${r.scale}: this code against the code before (${BASELINE}, same databases, same session)`,
     '',
@@ -797,6 +848,7 @@ function baselineSection(r: ScaleResult, before: ScaleResult | undefined): strin
     if (b)
       lines.push(
         `| ${s.name} x1, p50 ms | ${fmt(b.service.p50, 1)} | ${fmt(s.service.p50, 1)} | ${ratio(s.service.p50, b.service.p50)} |`,
+        cpuRow(`${s.name} x1`, b.service, s.service),
       );
   }
   for (const m of r.mix) {
@@ -809,16 +861,21 @@ function baselineSection(r: ScaleResult, before: ScaleResult | undefined): strin
     );
     lines.push(
       `| mix x${m.connections}, p99 ms | ${fmt(b.service.p99)} | ${fmt(m.service.p99)} | ${ratio(m.service.p99, b.service.p99)} |`,
+      cpuRow(`mix x${m.connections}`, b.service, m.service),
     );
   }
   for (const [name, x] of Object.entries(r.openLoop.run.byName)) {
     const b = before.openLoop.run.byName[name];
     if (b) lines.push(`| open loop ${name}, p99 / p50 | ${fmt(b.p99 / b.p50, 2)} | ${fmt(x.p99 / x.p50, 2)} | |`);
   }
+  lines.push(cpuRow('open loop', before.openLoop.run, r.openLoop.run));
   for (const o of r.other) {
     const b = before.other.find((x) => x.name === o.name);
     if (b)
-      lines.push(`| ${o.name} x16, req/s | ${fmt(b.run.rps)} | ${fmt(o.run.rps)} | ${ratio(o.run.rps, b.run.rps)} |`);
+      lines.push(
+        `| ${o.name} x16, req/s | ${fmt(b.run.rps)} | ${fmt(o.run.rps)} | ${ratio(o.run.rps, b.run.rps)} |`,
+        cpuRow(`${o.name} x16`, b.run, o.run),
+      );
   }
   for (const [label, l] of r.loop) {
     const b = before.loop.get(label);
@@ -826,6 +883,12 @@ function baselineSection(r: ScaleResult, before: ScaleResult | undefined): strin
   }
   const fair = (x: ScaleResult) => x.fairness.flooded.p99 / x.fairness.idle.p99;
   lines.push(`| fairness: flooded p99 / idle p99 | ${fmt(fair(before), 2)} | ${fmt(fair(r), 2)} | |`);
+  lines.push(cpuRow('fairness, during the flood', before.fairness.flooded, r.fairness.flooded));
+  for (const [name, pick] of [
+    ['GET /health x1', (x: ScaleResult) => x.conditional.health],
+    ['campaigns30d repeated (cache hit) x1', (x: ScaleResult) => x.conditional.cacheHit],
+  ] as const)
+    lines.push(cpuRow(name, pick(before), pick(r)));
   lines.push('');
   return lines;
 }
@@ -848,7 +911,30 @@ function stolenSince(from: ReturnType<typeof cpuTicks>): string {
     : 'unknown (no /proc/stat)';
 }
 
-function machineFacts(startTicks: ReturnType<typeof cpuTicks>): string[] {
+/**
+ * The event-loop watch's own CPU, ms per second: it runs in this process during every load run,
+ * so it is in the service's CPU of each (a 5 ms timer reading /proc). Measured with no service
+ * running, after the micro benchmarks: three half seconds with the watch and three without, the
+ * least of each (the process's own leftovers, e.g. a GC, only add).
+ */
+async function watchCpuMsPerSecond(): Promise<number> {
+  const halfSecond = async (watched: boolean) => {
+    const cpu = processCpuClock();
+    const stop = watched ? watchEventLoop() : () => undefined;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    stop();
+    return cpu();
+  };
+  const idle: number[] = [];
+  const watched: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    idle.push(await halfSecond(false));
+    watched.push(await halfSecond(true));
+  }
+  return Math.max(0, 2 * (Math.min(...watched) - Math.min(...idle)));
+}
+
+function machineFacts(startTicks: ReturnType<typeof cpuTicks>, watchCpu: number): string[] {
   const cpus = os.cpus();
   return [
     `- date: ${new Date().toISOString()}`,
@@ -856,6 +942,7 @@ function machineFacts(startTicks: ReturnType<typeof cpuTicks>): string[] {
     `- machine: ${cpus[0]?.model ?? 'unknown cpu'}, ${cpus.length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, node ${process.version}`,
     `- command: \`npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}\` (${RUNS} run(s) x ${SECONDS} s per measurement, medians; closed-loop load by autocannon, open-loop load by bench/open-loop-child.ts, each in a child process over HTTPS; the service in the bench process, DuckDB threads = cores)`,
     '- on one machine the load generator, the service and DuckDB share the cores: read ratios, not absolute claims',
+    `- CPU ms / request: the CPU time of what answered, over the measurement's own window, per request answered (medians of the runs); less bound to how the machine's cores were shared than req/s, so ratios of it read as capacity. The service: this process (all its threads: event loop, libuv pool, DuckDB), from a load child's go to its answer; the load generator runs in its own process and is not in it; besides the service it holds the event-loop watch (${fmt(watchCpu, 1)} ms of CPU per second, measured alone) and the service's idle work (at a low rate, such as the fairness dashboard's, much of it). The floor: this process over the floor's own run (no load then). PostgreSQL: its server's process tree (postmaster and backends, /proc in 10 ms ticks), not pgbench`,
   ];
 }
 
@@ -899,6 +986,7 @@ async function main(): Promise<number> {
   const startTicks = cpuTicks();
   const baseline = loadBaseline(BASELINE);
   const micro = await runMicro(quick);
+  const watchCpu = await watchCpuMsPerSecond();
   const scales: Array<ScaleResult & { stolen: string }> = [];
   for (const scale of SCALES) {
     const generated = generatedDatabase(scale, undefined, REUSE);
@@ -915,7 +1003,7 @@ async function main(): Promise<number> {
   const lines = [
     `# Benchmarks${quick ? ' (quick smoke run)' : ''}`,
     '',
-    ...machineFacts(startTicks),
+    ...machineFacts(startTicks, watchCpu),
     '',
     '## Micro: parse + plan + compile (tinybench)',
     '',
