@@ -129,9 +129,12 @@ module.exports = {
       name: 'store-below-services',
       severity: 'error',
       comment:
-        'D4: the store is below every service: it imports only shared and sql/sql-value.ts (the values it binds).',
+        'D4: the store is below every service: it imports only shared, sql/sql-value.ts (the values it binds) and runtime/request-timing.ts (Server-Timing of its waits and statements).',
       from: { path: '^src/store/', pathNot: '^src/store/migrations/' },
-      to: { path: `^src/(${LAYERS})(/|\\.ts$)`, pathNot: [above('store', 'shared'), '^src/sql/sql-value\\.ts$'] },
+      to: {
+        path: `^src/(${LAYERS})(/|\\.ts$)`,
+        pathNot: [above('store', 'shared'), '^src/sql/sql-value\\.ts$', '^src/runtime/request-timing\\.ts$'],
+      },
     },
     {
       name: 'store-migrations-below-services',

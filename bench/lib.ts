@@ -52,13 +52,15 @@ export const medianCpu = (costs: readonly CpuCost[]): CpuCost => ({
 export function startServer(
   dbPath: string,
   extraArgs: readonly string[] = [],
+  /** The checkout whose dist/cli.cjs serves (another worktree: the code before a change). */
+  checkout: string = root,
 ): { child: ChildProcess; ready: Promise<Listening> } {
   const big = '1000000';
   const child = spawn(
     process.execPath,
     ['dist/cli.cjs', 'serve', ...extraArgs, '--json', '--port', '0', '--host', '127.0.0.1', '--db', dbPath],
     {
-      cwd: root,
+      cwd: checkout,
       stdio: ['ignore', 'pipe', 'inherit'],
       env: {
         ...process.env,

@@ -11,7 +11,8 @@
  * - peer: PostgreSQL from Debian's packages on loopback with the same facts (bench/peer/).
  *
  * Full: scale 10 and 100, 3 runs x 10 s, medians; writes bench/RESULTS.md. --quick: scale 1,
- * 1 run x 3 s, for CI; writes bench/out/RESULTS.quick.md. Exit 1 when a run had errors or non-2xx
+ * 1 run x 3 s, for CI; writes bench/out/RESULTS.quick.md. `--profile` adds where a report's time
+ * goes per layer (bench/profile.ts, Server-Timing); `--profile-only` prints only that. Exit 1 when a run had errors or non-2xx
  * answers, or the peer's answers differ from the service's; goals are reported, not enforced.
  */
 import { spawn } from 'node:child_process';
@@ -34,6 +35,7 @@ import { clientToken, cpuCost, median, medianCpu, root, type CpuCost, type LoadR
 import { processCpuClock } from './process-cpu.js';
 import { runMicro, type MicroResult } from './micro.js';
 import { benchEngines, enginesSection, resultsFile, withEnginesSection, type EnginesResult } from './engines.js';
+import { profileReports, profileSection } from './profile.js';
 import { loadFacts, pgbench, startPostgres } from './peer/postgres.js';
 import type { OpenLoopOptions, OpenLoopResult } from './open-loop-child.js';
 import type { SerialOptions } from './serial-child.js';
@@ -68,6 +70,11 @@ const BASELINE = flag('--baseline');
 /** `--engine clickhouse`: also the report engines side by side (bench/engines.ts); `--engines-only`: only that. */
 const ENGINE = flag('--engine');
 const ENGINES_ONLY = process.argv.includes('--engines-only');
+/** `--profile`: also where a report's time goes, per layer (bench/profile.ts); `--profile-only`: only that. */
+const PROFILE_ONLY = process.argv.includes('--profile-only');
+const PROFILE = PROFILE_ONLY || process.argv.includes('--profile');
+/** Requests per mix report in the profile. */
+const PROFILE_COUNT = Number(flag('--profile-count') ?? (quick ? 100 : 300));
 const CONCURRENCY = [1, 16, 64] as const;
 const BIG = 1_000_000;
 
@@ -979,19 +986,45 @@ async function mainEngines(): Promise<number> {
   return runs.some((x) => x.non2xx + x.errors > 0) ? 1 : 0;
 }
 
+/** The profile as is, and with a write committed before each request (what steady syncs meet). */
+async function profileSections(generated: Generated): Promise<string[]> {
+  const plain = await profileReports(generated, PROFILE_COUNT);
+  const writes = await profileReports(generated, PROFILE_COUNT, { writeBefore: true });
+  return [
+    profileSection(plain),
+    '',
+    profileSection(writes, "Where a report's time goes, another organization's write committed before each request"),
+    '',
+  ];
+}
+
+/** Only the profile of each scale, printed (RESULTS.md is left as it is). */
+async function mainProfile(): Promise<number> {
+  for (const scale of SCALES) {
+    console.log(
+      `## Scale ${scale}\n\n${(await profileSections(generatedDatabase(scale, undefined, REUSE))).join('\n')}`,
+    );
+  }
+  return 0;
+}
+
 async function main(): Promise<number> {
   if (ENGINE !== undefined && ENGINE !== 'clickhouse' && ENGINE !== 'duckdb')
     throw new Error('--engine is duckdb or clickhouse');
   if (ENGINE === 'clickhouse' && ENGINES_ONLY) return mainEngines();
+  if (PROFILE_ONLY) return mainProfile();
   const startTicks = cpuTicks();
   const baseline = loadBaseline(BASELINE);
   const micro = await runMicro(quick);
   const watchCpu = await watchCpuMsPerSecond();
   const scales: Array<ScaleResult & { stolen: string }> = [];
+  const profiles = new Map<number, string[]>();
   for (const scale of SCALES) {
     const generated = generatedDatabase(scale, undefined, REUSE);
     const ticks = cpuTicks();
     scales.push({ ...(await benchScale(generated)), stolen: stolenSince(ticks) });
+    // The served bin opens the file: after benchScale has closed it.
+    if (PROFILE) profiles.set(scale, await profileSections(generated));
   }
   if (LABEL !== undefined) {
     const saved: SavedScale[] = scales.map((x) => ({ ...x, loop: [...x.loop] }));
@@ -1009,7 +1042,10 @@ async function main(): Promise<number> {
     '',
     ...microTable(micro),
     '',
-    ...scales.flatMap((x) => [...scaleSection(x), ...baselineSection(x, baseline.get(x.scale))]),
+    ...scales.flatMap((x) => {
+      const profile = profiles.get(x.scale);
+      return [...scaleSection(x), ...(profile ? ['', ...profile] : []), ...baselineSection(x, baseline.get(x.scale))];
+    }),
   ];
   if (ENGINE === 'clickhouse') lines.push('', ...enginesSection(await engineResults()));
   const text = lines.join('\n');

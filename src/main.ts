@@ -324,6 +324,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       ),
       dbTime,
       trustProxy: config.trustProxy,
+      serverTiming: config.serverTiming,
       reportsServed: servesReports,
       nowMs,
       logError: io.logError,

@@ -31,6 +31,8 @@ export const serviceConfigSchema = z.object({
   tlsCert: z.string().optional(),
   tlsKey: z.string().optional(),
   trustProxy: z.boolean().default(false),
+  /** Server-Timing on every answer: wall and CPU per layer of the request (the bench's --profile). */
+  serverTiming: z.boolean().default(false),
   demo: z.boolean().default(false),
   /**
    * With `demo`: also demo accounts linked to sandbox platform accounts with autoImport on, so
@@ -79,6 +81,11 @@ export const serviceConfigSchema = z.object({
        * per organization, served round-robin. 3 measured best on 2 cores (README, Fair scheduling).
        */
       reportConcurrency: positiveInt.max(16).default(3),
+      /**
+       * Report queries that may run beyond those slots, one each for an organization with nothing
+       * running, so another tenant's flood never makes it wait (README, Fair scheduling).
+       */
+      reportReserve: z.coerce.number().int().min(0).max(4).default(1),
       /** Queries waiting for a connection beyond this get 503 instead of unbounded latency. */
       maxQueued: z.coerce.number().int().min(0).default(256),
       memoryLimit: z
@@ -270,6 +277,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServiceConfigInput {
     tlsCert: pick('ADREPORT_TLS_CERT'),
     tlsKey: pick('ADREPORT_TLS_KEY'),
     trustProxy: bool('ADREPORT_TRUST_PROXY'),
+    serverTiming: bool('ADREPORT_SERVER_TIMING'),
     tokenTtlSeconds: pick('ADREPORT_TOKEN_TTL_SECONDS'),
     tokenSigningKey: pick('ADREPORT_TOKEN_SIGNING_KEY'),
     tokenPreviousKeys: pick('ADREPORT_TOKEN_PREVIOUS_KEYS'),
@@ -338,6 +346,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServiceConfigInput {
     database: {
       readConnections: pick('ADREPORT_DB_READ_CONNECTIONS'),
       reportConcurrency: pick('ADREPORT_REPORT_CONCURRENCY'),
+      reportReserve: pick('ADREPORT_REPORT_RESERVE'),
       maxQueued: pick('ADREPORT_DB_MAX_QUEUED'),
       memoryLimit: pick('ADREPORT_DB_MEMORY_LIMIT'),
       threads: pick('ADREPORT_DB_THREADS'),

@@ -23,6 +23,7 @@ import { compressJson } from './middleware/compress-json.js';
 import { decodeRequestBody } from './middleware/decode-body.js';
 import { strictQuery } from './middleware/strict-query.js';
 import { queryEncoding } from './middleware/query-encoding.js';
+import { serverTiming } from './middleware/server-timing.js';
 import { requestId } from './middleware/request-id.js';
 import { transportGuard } from './middleware/transport-guard.js';
 import { registerAccountLinkRoutes } from './routes/account-links.js';
@@ -76,6 +77,8 @@ export interface AppDeps {
   /** Report query time per organization (the reporting API only); undefined: no cost-based limit. */
   dbTime?: CostBuckets | undefined;
   trustProxy: boolean;
+  /** Server-Timing on every answer (ADREPORT_SERVER_TIMING): where the request's time went, per layer. */
+  serverTiming?: boolean | undefined;
   /**
    * False on a store without facts (PostgreSQL until issue 38): the reporting API answers 503
    * reports_unavailable, except the change feed and the field list, which need no facts.
@@ -137,6 +140,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.onError(makeErrorHandler(deps.logError, deps.logInfo));
   app.notFound(notFoundHandler);
 
+  if (deps.serverTiming) app.use('*', serverTiming());
   app.use('*', requestId());
   app.use('*', transportGuard(deps.trustProxy));
   app.use('*', async (c, next) => {

@@ -1,4 +1,5 @@
 import type { ReportEndpoint } from '../catalog/endpoints.js';
+import { timed, timedSync } from '../runtime/request-timing.js';
 import { readsMoney, statisticOf } from '../catalog/statistics.js';
 import { buildPlan } from '../planner/build-plan.js';
 import { reportSlots } from '../planner/report-weight.js';
@@ -192,12 +193,17 @@ export class ReportService {
    * query; a 100-row campaign page costs the same either way (11.4 vs 10.9 ms).
    */
   async run({ plan, engine, freshness }: PreparedReport): Promise<ReportPage> {
-    const report = compileReport(plan, engine.dialect, this.compileOptions);
-    const compiled = report.jsonPage();
-    // totals=segments brings the totals row along: the totals statement alone only without it.
-    const segmentTotalsQuery = report.segmentTotals();
-    const totalsQuery = segmentTotalsQuery === undefined ? report.totals() : undefined;
-    const labels = await this.scope.labels(plan);
+    const { compiled, segmentTotalsQuery, totalsQuery } = timedSync('compile', () => {
+      const report = compileReport(plan, engine.dialect, this.compileOptions);
+      // totals=segments brings the totals row along: the totals statement alone only without it.
+      const segmentTotalsQuery = report.segmentTotals();
+      return {
+        compiled: report.jsonPage(),
+        segmentTotalsQuery,
+        totalsQuery: segmentTotalsQuery === undefined ? report.totals() : undefined,
+      };
+    });
+    const labels = await timed('scope', () => this.scope.labels(plan));
     // The currencies of the filtered result, when the totals read them.
     let found: string[] | undefined;
     const page = await engine.read({ organizationId: plan.organizationId, slots: reportSlots(plan) }, async (r) => {
@@ -244,7 +250,7 @@ export class ReportService {
       }
     });
     try {
-      const sort = await this.scope.currencySort(plan, found);
+      const sort = await timed('scope', () => this.scope.currencySort(plan, found));
       const warnings = [...page.warnings, ...(sort ? [sort] : []), ...(labels ? [labels] : [])];
       return { ...page, warnings: [...warnings, ...freshnessWarnings(freshness, plan)] };
     } catch (error) {

@@ -24,6 +24,7 @@ import { DataVersions, type WriteScope } from './data-versions.js';
 import { OverloadedError } from '../shared/errors.js';
 import type { Store } from './store.js';
 import { DUCKDB_DIALECT, type StoreDialect } from './store-dialect.js';
+import { timed } from '../runtime/request-timing.js';
 
 export type { AppendColumn, Executor } from './executor.js';
 
@@ -37,6 +38,8 @@ export interface DatabaseOptions {
   maxQueued: number;
   /** Report slots (`readReport`), one connection each; default DEFAULT_REPORT_CONCURRENCY. */
   reportConcurrency?: number | undefined;
+  /** Report units beyond the slots for organizations with nothing running (ReportScheduler), a connection each; default 0. */
+  reportReserve?: number | undefined;
   /** Connections of streaming exports (`readExport`); default DEFAULT_EXPORT_CONNECTIONS. */
   exportConnections?: number | undefined;
   /** Told of each report's query time (ms its work held a report connection), e.g. for the cost-based rate limit. */
@@ -68,15 +71,32 @@ export class DatabaseLockedError extends Error {
 }
 
 /**
+ * Which cached statements a write makes stale: `every` (prepared before the last commit) or
+ * `parameterless` (only those that bind no value).
+ */
+type StaleAfterWrite = 'every' | 'parameterless';
+
+/**
  * Runs statements on one connection. A plan is only as good as the table statistics it was
  * prepared with: DuckDB folds `WHERE disabled_at IS NOT NULL` to "no rows" while every value is
  * NULL and a prepared statement keeps that plan after an UPDATE (reproduced on 1.5.6; it stalled
- * the job runner). So statements are cached per read connection only while no write has
- * committed since they were prepared (`writeEpoch`); the writer never caches. Caching doubled
- * the token endpoint's throughput (478 -> 944 requests/s at 16 connections).
+ * the job runner), and a perfect-hash GROUP BY planned on the ids there were fails once larger
+ * ones arrive ("aggregate group exceeded total groups"). So statements are cached per read
+ * connection only while no write has committed since they were prepared (`writeEpoch`); the
+ * writer never caches. Caching doubled the token endpoint's throughput (478 -> 944 requests/s).
+ *
+ * Report statements are the exception (`staleAfterWrite: 'parameterless'`): DuckDB never keeps
+ * the plan of a statement whose scan filters on a parameter (every report statement filters its
+ * scans on `organization_id = $1`): it binds and optimizes it again at every execution, with the
+ * values, so that they reach the scans' zone maps (measured on 1.5.6: campaigns30d 4.4 ms
+ * prepared with parameters, 4.5 ms unprepared, 2.2 ms prepared with the same values written in).
+ * What the cache keeps of them is the parse and first bind (~1.5 ms), and that holds no
+ * statistics. test/service/report-plan-cache.test.ts holds DuckDB to it.
  */
 class ConnectionExecutor implements Executor {
   private readonly statements = new Map<string, { statement: DuckDBPreparedStatement; epoch: number }>();
+  /** Statements prepared on this connection, cached or not (diagnostics). */
+  prepared = 0;
 
   constructor(
     private readonly connection: DuckDBConnection,
@@ -84,13 +104,16 @@ class ConnectionExecutor implements Executor {
     private readonly track: (rows: LazyRows) => void,
     /** The current write epoch, for a connection whose statements may be reused; none for the writer. */
     private readonly writeEpoch?: () => number,
+    private readonly staleAfterWrite: StaleAfterWrite = 'every',
   ) {}
 
   async all<T extends object = Row>(sql: string, params: SqlParams = []): Promise<T[]> {
-    return this.withStatement(sql, async (statement) => {
+    return this.withStatement(sql, params, async (statement) => {
       statement.bind(toDuckDBValues(params), toDuckDBTypes(params));
-      const reader = await statement.runAndReadAll();
-      return reader.getRowObjectsJS().map((row) => fromDuckDBRow(row) as T);
+      return timed('execute', async () => {
+        const reader = await statement.runAndReadAll();
+        return reader.getRowObjectsJS().map((row) => fromDuckDBRow(row) as T);
+      });
     });
   }
 
@@ -100,10 +123,12 @@ class ConnectionExecutor implements Executor {
   }
 
   async lazy(sql: string, params: SqlParams = []): Promise<LazyRows> {
-    return this.withStatement(sql, async (statement) => {
+    return this.withStatement(sql, params, async (statement) => {
       statement.bind(toDuckDBValues(params), toDuckDBTypes(params));
-      const result = await statement.run();
-      const rows = new LazyRows(result, await result.fetchAllChunks());
+      const rows = await timed('execute', async () => {
+        const result = await statement.run();
+        return new LazyRows(result, await result.fetchAllChunks());
+      });
       this.track(rows);
       return rows;
     });
@@ -114,7 +139,7 @@ class ConnectionExecutor implements Executor {
       await this.connection.run(sql);
       return;
     }
-    await this.withStatement(sql, async (statement) => {
+    await this.withStatement(sql, params, async (statement) => {
       statement.bind(toDuckDBValues(params), toDuckDBTypes(params));
       await statement.run();
     });
@@ -178,16 +203,26 @@ class ConnectionExecutor implements Executor {
     this.statements.clear();
   }
 
-  private async withStatement<R>(sql: string, use: (statement: DuckDBPreparedStatement) => Promise<R>): Promise<R> {
+  private async withStatement<R>(
+    sql: string,
+    params: SqlParams,
+    use: (statement: DuckDBPreparedStatement) => Promise<R>,
+  ): Promise<R> {
     if (!this.writeEpoch) {
-      const statement = await this.connection.prepare(sql);
+      const statement = await this.prepare(sql);
       try {
         return await use(statement);
       } finally {
         statement.destroySync();
       }
     }
-    return use(await this.cached(sql, this.writeEpoch()));
+    const survivesWrites = this.staleAfterWrite === 'parameterless' && params.length > 0;
+    return use(await this.cached(sql, survivesWrites ? SURVIVES_WRITES : this.writeEpoch()));
+  }
+
+  private prepare(sql: string): Promise<DuckDBPreparedStatement> {
+    this.prepared++;
+    return timed('prepare', () => this.connection.prepare(sql));
   }
 
   /** Least recently used first out; a statement older than the last write is prepared again. */
@@ -200,7 +235,7 @@ class ConnectionExecutor implements Executor {
     }
     entry?.statement.destroySync();
     // The epoch is read before preparing: a write committing meanwhile makes this entry stale, never the reverse.
-    const statement = await this.connection.prepare(sql);
+    const statement = await this.prepare(sql);
     if (this.statements.size >= STATEMENT_CACHE_SIZE) {
       const [oldestSql, oldest] = this.statements.entries().next().value!;
       this.statements.delete(oldestSql);
@@ -212,6 +247,8 @@ class ConnectionExecutor implements Executor {
 }
 
 const STATEMENT_CACHE_SIZE = 256;
+/** The epoch of a cached statement that no write makes stale. */
+const SURVIVES_WRITES = -1;
 
 /**
  * Report queries in flight when the configuration says nothing (the service's default is in
@@ -286,13 +323,17 @@ export class Database implements Store {
     this.writer = new ConnectionExecutor(connections[0]!, track);
     const reader = (c: DuckDBConnection) => new ConnectionExecutor(c, track, () => this.writeEpoch);
     this.readers = connections.slice(1, 1 + options.readConnections).map(reader);
-    const reportEnd = 1 + options.readConnections + (options.reportConcurrency ?? DEFAULT_REPORT_CONCURRENCY);
-    this.reportReaders = connections.slice(1 + options.readConnections, reportEnd).map(reader);
+    const reportSlots = options.reportConcurrency ?? DEFAULT_REPORT_CONCURRENCY;
+    const reportReserve = options.reportReserve ?? 0;
+    const reportEnd = 1 + options.readConnections + reportSlots + reportReserve;
+    this.reportReaders = connections
+      .slice(1 + options.readConnections, reportEnd)
+      .map((c) => new ConnectionExecutor(c, track, () => this.writeEpoch, 'parameterless'));
     this.exportReaders = connections.slice(reportEnd).map(reader);
     // The exports' own bound (ExportService) admits at most this many; no queue.
     this.exportLimiter = new WorkLimiter(this.exportReaders.length, 0);
     this.readLimiter = new WorkLimiter(this.readers.length, options.maxQueued);
-    this.reportScheduler = new ReportScheduler(this.reportReaders.length, options.maxQueued);
+    this.reportScheduler = new ReportScheduler(reportSlots, options.maxQueued, reportReserve);
     this.onReportTime = options.onReportTime;
     // One writer: DuckDB's optimistic concurrency would fail one of two transactions on the same row.
     this.writeLimiter = new WorkLimiter(1, options.maxQueued);
@@ -327,7 +368,8 @@ export class Database implements Store {
       // again, plus everything since (restarts grew from 0.6 to 2.7 s over 16 crashes). Write it
       // into the file now, before anything is served.
       if (recovering) await first.run('CHECKPOINT');
-      const reportConnections = options.reportConcurrency ?? DEFAULT_REPORT_CONCURRENCY;
+      const reportConnections =
+        (options.reportConcurrency ?? DEFAULT_REPORT_CONCURRENCY) + (options.reportReserve ?? 0);
       const exportConnections = options.exportConnections ?? DEFAULT_EXPORT_CONNECTIONS;
       for (let i = 0; i < options.readConnections + reportConnections + exportConnections; i++)
         connections.push(await instance.connect());
@@ -391,7 +433,8 @@ export class Database implements Store {
 
   /** What the report lane runs and queues now. */
   reportLane(): ReportLaneState {
-    return this.reportScheduler.state();
+    const statementsPrepared = this.reportReaders.reduce((sum, reader) => sum + reader.prepared, 0);
+    return { ...this.reportScheduler.state(), statementsPrepared };
   }
 
   /**

@@ -25,11 +25,16 @@ async function until(test: () => boolean, what: string, timeoutMs = 20_000): Pro
 describe('the report lane: organizations served round-robin, cheap reads on their own lane, a bounded queue', () => {
   let fx: ReportingFixture;
   beforeAll(async () => {
-    // 2 report slots; a queue of 80 in all, so 40 per organization.
+    // 2 report slots and no reserve (round-robin alone; the reserve has its own test below); a
+    // queue of 80 in all, so 40 per organization.
     fx = await startReportingFixture({
       world: 'small-2orgs-30d',
       // The page cache off: the same pull repeated must reach the lane, not the cache.
-      service: { cacheMb: 0, database: { reportConcurrency: 2, maxQueued: 80 }, rateLimit: { dbTimeMsPerSecond: 0 } },
+      service: {
+        cacheMb: 0,
+        database: { reportConcurrency: 2, reportReserve: 0, maxQueued: 80 },
+        rateLimit: { dbTimeMsPerSecond: 0 },
+      },
     });
   }, 300_000);
   afterAll(() => fx?.close());
@@ -129,6 +134,45 @@ describe('the report lane: organizations served round-robin, cheap reads on thei
     expect(fx.service.db.reportLane()).toMatchObject({ running: 0, queued: 0, slotsInUse: 0 });
     expect((await pull(a.token)).text).toBe(expectedA.text);
     expect(fx.errors).toEqual([]);
+  });
+
+  it("with a reserve, answers B's report while A holds every slot and 40 of A's pulls wait", async () => {
+    const expectedB = await campaigns(fx.orgs[1]!.token);
+    const reserved = await startReportingFixture({
+      world: 'small-2orgs-30d',
+      service: {
+        cacheMb: 0,
+        database: { reportConcurrency: 2, reportReserve: 1, maxQueued: 80 },
+        rateLimit: { dbTimeMsPerSecond: 0 },
+      },
+    });
+    // Its own service, its own signing keys: its own tokens.
+    const [a, b] = reserved.orgs as [(typeof fx.orgs)[0], (typeof fx.orgs)[0]];
+    let release = () => {};
+    try {
+      const lane = () => reserved.service.db.reportLane();
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const hold = reserved.service.db.readReport({ organizationId: a.id, slots: 'all' }, () => gate);
+      await until(() => lane().slotsInUse === 2, 'the hold to start');
+      const range = { startDate: addDays(reserved.yesterday, -29), endDate: reserved.yesterday };
+      const aRequests = Array.from({ length: 40 }, () =>
+        reserved.report('keywords', a.token, { ...range, limit: 10_000 }),
+      );
+      await until(() => lane().queuedOf.get(a.id) === 40, "A's 40 pulls to queue");
+      // B has nothing running: its report runs in the reserve and is answered while all of A's wait.
+      const bReport = await reserved.report('campaigns', b.token, { ...range, limit: 100 });
+      expect(bReport.status).toBe(200);
+      expect(bReport.text).toBe(expectedB.text);
+      expect(lane()).toMatchObject({ queued: 40, slotsInUse: 2, inReserve: 0 });
+      release();
+      await hold;
+      expect((await Promise.all(aRequests)).every((res) => res.status === 200)).toBe(true);
+      expect(lane()).toMatchObject({ running: 0, queued: 0, slotsInUse: 0, inReserve: 0 });
+      expect(reserved.errors).toEqual([]);
+    } finally {
+      release();
+      await reserved.close();
+    }
   });
 
   it('Database.close waits for report work in flight', async () => {

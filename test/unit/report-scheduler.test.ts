@@ -15,8 +15,8 @@ interface Held {
   finish(): void;
 }
 
-function harness(slots: number, maxQueued: number) {
-  const scheduler = new ReportScheduler(slots, maxQueued);
+function harness(slots: number, maxQueued: number, reserve = 0) {
+  const scheduler = new ReportScheduler(slots, maxQueued, reserve);
   const started: string[] = [];
   const finishers = new Map<string, () => void>();
   const submit = (name: string, organizationId: number, weight: ReportSlots = 'one'): Held => {
@@ -119,6 +119,75 @@ describe('ReportScheduler', () => {
     await waiting;
     expect(drained).toBe(true);
     await scheduler.drained();
+  });
+});
+
+describe('ReportScheduler: the reserve for organizations with nothing running', () => {
+  it("starts another organization's report at once beside a pull that holds every slot", async () => {
+    const h = harness(2, 100, 1);
+    h.submit('pull', 1, 'all');
+    for (let i = 0; i < 4; i++) h.submit(`a${i}`, 1);
+    h.submit('b0', 2);
+    await h.settle();
+    expect(h.started).toEqual(['pull', 'b0']);
+    expect(h.scheduler.state()).toMatchObject({ running: 2, slotsInUse: 2, inReserve: 1, queued: 4 });
+    await h.finish('b0');
+    await h.finish('pull');
+    expect(h.started).toEqual(['pull', 'b0', 'a0', 'a1']);
+    expect(h.scheduler.state()).toMatchObject({ inReserve: 0, slotsInUse: 2 });
+  });
+
+  it('is never taken by an organization with work running, so a flood keeps to the slots', async () => {
+    const h = harness(2, 100, 1);
+    for (let i = 0; i < 5; i++) h.submit(`a${i}`, 1);
+    await h.settle();
+    expect(h.started).toEqual(['a0', 'a1']);
+    expect(h.scheduler.state()).toMatchObject({ inReserve: 0, queued: 3 });
+  });
+
+  it("takes one report of an organization at a time: the second waits for its turn like everyone's", async () => {
+    const h = harness(1, 100, 1);
+    h.submit('a0', 1);
+    h.submit('a1', 1);
+    h.submit('b0', 2);
+    h.submit('b1', 2);
+    await h.settle();
+    expect(h.started).toEqual(['a0', 'b0']);
+    await h.finish('a0');
+    // The slot goes round-robin: A's next (it arrived first), then B's second.
+    expect(h.started).toEqual(['a0', 'b0', 'a1']);
+    await h.finish('a1');
+    expect(h.started).toEqual(['a0', 'b0', 'a1', 'b1']);
+  });
+
+  it('holds one unit of one slot: a pull of a newcomer waits for the slots', async () => {
+    const h = harness(2, 100, 1);
+    h.submit('a0', 1);
+    h.submit('a1', 1);
+    h.submit('bpull', 2, 'all');
+    h.submit('c0', 3);
+    await h.settle();
+    expect(h.started).toEqual(['a0', 'a1', 'c0']);
+    await h.finish('a0');
+    await h.finish('a1');
+    expect(h.started).toEqual(['a0', 'a1', 'c0', 'bpull']);
+  });
+
+  it('gives a freed reserve to the next waiting organization with nothing running', async () => {
+    const h = harness(1, 100, 1);
+    h.submit('a0', 1);
+    h.submit('b0', 2);
+    h.submit('c0', 3);
+    await h.settle();
+    expect(h.started).toEqual(['a0', 'b0']);
+    await h.finish('b0');
+    expect(h.started).toEqual(['a0', 'b0', 'c0']);
+    expect(h.scheduler.state()).toMatchObject({ inReserve: 1, slotsInUse: 1, queued: 0 });
+  });
+
+  it('refuses a negative or fractional reserve', () => {
+    expect(() => new ReportScheduler(2, 10, -1)).toThrow(/reserve/);
+    expect(() => new ReportScheduler(2, 10, 0.5)).toThrow(/reserve/);
   });
 });
 

@@ -6,6 +6,7 @@ import { ApiError } from '../../shared/errors.js';
 import { rateLimitPolicy, rateLimitState } from '../../shared/rate-limit-headers.js';
 import type { CostBuckets, RateBuckets } from '../../shared/token-bucket.js';
 import type { AppEnv } from '../context.js';
+import { timed, timedSync } from '../../runtime/request-timing.js';
 
 /**
  * The longest a request of an organization in database-time debt is held before its answer.
@@ -45,9 +46,9 @@ export function apiGuard(
   if (dbTime) policies.push(rateLimitPolicy('db-time', dbTime));
   const policy = policies.join(', ');
   return async (c, next) => {
-    const auth = authenticator.authenticate(c.req.header('authorization'), scope);
+    const auth = timedSync('auth', () => authenticator.authenticate(c.req.header('authorization'), scope));
     c.set('auth', auth);
-    const decision = await buckets.take(auth.clientId, nowMs());
+    const decision = await timed('auth', async () => buckets.take(auth.clientId, nowMs()));
     // Retry-After and RateLimit keep the decision made on arrival: they err long by the hold.
     if (!decision.allowed) await sleep(Math.min(REFUSAL_HOLD_MS, decision.retryAfterSeconds * 1000));
     // Checked only when the request itself may go: a refused request costs no database time.

@@ -18,7 +18,12 @@ import {
   type ReportRequest,
 } from '../../reporting/report-request.js';
 import { CALL_DETAIL_FIELDS } from '../../catalog/call-details.js';
-import { REPORT_ENGINE_HEADER, type PreparedReport, type ReportService } from '../../reporting/report-service.js';
+import {
+  REPORT_ENGINE_HEADER,
+  type PreparedReport,
+  type ReportPage,
+  type ReportService,
+} from '../../reporting/report-service.js';
 import type { ReportFreshness, Validator } from '../../reporting/report-freshness.js';
 import type { CachedPage } from '../../reporting/page-cache.js';
 import { chooseEncoding } from '../content-coding.js';
@@ -35,7 +40,13 @@ import {
   validatorHeaders,
   X_CACHE,
 } from '../conditional.js';
-import { acceptsGzip, CONTENT_TYPES, responseFormat, type ResponseFormat } from '../export-negotiation.js';
+import {
+  acceptsGzip,
+  CONTENT_TYPES,
+  type ExportFormat,
+  responseFormat,
+  type ResponseFormat,
+} from '../export-negotiation.js';
 import { errorResponses } from '../openapi-errors.js';
 import { bearer, jsonContent, TOTAL_COUNT } from '../openapi-helpers.js';
 import { commaListParameter, dateQuery, pagingQuery } from '../openapi-parameters.js';
@@ -53,6 +64,7 @@ import {
 import { invalidParameter, parsePaging, QueryParams } from '../../shared/query-params.js';
 import { WARNINGS_HEADER, warningsHeader } from '../../reporting/report-warnings.js';
 import { COMPLETE_THROUGH_HEADER, completeThroughHeader, metaMember } from '../../reporting/data-freshness.js';
+import { timed, timedSync } from '../../runtime/request-timing.js';
 
 /** Fast gzip: exports are large and the CPU is shared with DuckDB rendering them. */
 const GZIP_LEVEL = 1;
@@ -62,9 +74,11 @@ function parseRequest(
   organizationId: number,
   accept: string | undefined,
 ): { request: ReportRequest; format: ResponseFormat } {
-  const query = parseReportQuery(url, level);
-  const format = responseFormat(query.get('format'), accept);
-  return { request: reportRequest(query, level, organizationId, format), format };
+  return timedSync('parse', () => {
+    const query = parseReportQuery(url, level);
+    const format = responseFormat(query.get('format'), accept);
+    return { request: reportRequest(query, level, organizationId, format), format };
+  });
 }
 
 /**
@@ -78,7 +92,8 @@ async function respond(
   endpoint: ReportEndpoint,
   parsed: { request: ReportRequest; format: ResponseFormat },
 ) {
-  const report = await reports.withFreshness(reports.prepare(endpoint, parsed.request));
+  const prepared = timedSync('parse', () => reports.prepare(endpoint, parsed.request));
+  const report = await timed('freshness', () => reports.withFreshness(prepared));
   return withRange(report.plan, withEngine(report.engine, await respondWith(c, reports, report, endpoint, parsed)));
 }
 
@@ -119,23 +134,43 @@ async function respondWith(
   if (format === 'json') {
     return cachedJson(c, reports.freshness, validator, async () => {
       const page = await reports.run(report);
-      const totals = page.totals ? `,"totals":${JSON.stringify(page.totals)}` : '';
-      const segmentTotals = page.segmentTotals ? `,"segmentTotals":${JSON.stringify(page.segmentTotals)}` : '';
-      const warnings = page.warnings.length > 0 ? `,"warnings":${JSON.stringify(page.warnings)}` : '';
-      const head = `{"${endpoint.level.plural}":`;
-      const tail = `${totals}${segmentTotals}${warnings}${metaMember(report.freshness)}}`;
-      const length = page.rows.byteLength + head.length + tail.length + 2;
-      const headers = {
-        'Content-Type': 'application/json',
-        'X-TotalCount': String(page.total),
-        Vary: 'Accept',
-        ...completeThroughHeader(report.freshness),
-      };
-      return reports.freshness.caches(length)
-        ? { bytes: jsonPageBytes(head, page.rows, tail), headers }
-        : { streamed: jsonPageBody(head, page.rows, tail), headers };
+      return timedSync('render', () => renderedPage(report, endpoint, page, reports.freshness));
     });
   }
+  return exportResponse(c, reports, report, validator, { endpoint, request, format });
+}
+
+/** The JSON page as bytes (to cache) or streamed (too big to cache), with its headers. */
+function renderedPage(
+  report: PreparedReport,
+  endpoint: ReportEndpoint,
+  page: ReportPage,
+  freshness: ReportFreshness,
+): RenderedJson {
+  const totals = page.totals ? `,"totals":${JSON.stringify(page.totals)}` : '';
+  const segmentTotals = page.segmentTotals ? `,"segmentTotals":${JSON.stringify(page.segmentTotals)}` : '';
+  const warnings = page.warnings.length > 0 ? `,"warnings":${JSON.stringify(page.warnings)}` : '';
+  const head = `{"${endpoint.level.plural}":`;
+  const tail = `${totals}${segmentTotals}${warnings}${metaMember(report.freshness)}}`;
+  const length = page.rows.byteLength + head.length + tail.length + 2;
+  const headers = {
+    'Content-Type': 'application/json',
+    'X-TotalCount': String(page.total),
+    Vary: 'Accept',
+    ...completeThroughHeader(report.freshness),
+  };
+  return freshness.caches(length)
+    ? { bytes: jsonPageBytes(head, page.rows, tail), headers }
+    : { streamed: jsonPageBody(head, page.rows, tail), headers };
+}
+
+async function exportResponse(
+  c: Context<AppEnv>,
+  reports: ReportService,
+  report: PreparedReport,
+  validator: Validator,
+  { endpoint, request, format }: { endpoint: ReportEndpoint; request: ReportRequest; format: ExportFormat },
+) {
   const { plan, stream, warnings } = await reports.export(report, format);
   // A client that took nothing for the idle timeout: CSV and NDJSON end with their error line
   // after what is buffered (the transport's write-idle timeout closes a client that never reads

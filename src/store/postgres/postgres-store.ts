@@ -283,7 +283,7 @@ export class PostgresStore implements Store {
 
   /** Reports never run here: the lane is always empty. */
   reportLane(): ReportLaneState {
-    return { running: 0, slotsInUse: 0, queued: 0, queuedOf: new Map() };
+    return { running: 0, slotsInUse: 0, queued: 0, queuedOf: new Map(), inReserve: 0, statementsPrepared: 0 };
   }
 
   write<T>(scope: WriteScope, work: (tx: Executor) => Promise<T>): Promise<T> {
