@@ -79,29 +79,23 @@ export function withRequestTiming<T>(timing: RequestTiming, handle: () => T): T 
  * clock is read). Costs two clock reads and an AsyncLocalStorage frame when timing is on.
  */
 export async function timed<T>(layer: TimingLayer, work: () => Promise<T>): Promise<T> {
-  const parent = current.getStore();
-  if (parent === undefined) return work();
-  const frame: Frame = { timing: parent.timing, childWallMs: 0, childCpuMs: 0 };
-  const startWall = performance.now();
-  const startCpu = process.cpuUsage();
+  const layerFrame = openLayer(layer);
+  if (layerFrame === undefined) return work();
   try {
-    return await current.run(frame, work);
+    return await current.run(layerFrame.frame, work);
   } finally {
-    close(parent, frame, layer, performance.now() - startWall, cpuMsSince(startCpu));
+    layerFrame.close();
   }
 }
 
 /** `timed` for synchronous work. */
 export function timedSync<T>(layer: TimingLayer, work: () => T): T {
-  const parent = current.getStore();
-  if (parent === undefined) return work();
-  const frame: Frame = { timing: parent.timing, childWallMs: 0, childCpuMs: 0 };
-  const startWall = performance.now();
-  const startCpu = process.cpuUsage();
+  const layerFrame = openLayer(layer);
+  if (layerFrame === undefined) return work();
   try {
-    return current.run(frame, work);
+    return current.run(layerFrame.frame, work);
   } finally {
-    close(parent, frame, layer, performance.now() - startWall, cpuMsSince(startCpu));
+    layerFrame.close();
   }
 }
 
@@ -110,20 +104,30 @@ export function timedSync<T>(layer: TimingLayer, work: () => T): T {
  * when no request is being timed.
  */
 export function startLayer(layer: TimingLayer): () => void {
-  const parent = current.getStore();
-  if (parent === undefined) return NO_OP;
-  const frame: Frame = { timing: parent.timing, childWallMs: 0, childCpuMs: 0 };
-  const startWall = performance.now();
-  const startCpu = process.cpuUsage();
-  return () => close(parent, frame, layer, performance.now() - startWall, cpuMsSince(startCpu));
+  return openLayer(layer)?.close ?? NO_OP;
 }
 
 const NO_OP = () => undefined;
 
-function close(parent: Frame, frame: Frame, layer: TimingLayer, wallMs: number, cpuMs: number): void {
-  parent.childWallMs += wallMs;
-  parent.childCpuMs += cpuMs;
-  frame.timing.add(layer, Math.max(0, wallMs - frame.childWallMs), Math.max(0, cpuMs - frame.childCpuMs));
+/**
+ * A frame for `layer` inside the current one, and the function that ends it: its time, less its
+ * inner layers', goes to the layer, all of it to the parent's inner time. Undefined when no
+ * request is being timed.
+ */
+function openLayer(layer: TimingLayer): { frame: Frame; close: () => void } | undefined {
+  const parent = current.getStore();
+  if (parent === undefined) return undefined;
+  const frame: Frame = { timing: parent.timing, childWallMs: 0, childCpuMs: 0 };
+  const startWall = performance.now();
+  const startCpu = process.cpuUsage();
+  const close = () => {
+    const wallMs = performance.now() - startWall;
+    const cpuMs = cpuMsSince(startCpu);
+    parent.childWallMs += wallMs;
+    parent.childCpuMs += cpuMs;
+    frame.timing.add(layer, Math.max(0, wallMs - frame.childWallMs), Math.max(0, cpuMs - frame.childCpuMs));
+  };
+  return { frame, close };
 }
 
 function cpuMsSince(start: NodeJS.CpuUsage): number {

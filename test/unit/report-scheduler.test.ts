@@ -145,7 +145,7 @@ describe('ReportScheduler: the reserve for organizations with nothing running', 
     expect(h.scheduler.state()).toMatchObject({ inReserve: 0, queued: 3 });
   });
 
-  it("takes one report of an organization at a time: the second waits for its turn like everyone's", async () => {
+  it('takes one report of an organization at a time: its second waits while its first runs', async () => {
     const h = harness(1, 100, 1);
     h.submit('a0', 1);
     h.submit('a1', 1);
@@ -153,11 +153,30 @@ describe('ReportScheduler: the reserve for organizations with nothing running', 
     h.submit('b1', 2);
     await h.settle();
     expect(h.started).toEqual(['a0', 'b0']);
+    // b0 borrowed the slot a0 frees: nothing starts until b0 ends too.
     await h.finish('a0');
-    // The slot goes round-robin: A's next (it arrived first), then B's second.
-    expect(h.started).toEqual(['a0', 'b0', 'a1']);
-    await h.finish('a1');
+    expect(h.started).toEqual(['a0', 'b0']);
+    await h.finish('b0');
+    // Then the slot goes round-robin to A's next (it arrived first), and B, with nothing running
+    // again, takes the reserve for its second.
     expect(h.started).toEqual(['a0', 'b0', 'a1', 'b1']);
+    expect(h.scheduler.state()).toMatchObject({ slotsInUse: 1, inReserve: 1, queued: 0 });
+  });
+
+  it('lends the reserve against the next free slot: in all, the lane holds its slots again once running work ends', async () => {
+    const h = harness(2, 100, 1);
+    h.submit('a0', 1);
+    h.submit('a1', 1);
+    h.submit('a2', 1);
+    h.submit('b0', 2);
+    await h.settle();
+    expect(h.started).toEqual(['a0', 'a1', 'b0']);
+    await h.finish('a0');
+    // Three were running for two slots: a0's slot pays back b0's loan.
+    expect(h.started).toEqual(['a0', 'a1', 'b0']);
+    expect(h.scheduler.state()).toMatchObject({ running: 2, slotsInUse: 1, inReserve: 1, queued: 1 });
+    await h.finish('a1');
+    expect(h.started).toEqual(['a0', 'a1', 'b0', 'a2']);
   });
 
   it('holds one unit of one slot: a pull of a newcomer waits for the slots', async () => {
@@ -170,6 +189,9 @@ describe('ReportScheduler: the reserve for organizations with nothing running', 
     expect(h.started).toEqual(['a0', 'a1', 'c0']);
     await h.finish('a0');
     await h.finish('a1');
+    // c0 still borrows a slot: the pull needs both.
+    expect(h.started).toEqual(['a0', 'a1', 'c0']);
+    await h.finish('c0');
     expect(h.started).toEqual(['a0', 'a1', 'c0', 'bpull']);
   });
 
