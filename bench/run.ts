@@ -1047,7 +1047,8 @@ async function main(): Promise<number> {
       return [...scaleSection(x), ...(profile ? ['', ...profile] : []), ...baselineSection(x, baseline.get(x.scale))];
     }),
   ];
-  if (ENGINE === 'clickhouse') lines.push('', ...enginesSection(await engineResults()));
+  const engines = ENGINE === 'clickhouse' ? await engineResults() : [];
+  if (engines.length > 0) lines.push('', ...enginesSection(engines));
   const text = lines.join('\n');
   console.log(text);
   const file = quick ? path.join(root, 'bench', 'out', 'RESULTS.quick.md') : path.join(root, 'bench', 'RESULTS.md');
@@ -1065,7 +1066,9 @@ async function main(): Promise<number> {
     s.conditional.cacheHit,
     ...(s.conditional.notModified ? [s.conditional.notModified] : []),
   ]);
-  const bad = runs.some((r) => r.non2xx > 0 || r.errors > 0 || r.rps === 0);
+  const engineRuns = engines.flatMap((r) => r.engines.flatMap((e) => [...e.single.map((x) => x.run), e.mix16]));
+  const bad =
+    runs.some((r) => r.non2xx > 0 || r.errors > 0 || r.rps === 0) || engineRuns.some((r) => r.non2xx + r.errors > 0);
   if (bad) console.error('FAIL: some runs had non-2xx responses or errors');
   return bad ? 1 : 0;
 }

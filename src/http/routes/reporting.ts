@@ -164,6 +164,7 @@ function renderedPage(
     : { streamed: jsonPageBody(head, page.rows, tail), headers };
 }
 
+/** The whole result (or the asked page) as CSV, NDJSON or Parquet, streamed with its headers. */
 async function exportResponse(
   c: Context<AppEnv>,
   reports: ReportService,
