@@ -179,7 +179,7 @@ describe('ReportScheduler: the reserve for organizations with nothing running', 
     expect(h.started).toEqual(['a0', 'a1', 'b0', 'a2']);
   });
 
-  it('holds one unit of one slot: a pull of a newcomer waits for the slots', async () => {
+  it('holds one unit of one slot: a pull of a newcomer waits for the slots, but not for the reserve', async () => {
     const h = harness(2, 100, 1);
     h.submit('a0', 1);
     h.submit('a1', 1);
@@ -188,11 +188,16 @@ describe('ReportScheduler: the reserve for organizations with nothing running', 
     await h.settle();
     expect(h.started).toEqual(['a0', 'a1', 'c0']);
     await h.finish('a0');
-    await h.finish('a1');
-    // c0 still borrows a slot: the pull needs both.
+    // A pull needs every slot, and never waits for the reserve: newcomers cannot hold it back.
     expect(h.started).toEqual(['a0', 'a1', 'c0']);
-    await h.finish('c0');
+    await h.finish('a1');
     expect(h.started).toEqual(['a0', 'a1', 'c0', 'bpull']);
+    // While it runs, the next newcomer waits: the reserve is c0's.
+    h.submit('d0', 4);
+    await h.settle();
+    expect(h.started).toEqual(['a0', 'a1', 'c0', 'bpull']);
+    await h.finish('c0');
+    expect(h.started).toEqual(['a0', 'a1', 'c0', 'bpull', 'd0']);
   });
 
   it('gives a freed reserve to the next waiting organization with nothing running', async () => {
