@@ -9,13 +9,13 @@
  * server process's (every thread, DuckDB's included); the client runs here, so none of its work is
  * in it. `http + tls` is what the client waited beyond the server's own total (TLS, the kernel,
  * the socket write of the body, node's HTTP parser). Medians over `count` requests after a
- * warm-up; the server's CPU per request is also read from /proc over the whole run, as a check.
+ * warm-up; the server process's CPU per request is also read from /proc around each request, as a check.
  */
 import https from 'node:https';
 import { fileURLToPath } from 'node:url';
 import { generatedDatabase, type Generated } from './generated.js';
 import { certificateOf, clientToken, median, startServer, stopServer } from './lib.js';
-import { treeCpuMs } from './process-cpu.js';
+import { procStat, TICKS_PER_SECOND } from './process-cpu.js';
 import { MIX_NAMES, mixParams, serviceUrlPath, type MixName } from './peer/report-queries.js';
 import { TIMING_LAYERS } from '../src/runtime/request-timing.js';
 
@@ -29,7 +29,7 @@ export interface RequestProfile {
   name: MixName;
   /** The client's wall ms per request (median). */
   clientMs: number;
-  /** The server process's CPU ms per request over the whole run, from /proc (10 ms ticks). */
+  /** The server process's CPU ms per request, from /proc around each request (10 ms ticks, summed). */
   processCpuMs: number;
   /** Per layer (TIMING_LAYERS, then `http + tls`, `other` and `total`): medians. */
   layers: Record<string, LayerCost>;
@@ -124,6 +124,7 @@ export async function profileReports(
         method: 'PATCH',
         body: JSON.stringify({ organization: { name: `Renamed ${writes++ % 2}` } }),
       });
+    const serverTicks = () => procStat(child.pid!)?.ticks ?? NaN;
     const requests: RequestProfile[] = [];
     for (const name of MIX_NAMES) {
       const url = base + serviceUrlPath(name, mixParams(name, org.id, generated.lastDay));
@@ -132,10 +133,12 @@ export async function profileReports(
       let cpuMs = 0;
       for (let i = 0; i < count; i++) {
         if (options.writeBefore) await write();
-        // The write's CPU is not the report's: the clock runs around the report alone (10 ms ticks, summed).
-        const [before] = treeCpuMs([child.pid!]);
+        // The write's CPU is not the report's: the clock runs around the report alone (10 ms ticks,
+        // summed). The server is one process (DuckDB's and libuv's threads are in its stat): one
+        // file read, where a scan of /proc would take this client's CPU from the server's cores.
+        const before = serverTicks();
         samples.push(await get(url, token, ca, agent));
-        cpuMs += treeCpuMs([child.pid!])[0]! - before!;
+        cpuMs += ((serverTicks() - before) * 1000) / TICKS_PER_SECOND;
       }
       const layers: Record<string, LayerCost> = {};
       const of = (key: string) => samples.map((s) => s.timings.get(key) ?? 0);

@@ -14,8 +14,8 @@ export interface ReportTicket {
 
 export type ReportSlots = 'one' | 'all';
 
-/** What the report lane is doing now (tests and diagnostics). */
-export interface ReportLaneState {
+/** What the scheduler runs and queues now. */
+export interface ReportSchedulerState {
   /** Units of work running. */
   readonly running: number;
   /** Slots they hold (an `all` holds every slot). */
@@ -25,6 +25,10 @@ export interface ReportLaneState {
   readonly queuedOf: ReadonlyMap<number, number>;
   /** Units running in the reserve (beyond `slots`). */
   readonly inReserve: number;
+}
+
+/** What the report lane is doing now (tests and diagnostics): its scheduler, and its connections' statements. */
+export interface ReportLaneState extends ReportSchedulerState {
   /** Statements the lane's connections have prepared since the store opened (a cached one is not prepared again). */
   readonly statementsPrepared: number;
 }
@@ -80,7 +84,7 @@ export class ReportScheduler {
     this.maxQueuedPerOrganization = Math.ceil(maxQueued / 2);
   }
 
-  state(): Omit<ReportLaneState, 'statementsPrepared'> {
+  state(): ReportSchedulerState {
     return {
       running: this.running,
       slotsInUse: this.slotsInUse,
@@ -182,12 +186,16 @@ export class ReportScheduler {
       this.startHead(organizationId, queue, false);
     }
     while (this.inReserve < this.reserve) {
-      const next = [...this.queues].find(([organizationId, queue]) =>
-        this.fitsReserve(organizationId, queue[0]!.weight),
-      );
+      const next = this.nextForReserve();
       if (next === undefined) return;
       this.startHead(next[0], next[1], true);
     }
+  }
+
+  /** The first waiting organization in turn whose next unit the reserve may start. */
+  private nextForReserve(): [number, Waiter[]] | undefined {
+    for (const entry of this.queues) if (this.fitsReserve(entry[0], entry[1][0]!.weight)) return entry;
+    return undefined;
   }
 
   private startHead(organizationId: number, queue: Waiter[], inReserve: boolean): void {
