@@ -1,4 +1,6 @@
+import { additiveSourceFor, type FactColumn } from './fact-sources.js';
 import { LEVEL_BY_PATH, LEVELS, type LevelDefinition, type LevelPath } from './levels.js';
+import { SEGMENTS, type SegmentDefinition } from './segments.js';
 import {
   DEFAULT_STATISTICS,
   measuresOf,
@@ -27,6 +29,11 @@ export interface ReportEndpoint {
   readonly statistics: readonly StatisticDefinition[];
   /** What a request without `statistics` gets. */
   readonly defaultStatistics: readonly StatisticDefinition[];
+  /**
+   * The segments some source of the level has, each on its own (which combine, and with which
+   * statistics: ./fact-sources.ts; the planner asks additiveSourceFor per request).
+   */
+  readonly segments: readonly SegmentDefinition[];
   readonly summary: string;
 }
 
@@ -47,8 +54,15 @@ function endpoint(
     sources,
     statistics: STATISTICS.filter((s) => [...measuresOf(s)].every((m) => sources.includes(sourceOf(m)))),
     defaultStatistics: byName([...DEFAULT_STATISTICS, ...defaults]),
+    segments: segmentsOf(LEVEL_BY_PATH.get(level)!),
     summary,
   };
+}
+
+function segmentsOf(level: LevelDefinition): SegmentDefinition[] {
+  const base: FactColumn[] = ['organization_id', 'day', 'adplatform_account_id'];
+  if (level.factKey !== null) base.push(level.factKey as FactColumn);
+  return SEGMENTS.filter((s) => additiveSourceFor(level.factTable, new Set([...base, ...s.reads])) !== undefined);
 }
 
 export const ENDPOINTS: readonly ReportEndpoint[] = [

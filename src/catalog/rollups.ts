@@ -10,9 +10,9 @@
  * tables of their own already, and keep being read from them.
  */
 
-/** Columns of fact_ad_daily a rollup may keep (besides the measures). */
-export type FactColumn =
-  'organization_id' | 'day' | 'adplatform_account_id' | 'campaign_id' | 'ad_group_id' | 'ad_id' | 'device' | 'network';
+import type { FactColumn } from './fact-sources.js';
+
+export type { FactColumn } from './fact-sources.js';
 
 /** The additive measure columns, as fact_ad_daily and every rollup name them. */
 export const ROLLUP_MEASURES = [

@@ -21,6 +21,8 @@ export interface FactRun {
   readonly factor: number;
   readonly firstDay: string;
   readonly days: number;
+  /** The first day whose hourly breakdown is kept. */
+  readonly hoursFrom: string;
   /** Per day index, as SQL list literals: season x weekday for search and social, conversions reported so far. */
   readonly dayLists: { readonly search: string; readonly social: string; readonly reported: string };
   readonly firstIds: { readonly ad: number; readonly keyword: number };
@@ -62,7 +64,7 @@ export async function insertChunk(tx: Executor, run: FactRun, chunk: Chunk): Pro
     from: addDays(run.firstDay, chunk.from),
     to: addDays(run.firstDay, chunk.to),
   };
-  await rewriteRollups(tx, written);
+  await rewriteRollups(tx, { ...written, hoursFrom: run.hoursFrom });
   await bumpFactPartitionVersions(tx, written);
   const impressionShareRows = await insertImpressionShares(tx, run, chunk);
   const audienceRuns = await insertAudienceRuns(tx, run, chunk);

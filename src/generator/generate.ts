@@ -1,5 +1,7 @@
 import { insertClient, newClientCredentials } from '../auth/clients.js';
+import { HOURLY_RETENTION_DAYS } from '../catalog/fact-sources.js';
 import { SCOPES } from '../config/config.js';
+import { addDays } from '../shared/dates.js';
 import type { Store } from '../store/store.js';
 import { calibrate } from './calibration.js';
 import { createEntities, type EntityCounts } from './entities.js';
@@ -88,6 +90,8 @@ export async function generateData(
     factor: calibration.factor,
     firstDay,
     days: options.days,
+    // As a sync on the day after the last generated day keeps them: the same seed, the same hours.
+    hoursFrom: addDays(options.lastDay, 1 - HOURLY_RETENTION_DAYS),
     dayLists,
     firstIds: entities.firstIds,
   };

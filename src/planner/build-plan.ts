@@ -4,6 +4,7 @@ import { FACT_FILTER_FIELDS, SEGMENT_BY_KEY, SEGMENT_BY_NAME, SEGMENTS, type Seg
 import { FORMULA_TYPES, STATISTIC_BY_NAME, type StatisticDefinition } from '../catalog/statistics.js';
 import { assertNever } from '../shared/assert-never.js';
 import { comparedRange } from './compare-range.js';
+import { checkSources } from './source-check.js';
 import { reportDateRange } from './date-range.js';
 import { ExpressionError, parseExpression, splitFormulas, type Expr } from './expression/index.js';
 import { expressionFailure, invalidParameter as invalid } from './parameter-errors.js';
@@ -59,7 +60,7 @@ export function buildPlan(endpoint: ReportEndpoint, request: ReportRequest, now:
   const formulas = planFormulas(context, request.formulas);
   context.formulas = formulas;
   const filters = request.filter === undefined ? {} : splitFilter(context, request.filter);
-  return {
+  const plan: ReportPlan = {
     endpoint: endpoint.path,
     level: level.path,
     organizationId: request.organizationId,
@@ -82,6 +83,8 @@ export function buildPlan(endpoint: ReportEndpoint, request: ReportRequest, now:
     currency: request.currency,
     campaignLabel: level.path === 'accounts' ? request.campaignLabel : undefined,
   };
+  checkSources(endpoint, plan, now);
+  return plan;
 }
 
 interface Context {
@@ -207,7 +210,7 @@ function splitFilter(
     if (stages.includes('fact') && stages.length > 1) {
       invalid(
         'filter',
-        'segments.deviceType and segments.networkType filters cannot be combined with other fields in one OR or NOT (filter them with &&)',
+        `filters on fact rows (${[...FACT_FILTER_FIELDS.keys()].map((key) => `segments.${key}`).join(', ')}) cannot be combined with other fields in one OR or NOT (filter them with &&)`,
         'unsupported_combination',
       );
     }
@@ -476,7 +479,7 @@ function fieldHint(context: Context, statisticsOnly: boolean, forSort = false): 
   if (context.level.platformAccountColumn !== undefined && !forSort) fields.push(ACCOUNT_ID);
   return `; /${context.endpoint.path} ${forSort ? 'sorts' : 'filters'} on statistics.<name>, formulas.<name>, ${fields.join(', ')}${context.level.labels ? ', labels.<name>' : ''}${
     context.level.customFields ? ', customFields.field<N>' : ''
-  }, segments.deviceType, segments.networkType${
+  }, ${[...FACT_FILTER_FIELDS.keys()].map((key) => `segments.${key}`).join(', ')}${
     context.compare
       ? ', comparison.statistics.<name>, change.statistics.<name>, comparison.formulas.<name>, change.formulas.<name>'
       : ''
@@ -536,10 +539,10 @@ function resolveField(context: Context, path: readonly string[], statisticsOnly:
   }
   if (head === 'segments' && name !== undefined) {
     const segment = SEGMENT_BY_KEY.get(name);
-    if (segment && context.segments.includes(segment.key) && !Object.hasOwn(FACT_FILTER_FIELDS, name))
+    const fact = FACT_FILTER_FIELDS.get(name);
+    if (segment && context.segments.includes(segment.key) && !fact)
       return ref({ kind: 'segment', key: segment.key }, segment.type);
-    const fact = Object.hasOwn(FACT_FILTER_FIELDS, name) ? FACT_FILTER_FIELDS[name] : undefined;
-    return fact ? ref({ kind: 'fact', column: fact.column }, 'string') : undefined;
+    return fact ? ref({ kind: 'fact', column: fact.reads[0] }, fact.type) : undefined;
   }
   if (head === 'campaignLabel' && name === 'value' && context.campaignLabel)
     return ref({ kind: 'dimension', column: 'label_value' }, 'string');

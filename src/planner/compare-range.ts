@@ -1,4 +1,4 @@
-import { SEGMENT_BY_KEY, type SegmentKey } from '../catalog/segments.js';
+import { SEGMENT_BY_KEY, SEGMENTS, type SegmentKey } from '../catalog/segments.js';
 import { assertNever } from '../shared/assert-never.js';
 import { addDays, daysBetween, isCalendarDay } from '../shared/dates.js';
 import { isOverMaxRange } from './date-range.js';
@@ -13,8 +13,10 @@ export interface ComparedRange {
   readonly to: string;
 }
 
-/** Time segments pair by position (the i-th bucket with the i-th); the others by value. */
-export const TIME_SEGMENTS: ReadonlySet<SegmentKey> = new Set<SegmentKey>(['day', 'week', 'month', 'quarter', 'year']);
+/** Time segments (a sequence) pair by position (the i-th bucket with the i-th); the others by value. */
+export const TIME_SEGMENTS: ReadonlySet<SegmentKey> = new Set<SegmentKey>(
+  SEGMENTS.filter((s) => s.kind === 'sequence').map((s) => s.key),
+);
 
 const RANGE = /^(\d{4}-\d{2}-\d{2})\.\.(\d{4}-\d{2}-\d{2})$/;
 
@@ -33,6 +35,11 @@ function mondayOf(date: string): string {
   return addDays(date, -weekday);
 }
 
+/** The Sunday of the Sunday-first week holding `date`. */
+function sundayOf(date: string): string {
+  return addDays(date, -new Date(`${date}T00:00:00Z`).getUTCDay());
+}
+
 /** How many buckets of a time segment [from, to] holds. */
 export function bucketCount(key: SegmentKey, from: string, to: string): number {
   switch (key) {
@@ -40,6 +47,10 @@ export function bucketCount(key: SegmentKey, from: string, to: string): number {
       return daysBetween(from, to) + 1;
     case 'week':
       return daysBetween(mondayOf(from), mondayOf(to)) / 7 + 1;
+    case 'weekSunday':
+      return daysBetween(sundayOf(from), sundayOf(to)) / 7 + 1;
+    case 'hour':
+      return (daysBetween(from, to) + 1) * 24;
     case 'month':
       return monthIndex(to) - monthIndex(from) + 1;
     case 'quarter':
@@ -50,6 +61,14 @@ export function bucketCount(key: SegmentKey, from: string, to: string): number {
     case 'dayOfWeek':
     case 'deviceType':
     case 'networkType':
+    case 'hourOfDay':
+    case 'age':
+    case 'gender':
+    case 'publisherPlatform':
+    case 'platformPosition':
+    case 'country':
+    case 'region':
+    case 'conversionAction':
       return 0;
     default:
       return assertNever(key, 'segment');

@@ -1,6 +1,7 @@
-import type { EmbedName, LevelPath } from '../catalog/levels.js';
-import type { SegmentKey } from '../catalog/segments.js';
-import type { FormulaType } from '../catalog/statistics.js';
+import type { FactColumn } from '../catalog/fact-sources.js';
+import { LEVEL_BY_PATH, type EmbedName, type LevelPath } from '../catalog/levels.js';
+import { segmentOf, type SegmentKey } from '../catalog/segments.js';
+import { measuresOf, statisticOf, type BaseMeasure, type FormulaType } from '../catalog/statistics.js';
 import { assertNever } from '../shared/assert-never.js';
 import type { ComparedRange } from './compare-range.js';
 
@@ -63,7 +64,7 @@ export type Operand =
   | { readonly kind: 'label'; readonly name: string }
   | { readonly kind: 'customField'; readonly column: string }
   | { readonly kind: 'segment'; readonly key: SegmentKey }
-  | { readonly kind: 'fact'; readonly column: 'device' | 'network' };
+  | { readonly kind: 'fact'; readonly column: FactColumn };
 
 /** The type a value has, decided when its node is built (booleans: call details' isConversion). */
 export type ValueType = 'string' | 'number' | 'boolean' | 'null';
@@ -244,4 +245,34 @@ export function operandsOf(node: ValueNode | ConditionNode): Operand[] {
   };
   visit(node);
   return out;
+}
+
+/** The base measures the statistics, formulas, bucket filter and sort of the plan read. */
+export function usedMeasures(plan: ReportPlan): Set<BaseMeasure> {
+  const nodes = [
+    ...plan.formulas.map((f) => f.value),
+    ...(plan.bucketFilter ? [plan.bucketFilter] : []),
+    ...plan.sort.map((k) => k.value),
+  ];
+  const referenced = nodes.flatMap(operandsOf).flatMap((op) => (op.kind === 'statistic' ? [op.name] : []));
+  return new Set([...plan.statistics, ...referenced].flatMap((name) => [...measuresOf(statisticOf(name))]));
+}
+
+/**
+ * Every fact column a plan's sums touch: the scope (organization, day, the platform account,
+ * which accounts, markups and currencies join on), the level's key, the campaign of a campaign
+ * label, what its segments read and what its fact filter tests. A source must hold them all
+ * (../catalog/fact-sources.ts additiveSourceFor); the planner and the compiler ask the same.
+ */
+export function factColumnsOf(
+  plan: Pick<ReportPlan, 'level' | 'segments' | 'factFilter' | 'campaignLabel'>,
+): Set<FactColumn> {
+  const level = LEVEL_BY_PATH.get(plan.level)!;
+  const columns = new Set<FactColumn>(['organization_id', 'day', 'adplatform_account_id']);
+  if (level.factKey !== null) columns.add(level.factKey as FactColumn);
+  if (plan.campaignLabel !== undefined) columns.add('campaign_id');
+  for (const key of plan.segments) for (const column of segmentOf(key).reads) columns.add(column);
+  if (plan.factFilter !== undefined)
+    for (const operand of operandsOf(plan.factFilter)) if (operand.kind === 'fact') columns.add(operand.column);
+  return columns;
 }

@@ -1,3 +1,4 @@
+import type { FactColumn } from '../catalog/fact-sources.js';
 import type { SegmentDefinition } from '../catalog/segments.js';
 import type { ExportFormat } from './compiled-query.js';
 
@@ -75,8 +76,13 @@ export interface SqlDialect {
   addMonths(sql: string, months: string): string;
 
   // Segments.
-  /** The segment's bucket value on a row with `day` (DATE), `device` and `network` (the enums). */
-  segment(segment: SegmentDefinition, day: string, device: string, network: string): string;
+  /**
+   * The segment's bucket value on a fact row: `day` (DATE; a compared row's paired day), the
+   * row's other columns through `column` (a column segment's value, the hour of Hour).
+   */
+  segment(segment: SegmentDefinition, day: string, column: (name: FactColumn) => string): string;
+  /** The Sunday of the Sunday-first week holding a DATE. */
+  weekStartSunday(sql: string): string;
   /** How a segment column sorts (DayOfWeek: MONDAY first). */
   segmentOrder(segment: SegmentDefinition, column: string): string;
 

@@ -1,13 +1,11 @@
 import { levelOf } from '../catalog/levels.js';
 import {
-  measuresOf,
   statisticOf,
   type BaseMeasure,
   type StatisticDefinition,
   type StatisticFormula,
 } from '../catalog/statistics.js';
 import {
-  operandsOf,
   type ConditionNode,
   type Operand,
   type PlannedFormula,
@@ -134,17 +132,6 @@ export function formulaOutput(formula: PlannedFormula, c: ExpressionContext): st
     default:
       return assertNever(formula.type, 'formula type');
   }
-}
-
-/** The base measures the statistics, formulas, bucket filter and sort of the plan read. */
-export function usedMeasures(plan: ReportPlan): Set<BaseMeasure> {
-  const nodes = [
-    ...plan.formulas.map((f) => f.value),
-    ...(plan.bucketFilter ? [plan.bucketFilter] : []),
-    ...plan.sort.map((k) => k.value),
-  ];
-  const referenced = nodes.flatMap(operandsOf).flatMap((op) => (op.kind === 'statistic' ? [op.name] : []));
-  return new Set([...plan.statistics, ...referenced].flatMap((name) => [...measuresOf(statisticOf(name))]));
 }
 
 function operandSql(op: Operand, alias: string, c: ExpressionContext): string {

@@ -10,18 +10,11 @@ import {
   type ShareMeasure,
 } from '../catalog/statistics.js';
 import { ENDPOINT_BY_PATH } from '../catalog/endpoints.js';
-import type { ReportPlan } from '../planner/report-plan.js';
+import { usedMeasures, type ReportPlan } from '../planner/report-plan.js';
 import { assertNever } from '../shared/assert-never.js';
 import { Binder } from './binder.js';
 import type { SqlDialect } from './dialect.js';
-import {
-  comparedSumColumn,
-  conditionSql,
-  segmentColumn,
-  sumColumn,
-  usedMeasures,
-  type ExpressionContext,
-} from './expressions.js';
+import { comparedSumColumn, conditionSql, segmentColumn, sumColumn, type ExpressionContext } from './expressions.js';
 import { factSource, type CompileOptions } from './fact-source.js';
 import { levelEntities } from './level-sources.js';
 
@@ -132,9 +125,15 @@ function pairedDay(key: SegmentKey, day: string, comparedFrom: string, from: str
     );
   switch (key) {
     case 'day':
+    case 'hour':
       return d.addDays(from, `(${d.dayNumber(day)} - ${d.dayNumber(comparedFrom)})`);
     case 'week':
       return d.addDays(from, `(${d.dayNumber(d.weekStart(day))} - ${d.dayNumber(d.weekStart(comparedFrom))})`);
+    case 'weekSunday':
+      return d.addDays(
+        from,
+        `(${d.dayNumber(d.weekStartSunday(day))} - ${d.dayNumber(d.weekStartSunday(comparedFrom))})`,
+      );
     case 'month':
       return months(1);
     case 'quarter':
@@ -144,6 +143,14 @@ function pairedDay(key: SegmentKey, day: string, comparedFrom: string, from: str
     case 'dayOfWeek':
     case 'deviceType':
     case 'networkType':
+    case 'hourOfDay':
+    case 'age':
+    case 'gender':
+    case 'publisherPlatform':
+    case 'platformPosition':
+    case 'country':
+    case 'region':
+    case 'conversionAction':
       return day;
     default:
       return assertNever(key, 'segment');
@@ -178,8 +185,8 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
 
   const entityScope = level.factKey && narrowed ? `f.${level.factKey} IN (SELECT id FROM entities)` : '';
   const factFilter = plan.factFilter ? conditionSql(plan.factFilter, 'f', context) : '';
-  const byDevice = plan.segments.includes('deviceType');
-  const byNetwork = plan.segments.includes('networkType');
+  // The fact columns other than the day that segments read (device, network, an hour, an age, ...).
+  const segmentColumns = [...new Set(plan.segments.flatMap((key) => segmentOf(key).reads.filter((c) => c !== 'day')))];
   const withMarkup = measures.has('costWithMarkup');
   const withShares = [...measures].some((m) => sourceOf(m) === 'impressionShare');
   const withReach = measures.has('reach');
@@ -189,8 +196,7 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
   // Accounts convert whenever they read money; the days converted at estimated rates are tracked for the warning.
   const tracksEstimates = withMoney && (level.factKey === null || convertLower);
   // Days matter for FX (accounts), markups and time segments; otherwise one row per entity is enough.
-  const byDay =
-    level.factKey === null || withMarkup || plan.segments.some((s) => s !== 'deviceType' && s !== 'networkType');
+  const byDay = level.factKey === null || withMarkup || plan.segments.some((s) => segmentOf(s).reads.includes('day'));
   // Group by as few keys as the plan needs: a second BIGINT key made the aggregation ~3x slower
   // (7 -> 19 ms on a month of a scale-10 organization), so the platform account is only kept where
   // it leads to an account (accounts: FX and links; costWithMarkup: the markup's account).
@@ -199,8 +205,7 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
     ...(label ? [['cl.value', 'label_value'] as const] : []),
     ...(level.factKey === null || withMarkup ? [['f.adplatform_account_id', 'pa'] as const] : []),
     ...(byDay ? [['f.day', 'day'] as const] : []),
-    ...(byDevice ? [['f.device', 'device'] as const] : []),
-    ...(byNetwork ? [['f.network', 'network'] as const] : []),
+    ...segmentColumns.map((c) => [`f.${c}`, c] as const),
   ];
   // The daily row's columns, each named: over three or more joined tables ClickHouse names an
   // unaliased `d.day` (and `d.*`'s day) `d.day` where another table has a `day` too.
@@ -294,11 +299,11 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
             LEFT JOIN fx_rates rt ON rt.currency = ${target} AND rt.day = rs.day
            WHERE p.organization_id = ${org})`;
 
-    const segmentKeys = (day: string, device: string, network: string) =>
+    const segmentKeys = (alias: string) =>
       plan.segments
         .map(
           (key, i) =>
-            `, ${d.segment(segmentOf(key), period.segmentDay(key, day), device, network)} AS ${segmentColumn(i)}`,
+            `, ${d.segment(segmentOf(key), period.segmentDay(key, `${alias}.day`), (c) => `${alias}.${c}`)} AS ${segmentColumn(i)}`,
         )
         .join('');
     const directSum = (m: FactMeasure) =>
@@ -308,18 +313,18 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
           ? `sum(${d.exactMoney(`f.${FACT_SUM_COLUMNS[m]} * x.factor`)})`
           : `sum(f.${FACT_SUM_COLUMNS[m]})`;
     const sums = direct
-      ? `SELECT f.${level.factKey} AS entity_id${segmentKeys('f.day', 'f.device', 'f.network')},
+      ? `SELECT f.${level.factKey} AS entity_id${segmentKeys('f')},
         ${FACT_MEASURES.map((m) => `${directSum(m)} AS ${sumColumn(m)}`).join(', ')}${bucketEstimates('x.est_day', 'x')}
         FROM ${factTable} f${convertLower ? ` LEFT JOIN ${n('pa_rates')} x ON x.pa = f.adplatform_account_id AND x.day = f.day` : ''} WHERE ${factWhere.join(' AND ')} ${d.groupByAll}`
-      : `SELECT b.entity_id${label ? ', b.label_value' : ''}${segmentKeys('b.day', 'b.device', 'b.network')}, ${sumSelect.join(', ')}${bucketEstimates('b.est_day', 'b')} FROM ${n('buckets')} b ${d.groupByAll}`;
+      : `SELECT b.entity_id${label ? ', b.label_value' : ''}${segmentKeys('b')}, ${sumSelect.join(', ')}${bucketEstimates('b.est_day', 'b')} FROM ${n('buckets')} b ${d.groupByAll}`;
 
     // Impression share and reach come from their own fact tables, per entity and segments like the sums.
-    const shares = `SELECT f.${level.factKey} AS entity_id${segmentKeys('f.day', 'f.device', 'f.network')},
+    const shares = `SELECT f.${level.factKey} AS entity_id${segmentKeys('f')},
       ${SHARE_MEASURES.map((m) => `sum(f.${SHARE_SUM_COLUMNS[m]}) AS ${sumColumn(m)}`).join(', ')}
     FROM fact_impression_share_daily f WHERE ${factWhere.join(' AND ')} ${d.groupByAll}`;
     // FACEBOOK reports no device and one network (supplement 2: UNKNOWN, SOCIAL); the runs carry
     // them so that device and network filters and the DeviceType and NetworkType segments mean what they mean on its facts.
-    const runs = `SELECT f.${level.factKey} AS entity_id${segmentKeys('f.day', 'f.device', 'f.network')}, f.adplatform_account_id AS pa, f.user_from, f.user_to
+    const runs = `SELECT f.${level.factKey} AS entity_id${segmentKeys('f')}, f.adplatform_account_id AS pa, f.user_from, f.user_to
     FROM (SELECT *, ${d.factEnumLiteral('device', 'UNKNOWN')} AS device, ${d.factEnumLiteral('network', 'SOCIAL')} AS network FROM fact_audience_runs) f WHERE ${factWhere.join(' AND ')}`;
     const reach = unionLength(`${n('runs')} u`, ['entity_id', ...segmentNames].join(', '), d);
     return `${convertLower ? `\n    ${n('pa_rates')} AS (${paRates}),` : ''}

@@ -1,4 +1,5 @@
-import type { SegmentDefinition } from '../catalog/segments.js';
+import type { FactColumn } from '../catalog/fact-sources.js';
+import type { ComputedSegmentKey, SegmentDefinition } from '../catalog/segments.js';
 import type { ExportFormat } from './compiled-query.js';
 import type { NamedColumn, SqlDialect, SqlType, StreamedExport } from './dialect.js';
 
@@ -123,6 +124,11 @@ export abstract class StandardSqlDialect implements SqlDialect {
     return `CAST(date_trunc('week', ${sql}) AS DATE)`;
   }
 
+  /** extract(dow) counts from Sunday (0). */
+  weekStartSunday(sql: string): string {
+    return `CAST(${sql} - CAST(extract(dow FROM ${sql}) AS INTEGER) AS DATE)`;
+  }
+
   addDays(sql: string, days: string): string {
     return `(${sql} + CAST(${days} AS INTEGER))`;
   }
@@ -130,7 +136,18 @@ export abstract class StandardSqlDialect implements SqlDialect {
   abstract addMonths(sql: string, months: string): string;
 
   // Segments.
-  abstract segment(segment: SegmentDefinition, day: string, device: string, network: string): string;
+  /** A column segment is its column's value (an enum as text); the dialect computes the others. */
+  segment(segment: SegmentDefinition, day: string, column: (name: FactColumn) => string): string {
+    if (segment.valueFrom === 'column') return this.columnSegment(column(segment.reads[0]), segment.type);
+    return this.computedSegment(segment.key, day, column('hour'));
+  }
+
+  columnSegment(sql: string, type: SegmentDefinition['type']): string {
+    return this.cast(sql, type === 'number' ? 'bigint' : 'varchar');
+  }
+
+  /** Day .. Year, DayOfWeek, WeekSunday from `day`; Hour from `day` and `hour` (0-23). */
+  abstract computedSegment(key: ComputedSegmentKey, day: string, hour: string): string;
   abstract segmentOrder(segment: SegmentDefinition, column: string): string;
 
   // Grouping and joins: not standard SQL, but both engines spell them so.

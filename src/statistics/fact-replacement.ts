@@ -14,6 +14,8 @@ export interface ReplacementScope {
   readonly to: string;
   /** Our campaign ids; undefined = every imported campaign of the platform account. */
   readonly campaignIds?: readonly number[] | undefined;
+  /** The first day whose hourly breakdown is kept: today minus the retention (../catalog/fact-sources.ts). */
+  readonly hoursFrom: string;
 }
 
 export interface ReplacementCounts {
@@ -69,6 +71,7 @@ export async function replaceDailyReport(
     from: scope.from,
     to: scope.to,
     campaignIds: [...ids.campaigns.values()],
+    hoursFrom: scope.hoursFrom,
   });
   await bumpFactPartitionVersions(tx, scope);
   await tx.run(

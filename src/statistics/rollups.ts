@@ -1,5 +1,6 @@
 import { ROLLUPS, ROLLUP_MEASURES, type RollupDefinition } from '../catalog/rollups.js';
 import type { Executor } from '../store/database.js';
+import { rewriteBreakdowns } from './breakdowns.js';
 import type { SqlValue } from '../store/sql-values.js';
 
 /** Fact rows just written: one organization's days, optionally of one platform account and some campaigns. */
@@ -12,6 +13,8 @@ export interface RollupScope {
   readonly adPlatformAccountId?: number | undefined;
   /** Our campaign ids; undefined: every campaign. */
   readonly campaignIds?: readonly number[] | undefined;
+  /** The first day whose hourly breakdown is kept (./breakdowns.ts). */
+  readonly hoursFrom: string;
 }
 
 /**
@@ -19,7 +22,8 @@ export interface RollupScope {
  * is built from), in the caller's transaction, after the facts were written: so each rollup stays
  * equal to GROUP BY over fact_ad_daily, whatever the write did (insert, replace, restate). A
  * rollup without campaign_id is rewritten for the whole platform account and days: its rows sum
- * campaigns outside the scope too, which its source still holds unchanged.
+ * campaigns outside the scope too, which its source still holds unchanged. Then the breakdowns
+ * of the scope's campaign days, split from the campaign rollup.
  */
 export async function rewriteRollups(tx: Executor, scope: RollupScope): Promise<void> {
   for (const rollup of ROLLUPS) {
@@ -34,6 +38,8 @@ export async function rewriteRollups(tx: Executor, scope: RollupScope): Promise<
       params,
     );
   }
+  // The breakdowns are split from the campaign rollup just written.
+  await rewriteBreakdowns(tx, scope);
 }
 
 /** Quoted: DuckDB 1.5 reads a bare `cost` as a keyword in some positions. */

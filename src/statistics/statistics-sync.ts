@@ -8,6 +8,7 @@ import {
 import { dateChunks } from '../shared/dates.js';
 import type { Executor } from '../store/database.js';
 import type { Store } from '../store/store.js';
+import { hoursFrom } from './breakdowns.js';
 import type { ReplacementCounts } from './fact-replacement.js';
 import { duckdbFactWriter, type FactWriter } from './fact-writer.js';
 import { refreshCampaignTrees } from './tree-refresh.js';
@@ -70,7 +71,7 @@ export async function syncStatistics(
     const counts = await db.write({ organizationId }, (tx) =>
       facts.replaceDailyReport(
         tx,
-        { organizationId, adPlatformAccountId: platformAccount.id, ...chunk, campaignIds },
+        { organizationId, adPlatformAccountId: platformAccount.id, ...chunk, campaignIds, hoursFrom: hoursFrom(now) },
         report,
       ),
     );

@@ -614,8 +614,7 @@ describe('edges', () => {
       sql: `SELECT formatDateTime(${clickhouseDialect.dateLiteral('2024-12-30')}, '%G-W%V') AS w, ${clickhouseDialect.segment(
         SEGMENTS.find((s) => s.key === 'week')!,
         clickhouseDialect.dateLiteral('2024-12-30'),
-        "'MOBILE'",
-        "'SEARCH'",
+        (column) => column,
       )} AS monday`,
       params: [],
       columns: [],

@@ -122,7 +122,7 @@ describe('bad parameters: 400 naming the parameter', () => {
   });
 
   it('an unknown segment', async () => {
-    for (const segments of ['Hour', 'Day,Quarterly', 'Network', ''])
+    for (const segments of ['Hourly', 'Day,Quarterly', 'Network', ''])
       await expect400('campaigns', { segments }, 'segments');
   });
 
@@ -689,16 +689,21 @@ describe('GET /reporting/v0/fields', () => {
       ])
         expect(statistics.get(name).additive, name).toBe(false);
       const segments = endpoint.segments.map((s: any) => (typeof s === 'string' ? s : s.name));
-      expect([...segments].sort()).toEqual([
-        'Day',
-        'DayOfWeek',
-        'DeviceType',
-        'Month',
-        'NetworkType',
-        'Quarter',
-        'Week',
-        'Year',
-      ]);
+      // The daily facts' segments everywhere; the breakdowns (split per campaign day) down to campaigns only.
+      const daily = ['Day', 'DayOfWeek', 'DeviceType', 'Month', 'NetworkType', 'Quarter', 'Week', 'WeekSunday', 'Year'];
+      const breakdowns = [
+        'Age',
+        'ConversionAction',
+        'Country',
+        'Gender',
+        'Hour',
+        'HourOfDay',
+        'PlatformPosition',
+        'PublisherPlatform',
+        'Region',
+      ];
+      const campaignOrAbove = ['accounts', 'adplatform-accounts', 'campaigns'].includes(level.path);
+      expect([...segments].sort(), level.path).toEqual([...daily, ...(campaignOrAbove ? breakdowns : [])].sort());
       expect([...endpoint.embeddable].sort(), level.path).toEqual(embeds[level.path]);
       const filterable: string[] = endpoint.filterable;
       const sortable: string[] = endpoint.sortable;

@@ -486,7 +486,7 @@ describe('Google Ads impression share endpoint', () => {
         );
       }
       // As every fact writer does: the rollups of the rows just written, in the same transaction.
-      await rewriteRollups(tx, { organizationId: 1, from: '2024-01-01', to: '2024-01-02' });
+      await rewriteRollups(tx, { organizationId: 1, from: '2024-01-01', to: '2024-01-02', hoursFrom: '2024-01-01' });
     });
     const query = {
       statistics: SHARE_STATISTICS,

@@ -347,7 +347,7 @@ describe('SYNC_STATISTICS', () => {
       server.service.db.write('all-organizations', (tx) =>
         replaceDailyReport(
           tx,
-          { organizationId: 1, adPlatformAccountId: platformAccountId, from, to, campaignIds: [campaign.id] },
+          { organizationId: 1, adPlatformAccountId: platformAccountId, from, to, campaignIds: [campaign.id], hoursFrom: from },
           restated,
         ),
       ),

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import type { ReportEndpoint } from '../../catalog/endpoints.js';
 import type { LevelDefinition } from '../../catalog/levels.js';
-import { SEGMENTS, type SegmentDefinition } from '../../catalog/segments.js';
+import type { SegmentDefinition } from '../../catalog/segments.js';
 import type { StatisticDefinition } from '../../catalog/statistics.js';
 import { AD_PLATFORM_TYPES, DEVICE_TYPES, NETWORK_TYPES } from '../../shared/ad-platforms.js';
 import { LABEL_NAME } from '../../provisioning/labels.js';
@@ -60,6 +60,16 @@ const SEGMENT_VALUES: Readonly<Record<SegmentDefinition['key'], z.ZodType>> = {
   deviceType: z.enum(DEVICE_TYPES),
   quarter: z.string().openapi({ pattern: '^\\d{4}-Q[1-4]$' }),
   networkType: z.enum(NETWORK_TYPES),
+  weekSunday: z.string().openapi({ format: 'date', description: 'The Sunday the week starts on.' }),
+  hour: z.string().openapi({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:00$' }),
+  hourOfDay: z.number().int().min(0).max(23),
+  age: z.string(),
+  gender: z.string(),
+  publisherPlatform: z.string(),
+  platformPosition: z.string(),
+  country: z.string().openapi({ pattern: '^[A-Z]{2}$' }),
+  region: z.string(),
+  conversionAction: z.string(),
 };
 
 /** A statistic's value: ratios are null over a zero denominator (supplement 5). */
@@ -92,7 +102,7 @@ export function reportRowSchema(endpoint: ReportEndpoint, campaignLabel = false)
   );
   if (campaignLabel) shape.campaignLabel = z.object({ name: z.string(), value: z.string() });
   shape.segments = z
-    .object(Object.fromEntries(SEGMENTS.map((s) => [s.key, SEGMENT_VALUES[s.key].optional()])))
+    .object(Object.fromEntries(endpoint.segments.map((s) => [s.key, SEGMENT_VALUES[s.key].optional()])))
     .optional()
     .openapi({ description: 'With segments= only: the bucket.' });
   shape.statistics = statisticsObject(endpoint);
@@ -188,7 +198,7 @@ export function totalsSchema(endpoint: ReportEndpoint) {
 /** `totals=segments`: the totals of every segment bucket of the whole filtered result. */
 export function segmentTotalsSchema(endpoint: ReportEndpoint) {
   const bucket = z
-    .object(Object.fromEntries(SEGMENTS.map((s) => [s.key, SEGMENT_VALUES[s.key].optional()])))
+    .object(Object.fromEntries(endpoint.segments.map((s) => [s.key, SEGMENT_VALUES[s.key].optional()])))
     .openapi({ description: 'The bucket: the values of the requested segments.' });
   return z
     .array(totalsSchema(endpoint).unwrap().extend({ segments: bucket }))
@@ -336,7 +346,7 @@ const FORMULA_EXAMPLES = {
   ],
 };
 
-const FILTER_GRAMMAR = `One expression: comparisons \`== != < <= > >=\`, \`&&\`/\`and\`, \`||\`/\`or\`, \`!\`/\`not\`, parentheses, \`x in [..]\`, \`contains(x, 's')\`, \`startsWith\`, \`endsWith\`, \`x == null\`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.deviceType and segments.networkType (these two only joined with && to the rest); string and number literals, null. At most ${EXPRESSION_LIMITS.maxLength} characters, depth ${EXPRESSION_LIMITS.maxDepth}, ${EXPRESSION_LIMITS.maxNodes} nodes. Anything else: 400 invalid_parameter naming the position and the token.`;
+const FILTER_GRAMMAR = `One expression: comparisons \`== != < <= > >=\`, \`&&\`/\`and\`, \`||\`/\`or\`, \`!\`/\`not\`, parentheses, \`x in [..]\`, \`contains(x, 's')\`, \`startsWith\`, \`endsWith\`, \`x == null\`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.<key> of a requested segment, and on fact rows the column segments (segments.deviceType, segments.networkType, segments.hourOfDay, segments.age, ...: only joined with && to the rest); string and number literals, null. At most ${EXPRESSION_LIMITS.maxLength} characters, depth ${EXPRESSION_LIMITS.maxDepth}, ${EXPRESSION_LIMITS.maxNodes} nodes. Anything else: 400 invalid_parameter naming the position and the token.`;
 
 /** The query parameters of one statistics endpoint. */
 export function reportQuerySchema(endpoint: ReportEndpoint) {
@@ -369,9 +379,9 @@ export function reportQuerySchema(endpoint: ReportEndpoint) {
       },
     ),
     segments: commaListParameter(
-      { type: 'string', enum: SEGMENTS.map((s) => s.name) },
+      { type: 'string', enum: endpoint.segments.map((s) => s.name) },
       {
-        description: `Breakdowns: ${SEGMENTS.map((s) => `${s.name} (${s.description})`).join(', ')}. Rows then come per active bucket.`,
+        description: `Breakdowns: ${endpoint.segments.map((s) => `${s.name} (${s.description})`).join(', ')}. Rows then come per active bucket. The time segments combine with each other and with one breakdown (DeviceType and NetworkType, or hours, or Age and Gender, or placement, or geography, or ConversionAction); GET /reporting/v0/fields lists the sources, what they combine and which statistics each carries. A combination no source has: 400 segments_not_combinable.`,
       },
     ),
     filter: z

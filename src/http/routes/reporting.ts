@@ -5,8 +5,9 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { ENDPOINT_BY_PATH, ENDPOINTS, type ReportEndpoint } from '../../catalog/endpoints.js';
 import { customFieldType, type LevelDefinition } from '../../catalog/levels.js';
-import { SEGMENTS } from '../../catalog/segments.js';
-import { DEFAULT_STATISTICS } from '../../catalog/statistics.js';
+import { FACT_SOURCES, type FactColumn, type FactSourceDefinition } from '../../catalog/fact-sources.js';
+import { FACT_FILTER_FIELDS, SEGMENTS } from '../../catalog/segments.js';
+import { DEFAULT_STATISTICS, measuresOf, type MeasureSource } from '../../catalog/statistics.js';
 import {
   commaList,
   DATE_PRESET_DESCRIPTIONS,
@@ -426,8 +427,15 @@ const COMPARE_FORMS = {
     { value: 'PREVIOUS_YEAR', description: 'both ends one calendar year earlier (29 February: 28 February)' },
     { value: 'YYYY-MM-DD..YYYY-MM-DD', description: 'an inclusive range, under five years' },
   ],
-  pairing:
-    'rows pair by entity; Day, Week, Month, Quarter and Year buckets by position (the i-th with the i-th: both ranges need as many), DayOfWeek, DeviceType and NetworkType by value',
+  pairing: `rows pair by entity; ${SEGMENTS.filter((s) => s.kind === 'sequence')
+    .map((s) => s.name)
+    .join(
+      ', ',
+    )} buckets by position (the i-th with the i-th: both ranges need as many), the other segments (${SEGMENTS.filter(
+    (s) => s.kind === 'value',
+  )
+    .map((s) => s.name)
+    .join(', ')}) by value`,
 };
 /** Filter and sort keys of the compared range, with compare only. */
 const COMPARED_FIELDS = [
@@ -436,6 +444,35 @@ const COMPARED_FIELDS = [
   'comparison.formulas.<name>',
   'change.formulas.<name>',
 ];
+
+/**
+ * The fact sources an endpoint reads, as the planner chooses among them: the segments each holds
+ * (a request's segments and fact filters must all be in one), the statistics it carries, the
+ * platforms that report it, how far back it goes.
+ */
+function sourcesOf(endpoint: ReportEndpoint) {
+  const level = endpoint.level;
+  const keyed = (source: FactSourceDefinition) =>
+    level.factKey === null || source.grain.includes(level.factKey as FactColumn);
+  return FACT_SOURCES.filter(
+    (source) =>
+      keyed(source) &&
+      (source.kind === 'breakdown'
+        ? level.factTable === 'fact_ad_daily'
+        : source.kind === 'facts'
+          ? source.table === level.factTable
+          : endpoint.sources.includes(source.kind as MeasureSource)),
+  ).map((source) => ({
+    name: source.name,
+    description: source.description,
+    segments: SEGMENTS.filter((s) => s.reads.every((c) => source.grain.includes(c))).map((s) => s.name),
+    statistics: endpoint.statistics
+      .filter((s) => [...measuresOf(s)].every((m) => source.measures.includes(m)))
+      .map((s) => s.name),
+    ...(source.platforms ? { adPlatformTypes: source.platforms } : {}),
+    ...(source.retentionDays === undefined ? {} : { retentionDays: source.retentionDays }),
+  }));
+}
 
 /** The catalogue as clients see it; built from the same definitions the planner uses. */
 function describeFields() {
@@ -460,7 +497,14 @@ function describeFields() {
           rows: level.plural,
           ...(endpoint.platform ? { adPlatformType: endpoint.platform } : {}),
           statistics,
-          segments: SEGMENTS.map((s) => ({ name: s.name, key: `segments.${s.key}`, description: s.description })),
+          segments: endpoint.segments.map((s) => ({
+            name: s.name,
+            key: `segments.${s.key}`,
+            kind: s.kind,
+            type: s.type,
+            description: s.description,
+          })),
+          sources: sourcesOf(endpoint),
           dateRanges: DATE_PRESETS.map((name) => ({ name, description: DATE_PRESET_DESCRIPTIONS[name] })),
           compare: COMPARE_FORMS,
           totals: ['false', 'true', 'segments'],
@@ -470,8 +514,7 @@ function describeFields() {
             ...extra,
             'statistics.<name>',
             'formulas.<name>',
-            'segments.deviceType',
-            'segments.networkType',
+            ...endpoint.segments.flatMap((s) => (FACT_FILTER_FIELDS.has(s.key) ? [`segments.${s.key}`] : [])),
             'segments.<key of a requested segment>',
             ...COMPARED_FIELDS,
           ],

@@ -1,4 +1,4 @@
-import type { SegmentDefinition, SegmentKey } from '../../catalog/segments.js';
+import type { ComputedSegmentKey, SegmentDefinition } from '../../catalog/segments.js';
 import { assertNever } from '../../shared/assert-never.js';
 import type { ExportFormat } from '../compiled-query.js';
 import { columnTree, type ColumnNode } from '../column-tree.js';
@@ -95,7 +95,7 @@ function halfAway(y: string): string {
   return `(trunc(${y}) + trunc((${y} - trunc(${y})) * 2))`;
 }
 
-function segmentValue(key: SegmentKey, day: string, device: string, network: string): string {
+function segmentValue(key: ComputedSegmentKey, day: string, hour: string): string {
   switch (key) {
     case 'day':
       return `formatDateTime(${day}, '%Y-%m-%d')`;
@@ -108,12 +108,13 @@ function segmentValue(key: SegmentKey, day: string, device: string, network: str
       return `toInt64(toYear(${day}))`;
     case 'dayOfWeek':
       return `${WEEKDAY_NAMES}[toDayOfWeek(${day})]`;
-    case 'deviceType':
-      return `toString(${device})`;
     case 'quarter':
       return `concat(formatDateTime(${day}, '%Y'), '-Q', toString(toQuarter(${day})))`;
-    case 'networkType':
-      return `toString(${network})`;
+    case 'weekSunday':
+      // Mode 0: weeks start on Sunday.
+      return `formatDateTime(toStartOfWeek(${day}, 0), '%Y-%m-%d')`;
+    case 'hour':
+      return `concat(formatDateTime(${day}, '%Y-%m-%d'), 'T', leftPad(toString(${hour}), 2, '0'), ':00')`;
     default:
       return assertNever(key, 'segment');
   }
@@ -237,8 +238,16 @@ class ClickhouseDialect extends StandardSqlDialect {
     return `addMonths(${sql}, ${months})`;
   }
 
-  segment(segment: SegmentDefinition, day: string, device: string, network: string): string {
-    return segmentValue(segment.key, day, device, network);
+  computedSegment(key: ComputedSegmentKey, day: string, hour: string): string {
+    return segmentValue(key, day, hour);
+  }
+
+  override columnSegment(sql: string, type: SegmentDefinition['type']): string {
+    return type === 'number' ? `toInt64(${sql})` : `toString(${sql})`;
+  }
+
+  override weekStartSunday(sql: string): string {
+    return `toStartOfWeek(${sql}, 0)`;
   }
 
   segmentOrder(segment: SegmentDefinition, column: string): string {

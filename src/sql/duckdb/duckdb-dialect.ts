@@ -1,4 +1,4 @@
-import type { SegmentDefinition, SegmentKey } from '../../catalog/segments.js';
+import type { ComputedSegmentKey, SegmentDefinition } from '../../catalog/segments.js';
 import { assertNever } from '../../shared/assert-never.js';
 import type { ExportFormat } from '../compiled-query.js';
 import { columnTree, type ColumnNode } from '../column-tree.js';
@@ -21,7 +21,7 @@ export const COPY_OPTIONS: Readonly<Record<ExportFormat, string>> = {
   parquet: 'FORMAT parquet',
 };
 
-function segmentValue(key: SegmentKey, day: string, device: string, network: string): string {
+function segmentValue(key: ComputedSegmentKey, day: string, hour: string): string {
   switch (key) {
     case 'day':
       return `strftime(${day}, '%Y-%m-%d')`;
@@ -33,12 +33,12 @@ function segmentValue(key: SegmentKey, day: string, device: string, network: str
       return `year(${day})`;
     case 'dayOfWeek':
       return `upper(dayname(${day}))`;
-    case 'deviceType':
-      return `${device}::VARCHAR`;
     case 'quarter':
       return `concat(strftime(${day}, '%Y'), '-Q', quarter(${day}))`;
-    case 'networkType':
-      return `${network}::VARCHAR`;
+    case 'weekSunday':
+      return `strftime(CAST(${day} - CAST(dayofweek(${day}) AS INTEGER) AS DATE), '%Y-%m-%d')`;
+    case 'hour':
+      return `concat(strftime(${day}, '%Y-%m-%d'), 'T', lpad(CAST(${hour} AS VARCHAR), 2, '0'), ':00')`;
     default:
       return assertNever(key, 'segment');
   }
@@ -101,8 +101,8 @@ class DuckdbDialect extends StandardSqlDialect {
     return `CAST(${sql} + to_months(CAST(${months} AS INTEGER)) AS DATE)`;
   }
 
-  segment(segment: SegmentDefinition, day: string, device: string, network: string): string {
-    return segmentValue(segment.key, day, device, network);
+  computedSegment(key: ComputedSegmentKey, day: string, hour: string): string {
+    return segmentValue(key, day, hour);
   }
 
   segmentOrder(segment: SegmentDefinition, column: string): string {

@@ -16,6 +16,7 @@ import { m015Webhooks } from './015-webhooks.js';
 import { m016Changes } from './016-changes.js';
 import { m017ReportJobEstimates } from './017-report-job-estimates.js';
 import { m018WorkLeases } from './018-work-leases.js';
+import { m019Breakdowns } from './019-breakdowns.js';
 import type { Migration } from './migration.js';
 
 export type { Migration, MigrationContext } from './migration.js';
@@ -40,4 +41,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m016Changes,
   m017ReportJobEstimates,
   m018WorkLeases,
+  m019Breakdowns,
 ];
