@@ -20,7 +20,8 @@ export type FactColumn =
   | 'platform_position'
   | 'country'
   | 'region'
-  | 'conversion_action';
+  | 'conversion_action'
+  | 'attribution_part';
 
 /**
  * Where report figures come from (issue 40): each table declares its grain (one row per distinct
@@ -99,6 +100,15 @@ export const BREAKDOWN_SOURCES: readonly FactSourceDefinition[] = [
     // A conversion belongs to one action; an impression or a click to none.
     measures: ['conversions', 'conversionValue'],
     description: "a campaign's conversions by the conversion action they count for",
+  },
+  {
+    name: 'attribution',
+    table: 'fact_campaign_attribution_daily',
+    kind: 'breakdown',
+    grain: [...CAMPAIGN_DAY, 'attribution_part'],
+    measures: AD_FACTS,
+    platforms: ['FACEBOOK'],
+    description: "a campaign's day with its conversions by attribution window (attributionWindows=)",
   },
 ];
 

@@ -137,8 +137,14 @@ export function bucketStart(segment: string, value: unknown): number | undefined
   const text = String(value);
   let match: RegExpExecArray | null;
   let ms: number | undefined;
-  if ((segment === 'Day' || segment === 'Week') && (match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text)))
+  if (
+    (segment === 'Day' || segment === 'Week' || segment === 'WeekSunday') &&
+    (match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text))
+  )
     ms = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]));
+  // An hour of the platform account's day: drawn on a UTC axis as the local hour it names.
+  else if (segment === 'Hour' && (match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):00$/.exec(text)))
+    ms = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]), Number(match[4]));
   else if (segment === 'Month' && (match = /^(\d{4})-(\d{2})$/.exec(text)))
     ms = Date.UTC(Number(match[1]), Number(match[2]) - 1, 1);
   else if (segment === 'Quarter' && (match = /^(\d{4})-Q([1-4])$/.exec(text)))

@@ -40,7 +40,15 @@ export interface ReportEndpoint {
 export const REPORTING_PREFIX = '/reporting/v0/';
 
 /** Time segments: a chart draws them as a line over time. */
-export const TIME_SEGMENTS: ReadonlySet<string> = new Set(['Day', 'Week', 'Month', 'Quarter', 'Year']);
+export const TIME_SEGMENTS: ReadonlySet<string> = new Set([
+  'Day',
+  'Week',
+  'WeekSunday',
+  'Hour',
+  'Month',
+  'Quarter',
+  'Year',
+]);
 
 /**
  * The statistics endpoints of a /fields answer (those that list statistics and take no path

@@ -343,5 +343,9 @@ describe('the chart', () => {
     expect(bucketStart('Year', 2026)).toBe(Date.UTC(2026, 0, 1) / 1000);
     expect(bucketStart('Month', '2026-11-01')).toBeUndefined();
     expect(bucketStart('Quarter', '2026-Q5')).toBeUndefined();
+    // Issue 40: the Sunday-first week, and an hour of the account's day.
+    expect(bucketStart('WeekSunday', '2026-11-22')).toBe(Date.UTC(2026, 10, 22) / 1000);
+    expect(bucketStart('Hour', '2026-11-22T07:00')).toBe(Date.UTC(2026, 10, 22, 7) / 1000);
+    expect(bucketStart('Hour', '2026-11-22')).toBeUndefined();
   });
 });

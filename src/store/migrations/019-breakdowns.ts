@@ -25,7 +25,7 @@ const campaignDay = `
 
 export const m019Breakdowns: Migration = {
   version: 19,
-  name: 'breakdown facts: hours, audience, placement, geography, conversion actions',
+  name: 'breakdown facts: hours, audience, placement, geography, conversion actions, attribution windows',
   statements: [
     `CREATE TABLE fact_campaign_hourly (${campaignDay}
        device device_type NOT NULL,
@@ -46,6 +46,10 @@ export const m019Breakdowns: Migration = {
      )`,
     `CREATE TABLE fact_campaign_conversion_action_daily (${campaignDay}
        conversion_action VARCHAR NOT NULL,${measures}
+     )`,
+    // FACEBOOK: a part 'base' with everything but conversions, then the conversions by attribution window part.
+    `CREATE TABLE fact_campaign_attribution_daily (${campaignDay}
+       attribution_part VARCHAR NOT NULL,${measures}
      )`,
   ],
 };
