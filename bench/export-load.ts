@@ -480,7 +480,7 @@ interface CopyRun {
 function compiledFor(request: ExportRequest, format: ExportFormat, now: Date): CompiledQuery {
   const endpoint = ENDPOINT_BY_PATH.get(request.endpoint);
   if (!endpoint) throw new Error(`no endpoint /reporting/v0/${request.endpoint}`);
-  const query = parseReportQuery(`?${request.query}&format=${format}`, endpoint.level);
+  const query = parseReportQuery(`?${request.query}&format=${format}`, endpoint);
   return compileReport(buildPlan(endpoint, reportRequest(query, endpoint.level, request.org.id, format), now)).export(
     format,
   );

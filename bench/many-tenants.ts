@@ -101,7 +101,7 @@ function reportsOf(organizationId: number, lastDay: string, now: Date): Report[]
     const urlPath = serviceUrlPath(name, mixParams(name, organizationId, lastDay));
     const found = ENDPOINT_BY_PATH.get(MIX[name].endpoint)!;
     const query = urlPath.slice(urlPath.indexOf('?'));
-    const request = reportRequest(parseReportQuery(query, found.level), found.level, organizationId, 'json');
+    const request = reportRequest(parseReportQuery(query, found), found.level, organizationId, 'json');
     const { sql, params } = compileReport(buildPlan(found, request, now)).jsonPage();
     return { name, urlPath, sql, params };
   });

@@ -103,7 +103,7 @@ function floorQuery(
   now: Date,
 ): { sql: string; params: readonly SqlValue[] } {
   const found = ENDPOINT_BY_PATH.get(endpoint)!;
-  const request = reportRequest(parseReportQuery(`?${query}`, found.level), found.level, organizationId, 'json');
+  const request = reportRequest(parseReportQuery(`?${query}`, found), found.level, organizationId, 'json');
   // The service's page is one JSON text rendered by DuckDB: the floor runs that SQL.
   return compileReport(buildPlan(found, request, now)).jsonPage();
 }

@@ -54,15 +54,17 @@ function endpoint(
     sources,
     statistics: STATISTICS.filter((s) => [...measuresOf(s)].every((m) => sources.includes(sourceOf(m)))),
     defaultStatistics: byName([...DEFAULT_STATISTICS, ...defaults]),
-    segments: segmentsOf(LEVEL_BY_PATH.get(level)!),
+    segments: segmentsOf(LEVEL_BY_PATH.get(level)!, platform),
     summary,
   };
 }
 
-function segmentsOf(level: LevelDefinition): SegmentDefinition[] {
+function segmentsOf(level: LevelDefinition, platform: ReportEndpoint['platform']): SegmentDefinition[] {
   const base: FactColumn[] = ['organization_id', 'day', 'adplatform_account_id'];
   if (level.factKey !== null) base.push(level.factKey as FactColumn);
-  return SEGMENTS.filter((s) => additiveSourceFor(level.factTable, new Set([...base, ...s.reads])) !== undefined);
+  return SEGMENTS.filter(
+    (s) => additiveSourceFor(level.factTable, new Set([...base, ...s.reads]), true, platform) !== undefined,
+  );
 }
 
 export const ENDPOINTS: readonly ReportEndpoint[] = [

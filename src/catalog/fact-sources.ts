@@ -192,6 +192,7 @@ export function additiveSourceFor(
   factTable: string,
   columns: ReadonlySet<FactColumn>,
   rollups = true,
+  platform?: AdPlatformType,
 ): FactSourceDefinition | undefined {
   const facts = FACT_SOURCE_BY_TABLE.get(factTable)!;
   if (holds(facts, columns)) {
@@ -199,5 +200,8 @@ export function additiveSourceFor(
     return ROLLUPS_BY_SIZE.find((rollup) => holds(rollup, columns)) ?? facts;
   }
   if (factTable !== 'fact_ad_daily') return undefined;
-  return BREAKDOWN_SOURCES.find((breakdown) => holds(breakdown, columns));
+  // An endpoint of one platform (campaigns/facebook, adplatform-accounts/google-ads) reads only what that platform reports.
+  const reported = (source: FactSourceDefinition) =>
+    platform === undefined || source.platforms === undefined || source.platforms.includes(platform);
+  return BREAKDOWN_SOURCES.find((breakdown) => reported(breakdown) && holds(breakdown, columns));
 }

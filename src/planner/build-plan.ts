@@ -1,10 +1,17 @@
+import {
+  attributionParts,
+  ATTRIBUTION_WINDOWS,
+  REMOVED_ATTRIBUTION_WINDOWS,
+  type AttributionPart,
+} from '../catalog/attribution.js';
 import { endpointsOffering, type ReportEndpoint } from '../catalog/endpoints.js';
+import { additiveSourceFor } from '../catalog/fact-sources.js';
 import { customFieldType, type DimensionField, type EmbedName, type LevelDefinition } from '../catalog/levels.js';
 import { FACT_FILTER_FIELDS, SEGMENT_BY_KEY, SEGMENT_BY_NAME, SEGMENTS, type SegmentKey } from '../catalog/segments.js';
 import { FORMULA_TYPES, STATISTIC_BY_NAME, type StatisticDefinition } from '../catalog/statistics.js';
 import { assertNever } from '../shared/assert-never.js';
 import { comparedRange } from './compare-range.js';
-import { checkSources } from './source-check.js';
+import { checkSources, defaultsFor } from './source-check.js';
 import { reportDateRange } from './date-range.js';
 import { ExpressionError, parseExpression, splitFormulas, type Expr } from './expression/index.js';
 import { expressionFailure, invalidParameter as invalid } from './parameter-errors.js';
@@ -23,6 +30,7 @@ import {
   ref,
   textMatch,
 } from './plan-nodes.js';
+import { factColumnsOf } from './report-plan.js';
 import type {
   ComparedPeriod,
   ConditionNode,
@@ -82,9 +90,13 @@ export function buildPlan(endpoint: ReportEndpoint, request: ReportRequest, now:
     compare,
     currency: request.currency,
     campaignLabel: level.path === 'accounts' ? request.campaignLabel : undefined,
+    attributionParts: pickAttribution(endpoint, request.attributionWindows),
   };
-  checkSources(endpoint, plan, now);
-  return plan;
+  // Without `statistics`, the defaults the sources of this request carry (segments=Age: no reach).
+  const narrowed = request.statistics === undefined ? defaultsFor(endpoint, plan) : undefined;
+  const planned = narrowed === undefined ? plan : { ...plan, statistics: narrowed };
+  checkSources(endpoint, planned, now);
+  return planned;
 }
 
 interface Context {
@@ -120,6 +132,46 @@ function pickStatistics(endpoint: ReportEndpoint, names: readonly string[] | und
 /** reach on /campaigns, shares on FACEBOOK: the platform does not report it there; say where it is. */
 function notOffered(endpoint: ReportEndpoint, statistic: StatisticDefinition): string {
   return `statistics.${statistic.name} is not available on /reporting/v0/${endpoint.path}; it is reported on ${endpointsOffering(statistic).join(', ')}`;
+}
+
+/**
+ * `attributionWindows` (FACEBOOK endpoints at campaign level and above): Meta's windows, each
+ * once; the two it stopped returning are refused with the date. Absent: the facts' default.
+ */
+function pickAttribution(
+  endpoint: ReportEndpoint,
+  windows: readonly string[] | undefined,
+): AttributionPart[] | undefined {
+  if (windows === undefined) return undefined;
+  const columns = factColumnsOf({
+    level: endpoint.level.path,
+    segments: [],
+    factFilter: undefined,
+    campaignLabel: undefined,
+  });
+  const source = additiveSourceFor(endpoint.level.factTable, new Set([...columns, 'attribution_part']));
+  if (endpoint.platform !== 'FACEBOOK' || source === undefined)
+    invalid(
+      'attributionWindows',
+      `is answered per FACEBOOK campaign day: ask /reporting/v0/campaigns/facebook or /reporting/v0/adplatform-accounts/facebook (not /reporting/v0/${endpoint.path})`,
+      'parameter_not_available',
+    );
+  for (const window of windows) {
+    const removed = REMOVED_ATTRIBUTION_WINDOWS[window];
+    if (removed !== undefined)
+      invalid(
+        'attributionWindows',
+        `${window} is no longer reported: Meta stopped returning 7d_view and 28d_view on ${removed}; windows: ${Object.keys(ATTRIBUTION_WINDOWS).join(', ')}`,
+        'attribution_window_removed',
+      );
+    if (!Object.hasOwn(ATTRIBUTION_WINDOWS, window))
+      invalid(
+        'attributionWindows',
+        `unknown attribution window "${window}"; windows: ${Object.keys(ATTRIBUTION_WINDOWS).join(', ')}`,
+        'unknown_attribution_window',
+      );
+  }
+  return attributionParts(windows);
 }
 
 function pickSegments(names: readonly string[] | undefined): SegmentKey[] {

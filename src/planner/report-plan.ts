@@ -1,3 +1,4 @@
+import type { AttributionPart } from '../catalog/attribution.js';
 import type { FactColumn } from '../catalog/fact-sources.js';
 import { LEVEL_BY_PATH, type EmbedName, type LevelPath } from '../catalog/levels.js';
 import { segmentOf, type SegmentKey } from '../catalog/segments.js';
@@ -17,6 +18,8 @@ export interface ReportRequest {
   readonly dateRange?: string | undefined;
   readonly statistics: readonly string[] | undefined;
   readonly segments: readonly string[] | undefined;
+  /** FACEBOOK endpoints: `attributionWindows`, the windows conversions are counted in (default: the facts' 7d_click,1d_view). */
+  readonly attributionWindows?: readonly string[] | undefined;
   readonly filter: string | undefined;
   readonly sort: string | undefined;
   /** Raw values of the (repeatable) `formulas` parameter. */
@@ -201,6 +204,11 @@ export interface ReportPlan {
   readonly currency: string | undefined;
   /** Accounts only: count just the campaigns carrying this label, one row per (account, label value). */
   readonly campaignLabel: CampaignLabelName | undefined;
+  /**
+   * `attributionWindows` (FACEBOOK): the additive sums read the parts of these windows from the
+   * attribution source instead of the facts' default setting; undefined: the facts as they are.
+   */
+  readonly attributionParts?: readonly AttributionPart[] | undefined;
 }
 
 /** Every operand a node references, depth first: what the compiler reads to know which measures a plan needs. */
@@ -265,12 +273,13 @@ export function usedMeasures(plan: ReportPlan): Set<BaseMeasure> {
  * (../catalog/fact-sources.ts additiveSourceFor); the planner and the compiler ask the same.
  */
 export function factColumnsOf(
-  plan: Pick<ReportPlan, 'level' | 'segments' | 'factFilter' | 'campaignLabel'>,
+  plan: Pick<ReportPlan, 'level' | 'segments' | 'factFilter' | 'campaignLabel' | 'attributionParts'>,
 ): Set<FactColumn> {
   const level = LEVEL_BY_PATH.get(plan.level)!;
   const columns = new Set<FactColumn>(['organization_id', 'day', 'adplatform_account_id']);
   if (level.factKey !== null) columns.add(level.factKey as FactColumn);
   if (plan.campaignLabel !== undefined) columns.add('campaign_id');
+  if (plan.attributionParts !== undefined) columns.add('attribution_part');
   for (const key of plan.segments) for (const column of segmentOf(key).reads) columns.add(column);
   if (plan.factFilter !== undefined)
     for (const operand of operandsOf(plan.factFilter)) if (operand.kind === 'fact') columns.add(operand.column);

@@ -43,7 +43,7 @@ export function reportJobRequest(
     for (const item of typeof value === 'string' ? [value] : value) params.append(name, item);
   }
   return reportRequest(
-    parseReportQuery(`?${params.toString()}`, endpoint.level),
+    parseReportQuery(`?${params.toString()}`, endpoint),
     endpoint.level,
     organizationId,
     format,

@@ -1,3 +1,4 @@
+import type { ReportEndpoint } from '../catalog/endpoints.js';
 import type { LevelDefinition } from '../catalog/levels.js';
 import { NO_LIMIT, type ReportRequest } from '../planner/report-plan.js';
 
@@ -33,6 +34,7 @@ export const REPORT_PARAMETERS = [
   'currency',
   'compare',
   'format',
+  'attributionWindows',
 ] as const;
 
 /**
@@ -40,7 +42,7 @@ export const REPORT_PARAMETERS = [
  * one list in the order sent. `formulas` are read value by value (an error's position is within
  * its value); the others as the one comma text.
  */
-export const REPORT_LIST_PARAMETERS = ['statistics', 'segments', 'sort', 'formulas', 'embed'] as const;
+export const REPORT_LIST_PARAMETERS = ['statistics', 'segments', 'sort', 'formulas', 'embed', 'attributionWindows'] as const;
 
 /** A comma list's entries (its repeated values joined first); an empty entry is a 400. */
 export function commaList(query: QueryParams, name: string): string[] | undefined {
@@ -52,9 +54,14 @@ export function commaList(query: QueryParams, name: string): string[] | undefine
 }
 
 /** Strict parse of a statistics endpoint's query (`url` may be just `?a=b`). */
-export function parseReportQuery(url: string, level: LevelDefinition): QueryParams {
-  // A level without embeds has no embed parameter (the document leaves it out too).
-  const parameters = REPORT_PARAMETERS.filter((name) => name !== 'embed' || level.embeds.length > 0);
+export function parseReportQuery(url: string, endpoint: ReportEndpoint): QueryParams {
+  const level = endpoint.level;
+  // A level without embeds has no embed parameter, only FACEBOOK endpoints have attributionWindows (the document leaves them out too).
+  const parameters = REPORT_PARAMETERS.filter(
+    (name) =>
+      (name !== 'embed' || level.embeds.length > 0) &&
+      (name !== 'attributionWindows' || endpoint.platform === 'FACEBOOK'),
+  );
   return QueryParams.parse(url, [...parameters, level.nameParameter], REPORT_LIST_PARAMETERS);
 }
 
@@ -90,6 +97,7 @@ export function reportRequest(
     dateRange: query.get('dateRange'),
     statistics: commaList(query, 'statistics'),
     segments: commaList(query, 'segments'),
+    attributionWindows: commaList(query, 'attributionWindows'),
     filter: query.get('filter'),
     sort: query.get('sort'),
     formulas: query.getAll('formulas'),

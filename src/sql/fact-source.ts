@@ -1,3 +1,4 @@
+import { ENDPOINT_BY_PATH } from '../catalog/endpoints.js';
 import { additiveSourceFor } from '../catalog/fact-sources.js';
 import type { LevelDefinition } from '../catalog/levels.js';
 import { factColumnsOf, type ReportPlan } from '../planner/report-plan.js';
@@ -17,7 +18,8 @@ export interface CompileOptions {
  * source that has it; the rule is ../catalog/fact-sources.ts's, which the planner asked before.
  */
 export function factSource(plan: ReportPlan, level: LevelDefinition, options: CompileOptions = {}): string {
-  const source = additiveSourceFor(level.factTable, factColumnsOf(plan), options.rollups !== false);
+  const platform = ENDPOINT_BY_PATH.get(plan.endpoint)?.platform;
+  const source = additiveSourceFor(level.factTable, factColumnsOf(plan), options.rollups !== false, platform);
   if (source === undefined) throw new Error(`no fact source holds the columns of a planned ${plan.level} report`);
   return source.table;
 }

@@ -185,6 +185,7 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
 
   const entityScope = level.factKey && narrowed ? `f.${level.factKey} IN (SELECT id FROM entities)` : '';
   const factFilter = plan.factFilter ? conditionSql(plan.factFilter, 'f', context) : '';
+  const attribution = plan.attributionParts?.map((part) => binder.bind(part, 'varchar')).join(', ');
   // The fact columns other than the day that segments read (device, network, an hour, an age, ...).
   const segmentColumns = [...new Set(plan.segments.flatMap((key) => segmentOf(key).reads.filter((c) => c !== 'day')))];
   const withMarkup = measures.has('costWithMarkup');
@@ -247,12 +248,14 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
     const factWhere = [`f.organization_id = ${org}`, `f.day BETWEEN ${from} AND ${to}`];
     if (factFilter) factWhere.push(factFilter);
     if (entityScope) factWhere.push(entityScope);
+    // The additive sums alone count by the attribution setting; reach and shares have none.
+    const sumsWhere = attribution ? [...factWhere, `f.attribution_part IN (${attribution})`] : factWhere;
     const daily = `SELECT ${keys.map(([sql, name]) => (sql === `f.${name}` ? sql : `${sql} AS ${name}`)).join(', ')},
       ${Object.values(FACT_SUM_COLUMNS)
         .map((c) => `sum(f.${c}) AS ${c}`)
         .join(', ')}
     FROM ${factTable} f${label ? ` JOIN campaign_labels cl ON cl.campaign_id = f.campaign_id AND cl.name = ${label}` : ''}
-   WHERE ${factWhere.join(' AND ')} ${d.groupByAll}`;
+   WHERE ${sumsWhere.join(' AND ')} ${d.groupByAll}`;
 
     let buckets: string;
     if (level.factKey === null) {
@@ -315,7 +318,7 @@ export function reportQuery(plan: ReportPlan, d: SqlDialect, options: CompileOpt
     const sums = direct
       ? `SELECT f.${level.factKey} AS entity_id${segmentKeys('f')},
         ${FACT_MEASURES.map((m) => `${directSum(m)} AS ${sumColumn(m)}`).join(', ')}${bucketEstimates('x.est_day', 'x')}
-        FROM ${factTable} f${convertLower ? ` LEFT JOIN ${n('pa_rates')} x ON x.pa = f.adplatform_account_id AND x.day = f.day` : ''} WHERE ${factWhere.join(' AND ')} ${d.groupByAll}`
+        FROM ${factTable} f${convertLower ? ` LEFT JOIN ${n('pa_rates')} x ON x.pa = f.adplatform_account_id AND x.day = f.day` : ''} WHERE ${sumsWhere.join(' AND ')} ${d.groupByAll}`
       : `SELECT b.entity_id${label ? ', b.label_value' : ''}${segmentKeys('b')}, ${sumSelect.join(', ')}${bucketEstimates('b.est_day', 'b')} FROM ${n('buckets')} b ${d.groupByAll}`;
 
     // Impression share and reach come from their own fact tables, per entity and segments like the sums.

@@ -378,7 +378,11 @@ describe('GET /reporting/v0/fields', () => {
       const level = path.split('/')[0];
       const names: string[] = endpoint.segments.map((s: any) => s.name);
       const withBreakdowns = ['accounts', 'adplatform-accounts', 'campaigns'].includes(level);
-      expect([...names].sort(), path).toEqual([...DAILY, ...(withBreakdowns ? BREAKDOWN_SEGMENTS : [])].sort());
+      // An endpoint of one platform offers what that platform reports: no audience or placement on Google Ads.
+      const notFacebook = endpoint.adPlatformType !== undefined && endpoint.adPlatformType !== 'FACEBOOK';
+      const facebookOnly = new Set(['Age', 'Gender', 'PublisherPlatform', 'PlatformPosition']);
+      const breakdownSegments = BREAKDOWN_SEGMENTS.filter((s) => !(notFacebook && facebookOnly.has(s)));
+      expect([...names].sort(), path).toEqual([...DAILY, ...(withBreakdowns ? breakdownSegments : [])].sort());
       for (const s of endpoint.segments) {
         expect(s.kind, `${path} ${s.name}`).toBe(SEQUENCES.has(s.name) ? 'sequence' : 'value');
         expect(s.type, `${path} ${s.name}`).toBe(NUMBERS.has(s.name) ? 'number' : 'string');
@@ -388,15 +392,19 @@ describe('GET /reporting/v0/fields', () => {
       const offered = new Set(endpoint.sources.flatMap((s: any) => s.segments));
       expect([...offered].sort(), path).toEqual([...names].sort());
       const sources = new Map<string, any>(endpoint.sources.map((s: any) => [s.name, s]));
-      const breakdowns = ['hours', 'audience', 'placement', 'geography', 'conversionActions'];
+      const breakdowns = ['hours', 'audience', 'placement', 'geography', 'conversionActions'].filter(
+        (name) => !(notFacebook && (name === 'audience' || name === 'placement')),
+      );
       expect(
         breakdowns.filter((name) => sources.has(name)),
         path,
       ).toEqual(withBreakdowns ? breakdowns : []);
       // Filterable fact columns: the column segments of the endpoint.
       const filterable: string[] = endpoint.filterable;
-      for (const key of ['hourOfDay', 'age', 'gender', 'country', 'region', 'conversionAction', 'platformPosition'])
+      for (const key of ['hourOfDay', 'country', 'region', 'conversionAction'])
         expect(filterable.includes(`segments.${key}`), `${path} ${key}`).toBe(withBreakdowns);
+      for (const key of ['age', 'gender', 'platformPosition'])
+        expect(filterable.includes(`segments.${key}`), `${path} ${key}`).toBe(withBreakdowns && !notFacebook);
       expect(filterable).toContain('segments.deviceType');
       expect(filterable).not.toContain('segments.hour');
       if (!withBreakdowns) continue;
@@ -407,15 +415,17 @@ describe('GET /reporting/v0/fields', () => {
         expect.arrayContaining(['Hour', 'HourOfDay', 'DeviceType', 'NetworkType', 'Day']),
       );
       expect(hours.segments, path).not.toContain('Age');
-      for (const name of ['audience', 'placement']) {
+      for (const name of notFacebook ? [] : ['audience', 'placement']) {
         expect(sources.get(name).adPlatformTypes, `${path} ${name}`).toEqual(['FACEBOOK']);
         expect(sources.get(name).segments, `${path} ${name}`).not.toContain('DeviceType');
         expect(sources.get(name).retentionDays, `${path} ${name}`).toBeUndefined();
       }
-      expect(sources.get('audience').segments).toEqual(expect.arrayContaining(['Age', 'Gender', 'WeekSunday']));
-      expect(sources.get('placement').segments).toEqual(
-        expect.arrayContaining(['PublisherPlatform', 'PlatformPosition']),
-      );
+      if (!notFacebook) {
+        expect(sources.get('audience').segments).toEqual(expect.arrayContaining(['Age', 'Gender', 'WeekSunday']));
+        expect(sources.get('placement').segments).toEqual(
+          expect.arrayContaining(['PublisherPlatform', 'PlatformPosition']),
+        );
+      }
       expect(sources.get('geography').adPlatformTypes, path).toBeUndefined();
       expect(sources.get('geography').segments).toEqual(expect.arrayContaining(['Country', 'Region']));
       expect(sources.get('conversionActions').statistics, path).toEqual([
@@ -424,7 +434,7 @@ describe('GET /reporting/v0/fields', () => {
         'valuePerConversion',
       ]);
       // The other breakdowns carry every additive statistic and ratio of the daily facts.
-      for (const name of ['hours', 'audience', 'placement', 'geography'])
+      for (const name of ['hours', 'geography', ...(notFacebook ? [] : ['audience', 'placement'])])
         expect(sources.get(name).statistics, `${path} ${name}`).toEqual(sources.get('adFacts').statistics);
       for (const source of endpoint.sources)
         for (const other of ['reach', 'frequency', 'searchImpressionShare'])
@@ -487,5 +497,33 @@ describe('GET /reporting/v0/fields', () => {
       const parameter = doc.paths[`/reporting/v0/${path}`].get.parameters.find((p: any) => p.name === 'segments');
       expect(parameter.schema.items.enum, path).toEqual(segmentNames(path));
     }
+  });
+});
+
+describe('the default statistics of a breakdown', () => {
+  it('are the defaults its source carries: no reach by age, only the conversion statistics by conversion action', async () => {
+    const fields = (path: string) =>
+      endpointOf(path)
+        .statistics.filter((s: any) => s.default)
+        .map((s: any) => s.name);
+    const byAge = await fx.report('campaigns/facebook', token, { ...day(), segments: 'Age' });
+    expect(byAge.status, byAge.text.slice(0, 300)).toBe(200);
+    const ageStatistics = Object.keys(byAge.json.campaigns[0].statistics);
+    // The endpoint's defaults without reach and frequency, which the audience runs cannot break down.
+    expect(ageStatistics.sort()).toEqual(
+      fields('campaigns/facebook')
+        .filter((n: string) => !['reach', 'frequency'].includes(n))
+        .sort(),
+    );
+    const byAction = await fx.report('campaigns', token, { ...day(), segments: 'ConversionAction' });
+    expect(byAction.status, byAction.text.slice(0, 300)).toBe(200);
+    expect(Object.keys(byAction.json.campaigns[0].statistics).sort()).toEqual(['conversionValue', 'conversions']);
+    // Asked for by name, a statistic the source lacks is still a 400.
+    await expect400(
+      'campaigns',
+      { ...day(), segments: 'ConversionAction', statistics: 'clicks' },
+      'statistic_not_available',
+      'statistics',
+    );
   });
 });

@@ -253,7 +253,7 @@ function planExport(
   now: Date,
 ): { request: ReportRequest; plan: ReportPlan } {
   try {
-    const parsed = parseReportQuery(`?${query}`, endpoint.level);
+    const parsed = parseReportQuery(`?${query}`, endpoint);
     if (parsed.get('format') !== undefined) throw new CliError('--query must not hold format; use --format', 2);
     const request = reportRequest(parsed, endpoint.level, organizationId, format);
     return { request, plan: buildPlan(endpoint, request, now) };

@@ -2,6 +2,11 @@ import { z } from '@hono/zod-openapi';
 import type { ReportEndpoint } from '../../catalog/endpoints.js';
 import type { LevelDefinition } from '../../catalog/levels.js';
 import type { SegmentDefinition } from '../../catalog/segments.js';
+import {
+  ATTRIBUTION_WINDOWS,
+  DEFAULT_ATTRIBUTION_WINDOWS,
+  REMOVED_ATTRIBUTION_WINDOWS,
+} from '../../catalog/attribution.js';
 import type { StatisticDefinition } from '../../catalog/statistics.js';
 import { AD_PLATFORM_TYPES, DEVICE_TYPES, NETWORK_TYPES } from '../../shared/ad-platforms.js';
 import { LABEL_NAME } from '../../provisioning/labels.js';
@@ -466,6 +471,16 @@ export function reportQuerySchema(endpoint: ReportEndpoint) {
         : commaListParameter(
             { type: 'string', enum: [...level.embeds] },
             { description: `Also return: ${level.embeds.join(', ')}.` },
+          ),
+    // FACEBOOK endpoints only; the planner says which of them answer it (campaign level and above).
+    attributionWindows:
+      endpoint.platform !== 'FACEBOOK'
+        ? undefined
+        : commaListParameter(
+            { type: 'string', enum: Object.keys(ATTRIBUTION_WINDOWS) },
+            {
+              description: `Count conversions (and what is computed from them) in these Meta attribution windows instead of the default ${DEFAULT_ATTRIBUTION_WINDOWS.join(',')}: ${Object.keys(ATTRIBUTION_WINDOWS).join(', ')} (clicks nest: 28d_click includes 7d_click and 1d_click); each conversion counts once. ${Object.keys(REMOVED_ATTRIBUTION_WINDOWS).join(' and ')}: 400, Meta stopped returning them on ${Object.values(REMOVED_ATTRIBUTION_WINDOWS)[0]}. Answered per campaign day: on campaigns/facebook and adplatform-accounts/facebook (ads/facebook: 400).`,
+            },
           ),
   };
   const shape = Object.fromEntries(

@@ -4,7 +4,7 @@ import { createGzip } from 'node:zlib';
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { ENDPOINT_BY_PATH, ENDPOINTS, type ReportEndpoint } from '../../catalog/endpoints.js';
-import { customFieldType, type LevelDefinition } from '../../catalog/levels.js';
+import { customFieldType } from '../../catalog/levels.js';
 import { FACT_SOURCES, type FactColumn, type FactSourceDefinition } from '../../catalog/fact-sources.js';
 import { FACT_FILTER_FIELDS, SEGMENTS } from '../../catalog/segments.js';
 import { DEFAULT_STATISTICS, measuresOf, type MeasureSource } from '../../catalog/statistics.js';
@@ -71,14 +71,14 @@ import { timed, timedSync } from '../../runtime/request-timing.js';
 const GZIP_LEVEL = 1;
 function parseRequest(
   url: string,
-  level: LevelDefinition,
+  endpoint: ReportEndpoint,
   organizationId: number,
   accept: string | undefined,
 ): { request: ReportRequest; format: ResponseFormat } {
   return timedSync('parse', () => {
-    const query = parseReportQuery(url, level);
+    const query = parseReportQuery(url, endpoint);
     const format = responseFormat(query.get('format'), accept);
-    return { request: reportRequest(query, level, organizationId, format), format };
+    return { request: reportRequest(query, endpoint.level, organizationId, format), format };
   });
 }
 
@@ -454,9 +454,12 @@ function sourcesOf(endpoint: ReportEndpoint) {
   const level = endpoint.level;
   const keyed = (source: FactSourceDefinition) =>
     level.factKey === null || source.grain.includes(level.factKey as FactColumn);
+  const reported = (source: FactSourceDefinition) =>
+    endpoint.platform === undefined || source.platforms === undefined || source.platforms.includes(endpoint.platform);
   return FACT_SOURCES.filter(
     (source) =>
       keyed(source) &&
+      reported(source) &&
       (source.kind === 'breakdown'
         ? level.factTable === 'fact_ad_daily'
         : source.kind === 'facts'
@@ -741,7 +744,7 @@ function callDetailsQuery(url: string, organizationId: number) {
 export function registerReportingRoutes(app: OpenAPIHono<AppEnv>, reports: ReportService): void {
   app.openAPIRegistry.registerPath(campaignLabelRoute);
   app.get('/reporting/v0/accounts/campaign-labels/name/:name', async (c) => {
-    const parsed = parseRequest(c.req.url, accounts.level, c.get('auth').organizationId, c.req.header('accept'));
+    const parsed = parseRequest(c.req.url, accounts, c.get('auth').organizationId, c.req.header('accept'));
     return respond(c, reports, accounts, {
       ...parsed,
       request: { ...parsed.request, campaignLabel: campaignLabelName(c.req.param('name')) },
@@ -776,7 +779,7 @@ export function registerReportingRoutes(app: OpenAPIHono<AppEnv>, reports: Repor
         c,
         reports,
         endpoint,
-        parseRequest(c.req.url, endpoint.level, c.get('auth').organizationId, c.req.header('accept')),
+        parseRequest(c.req.url, endpoint, c.get('auth').organizationId, c.req.header('accept')),
       );
     });
   }
