@@ -17,6 +17,12 @@ export interface BreakdownBucket {
   readonly values: Readonly<Record<string, string | number>>;
   /** Share of the day, in parts of SHARE_PARTS; a variant's shares sum to SHARE_PARTS. */
   readonly share: number;
+  /**
+   * Where conversions and conversion value split otherwise than the rest (attribution windows):
+   * the bucket's cumulative bounds [from, to) of them, in parts of SHARE_PARTS; beyond
+   * SHARE_PARTS, conversions the daily rows do not count (a longer window's).
+   */
+  readonly conversions?: { readonly from: number; readonly to: number } | undefined;
 }
 
 export interface BreakdownProfile {
@@ -119,6 +125,30 @@ const conversionActionVariants = (platform: AdPlatformType) =>
     ),
   );
 
+/**
+ * Meta's attribution windows as disjoint parts of a FACEBOOK campaign day's conversions
+ * (../catalog/attribution.ts): `base` carries everything but conversions; click within 1 day,
+ * click within 2-7 days and view within 1 day are the daily rows' conversions (Meta's default
+ * setting, 7-day click + 1-day view); click within 8-28 days and engaged view come on top.
+ */
+const attribution = (click1d: number, click7d: number, click28d: number, engagedView: number): BreakdownBucket[] => {
+  const bounds = [
+    ['click_1d', 0, click1d],
+    ['click_7d', click1d, click1d + click7d],
+    ['view_1d', click1d + click7d, SHARE_PARTS],
+    ['click_28d', SHARE_PARTS, SHARE_PARTS + click28d],
+    ['engaged_view_1d', SHARE_PARTS + click28d, SHARE_PARTS + click28d + engagedView],
+  ] as const;
+  return [
+    { values: { attribution_part: 'base' }, share: SHARE_PARTS, conversions: { from: 0, to: 0 } },
+    ...bounds.map(([attribution_part, from, to]) => ({
+      values: { attribution_part },
+      share: 0,
+      conversions: { from, to },
+    })),
+  ];
+};
+
 export const BREAKDOWN_PROFILES: readonly BreakdownProfile[] = [
   {
     source: 'hours',
@@ -162,4 +192,14 @@ export const BREAKDOWN_PROFILES: readonly BreakdownProfile[] = [
     variantBy: 'platformAccount',
     variants: conversionActionVariants(platform),
   })),
+  {
+    source: 'attribution',
+    platforms: ['FACEBOOK'],
+    variantBy: 'campaign',
+    variants: [
+      attribution(5500, 3000, 1200, 400),
+      attribution(4000, 3500, 1800, 700),
+      attribution(6500, 2000, 800, 200),
+    ],
+  },
 ];

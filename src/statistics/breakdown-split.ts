@@ -63,6 +63,8 @@ const MEASURE_OF: Readonly<Record<(typeof ROLLUP_MEASURES)[number], FactMeasure>
   call_conversions_fractional: 'callConversionsFractional',
 };
 const DECIMAL_MEASURES = new Set(['cost', 'conversions', 'conversion_value', 'call_conversions_fractional']);
+/** Split by a bucket's own conversion bounds where it has them (attribution windows). */
+const CONVERSION_MEASURES = new Set(['conversions', 'conversion_value']);
 
 /**
  * The INSERT of the breakdown rows of the campaign days `where` picks: each campaign day (and
@@ -78,7 +80,9 @@ export function breakdownSplitSql(spelling: SplitSpelling, statement: SplitState
   const keys = [...CAMPAIGN_DAY, ...carried];
   const measures = ROLLUP_MEASURES.map((m) => ({
     column: m,
-    split: source.measures.includes(MEASURE_OF[m]) ? part(spelling, m) : '0',
+    split: source.measures.includes(MEASURE_OF[m])
+      ? part(spelling, m, CONVERSION_MEASURES.has(m) ? 'conversions' : 'share')
+      : '0',
   }));
   // One variant count per source, so the bucket join is an equi-join on (platform, variant).
   const variants = profiles[0]!.variants.length;
@@ -99,6 +103,8 @@ export function breakdownSplitSql(spelling: SplitSpelling, statement: SplitState
       ...buckets.map((c) => [c, bucketType(profiles, c)] as const),
       ['share_from', 'integer'],
       ['share_to', 'integer'],
+      ['conversions_from', 'integer'],
+      ['conversions_to', 'integer'],
     ],
     weightRows(spelling, profiles, buckets),
   );
@@ -130,16 +136,18 @@ function campaignDays(statement: SplitStatement, keys: readonly FactColumn[]): s
 }
 
 /**
- * One measure's part of the bucket [lower, upper) of P = SHARE_PARTS, money and decimals in micros:
+ * One measure's part of the bucket [lower, upper) of P = SHARE_PARTS (the bucket's share bounds, or
+ * for conversions its conversion bounds, which may pass P: conversions beyond the daily rows'), money and decimals in micros:
  * floor(x * upper / P) - floor(x * lower / P), computed as q * (upper - lower) + floor(r * upper
  * / P) - floor(r * lower / P) with x = q * P + r, so nothing exceeds x and 64 bits suffice.
  */
-function part(spelling: SplitSpelling, measure: string): string {
+function part(spelling: SplitSpelling, measure: string, bounds: 'share' | 'conversions'): string {
   const x = DECIMAL_MEASURES.has(measure) ? spelling.micros(`r.${quote(measure)}`) : `r.${quote(measure)}`;
+  const [from, to] = [`w.${bounds}_from`, `w.${bounds}_to`];
   const [q, rest] = [`(${spelling.integerDivide(x, String(SHARE_PARTS))})`, `(${x} % ${SHARE_PARTS})`];
-  const upper = spelling.integerDivide(`${rest} * w.share_to`, String(SHARE_PARTS));
-  const lower = spelling.integerDivide(`${rest} * w.share_from`, String(SHARE_PARTS));
-  const cut = `(${q} * (w.share_to - w.share_from) + ${upper} - ${lower})`;
+  const upper = spelling.integerDivide(`${rest} * ${to}`, String(SHARE_PARTS));
+  const lower = spelling.integerDivide(`${rest} * ${from}`, String(SHARE_PARTS));
+  const cut = `(${q} * (${to} - ${from}) + ${upper} - ${lower})`;
   return DECIMAL_MEASURES.has(measure) ? spelling.fromMicros(cut) : cut;
 }
 
@@ -160,7 +168,17 @@ function weightRows(
         let lower = 0;
         for (const bucket of buckets) {
           const values = columns.map((c) => literal(spelling, bucket.values[c]!));
-          rows.push([spelling.literal(platform), String(v), ...values, String(lower), String(lower + bucket.share)]);
+          // Conversions split as the rest unless the bucket says otherwise (attribution windows).
+          const conversions = bucket.conversions ?? { from: lower, to: lower + bucket.share };
+          rows.push([
+            spelling.literal(platform),
+            String(v),
+            ...values,
+            String(lower),
+            String(lower + bucket.share),
+            String(conversions.from),
+            String(conversions.to),
+          ]);
           lower += bucket.share;
         }
       });
