@@ -157,7 +157,10 @@ function pickAttribution(
       'parameter_not_available',
     );
   for (const window of windows) {
-    const removed = REMOVED_ATTRIBUTION_WINDOWS[window];
+    // Own keys only: `constructor` is no window.
+    const removed = Object.hasOwn(REMOVED_ATTRIBUTION_WINDOWS, window)
+      ? REMOVED_ATTRIBUTION_WINDOWS[window]
+      : undefined;
     if (removed !== undefined)
       invalid(
         'attributionWindows',
@@ -167,7 +170,7 @@ function pickAttribution(
     if (!Object.hasOwn(ATTRIBUTION_WINDOWS, window))
       invalid(
         'attributionWindows',
-        `unknown attribution window "${window}"; windows: ${Object.keys(ATTRIBUTION_WINDOWS).join(', ')}`,
+        `unknown attribution window "${window.slice(0, 40)}"; windows: ${Object.keys(ATTRIBUTION_WINDOWS).join(', ')}`,
         'unknown_attribution_window',
       );
   }

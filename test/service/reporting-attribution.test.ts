@@ -140,6 +140,10 @@ describe('attributionWindows', () => {
       });
       expect(res.json.error.details[0].message).toContain('2026-01-12');
     }
+    for (const odd of ['constructor', '__proto__', '7D_CLICK'])
+      expect(
+        (await fx.report('campaigns/facebook', token, { attributionWindows: odd })).json.error.details[0].code,
+      ).toBe('unknown_attribution_window');
     const unknown = await fx.report('campaigns/facebook', token, { attributionWindows: '3d_click' });
     expect(unknown.json.error.details[0]).toMatchObject({
       field: 'attributionWindows',
