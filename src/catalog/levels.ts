@@ -1,12 +1,13 @@
 import { AD_PLATFORM_ALIASES as PLATFORM_ALIASES } from '../shared/ad-platforms.js';
 
 /**
- * The six reporting levels (spec 4.3, supplement 5): which entities a level lists, which fact
- * table and column carry its figures, and which of its fields rows show and filters, sorts and
- * embeds may name. The SQL that lists a level's entities (columns named as the row keys) is the
- * compiler's (src/sql/level-sources.ts); nothing here is user text.
+ * The reporting levels (spec 4.3, supplement 5; search terms: issue 40): which entities a level
+ * lists, which fact table and column carry its figures, and which of its fields rows show and
+ * filters, sorts and embeds may name. The SQL that lists a level's entities (columns named as
+ * the row keys) is the compiler's (src/sql/level-sources.ts); nothing here is user text.
  */
-export type LevelPath = 'accounts' | 'adplatform-accounts' | 'campaigns' | 'adgroups' | 'keywords' | 'ads';
+export type LevelPath =
+  'accounts' | 'adplatform-accounts' | 'campaigns' | 'adgroups' | 'keywords' | 'ads' | 'search-terms';
 
 export interface DimensionField {
   /** As filters and sorts name it (`name`, `campaignId`, ...). */
@@ -22,14 +23,14 @@ export interface LevelDefinition {
   readonly path: LevelPath;
   /** Key of the response's row list. */
   readonly plural: string;
-  readonly factTable: 'fact_ad_daily' | 'fact_keyword_daily';
+  readonly factTable: 'fact_ad_daily' | 'fact_keyword_daily' | 'fact_search_term_daily';
   /** The fact column holding the entity id; null for accounts, reached through their links. */
   readonly factKey: string | null;
   /** Row keys in output order, besides statistics, segments, formulas and embeds. */
   readonly rowKeys: readonly string[];
   readonly fields: readonly DimensionField[];
-  /** `name` or `text`: the exact-match parameter of this level (`*` wildcard). */
-  readonly nameParameter: 'name' | 'text';
+  /** `name`, `text` or `searchTerm`: the exact-match parameter of this level (`*` wildcard), a row key. */
+  readonly nameParameter: 'name' | 'text' | 'searchTerm';
   /** The level's labels: their table, its column naming the entity, and the entities' table (which holds the organization). */
   readonly labels?: { readonly table: string; readonly key: string; readonly owner: string } | undefined;
   readonly customFields: boolean;
@@ -207,6 +208,42 @@ export const LEVELS: readonly LevelDefinition[] = [
     customFields: false,
     platformAccountColumn: 'adPlatformAccountId',
     embeds: ['images', 'specificFields'],
+  },
+  {
+    // Issue 40 item 5: derived from the keywords (./search-terms.ts), GOOGLE_ADS and MICROSOFT_ADVERTISING only.
+    path: 'search-terms',
+    plural: 'searchTerms',
+    factTable: 'fact_search_term_daily',
+    factKey: 'search_term_id',
+    rowKeys: [
+      'id',
+      'searchTerm',
+      'adPlatformAccountId',
+      'campaignId',
+      'adGroupId',
+      'keywordId',
+      'keywordText',
+      'adPlatformAccountType',
+      'matchType',
+      'currency',
+    ],
+    fields: [
+      field('id', 'number'),
+      field('searchTerm', 'string'),
+      field('adPlatformAccountId', 'number'),
+      field('campaignId', 'number'),
+      field('adGroupId', 'number'),
+      field('keywordId', 'number'),
+      field('keywordText', 'string'),
+      field('adPlatformAccountType', 'string', PLATFORM_ALIASES),
+      { ...field('adPlatformType', 'string', PLATFORM_ALIASES), column: 'adPlatformAccountType' },
+      field('matchType', 'string'),
+      field('currency', 'string'),
+    ],
+    nameParameter: 'searchTerm',
+    customFields: false,
+    platformAccountColumn: 'adPlatformAccountId',
+    embeds: [],
   },
 ];
 

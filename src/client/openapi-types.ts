@@ -736,6 +736,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/reporting/v0/search-terms': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Statistics of searchTerms
+     * @description One row per search-term (and segment bucket). See GET /reporting/v0/fields for what this endpoint offers, filters, sorts and embeds. Accept or format= chooses JSON (default), CSV, NDJSON or Parquet; an Accept naming none of them is a 406.
+     */
+    get: operations['getSearchTermStatistics'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/reporting/v0/adplatform-accounts/facebook': {
     parameters: {
       query?: never;
@@ -2361,6 +2381,20 @@ export interface components {
         quarter?: string;
         /** @enum {string} */
         networkType?: 'SEARCH' | 'SEARCH_PARTNERS' | 'DISPLAY' | 'SOCIAL';
+        /**
+         * Format: date
+         * @description The Sunday the week starts on.
+         */
+        weekSunday?: string;
+        hour?: string;
+        hourOfDay?: number;
+        age?: string;
+        gender?: string;
+        publisherPlatform?: string;
+        platformPosition?: string;
+        country?: string;
+        region?: string;
+        conversionAction?: string;
       };
       /** @description The requested statistics (default: see GET /reporting/v0/fields). */
       statistics: {
@@ -2607,6 +2641,20 @@ export interface components {
         quarter?: string;
         /** @enum {string} */
         networkType?: 'SEARCH' | 'SEARCH_PARTNERS' | 'DISPLAY' | 'SOCIAL';
+        /**
+         * Format: date
+         * @description The Sunday the week starts on.
+         */
+        weekSunday?: string;
+        hour?: string;
+        hourOfDay?: number;
+        age?: string;
+        gender?: string;
+        publisherPlatform?: string;
+        platformPosition?: string;
+        country?: string;
+        region?: string;
+        conversionAction?: string;
       };
       /** @description The requested statistics (default: see GET /reporting/v0/fields). */
       statistics: {
@@ -2764,6 +2812,20 @@ export interface components {
         quarter?: string;
         /** @enum {string} */
         networkType?: 'SEARCH' | 'SEARCH_PARTNERS' | 'DISPLAY' | 'SOCIAL';
+        /**
+         * Format: date
+         * @description The Sunday the week starts on.
+         */
+        weekSunday?: string;
+        hour?: string;
+        hourOfDay?: number;
+        age?: string;
+        gender?: string;
+        publisherPlatform?: string;
+        platformPosition?: string;
+        country?: string;
+        region?: string;
+        conversionAction?: string;
       };
       /** @description The requested statistics (default: see GET /reporting/v0/fields). */
       statistics: {
@@ -2885,6 +2947,20 @@ export interface components {
         quarter?: string;
         /** @enum {string} */
         networkType?: 'SEARCH' | 'SEARCH_PARTNERS' | 'DISPLAY' | 'SOCIAL';
+        /**
+         * Format: date
+         * @description The Sunday the week starts on.
+         */
+        weekSunday?: string;
+        hour?: string;
+        hourOfDay?: number;
+        age?: string;
+        gender?: string;
+        publisherPlatform?: string;
+        platformPosition?: string;
+        country?: string;
+        region?: string;
+        conversionAction?: string;
       };
       /** @description The requested statistics (default: see GET /reporting/v0/fields). */
       statistics: {
@@ -3012,6 +3088,11 @@ export interface components {
         quarter?: string;
         /** @enum {string} */
         networkType?: 'SEARCH' | 'SEARCH_PARTNERS' | 'DISPLAY' | 'SOCIAL';
+        /**
+         * Format: date
+         * @description The Sunday the week starts on.
+         */
+        weekSunday?: string;
       };
       /** @description The requested statistics (default: see GET /reporting/v0/fields). */
       statistics: {
@@ -3137,6 +3218,11 @@ export interface components {
         quarter?: string;
         /** @enum {string} */
         networkType?: 'SEARCH' | 'SEARCH_PARTNERS' | 'DISPLAY' | 'SOCIAL';
+        /**
+         * Format: date
+         * @description The Sunday the week starts on.
+         */
+        weekSunday?: string;
       };
       /** @description The requested statistics (default: see GET /reporting/v0/fields). */
       statistics: {
@@ -3261,6 +3347,11 @@ export interface components {
         quarter?: string;
         /** @enum {string} */
         networkType?: 'SEARCH' | 'SEARCH_PARTNERS' | 'DISPLAY' | 'SOCIAL';
+        /**
+         * Format: date
+         * @description The Sunday the week starts on.
+         */
+        weekSunday?: string;
       };
       /** @description The requested statistics (default: see GET /reporting/v0/fields). */
       statistics: {
@@ -3362,6 +3453,136 @@ export interface components {
         [key: string]: unknown;
       } | null;
     };
+    SearchTermReportRow: {
+      id: number;
+      searchTerm: string;
+      adPlatformAccountId: number;
+      campaignId: number;
+      adGroupId: number;
+      keywordId: number;
+      keywordText: string;
+      /** @enum {string} */
+      adPlatformAccountType: 'GOOGLE_ADS' | 'MICROSOFT_ADVERTISING' | 'FACEBOOK';
+      matchType: string;
+      currency: string;
+      /** @description With segments= only: the bucket. */
+      segments?: {
+        /** Format: date */
+        day?: string;
+        /**
+         * Format: date
+         * @description The Monday of the ISO week.
+         */
+        week?: string;
+        month?: string;
+        year?: number;
+        /** @enum {string} */
+        dayOfWeek?: 'MONDAY' | 'TUESDAY' | 'WEDNESDAY' | 'THURSDAY' | 'FRIDAY' | 'SATURDAY' | 'SUNDAY';
+        /** @enum {string} */
+        deviceType?: 'DESKTOP' | 'MOBILE' | 'TABLET' | 'CONNECTED_TV' | 'OTHER' | 'UNKNOWN';
+        quarter?: string;
+        /** @enum {string} */
+        networkType?: 'SEARCH' | 'SEARCH_PARTNERS' | 'DISPLAY' | 'SOCIAL';
+        /**
+         * Format: date
+         * @description The Sunday the week starts on.
+         */
+        weekSunday?: string;
+      };
+      /** @description The requested statistics (default: see GET /reporting/v0/fields). */
+      statistics: {
+        /** @description Integer: times an ad was shown */
+        impressions?: number;
+        /** @description Integer: clicks on ads */
+        clicks?: number;
+        /** @description Money: cost in the row currency */
+        cost?: number;
+        /** @description Money: cost x (1 + markup rate of the day) */
+        costWithMarkup?: number;
+        /** @description Decimal: conversions, fractional (data-driven attribution) */
+        conversions?: number;
+        /** @description Money: value of the conversions */
+        conversionValue?: number;
+        /** @description Integer: phone calls from ads */
+        calls?: number;
+        /** @description Integer: calls counted as conversions */
+        callConversions?: number;
+        /** @description Decimal: fractional call conversions */
+        callConversionsFractional?: number;
+        /** @description Decimal: conversions + callConversionsFractional */
+        totalConversions?: number;
+        /** @description Ratio: clicks / impressions */
+        ctr?: number | null;
+        /** @description Ratio: cost / clicks */
+        averageCpc?: number | null;
+        /** @description Ratio: 1000 x cost / impressions */
+        averageCpm?: number | null;
+        /** @description Ratio: conversions / clicks */
+        conversionRate?: number | null;
+        /** @description Ratio: cost / conversions */
+        costPerConversion?: number | null;
+        /** @description Ratio: conversionValue / conversions */
+        valuePerConversion?: number | null;
+        /** @description Ratio: conversionValue / cost */
+        roas?: number | null;
+      };
+      /** @description With formulas= only: name -> value (null over a zero denominator). */
+      formulas?: {
+        [key: string]: number | null;
+      };
+      /** @description With compare= only: the same statistics and formulas over the compared range, for the paired bucket (time buckets by position, other segments by value). */
+      comparison?: {
+        /** @description The requested statistics (default: see GET /reporting/v0/fields). */
+        statistics: {
+          /** @description Integer: times an ad was shown */
+          impressions?: number;
+          /** @description Integer: clicks on ads */
+          clicks?: number;
+          /** @description Money: cost in the row currency */
+          cost?: number;
+          /** @description Money: cost x (1 + markup rate of the day) */
+          costWithMarkup?: number;
+          /** @description Decimal: conversions, fractional (data-driven attribution) */
+          conversions?: number;
+          /** @description Money: value of the conversions */
+          conversionValue?: number;
+          /** @description Integer: phone calls from ads */
+          calls?: number;
+          /** @description Integer: calls counted as conversions */
+          callConversions?: number;
+          /** @description Decimal: fractional call conversions */
+          callConversionsFractional?: number;
+          /** @description Decimal: conversions + callConversionsFractional */
+          totalConversions?: number;
+          /** @description Ratio: clicks / impressions */
+          ctr?: number | null;
+          /** @description Ratio: cost / clicks */
+          averageCpc?: number | null;
+          /** @description Ratio: 1000 x cost / impressions */
+          averageCpm?: number | null;
+          /** @description Ratio: conversions / clicks */
+          conversionRate?: number | null;
+          /** @description Ratio: cost / conversions */
+          costPerConversion?: number | null;
+          /** @description Ratio: conversionValue / conversions */
+          valuePerConversion?: number | null;
+          /** @description Ratio: conversionValue / cost */
+          roas?: number | null;
+        };
+        formulas?: {
+          [key: string]: number | null;
+        };
+      };
+      /** @description With compare= only: (current - compared) / compared of each statistic and formula; null when compared is 0 or null. */
+      change?: {
+        statistics: {
+          [key: string]: number | null;
+        };
+        formulas?: {
+          [key: string]: number | null;
+        };
+      };
+    };
     FacebookAdPlatformAccountReportRow: {
       id: number;
       name: string;
@@ -3387,6 +3608,20 @@ export interface components {
         quarter?: string;
         /** @enum {string} */
         networkType?: 'SEARCH' | 'SEARCH_PARTNERS' | 'DISPLAY' | 'SOCIAL';
+        /**
+         * Format: date
+         * @description The Sunday the week starts on.
+         */
+        weekSunday?: string;
+        hour?: string;
+        hourOfDay?: number;
+        age?: string;
+        gender?: string;
+        publisherPlatform?: string;
+        platformPosition?: string;
+        country?: string;
+        region?: string;
+        conversionAction?: string;
       };
       /** @description The requested statistics (default: see GET /reporting/v0/fields). */
       statistics: {
@@ -3516,6 +3751,20 @@ export interface components {
         quarter?: string;
         /** @enum {string} */
         networkType?: 'SEARCH' | 'SEARCH_PARTNERS' | 'DISPLAY' | 'SOCIAL';
+        /**
+         * Format: date
+         * @description The Sunday the week starts on.
+         */
+        weekSunday?: string;
+        hour?: string;
+        hourOfDay?: number;
+        age?: string;
+        gender?: string;
+        publisherPlatform?: string;
+        platformPosition?: string;
+        country?: string;
+        region?: string;
+        conversionAction?: string;
       };
       /** @description The requested statistics (default: see GET /reporting/v0/fields). */
       statistics: {
@@ -3652,6 +3901,11 @@ export interface components {
         quarter?: string;
         /** @enum {string} */
         networkType?: 'SEARCH' | 'SEARCH_PARTNERS' | 'DISPLAY' | 'SOCIAL';
+        /**
+         * Format: date
+         * @description The Sunday the week starts on.
+         */
+        weekSunday?: string;
       };
       /** @description The requested statistics (default: see GET /reporting/v0/fields). */
       statistics: {
@@ -3786,6 +4040,16 @@ export interface components {
         quarter?: string;
         /** @enum {string} */
         networkType?: 'SEARCH' | 'SEARCH_PARTNERS' | 'DISPLAY' | 'SOCIAL';
+        /**
+         * Format: date
+         * @description The Sunday the week starts on.
+         */
+        weekSunday?: string;
+        hour?: string;
+        hourOfDay?: number;
+        country?: string;
+        region?: string;
+        conversionAction?: string;
       };
       /** @description The requested statistics (default: see GET /reporting/v0/fields). */
       statistics: {
@@ -4034,6 +4298,7 @@ export interface components {
           | 'adgroups'
           | 'keywords'
           | 'ads'
+          | 'search-terms'
           | 'adplatform-accounts/facebook'
           | 'campaigns/facebook'
           | 'ads/facebook'
@@ -6782,9 +7047,28 @@ export interface operations {
           | 'statistics.valuePerConversion'
           | 'statistics.roas'
         )[];
-        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
-        segments?: ('Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType')[];
-        /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.deviceType and segments.networkType (these two only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, currency. */
+        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)), WeekSunday (week starting on Sunday: the Sunday, YYYY-MM-DD), Hour (an hour of the account's day, in the time zone the platform account reports in: YYYY-MM-DDTHH:00), HourOfDay (0 .. 23, the hour in the platform account's time zone), Age (FACEBOOK: 18-24, 25-34, 35-44, 45-54, 55-64, 65+, Unknown), Gender (FACEBOOK: female, male, unknown), PublisherPlatform (FACEBOOK: facebook, instagram, messenger, audience_network), PlatformPosition (FACEBOOK: feed, story, reels, marketplace, instream_video, ... (per publisher platform)), Country (ISO 3166-1 alpha-2 of the viewer's location), Region (ISO 3166-2 subdivision of the viewer's location, e.g. DE-BE), ConversionAction (the platform account's conversion action a conversion counts for (conversion statistics only)). Rows then come per active bucket. The time segments combine with each other and with one breakdown (DeviceType and NetworkType, or hours, or Age and Gender, or placement, or geography, or ConversionAction); GET /reporting/v0/fields lists the sources, what they combine and which statistics each carries. A combination no source has: 400 segments_not_combinable. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
+        segments?: (
+          | 'Day'
+          | 'Week'
+          | 'Month'
+          | 'Year'
+          | 'DayOfWeek'
+          | 'DeviceType'
+          | 'Quarter'
+          | 'NetworkType'
+          | 'WeekSunday'
+          | 'Hour'
+          | 'HourOfDay'
+          | 'Age'
+          | 'Gender'
+          | 'PublisherPlatform'
+          | 'PlatformPosition'
+          | 'Country'
+          | 'Region'
+          | 'ConversionAction'
+        )[];
+        /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.<key> of a requested segment, and on fact rows the column segments (segments.deviceType, segments.networkType, segments.hourOfDay, segments.age, ...: only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, currency. */
         filter?: string;
         /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, currency, labels.<name>, customFields.field<N>, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
@@ -7220,6 +7504,20 @@ export interface operations {
                 quarter?: string;
                 /** @enum {string} */
                 networkType?: 'SEARCH' | 'SEARCH_PARTNERS' | 'DISPLAY' | 'SOCIAL';
+                /**
+                 * Format: date
+                 * @description The Sunday the week starts on.
+                 */
+                weekSunday?: string;
+                hour?: string;
+                hourOfDay?: number;
+                age?: string;
+                gender?: string;
+                publisherPlatform?: string;
+                platformPosition?: string;
+                country?: string;
+                region?: string;
+                conversionAction?: string;
               };
             }[];
             /** @description Only when there is something to say. */
@@ -7495,9 +7793,28 @@ export interface operations {
           | 'statistics.valuePerConversion'
           | 'statistics.roas'
         )[];
-        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
-        segments?: ('Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType')[];
-        /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.deviceType and segments.networkType (these two only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, currency. */
+        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)), WeekSunday (week starting on Sunday: the Sunday, YYYY-MM-DD), Hour (an hour of the account's day, in the time zone the platform account reports in: YYYY-MM-DDTHH:00), HourOfDay (0 .. 23, the hour in the platform account's time zone), Age (FACEBOOK: 18-24, 25-34, 35-44, 45-54, 55-64, 65+, Unknown), Gender (FACEBOOK: female, male, unknown), PublisherPlatform (FACEBOOK: facebook, instagram, messenger, audience_network), PlatformPosition (FACEBOOK: feed, story, reels, marketplace, instream_video, ... (per publisher platform)), Country (ISO 3166-1 alpha-2 of the viewer's location), Region (ISO 3166-2 subdivision of the viewer's location, e.g. DE-BE), ConversionAction (the platform account's conversion action a conversion counts for (conversion statistics only)). Rows then come per active bucket. The time segments combine with each other and with one breakdown (DeviceType and NetworkType, or hours, or Age and Gender, or placement, or geography, or ConversionAction); GET /reporting/v0/fields lists the sources, what they combine and which statistics each carries. A combination no source has: 400 segments_not_combinable. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
+        segments?: (
+          | 'Day'
+          | 'Week'
+          | 'Month'
+          | 'Year'
+          | 'DayOfWeek'
+          | 'DeviceType'
+          | 'Quarter'
+          | 'NetworkType'
+          | 'WeekSunday'
+          | 'Hour'
+          | 'HourOfDay'
+          | 'Age'
+          | 'Gender'
+          | 'PublisherPlatform'
+          | 'PlatformPosition'
+          | 'Country'
+          | 'Region'
+          | 'ConversionAction'
+        )[];
+        /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.<key> of a requested segment, and on fact rows the column segments (segments.deviceType, segments.networkType, segments.hourOfDay, segments.age, ...: only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, currency. */
         filter?: string;
         /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, currency, labels.<name>, customFields.field<N>, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
@@ -7930,6 +8247,20 @@ export interface operations {
                 quarter?: string;
                 /** @enum {string} */
                 networkType?: 'SEARCH' | 'SEARCH_PARTNERS' | 'DISPLAY' | 'SOCIAL';
+                /**
+                 * Format: date
+                 * @description The Sunday the week starts on.
+                 */
+                weekSunday?: string;
+                hour?: string;
+                hourOfDay?: number;
+                age?: string;
+                gender?: string;
+                publisherPlatform?: string;
+                platformPosition?: string;
+                country?: string;
+                region?: string;
+                conversionAction?: string;
               };
             }[];
             /** @description Only when there is something to say. */
@@ -8049,9 +8380,28 @@ export interface operations {
           | 'statistics.valuePerConversion'
           | 'statistics.roas'
         )[];
-        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
-        segments?: ('Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType')[];
-        /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.deviceType and segments.networkType (these two only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformType, adPlatformId, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
+        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)), WeekSunday (week starting on Sunday: the Sunday, YYYY-MM-DD), Hour (an hour of the account's day, in the time zone the platform account reports in: YYYY-MM-DDTHH:00), HourOfDay (0 .. 23, the hour in the platform account's time zone), Age (FACEBOOK: 18-24, 25-34, 35-44, 45-54, 55-64, 65+, Unknown), Gender (FACEBOOK: female, male, unknown), PublisherPlatform (FACEBOOK: facebook, instagram, messenger, audience_network), PlatformPosition (FACEBOOK: feed, story, reels, marketplace, instream_video, ... (per publisher platform)), Country (ISO 3166-1 alpha-2 of the viewer's location), Region (ISO 3166-2 subdivision of the viewer's location, e.g. DE-BE), ConversionAction (the platform account's conversion action a conversion counts for (conversion statistics only)). Rows then come per active bucket. The time segments combine with each other and with one breakdown (DeviceType and NetworkType, or hours, or Age and Gender, or placement, or geography, or ConversionAction); GET /reporting/v0/fields lists the sources, what they combine and which statistics each carries. A combination no source has: 400 segments_not_combinable. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
+        segments?: (
+          | 'Day'
+          | 'Week'
+          | 'Month'
+          | 'Year'
+          | 'DayOfWeek'
+          | 'DeviceType'
+          | 'Quarter'
+          | 'NetworkType'
+          | 'WeekSunday'
+          | 'Hour'
+          | 'HourOfDay'
+          | 'Age'
+          | 'Gender'
+          | 'PublisherPlatform'
+          | 'PlatformPosition'
+          | 'Country'
+          | 'Region'
+          | 'ConversionAction'
+        )[];
+        /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.<key> of a requested segment, and on fact rows the column segments (segments.deviceType, segments.networkType, segments.hourOfDay, segments.age, ...: only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformType, adPlatformId, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
         filter?: string;
         /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformType, adPlatformId, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
@@ -8482,6 +8832,20 @@ export interface operations {
                 quarter?: string;
                 /** @enum {string} */
                 networkType?: 'SEARCH' | 'SEARCH_PARTNERS' | 'DISPLAY' | 'SOCIAL';
+                /**
+                 * Format: date
+                 * @description The Sunday the week starts on.
+                 */
+                weekSunday?: string;
+                hour?: string;
+                hourOfDay?: number;
+                age?: string;
+                gender?: string;
+                publisherPlatform?: string;
+                platformPosition?: string;
+                country?: string;
+                region?: string;
+                conversionAction?: string;
               };
             }[];
             /** @description Only when there is something to say. */
@@ -8601,9 +8965,28 @@ export interface operations {
           | 'statistics.valuePerConversion'
           | 'statistics.roas'
         )[];
-        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
-        segments?: ('Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType')[];
-        /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.deviceType and segments.networkType (these two only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformAccountId, adPlatformAccountType, adPlatformType, status, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
+        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)), WeekSunday (week starting on Sunday: the Sunday, YYYY-MM-DD), Hour (an hour of the account's day, in the time zone the platform account reports in: YYYY-MM-DDTHH:00), HourOfDay (0 .. 23, the hour in the platform account's time zone), Age (FACEBOOK: 18-24, 25-34, 35-44, 45-54, 55-64, 65+, Unknown), Gender (FACEBOOK: female, male, unknown), PublisherPlatform (FACEBOOK: facebook, instagram, messenger, audience_network), PlatformPosition (FACEBOOK: feed, story, reels, marketplace, instream_video, ... (per publisher platform)), Country (ISO 3166-1 alpha-2 of the viewer's location), Region (ISO 3166-2 subdivision of the viewer's location, e.g. DE-BE), ConversionAction (the platform account's conversion action a conversion counts for (conversion statistics only)). Rows then come per active bucket. The time segments combine with each other and with one breakdown (DeviceType and NetworkType, or hours, or Age and Gender, or placement, or geography, or ConversionAction); GET /reporting/v0/fields lists the sources, what they combine and which statistics each carries. A combination no source has: 400 segments_not_combinable. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
+        segments?: (
+          | 'Day'
+          | 'Week'
+          | 'Month'
+          | 'Year'
+          | 'DayOfWeek'
+          | 'DeviceType'
+          | 'Quarter'
+          | 'NetworkType'
+          | 'WeekSunday'
+          | 'Hour'
+          | 'HourOfDay'
+          | 'Age'
+          | 'Gender'
+          | 'PublisherPlatform'
+          | 'PlatformPosition'
+          | 'Country'
+          | 'Region'
+          | 'ConversionAction'
+        )[];
+        /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.<key> of a requested segment, and on fact rows the column segments (segments.deviceType, segments.networkType, segments.hourOfDay, segments.age, ...: only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformAccountId, adPlatformAccountType, adPlatformType, status, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
         filter?: string;
         /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformAccountId, adPlatformAccountType, adPlatformType, status, currency, labels.<name>, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
@@ -9036,6 +9419,20 @@ export interface operations {
                 quarter?: string;
                 /** @enum {string} */
                 networkType?: 'SEARCH' | 'SEARCH_PARTNERS' | 'DISPLAY' | 'SOCIAL';
+                /**
+                 * Format: date
+                 * @description The Sunday the week starts on.
+                 */
+                weekSunday?: string;
+                hour?: string;
+                hourOfDay?: number;
+                age?: string;
+                gender?: string;
+                publisherPlatform?: string;
+                platformPosition?: string;
+                country?: string;
+                region?: string;
+                conversionAction?: string;
               };
             }[];
             /** @description Only when there is something to say. */
@@ -9155,9 +9552,11 @@ export interface operations {
           | 'statistics.valuePerConversion'
           | 'statistics.roas'
         )[];
-        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
-        segments?: ('Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType')[];
-        /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.deviceType and segments.networkType (these two only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformAccountId, campaignId, adPlatformAccountType, adPlatformType, adPlatformId, status, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
+        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)), WeekSunday (week starting on Sunday: the Sunday, YYYY-MM-DD). Rows then come per active bucket. The time segments combine with each other and with one breakdown (DeviceType and NetworkType, or hours, or Age and Gender, or placement, or geography, or ConversionAction); GET /reporting/v0/fields lists the sources, what they combine and which statistics each carries. A combination no source has: 400 segments_not_combinable. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
+        segments?: (
+          'Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType' | 'WeekSunday'
+        )[];
+        /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.<key> of a requested segment, and on fact rows the column segments (segments.deviceType, segments.networkType, segments.hourOfDay, segments.age, ...: only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformAccountId, campaignId, adPlatformAccountType, adPlatformType, adPlatformId, status, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
         filter?: string;
         /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformAccountId, campaignId, adPlatformAccountType, adPlatformType, adPlatformId, status, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
@@ -9588,6 +9987,11 @@ export interface operations {
                 quarter?: string;
                 /** @enum {string} */
                 networkType?: 'SEARCH' | 'SEARCH_PARTNERS' | 'DISPLAY' | 'SOCIAL';
+                /**
+                 * Format: date
+                 * @description The Sunday the week starts on.
+                 */
+                weekSunday?: string;
               };
             }[];
             /** @description Only when there is something to say. */
@@ -9707,9 +10111,11 @@ export interface operations {
           | 'statistics.valuePerConversion'
           | 'statistics.roas'
         )[];
-        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
-        segments?: ('Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType')[];
-        /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.deviceType and segments.networkType (these two only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, text, adPlatformAccountId, campaignId, adGroupId, adPlatformAccountType, adPlatformType, adPlatformId, matchType, status, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
+        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)), WeekSunday (week starting on Sunday: the Sunday, YYYY-MM-DD). Rows then come per active bucket. The time segments combine with each other and with one breakdown (DeviceType and NetworkType, or hours, or Age and Gender, or placement, or geography, or ConversionAction); GET /reporting/v0/fields lists the sources, what they combine and which statistics each carries. A combination no source has: 400 segments_not_combinable. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
+        segments?: (
+          'Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType' | 'WeekSunday'
+        )[];
+        /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.<key> of a requested segment, and on fact rows the column segments (segments.deviceType, segments.networkType, segments.hourOfDay, segments.age, ...: only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, text, adPlatformAccountId, campaignId, adGroupId, adPlatformAccountType, adPlatformType, adPlatformId, matchType, status, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
         filter?: string;
         /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, text, adPlatformAccountId, campaignId, adGroupId, adPlatformAccountType, adPlatformType, adPlatformId, matchType, status, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
@@ -10140,6 +10546,11 @@ export interface operations {
                 quarter?: string;
                 /** @enum {string} */
                 networkType?: 'SEARCH' | 'SEARCH_PARTNERS' | 'DISPLAY' | 'SOCIAL';
+                /**
+                 * Format: date
+                 * @description The Sunday the week starts on.
+                 */
+                weekSunday?: string;
               };
             }[];
             /** @description Only when there is something to say. */
@@ -10259,9 +10670,11 @@ export interface operations {
           | 'statistics.valuePerConversion'
           | 'statistics.roas'
         )[];
-        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
-        segments?: ('Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType')[];
-        /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.deviceType and segments.networkType (these two only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformAccountId, campaignId, adGroupId, adPlatformAccountType, adPlatformType, adType, status, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
+        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)), WeekSunday (week starting on Sunday: the Sunday, YYYY-MM-DD). Rows then come per active bucket. The time segments combine with each other and with one breakdown (DeviceType and NetworkType, or hours, or Age and Gender, or placement, or geography, or ConversionAction); GET /reporting/v0/fields lists the sources, what they combine and which statistics each carries. A combination no source has: 400 segments_not_combinable. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
+        segments?: (
+          'Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType' | 'WeekSunday'
+        )[];
+        /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.<key> of a requested segment, and on fact rows the column segments (segments.deviceType, segments.networkType, segments.hourOfDay, segments.age, ...: only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformAccountId, campaignId, adGroupId, adPlatformAccountType, adPlatformType, adType, status, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
         filter?: string;
         /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformAccountId, campaignId, adGroupId, adPlatformAccountType, adPlatformType, adType, status, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
@@ -10694,6 +11107,570 @@ export interface operations {
                 quarter?: string;
                 /** @enum {string} */
                 networkType?: 'SEARCH' | 'SEARCH_PARTNERS' | 'DISPLAY' | 'SOCIAL';
+                /**
+                 * Format: date
+                 * @description The Sunday the week starts on.
+                 */
+                weekSunday?: string;
+              };
+            }[];
+            /** @description Only when there is something to say. */
+            warnings?: components['schemas']['ReportWarning'][];
+            meta: components['schemas']['ReportMeta'];
+          };
+          'text/csv': string;
+          'application/x-ndjson': string;
+          'application/vnd.apache.parquet': string;
+        };
+      };
+      /** @description If-None-Match named the current ETag: nothing changed since; no body, no query ran. */
+      304: {
+        headers: {
+          /** @description A weak validator of this answer: it changes when the organization's data that the report reads changes (any write), with the request (its plan, the resolved dates included) and format, and at a restart of the service. Send it back in If-None-Match. */
+          ETag?: string;
+          /** @description `private, no-cache`: revalidate with If-None-Match; never in a shared cache. */
+          'Cache-Control'?: string;
+          /** @description `duckdb` or `clickhouse`: the engine that computed this answer. Under `serve --report-engine clickhouse` an organization is answered by DuckDB until everything its reports read is replicated (and again right after each write, until that is replicated too). */
+          'X-Report-Engine'?: 'duckdb' | 'clickhouse';
+          /** @description As the 200 would have it: `Accept, Accept-Encoding` (markups and call details: `Accept-Encoding`). */
+          Vary?: string;
+          /** @description The first day of the resolved range (YYYY-MM-DD): startDate, the start of the dateRange preset, or the default. */
+          'X-Start-Date'?: string;
+          /** @description The last day of the resolved range, inclusive (YYYY-MM-DD). */
+          'X-End-Date'?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description A parameter breaks its rules (invalid_parameter, unknown_parameter); details name it, and the position and token in an expression. */
+      400: {
+        headers: {
+          /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      406: components['responses']['NotAcceptable'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      /** @description The service is at capacity, or all export slots are busy (exports.maxConcurrent), or the organization's own ones (exports.maxPerOrganization), or the report engine (ClickHouse) does not answer (report_engine_unavailable); Retry-After says when to retry. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getSearchTermStatistics: {
+    parameters: {
+      query?: {
+        /** @description First day, inclusive. Default: 29 days before endDate. The range, defaults included, must be under five years (otherwise 400). Not with dateRange. The figures here are kept for 90 days: a range (or compared range) that starts before today (UTC) minus 90 days is a 400 outside_retention. */
+        startDate?: string;
+        /** @description Last day, inclusive; not before startDate, under five years after it (otherwise 400). Default: yesterday (UTC), or startDate when that is later. Not with dateRange. */
+        endDate?: string;
+        /** @description A named range instead of startDate/endDate (with either of them: 400), in UTC days: TODAY (today (UTC)), YESTERDAY (yesterday), LAST_7_DAYS (the 7 days ending yesterday), LAST_14_DAYS (the 14 days ending yesterday), LAST_30_DAYS (the 30 days ending yesterday (the default range)), LAST_90_DAYS (the 90 days ending yesterday), THIS_WEEK (Monday of this ISO week to today), LAST_WEEK (Monday to Sunday of the previous ISO week), THIS_MONTH (the first day of this month to today), LAST_MONTH (the previous calendar month), THIS_QUARTER (the first day of this quarter to today), LAST_QUARTER (the previous calendar quarter), THIS_YEAR (1 January to today), LAST_YEAR (the previous calendar year). Weeks are ISO weeks. The resolved range is in X-Start-Date and X-End-Date. */
+        dateRange?:
+          | 'TODAY'
+          | 'YESTERDAY'
+          | 'LAST_7_DAYS'
+          | 'LAST_14_DAYS'
+          | 'LAST_30_DAYS'
+          | 'LAST_90_DAYS'
+          | 'THIS_WEEK'
+          | 'LAST_WEEK'
+          | 'THIS_MONTH'
+          | 'LAST_MONTH'
+          | 'THIS_QUARTER'
+          | 'LAST_QUARTER'
+          | 'THIS_YEAR'
+          | 'LAST_YEAR';
+        /** @description Statistics to return, `statistics.` prefix optional; default impressions, clicks, cost, conversions, conversionValue, ctr, averageCpc, conversionRate, costPerConversion. A statistic another endpoint offers: 400 naming where it is. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
+        statistics?: (
+          | 'impressions'
+          | 'clicks'
+          | 'cost'
+          | 'costWithMarkup'
+          | 'conversions'
+          | 'conversionValue'
+          | 'calls'
+          | 'callConversions'
+          | 'callConversionsFractional'
+          | 'totalConversions'
+          | 'ctr'
+          | 'averageCpc'
+          | 'averageCpm'
+          | 'conversionRate'
+          | 'costPerConversion'
+          | 'valuePerConversion'
+          | 'roas'
+          | 'statistics.impressions'
+          | 'statistics.clicks'
+          | 'statistics.cost'
+          | 'statistics.costWithMarkup'
+          | 'statistics.conversions'
+          | 'statistics.conversionValue'
+          | 'statistics.calls'
+          | 'statistics.callConversions'
+          | 'statistics.callConversionsFractional'
+          | 'statistics.totalConversions'
+          | 'statistics.ctr'
+          | 'statistics.averageCpc'
+          | 'statistics.averageCpm'
+          | 'statistics.conversionRate'
+          | 'statistics.costPerConversion'
+          | 'statistics.valuePerConversion'
+          | 'statistics.roas'
+        )[];
+        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)), WeekSunday (week starting on Sunday: the Sunday, YYYY-MM-DD). Rows then come per active bucket. The time segments combine with each other and with one breakdown (DeviceType and NetworkType, or hours, or Age and Gender, or placement, or geography, or ConversionAction); GET /reporting/v0/fields lists the sources, what they combine and which statistics each carries. A combination no source has: 400 segments_not_combinable. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
+        segments?: (
+          'Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType' | 'WeekSunday'
+        )[];
+        /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.<key> of a requested segment, and on fact rows the column segments (segments.deviceType, segments.networkType, segments.hourOfDay, segments.age, ...: only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, searchTerm, adPlatformAccountId, campaignId, adGroupId, keywordId, keywordText, adPlatformAccountType, adPlatformType, matchType, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
+        filter?: string;
+        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, searchTerm, adPlatformAccountId, campaignId, adGroupId, keywordId, keywordText, adPlatformAccountType, adPlatformType, matchType, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
+        sort?: string;
+        /** @description `name:expression:Type`, several separated by commas outside parentheses, or the parameter repeated; at most 20 in all. name: a letter, then up to 63 letters, digits or _ (unique); Type: Integer, Decimal, Money, Percentage; expression: arithmetic over statistics.<name> of this endpoint and numbers with min, max, abs, round, if. Anything else: 400 naming the position. */
+        formulas?: string[];
+        /** @description Page size, 1-10000 (default 100). An export (format csv, ndjson, parquet) takes 1-1000000000 and without limit and offset is the whole result. */
+        limit?: number;
+        /** @description Zero-based index of the first result; 0 or a multiple of `limit` (otherwise 400). An export without limit has limit 1000000000, so its offset can only be 0. */
+        offset?: number;
+        /** @description true adds `totals`: the statistics over the whole filtered result; segments adds `segmentTotals` too: the totals of every segment bucket (needs segments). JSON only: with an export format it is a 400. */
+        totals?: 'false' | 'true' | 'segments';
+        /** @description Compare with another range: PREVIOUS_PERIOD (as many days, ending the day before the start), PREVIOUS_YEAR (both ends a calendar year earlier) or YYYY-MM-DD..YYYY-MM-DD. Rows (and totals) gain `comparison` (the same statistics and formulas over that range) and `change` ((current - compared) / compared). Rows pair by entity; time segments (Day, Week, Month, Quarter, Year) by position (the i-th Day with the i-th Day), so with one both ranges need as many of its buckets (otherwise 400); DayOfWeek, DeviceType and NetworkType by value. filter and sort accept comparison.statistics.<name>, change.statistics.<name>, comparison.formulas.<name>, change.formulas.<name>. */
+        compare?: string;
+        /** @description The response type; wins over Accept. csv, ndjson and parquet stream the whole result (or the asked page) as an attachment. */
+        format?: 'json' | 'csv' | 'ndjson' | 'parquet';
+        /** @description Convert every money statistic and money formula per day (at that day's reference rate) into this ISO 4217 currency; rows and totals then carry it. Without it, rows keep their own currency and totals over several currencies have null money. */
+        currency?:
+          | 'AED'
+          | 'ALL'
+          | 'AMD'
+          | 'ANG'
+          | 'AOA'
+          | 'ARS'
+          | 'AUD'
+          | 'AWG'
+          | 'AZN'
+          | 'BAM'
+          | 'BBD'
+          | 'BDT'
+          | 'BGN'
+          | 'BHD'
+          | 'BIF'
+          | 'BMD'
+          | 'BND'
+          | 'BOB'
+          | 'BRL'
+          | 'BSD'
+          | 'BTN'
+          | 'BWP'
+          | 'BYN'
+          | 'BZD'
+          | 'CAD'
+          | 'CDF'
+          | 'CHF'
+          | 'CLP'
+          | 'CNY'
+          | 'COP'
+          | 'CRC'
+          | 'CVE'
+          | 'CZK'
+          | 'DJF'
+          | 'DKK'
+          | 'DOP'
+          | 'DZD'
+          | 'EGP'
+          | 'ERN'
+          | 'ETB'
+          | 'EUR'
+          | 'FJD'
+          | 'GBP'
+          | 'GEL'
+          | 'GHS'
+          | 'GIP'
+          | 'GMD'
+          | 'GTQ'
+          | 'GYD'
+          | 'HKD'
+          | 'HNL'
+          | 'HUF'
+          | 'IDR'
+          | 'ILS'
+          | 'INR'
+          | 'IQD'
+          | 'IRR'
+          | 'ISK'
+          | 'JMD'
+          | 'JOD'
+          | 'JPY'
+          | 'KES'
+          | 'KGS'
+          | 'KHR'
+          | 'KMF'
+          | 'KRW'
+          | 'KWD'
+          | 'KYD'
+          | 'KZT'
+          | 'LAK'
+          | 'LKR'
+          | 'LYD'
+          | 'MAD'
+          | 'MDL'
+          | 'MGA'
+          | 'MKD'
+          | 'MMK'
+          | 'MNT'
+          | 'MOP'
+          | 'MRU'
+          | 'MUR'
+          | 'MVR'
+          | 'MWK'
+          | 'MXN'
+          | 'MYR'
+          | 'MZN'
+          | 'NIO'
+          | 'NOK'
+          | 'NPR'
+          | 'NZD'
+          | 'OMR'
+          | 'PEN'
+          | 'PGK'
+          | 'PHP'
+          | 'PKR'
+          | 'PLN'
+          | 'PYG'
+          | 'QAR'
+          | 'RON'
+          | 'RSD'
+          | 'RUB'
+          | 'RWF'
+          | 'SAR'
+          | 'SBD'
+          | 'SCR'
+          | 'SEK'
+          | 'SGD'
+          | 'SLE'
+          | 'SRD'
+          | 'SSP'
+          | 'STN'
+          | 'SZL'
+          | 'THB'
+          | 'TJS'
+          | 'TND'
+          | 'TOP'
+          | 'TRY'
+          | 'TTD'
+          | 'TWD'
+          | 'UAH'
+          | 'UGX'
+          | 'USD'
+          | 'UYU'
+          | 'UYW'
+          | 'UZS'
+          | 'VND'
+          | 'VUV'
+          | 'WST'
+          | 'XAF'
+          | 'XCD'
+          | 'XDR'
+          | 'XOF'
+          | 'XPF'
+          | 'YER'
+          | 'ZAR'
+          | 'ZMW';
+        /** @description Exact searchTerm; `*` matches any run of characters. */
+        searchTerm?: string;
+      };
+      header?: {
+        /** @description ETags of answers the client holds (`W/"..."`, a comma list, or `*`). When one is the current ETag of this answer, 304 without a body; the comparison is weak (W/ ignored). */
+        'If-None-Match'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description JSON: one page; `warnings` when totals mix currencies, money was converted at estimated FX rates, the range ends after the last complete day or a platform account was never synced (incomplete_data), rows in several currencies are sorted by money without currency= (mixed_currency_sort), or the filter names labels no entity has (unknown_labels); `meta.freshness` always, last. CSV, NDJSON, Parquet (format= or Accept): the whole result (or the asked page), streamed; a failure after the first byte ends CSV with a "#adreport-error:" line, NDJSON with an {"error":...} line, Parquet with an aborted response. */
+      200: {
+        headers: {
+          /** @description JSON only: rows of the whole result. */
+          'X-TotalCount'?: number;
+          /** @description Exports only: attachment; filename="<path>_<from>_<to>.<format>", with compare "<path>_<from>_<to>_vs_<compared from>_<compared to>.<format>". */
+          'Content-Disposition'?: string;
+          /** @description JSON and exports: the last day for which every synced platform account of the report has final figures (fetched at least the platform's conversion lag after the day ended; meta.freshness.completeThrough; an account never synced is named by incomplete_data instead). Absent when unknown: no platform account of the report was ever synced, or it has none. A range ending after it gets the incomplete_data warning. */
+          'X-Data-Complete-Through'?: string;
+          /** @description With compare= only: the first day of the compared range, as resolved. */
+          'X-Compare-Start-Date'?: string;
+          /** @description With compare= only: the last day of the compared range, as resolved. */
+          'X-Compare-End-Date'?: string;
+          /** @description Exports only, when there is something to say (the `warnings` of a JSON body): an RFC 8941 List, e.g. estimated_fx_rates;first="2025-10-20";last="2026-11-23";currencies="AUD USD", incomplete_data;through="2026-11-09";accounts=2;never_synced=1 (through absent when no platform account was ever synced; never_synced only when one was never synced), mixed_currency_sort;currencies="EUR MXN PLN", unknown_labels;labels="regoin". */
+          'Adreport-Warnings'?: string;
+          /** @description A weak validator of this answer: it changes when the organization's data that the report reads changes (any write), with the request (its plan, the resolved dates included) and format, and at a restart of the service. Send it back in If-None-Match. */
+          ETag?: string;
+          /** @description `private, no-cache`: revalidate with If-None-Match; never in a shared cache. */
+          'Cache-Control'?: string;
+          /** @description JSON answers: `hit` when the page cache answered (no query ran), `miss` otherwise. Exports are never cached. */
+          'X-Cache'?: string;
+          /** @description `duckdb` or `clickhouse`: the engine that computed this answer. Under `serve --report-engine clickhouse` an organization is answered by DuckDB until everything its reports read is replicated (and again right after each write, until that is replicated too). */
+          'X-Report-Engine'?: 'duckdb' | 'clickhouse';
+          /** @description The first day of the resolved range (YYYY-MM-DD): startDate, the start of the dateRange preset, or the default. */
+          'X-Start-Date'?: string;
+          /** @description The last day of the resolved range, inclusive (YYYY-MM-DD). */
+          'X-End-Date'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            searchTerms: components['schemas']['SearchTermReportRow'][];
+            /** @description With totals=true or totals=segments only: the statistics over the whole filtered result (ratios of the summed sums), and the formulas over the same sums. */
+            totals?: {
+              /** @description Integer: times an ad was shown */
+              impressions?: number;
+              /** @description Integer: clicks on ads */
+              clicks?: number;
+              /** @description Money: cost in the row currency */
+              cost?: number | null;
+              /** @description Money: cost x (1 + markup rate of the day) */
+              costWithMarkup?: number | null;
+              /** @description Decimal: conversions, fractional (data-driven attribution) */
+              conversions?: number;
+              /** @description Money: value of the conversions */
+              conversionValue?: number | null;
+              /** @description Integer: phone calls from ads */
+              calls?: number;
+              /** @description Integer: calls counted as conversions */
+              callConversions?: number;
+              /** @description Decimal: fractional call conversions */
+              callConversionsFractional?: number;
+              /** @description Decimal: conversions + callConversionsFractional */
+              totalConversions?: number;
+              /** @description Ratio: clicks / impressions */
+              ctr?: number | null;
+              /** @description Ratio: cost / clicks */
+              averageCpc?: number | null;
+              /** @description Ratio: 1000 x cost / impressions */
+              averageCpm?: number | null;
+              /** @description Ratio: conversions / clicks */
+              conversionRate?: number | null;
+              /** @description Ratio: cost / conversions */
+              costPerConversion?: number | null;
+              /** @description Ratio: conversionValue / conversions */
+              valuePerConversion?: number | null;
+              /** @description Ratio: conversionValue / cost */
+              roas?: number | null;
+              /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
+              currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
+              /** @description With compare= only: the same over the compared range. */
+              comparison?: {
+                /** @description Integer: times an ad was shown */
+                impressions?: number;
+                /** @description Integer: clicks on ads */
+                clicks?: number;
+                /** @description Money: cost in the row currency */
+                cost?: number | null;
+                /** @description Money: cost x (1 + markup rate of the day) */
+                costWithMarkup?: number | null;
+                /** @description Decimal: conversions, fractional (data-driven attribution) */
+                conversions?: number;
+                /** @description Money: value of the conversions */
+                conversionValue?: number | null;
+                /** @description Integer: phone calls from ads */
+                calls?: number;
+                /** @description Integer: calls counted as conversions */
+                callConversions?: number;
+                /** @description Decimal: fractional call conversions */
+                callConversionsFractional?: number;
+                /** @description Decimal: conversions + callConversionsFractional */
+                totalConversions?: number;
+                /** @description Ratio: clicks / impressions */
+                ctr?: number | null;
+                /** @description Ratio: cost / clicks */
+                averageCpc?: number | null;
+                /** @description Ratio: 1000 x cost / impressions */
+                averageCpm?: number | null;
+                /** @description Ratio: conversions / clicks */
+                conversionRate?: number | null;
+                /** @description Ratio: cost / conversions */
+                costPerConversion?: number | null;
+                /** @description Ratio: conversionValue / conversions */
+                valuePerConversion?: number | null;
+                /** @description Ratio: conversionValue / cost */
+                roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
+              };
+              /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
+              change?: {
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
+              };
+            };
+            /** @description With totals=segments only: one entry per bucket (the combination of the requested segments) of the whole filtered result, all pages, in segment order; statistics of the summed sums, reach deduplicated per bucket, formulas over the same sums. */
+            segmentTotals?: {
+              /** @description Integer: times an ad was shown */
+              impressions?: number;
+              /** @description Integer: clicks on ads */
+              clicks?: number;
+              /** @description Money: cost in the row currency */
+              cost?: number | null;
+              /** @description Money: cost x (1 + markup rate of the day) */
+              costWithMarkup?: number | null;
+              /** @description Decimal: conversions, fractional (data-driven attribution) */
+              conversions?: number;
+              /** @description Money: value of the conversions */
+              conversionValue?: number | null;
+              /** @description Integer: phone calls from ads */
+              calls?: number;
+              /** @description Integer: calls counted as conversions */
+              callConversions?: number;
+              /** @description Decimal: fractional call conversions */
+              callConversionsFractional?: number;
+              /** @description Decimal: conversions + callConversionsFractional */
+              totalConversions?: number;
+              /** @description Ratio: clicks / impressions */
+              ctr?: number | null;
+              /** @description Ratio: cost / clicks */
+              averageCpc?: number | null;
+              /** @description Ratio: 1000 x cost / impressions */
+              averageCpm?: number | null;
+              /** @description Ratio: conversions / clicks */
+              conversionRate?: number | null;
+              /** @description Ratio: cost / conversions */
+              costPerConversion?: number | null;
+              /** @description Ratio: conversionValue / conversions */
+              valuePerConversion?: number | null;
+              /** @description Ratio: conversionValue / cost */
+              roas?: number | null;
+              /** @description The currency of the money totals; null when the rows are in several (money totals are null then, see warnings) or there are none. */
+              currency: string | null;
+              /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+              formulas?: {
+                [key: string]: number | null;
+              };
+              /** @description With compare= only: the same over the compared range. */
+              comparison?: {
+                /** @description Integer: times an ad was shown */
+                impressions?: number;
+                /** @description Integer: clicks on ads */
+                clicks?: number;
+                /** @description Money: cost in the row currency */
+                cost?: number | null;
+                /** @description Money: cost x (1 + markup rate of the day) */
+                costWithMarkup?: number | null;
+                /** @description Decimal: conversions, fractional (data-driven attribution) */
+                conversions?: number;
+                /** @description Money: value of the conversions */
+                conversionValue?: number | null;
+                /** @description Integer: phone calls from ads */
+                calls?: number;
+                /** @description Integer: calls counted as conversions */
+                callConversions?: number;
+                /** @description Decimal: fractional call conversions */
+                callConversionsFractional?: number;
+                /** @description Decimal: conversions + callConversionsFractional */
+                totalConversions?: number;
+                /** @description Ratio: clicks / impressions */
+                ctr?: number | null;
+                /** @description Ratio: cost / clicks */
+                averageCpc?: number | null;
+                /** @description Ratio: 1000 x cost / impressions */
+                averageCpm?: number | null;
+                /** @description Ratio: conversions / clicks */
+                conversionRate?: number | null;
+                /** @description Ratio: cost / conversions */
+                costPerConversion?: number | null;
+                /** @description Ratio: conversionValue / conversions */
+                valuePerConversion?: number | null;
+                /** @description Ratio: conversionValue / cost */
+                roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
+              };
+              /** @description With compare= only: (current - compared) / compared; null when compared is 0 or null. */
+              change?: {
+                impressions?: number | null;
+                clicks?: number | null;
+                cost?: number | null;
+                costWithMarkup?: number | null;
+                conversions?: number | null;
+                conversionValue?: number | null;
+                calls?: number | null;
+                callConversions?: number | null;
+                callConversionsFractional?: number | null;
+                totalConversions?: number | null;
+                ctr?: number | null;
+                averageCpc?: number | null;
+                averageCpm?: number | null;
+                conversionRate?: number | null;
+                costPerConversion?: number | null;
+                valuePerConversion?: number | null;
+                roas?: number | null;
+                /** @description With formulas= only: name -> the formula over the summed sums, as a ratio statistic is (null over a zero denominator, and when it reads money over rows in several currencies). */
+                formulas?: {
+                  [key: string]: number | null;
+                };
+              };
+              /** @description The bucket: the values of the requested segments. */
+              segments: {
+                /** Format: date */
+                day?: string;
+                /**
+                 * Format: date
+                 * @description The Monday of the ISO week.
+                 */
+                week?: string;
+                month?: string;
+                year?: number;
+                /** @enum {string} */
+                dayOfWeek?: 'MONDAY' | 'TUESDAY' | 'WEDNESDAY' | 'THURSDAY' | 'FRIDAY' | 'SATURDAY' | 'SUNDAY';
+                /** @enum {string} */
+                deviceType?: 'DESKTOP' | 'MOBILE' | 'TABLET' | 'CONNECTED_TV' | 'OTHER' | 'UNKNOWN';
+                quarter?: string;
+                /** @enum {string} */
+                networkType?: 'SEARCH' | 'SEARCH_PARTNERS' | 'DISPLAY' | 'SOCIAL';
+                /**
+                 * Format: date
+                 * @description The Sunday the week starts on.
+                 */
+                weekSunday?: string;
               };
             }[];
             /** @description Only when there is something to say. */
@@ -10817,9 +11794,28 @@ export interface operations {
           | 'statistics.reach'
           | 'statistics.frequency'
         )[];
-        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
-        segments?: ('Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType')[];
-        /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.deviceType and segments.networkType (these two only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformType, adPlatformId, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
+        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)), WeekSunday (week starting on Sunday: the Sunday, YYYY-MM-DD), Hour (an hour of the account's day, in the time zone the platform account reports in: YYYY-MM-DDTHH:00), HourOfDay (0 .. 23, the hour in the platform account's time zone), Age (FACEBOOK: 18-24, 25-34, 35-44, 45-54, 55-64, 65+, Unknown), Gender (FACEBOOK: female, male, unknown), PublisherPlatform (FACEBOOK: facebook, instagram, messenger, audience_network), PlatformPosition (FACEBOOK: feed, story, reels, marketplace, instream_video, ... (per publisher platform)), Country (ISO 3166-1 alpha-2 of the viewer's location), Region (ISO 3166-2 subdivision of the viewer's location, e.g. DE-BE), ConversionAction (the platform account's conversion action a conversion counts for (conversion statistics only)). Rows then come per active bucket. The time segments combine with each other and with one breakdown (DeviceType and NetworkType, or hours, or Age and Gender, or placement, or geography, or ConversionAction); GET /reporting/v0/fields lists the sources, what they combine and which statistics each carries. A combination no source has: 400 segments_not_combinable. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
+        segments?: (
+          | 'Day'
+          | 'Week'
+          | 'Month'
+          | 'Year'
+          | 'DayOfWeek'
+          | 'DeviceType'
+          | 'Quarter'
+          | 'NetworkType'
+          | 'WeekSunday'
+          | 'Hour'
+          | 'HourOfDay'
+          | 'Age'
+          | 'Gender'
+          | 'PublisherPlatform'
+          | 'PlatformPosition'
+          | 'Country'
+          | 'Region'
+          | 'ConversionAction'
+        )[];
+        /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.<key> of a requested segment, and on fact rows the column segments (segments.deviceType, segments.networkType, segments.hourOfDay, segments.age, ...: only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformType, adPlatformId, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
         filter?: string;
         /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformType, adPlatformId, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
@@ -10973,6 +11969,8 @@ export interface operations {
           | 'YER'
           | 'ZAR'
           | 'ZMW';
+        /** @description Count conversions (and what is computed from them) in these Meta attribution windows instead of the default 7d_click,1d_view: 1d_click, 7d_click, 28d_click, 1d_view, 1d_ev (clicks nest: 28d_click includes 7d_click and 1d_click); each conversion counts once. 7d_view and 28d_view: 400, Meta stopped returning them on 2026-01-12. Answered per campaign day: on campaigns/facebook and adplatform-accounts/facebook (ads/facebook: 400). A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
+        attributionWindows?: ('1d_click' | '7d_click' | '28d_click' | '1d_view' | '1d_ev')[];
         /** @description Exact name; `*` matches any run of characters. */
         name?: string;
       };
@@ -11270,6 +12268,20 @@ export interface operations {
                 quarter?: string;
                 /** @enum {string} */
                 networkType?: 'SEARCH' | 'SEARCH_PARTNERS' | 'DISPLAY' | 'SOCIAL';
+                /**
+                 * Format: date
+                 * @description The Sunday the week starts on.
+                 */
+                weekSunday?: string;
+                hour?: string;
+                hourOfDay?: number;
+                age?: string;
+                gender?: string;
+                publisherPlatform?: string;
+                platformPosition?: string;
+                country?: string;
+                region?: string;
+                conversionAction?: string;
               };
             }[];
             /** @description Only when there is something to say. */
@@ -11393,9 +12405,28 @@ export interface operations {
           | 'statistics.reach'
           | 'statistics.frequency'
         )[];
-        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
-        segments?: ('Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType')[];
-        /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.deviceType and segments.networkType (these two only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformAccountId, adPlatformAccountType, adPlatformType, status, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
+        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)), WeekSunday (week starting on Sunday: the Sunday, YYYY-MM-DD), Hour (an hour of the account's day, in the time zone the platform account reports in: YYYY-MM-DDTHH:00), HourOfDay (0 .. 23, the hour in the platform account's time zone), Age (FACEBOOK: 18-24, 25-34, 35-44, 45-54, 55-64, 65+, Unknown), Gender (FACEBOOK: female, male, unknown), PublisherPlatform (FACEBOOK: facebook, instagram, messenger, audience_network), PlatformPosition (FACEBOOK: feed, story, reels, marketplace, instream_video, ... (per publisher platform)), Country (ISO 3166-1 alpha-2 of the viewer's location), Region (ISO 3166-2 subdivision of the viewer's location, e.g. DE-BE), ConversionAction (the platform account's conversion action a conversion counts for (conversion statistics only)). Rows then come per active bucket. The time segments combine with each other and with one breakdown (DeviceType and NetworkType, or hours, or Age and Gender, or placement, or geography, or ConversionAction); GET /reporting/v0/fields lists the sources, what they combine and which statistics each carries. A combination no source has: 400 segments_not_combinable. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
+        segments?: (
+          | 'Day'
+          | 'Week'
+          | 'Month'
+          | 'Year'
+          | 'DayOfWeek'
+          | 'DeviceType'
+          | 'Quarter'
+          | 'NetworkType'
+          | 'WeekSunday'
+          | 'Hour'
+          | 'HourOfDay'
+          | 'Age'
+          | 'Gender'
+          | 'PublisherPlatform'
+          | 'PlatformPosition'
+          | 'Country'
+          | 'Region'
+          | 'ConversionAction'
+        )[];
+        /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.<key> of a requested segment, and on fact rows the column segments (segments.deviceType, segments.networkType, segments.hourOfDay, segments.age, ...: only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformAccountId, adPlatformAccountType, adPlatformType, status, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
         filter?: string;
         /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformAccountId, adPlatformAccountType, adPlatformType, status, currency, labels.<name>, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
@@ -11551,6 +12582,8 @@ export interface operations {
           | 'ZMW';
         /** @description Also return: labels. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         embed?: 'labels'[];
+        /** @description Count conversions (and what is computed from them) in these Meta attribution windows instead of the default 7d_click,1d_view: 1d_click, 7d_click, 28d_click, 1d_view, 1d_ev (clicks nest: 28d_click includes 7d_click and 1d_click); each conversion counts once. 7d_view and 28d_view: 400, Meta stopped returning them on 2026-01-12. Answered per campaign day: on campaigns/facebook and adplatform-accounts/facebook (ads/facebook: 400). A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
+        attributionWindows?: ('1d_click' | '7d_click' | '28d_click' | '1d_view' | '1d_ev')[];
         /** @description Exact name; `*` matches any run of characters. */
         name?: string;
       };
@@ -11848,6 +12881,20 @@ export interface operations {
                 quarter?: string;
                 /** @enum {string} */
                 networkType?: 'SEARCH' | 'SEARCH_PARTNERS' | 'DISPLAY' | 'SOCIAL';
+                /**
+                 * Format: date
+                 * @description The Sunday the week starts on.
+                 */
+                weekSunday?: string;
+                hour?: string;
+                hourOfDay?: number;
+                age?: string;
+                gender?: string;
+                publisherPlatform?: string;
+                platformPosition?: string;
+                country?: string;
+                region?: string;
+                conversionAction?: string;
               };
             }[];
             /** @description Only when there is something to say. */
@@ -11971,9 +13018,11 @@ export interface operations {
           | 'statistics.reach'
           | 'statistics.frequency'
         )[];
-        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
-        segments?: ('Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType')[];
-        /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.deviceType and segments.networkType (these two only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformAccountId, campaignId, adGroupId, adPlatformAccountType, adPlatformType, adType, status, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
+        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)), WeekSunday (week starting on Sunday: the Sunday, YYYY-MM-DD). Rows then come per active bucket. The time segments combine with each other and with one breakdown (DeviceType and NetworkType, or hours, or Age and Gender, or placement, or geography, or ConversionAction); GET /reporting/v0/fields lists the sources, what they combine and which statistics each carries. A combination no source has: 400 segments_not_combinable. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
+        segments?: (
+          'Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType' | 'WeekSunday'
+        )[];
+        /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.<key> of a requested segment, and on fact rows the column segments (segments.deviceType, segments.networkType, segments.hourOfDay, segments.age, ...: only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformAccountId, campaignId, adGroupId, adPlatformAccountType, adPlatformType, adType, status, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
         filter?: string;
         /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformAccountId, campaignId, adGroupId, adPlatformAccountType, adPlatformType, adType, status, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
@@ -12129,6 +13178,8 @@ export interface operations {
           | 'ZMW';
         /** @description Also return: images, specificFields. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         embed?: ('images' | 'specificFields')[];
+        /** @description Count conversions (and what is computed from them) in these Meta attribution windows instead of the default 7d_click,1d_view: 1d_click, 7d_click, 28d_click, 1d_view, 1d_ev (clicks nest: 28d_click includes 7d_click and 1d_click); each conversion counts once. 7d_view and 28d_view: 400, Meta stopped returning them on 2026-01-12. Answered per campaign day: on campaigns/facebook and adplatform-accounts/facebook (ads/facebook: 400). A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
+        attributionWindows?: ('1d_click' | '7d_click' | '28d_click' | '1d_view' | '1d_ev')[];
         /** @description Exact name; `*` matches any run of characters. */
         name?: string;
       };
@@ -12426,6 +13477,11 @@ export interface operations {
                 quarter?: string;
                 /** @enum {string} */
                 networkType?: 'SEARCH' | 'SEARCH_PARTNERS' | 'DISPLAY' | 'SOCIAL';
+                /**
+                 * Format: date
+                 * @description The Sunday the week starts on.
+                 */
+                weekSunday?: string;
               };
             }[];
             /** @description Only when there is something to say. */
@@ -12559,9 +13615,24 @@ export interface operations {
           | 'statistics.searchTopImpressionShare'
           | 'statistics.searchAbsoluteTopImpressionShare'
         )[];
-        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)). Rows then come per active bucket. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
-        segments?: ('Day' | 'Week' | 'Month' | 'Year' | 'DayOfWeek' | 'DeviceType' | 'Quarter' | 'NetworkType')[];
-        /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.deviceType and segments.networkType (these two only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformType, adPlatformId, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
+        /** @description Breakdowns: Day (YYYY-MM-DD), Week (ISO week: the Monday, YYYY-MM-DD), Month (YYYY-MM), Year (YYYY as a number), DayOfWeek (MONDAY .. SUNDAY), DeviceType (DESKTOP, MOBILE, TABLET, CONNECTED_TV, OTHER, UNKNOWN), Quarter (YYYY-Qn, e.g. 2026-Q4), NetworkType (SEARCH, SEARCH_PARTNERS, DISPLAY, SOCIAL (FACEBOOK)), WeekSunday (week starting on Sunday: the Sunday, YYYY-MM-DD), Hour (an hour of the account's day, in the time zone the platform account reports in: YYYY-MM-DDTHH:00), HourOfDay (0 .. 23, the hour in the platform account's time zone), Country (ISO 3166-1 alpha-2 of the viewer's location), Region (ISO 3166-2 subdivision of the viewer's location, e.g. DE-BE), ConversionAction (the platform account's conversion action a conversion counts for (conversion statistics only)). Rows then come per active bucket. The time segments combine with each other and with one breakdown (DeviceType and NetworkType, or hours, or Age and Gender, or placement, or geography, or ConversionAction); GET /reporting/v0/fields lists the sources, what they combine and which statistics each carries. A combination no source has: 400 segments_not_combinable. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
+        segments?: (
+          | 'Day'
+          | 'Week'
+          | 'Month'
+          | 'Year'
+          | 'DayOfWeek'
+          | 'DeviceType'
+          | 'Quarter'
+          | 'NetworkType'
+          | 'WeekSunday'
+          | 'Hour'
+          | 'HourOfDay'
+          | 'Country'
+          | 'Region'
+          | 'ConversionAction'
+        )[];
+        /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.<key> of a requested segment, and on fact rows the column segments (segments.deviceType, segments.networkType, segments.hourOfDay, segments.age, ...: only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformType, adPlatformId, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
         filter?: string;
         /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformType, adPlatformId, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
@@ -13062,6 +14133,16 @@ export interface operations {
                 quarter?: string;
                 /** @enum {string} */
                 networkType?: 'SEARCH' | 'SEARCH_PARTNERS' | 'DISPLAY' | 'SOCIAL';
+                /**
+                 * Format: date
+                 * @description The Sunday the week starts on.
+                 */
+                weekSunday?: string;
+                hour?: string;
+                hourOfDay?: number;
+                country?: string;
+                region?: string;
+                conversionAction?: string;
               };
             }[];
             /** @description Only when there is something to say. */

@@ -25,6 +25,9 @@ export interface TableInput {
   readonly onSort: (key: string) => void;
 }
 
+/** The header of the name column, by the level's name parameter (keywords: text, search terms: searchTerm). */
+const NAME_LABELS: Readonly<Record<string, string>> = { text: 'Text', searchTerm: 'Search term' };
+
 /** The columns of a report: segments, the row's name and id, currency, statistics, formulas. */
 export function reportColumns(
   segments: readonly SegmentField[],
@@ -34,7 +37,7 @@ export function reportColumns(
 ): Column[] {
   return [
     ...segments.map((s) => ({ key: s.key, label: s.name, type: undefined, totalled: false })),
-    { key: nameField, label: nameField === 'text' ? 'Text' : 'Name', type: undefined, totalled: false },
+    { key: nameField, label: NAME_LABELS[nameField] ?? 'Name', type: undefined, totalled: false },
     { key: 'id', label: 'Id', type: undefined, totalled: false },
     { key: 'currency', label: 'Currency', type: undefined, totalled: false },
     ...statistics.map((s) => ({ key: `statistics.${s.name}`, label: s.name, type: s.type, totalled: true })),

@@ -91,10 +91,16 @@ export function platformTypeQuery(required: boolean, description: string) {
   return required ? schema : schema.optional();
 }
 
-/** A calendar day, `YYYY-MM-DD` (supplement 1). */
-export function dateQuery(description: string) {
+/** A calendar day, `YYYY-MM-DD` (supplement 1); no example (null) where a fixed day would fall out of a retention. */
+export function dateQuery(description: string, example: string | null = '2026-01-31') {
   return z
     .string()
     .optional()
-    .openapi({ type: 'string', format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$', description, example: '2026-01-31' });
+    .openapi({
+      type: 'string',
+      format: 'date',
+      pattern: '^\\d{4}-\\d{2}-\\d{2}$',
+      description,
+      ...(example === null ? {} : { example }),
+    });
 }

@@ -1,4 +1,6 @@
+import { FACT_SOURCE_BY_TABLE } from '../catalog/fact-sources.js';
 import type { LevelPath } from '../catalog/levels.js';
+import { SEARCH_TERM_SLOTS, SEARCH_TERM_TEMPLATES } from '../catalog/search-terms.js';
 import type { SqlDialect } from './dialect.js';
 
 const CUSTOM_COLUMNS = Array.from({ length: 30 }, (_, i) => `a.field${i + 1}`).join(', ');
@@ -41,5 +43,30 @@ export function levelEntities(level: LevelPath, org: string, d: SqlDialect): str
                  FROM ads a JOIN ad_groups g ON g.id = a.ad_group_id JOIN campaigns c ON c.id = g.campaign_id
                  JOIN adplatform_accounts p ON p.id = c.adplatform_account_id
                 WHERE a.organization_id = ${org}`;
+    case 'search-terms':
+      // The terms of each keyword (../catalog/search-terms.ts): slots 0 .. id % SLOTS, text from the
+      // templates, on the platforms that report search terms. A CROSS JOIN and a WHERE, which both engines plan.
+      return `SELECT k.id * ${SEARCH_TERM_SLOTS} + t.slot AS id, ${SEARCH_TERM_TEXT} AS ${q('searchTerm')},
+                      c.adplatform_account_id AS ${q('adPlatformAccountId')}, g.campaign_id AS ${q('campaignId')}, k.ad_group_id AS ${q('adGroupId')},
+                      k.id AS ${q('keywordId')}, k.text AS ${q('keywordText')}, c.ad_platform_type AS ${q('adPlatformAccountType')},
+                      k.match_type AS ${q('matchType')}, p.currency AS currency
+                 FROM keywords k JOIN ad_groups g ON g.id = k.ad_group_id JOIN campaigns c ON c.id = g.campaign_id
+                 JOIN adplatform_accounts p ON p.id = c.adplatform_account_id
+                 CROSS JOIN (${SEARCH_TERM_TEMPLATES.map((_, slot) => `SELECT ${slot} AS slot`).join(' UNION ALL ')}) t
+                WHERE k.organization_id = ${org} AND t.slot <= k.id % ${SEARCH_TERM_SLOTS}
+                  AND c.ad_platform_type IN (${SEARCH_TERM_PLATFORMS})`;
   }
 }
+
+/** Our constants as SQL text literals; both engines read a plain '...' alike when it has no quote or backslash. */
+function constant(text: string): string {
+  if (/['\\]/.test(text)) throw new Error(`not a plain constant: ${text}`);
+  return `'${text}'`;
+}
+
+const SEARCH_TERM_TEXT = `CASE t.slot ${SEARCH_TERM_TEMPLATES.map(
+  ({ prefix, suffix }, slot) =>
+    `WHEN ${slot} THEN ${[...(prefix ? [constant(prefix)] : []), 'k.text', ...(suffix ? [constant(suffix)] : [])].join(' || ')}`,
+).join(' ')} END`;
+
+const SEARCH_TERM_PLATFORMS = FACT_SOURCE_BY_TABLE.get('fact_search_term_daily')!.platforms!.map(constant).join(', ');

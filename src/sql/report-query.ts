@@ -444,7 +444,12 @@ function entitiesOf(
       `e.${d.quote(level.fields.find((f) => f.name === 'adPlatformType')!.column)} = ${binder.bind(endpoint.platform)}`,
     );
   if (plan.namePattern !== undefined)
-    entityWhere.push(d.like(`e.${level.nameParameter === 'text' ? 'text' : 'name'}`, binder.bind(plan.namePattern)));
+    entityWhere.push(
+      d.like(
+        `e.${level.nameParameter === 'searchTerm' ? d.quote('searchTerm') : level.nameParameter}`,
+        binder.bind(plan.namePattern),
+      ),
+    );
   if (plan.entityFilter) entityWhere.push(conditionSql(plan.entityFilter, 'e', { plan, dialect: d, binder }));
   // /accounts/campaign-labels/name/{name}: an account once per value of the label on campaigns of its platform accounts.
   const label = plan.campaignLabel === undefined ? undefined : binder.bind(plan.campaignLabel.stored);

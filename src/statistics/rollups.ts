@@ -1,6 +1,7 @@
 import { ROLLUPS, ROLLUP_MEASURES, type RollupDefinition } from '../catalog/rollups.js';
 import type { Executor } from '../store/database.js';
 import { rewriteBreakdowns } from './breakdowns.js';
+import { rewriteSearchTerms } from './search-terms.js';
 import type { SqlValue } from '../store/sql-values.js';
 
 /** Fact rows just written: one organization's days, optionally of one platform account and some campaigns. */
@@ -23,7 +24,8 @@ export interface RollupScope {
  * equal to GROUP BY over fact_ad_daily, whatever the write did (insert, replace, restate). A
  * rollup without campaign_id is rewritten for the whole platform account and days: its rows sum
  * campaigns outside the scope too, which its source still holds unchanged. Then the breakdowns
- * of the scope's campaign days, split from the campaign rollup.
+ * of the scope's campaign days, split from the campaign rollup, and the search terms of its
+ * keyword days, split from the keyword facts.
  */
 export async function rewriteRollups(tx: Executor, scope: RollupScope): Promise<void> {
   for (const rollup of ROLLUPS) {
@@ -40,6 +42,8 @@ export async function rewriteRollups(tx: Executor, scope: RollupScope): Promise<
   }
   // The breakdowns are split from the campaign rollup just written.
   await rewriteBreakdowns(tx, scope);
+  // The search terms are split from the keyword facts the same write left (./search-terms.ts).
+  await rewriteSearchTerms(tx, scope);
 }
 
 /** Quoted: DuckDB 1.5 reads a bare `cost` as a keyword in some positions. */

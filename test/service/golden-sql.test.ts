@@ -357,6 +357,14 @@ const CASES: readonly GoldenCase[] = [
     },
     statement: 'page',
   },
+  // Issue 40: search terms, the keywords' terms (slots of a CROSS JOIN) over fact_search_term_daily;
+  // the searchTerm parameter (quoted column), a filter on the keyword's text, a daily segment.
+  {
+    name: 'search-terms',
+    endpoint: 'search-terms',
+    request: { statistics: S, segments: ['DeviceType'], name: 'top rated *', filter: "contains(keywordText, 'a')" },
+    statement: 'page',
+  },
 ];
 
 /** The statement as a reviewer reads it: the bound values as comments, then the SQL as emitted. */

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import type { ReportEndpoint } from '../../catalog/endpoints.js';
+import { FACT_SOURCE_BY_TABLE } from '../../catalog/fact-sources.js';
 import type { LevelDefinition } from '../../catalog/levels.js';
 import type { SegmentDefinition } from '../../catalog/segments.js';
 import {
@@ -42,6 +43,7 @@ const NAMES: Readonly<Record<string, { operationId: string; row: string }>> = {
   },
   'campaigns/facebook': { operationId: 'getFacebookCampaignStatistics', row: 'FacebookCampaignReportRow' },
   'ads/facebook': { operationId: 'getFacebookAdStatistics', row: 'FacebookAdReportRow' },
+  'search-terms': { operationId: 'getSearchTermStatistics', row: 'SearchTermReportRow' },
   'adplatform-accounts/google-ads': {
     operationId: 'getGoogleAdsPlatformAccountStatistics',
     row: 'GoogleAdsAdPlatformAccountReportRow',
@@ -361,13 +363,23 @@ export function reportQuerySchema(endpoint: ReportEndpoint) {
   const fields = level.platformAccountColumn
     ? `${sortFields}, accountId (==, != and in only: the accounts the platform account is linked to)`
     : sortFields;
+  // An endpoint whose facts are kept for a while only (search terms): said where the dates are, and
+  // no fixed day as their example or compare's, which would fall out of the retention.
+  const retention = FACT_SOURCE_BY_TABLE.get(level.factTable)?.retentionDays;
+  const kept =
+    retention === undefined
+      ? ''
+      : ` The figures here are kept for ${retention} days: a range (or compared range) that starts before today (UTC) minus ${retention} days is a 400 outside_retention.`;
+  const dateExample = retention === undefined ? '2026-01-31' : null;
   // Typed by REPORT_PARAMETERS: a parameter the parser learns must be documented here to compile.
   const documented: Record<ReportParameter, z.ZodType | undefined> = {
     startDate: dateQuery(
-      'First day, inclusive. Default: 29 days before endDate. The range, defaults included, must be under five years (otherwise 400). Not with dateRange.',
+      `First day, inclusive. Default: 29 days before endDate. The range, defaults included, must be under five years (otherwise 400). Not with dateRange.${kept}`,
+      dateExample,
     ),
     endDate: dateQuery(
       'Last day, inclusive; not before startDate, under five years after it (otherwise 400). Default: yesterday (UTC), or startDate when that is later. Not with dateRange.',
+      dateExample,
     ),
     dateRange: z
       .string()
@@ -439,11 +451,14 @@ export function reportQuerySchema(endpoint: ReportEndpoint) {
         description:
           'Compare with another range: PREVIOUS_PERIOD (as many days, ending the day before the start), PREVIOUS_YEAR (both ends a calendar year earlier) or YYYY-MM-DD..YYYY-MM-DD. Rows (and totals) gain `comparison` (the same statistics and formulas over that range) and `change` ((current - compared) / compared). Rows pair by entity; time segments (Day, Week, Month, Quarter, Year) by position (the i-th Day with the i-th Day), so with one both ranges need as many of its buckets (otherwise 400); DayOfWeek, DeviceType and NetworkType by value. filter and sort accept comparison.statistics.<name>, change.statistics.<name>, comparison.formulas.<name>, change.formulas.<name>.',
         param: {
-          examples: {
-            previousPeriod: { value: 'PREVIOUS_PERIOD' },
-            previousYear: { value: 'PREVIOUS_YEAR' },
-            range: { value: '2026-09-01..2026-09-30' },
-          },
+          examples:
+            retention === undefined
+              ? {
+                  previousPeriod: { value: 'PREVIOUS_PERIOD' },
+                  previousYear: { value: 'PREVIOUS_YEAR' },
+                  range: { value: '2026-09-01..2026-09-30' },
+                }
+              : { previousPeriod: { value: 'PREVIOUS_PERIOD' } },
         },
       }),
     format: z

@@ -17,6 +17,7 @@ import { m016Changes } from './016-changes.js';
 import { m017ReportJobEstimates } from './017-report-job-estimates.js';
 import { m018WorkLeases } from './018-work-leases.js';
 import { m019Breakdowns } from './019-breakdowns.js';
+import { m020SearchTerms } from './020-search-terms.js';
 import type { Migration } from './migration.js';
 
 export type { Migration, MigrationContext } from './migration.js';
@@ -42,4 +43,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m017ReportJobEstimates,
   m018WorkLeases,
   m019Breakdowns,
+  m020SearchTerms,
 ];

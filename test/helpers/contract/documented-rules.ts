@@ -77,6 +77,14 @@ function pairsFrom(description: string): Map<string, string[]> {
   );
 }
 
+/** The days an endpoint keeps its figures, as its startDate description states them ("kept for N days"). */
+function keptDays(op: Operation): number | undefined {
+  const p = op.parameters.find((q) => q.name === 'startDate');
+  const description = `${p?.description ?? ''} ${p?.schema.description ?? ''}`;
+  const days = /kept for (\d+) days/.exec(description)?.[1];
+  return days === undefined ? undefined : Number(days);
+}
+
 export const RULES: readonly Rule[] = [
   {
     name: 'offset is a multiple of limit',
@@ -165,6 +173,28 @@ export const RULES: readonly Rule[] = [
         if (timed.every((s) => s === 'Day')) d.query.compare = 'PREVIOUS_PERIOD';
         else delete d.query.compare;
       }
+    },
+  },
+  {
+    name: 'the range and the compared range start within the days the endpoint keeps (search terms)',
+    appliesTo: () => true,
+    stated: (op) => keptDays(op) !== undefined,
+    apply: (d, _ctx, op) => {
+      const days = keptDays(op)!;
+      const first = new Date(Date.now() - days * DAY_MS).toISOString().slice(0, 10);
+      const later = (day: string, n: number) => new Date(Date.parse(day) + n * DAY_MS).toISOString().slice(0, 10);
+      // Presets of a quarter or a year may start before the first kept day; the others are shorter.
+      if (typeof d.query.dateRange === 'string' && /QUARTER|YEAR/.test(d.query.dateRange))
+        d.query.dateRange = 'LAST_30_DAYS';
+      if (typeof d.query.startDate === 'string' && d.query.startDate < first) {
+        d.query.startDate = first;
+        if (typeof d.query.endDate === 'string' && d.query.endDate < first) d.query.endDate = first;
+      }
+      // Without startDate the range starts 29 days before endDate.
+      if (d.query.startDate === undefined && typeof d.query.endDate === 'string' && later(d.query.endDate, -29) < first)
+        d.query.endDate = later(first, 29);
+      // Any comparison reaches further back than the range, out of the retention as often as not.
+      delete d.query.compare;
     },
   },
   {
