@@ -1,28 +1,9 @@
 import type { AdPlatformType } from '../shared/ad-platforms.js';
+import type { FactColumn } from './fact-columns.js';
 import { ROLLUPS } from './rollups.js';
 import { FACT_MEASURES, SHARE_MEASURES, type BaseMeasure, type FactMeasure } from './statistics.js';
 
-/** Columns of the fact tables a source may keep besides its measures (segments read them, filters test them). */
-export type FactColumn =
-  | 'organization_id'
-  | 'day'
-  | 'adplatform_account_id'
-  | 'campaign_id'
-  | 'ad_group_id'
-  | 'ad_id'
-  | 'keyword_id'
-  | 'search_term_id'
-  | 'device'
-  | 'network'
-  | 'hour'
-  | 'age'
-  | 'gender'
-  | 'publisher_platform'
-  | 'platform_position'
-  | 'country'
-  | 'region'
-  | 'conversion_action'
-  | 'attribution_part';
+export type { FactColumn } from './fact-columns.js';
 
 /**
  * Where report figures come from (issue 40): each table declares its grain (one row per distinct

@@ -10,9 +10,9 @@
  * tables of their own already, and keep being read from them.
  */
 
-import type { FactColumn } from './fact-sources.js';
+import type { FactColumn } from './fact-columns.js';
 
-export type { FactColumn } from './fact-sources.js';
+export type { FactColumn } from './fact-columns.js';
 
 /** The additive measure columns, as fact_ad_daily and every rollup name them. */
 export const ROLLUP_MEASURES = [

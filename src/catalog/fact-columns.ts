@@ -1,0 +1,21 @@
+/** Columns of the fact tables a source may keep besides its measures (segments read them, filters test them). */
+export type FactColumn =
+  | 'organization_id'
+  | 'day'
+  | 'adplatform_account_id'
+  | 'campaign_id'
+  | 'ad_group_id'
+  | 'ad_id'
+  | 'keyword_id'
+  | 'search_term_id'
+  | 'device'
+  | 'network'
+  | 'hour'
+  | 'age'
+  | 'gender'
+  | 'publisher_platform'
+  | 'platform_position'
+  | 'country'
+  | 'region'
+  | 'conversion_action'
+  | 'attribution_part';
