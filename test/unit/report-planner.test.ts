@@ -73,7 +73,9 @@ describe('planner: request -> plan', () => {
 
   it.each([
     [{ statistics: ['bogus'] }, 'statistics', /valid on \/campaigns: impressions, clicks/],
-    [{ segments: ['Hour'] }, 'segments', /valid: Day, Week/],
+    [{ segments: ['Hourly'] }, 'segments', /valid: Day, Week/],
+    // Issue 40: a segment the level's sources lack, and two breakdowns no one source has together.
+    [{ segments: ['Age', 'Hour'] }, 'segments', /cannot be answered together/],
     [{ startDate: '2026-02-30' }, 'startDate', /not a date/],
     [{ startDate: '2026-05-02', endDate: '2026-05-01' }, 'endDate', /before startDate/],
     [{ startDate: '2020-01-01', endDate: '2026-01-02' }, 'endDate', /five years/],
