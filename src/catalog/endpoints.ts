@@ -34,6 +34,8 @@ export interface ReportEndpoint {
    * statistics: ./fact-sources.ts; the planner asks additiveSourceFor per request).
    */
   readonly segments: readonly SegmentDefinition[];
+  /** Whether `attributionWindows` is answered here: a FACEBOOK endpoint whose level the attribution parts reach (campaigns and above). */
+  readonly attributionWindows: boolean;
   readonly summary: string;
 }
 
@@ -55,13 +57,27 @@ function endpoint(
     statistics: STATISTICS.filter((s) => [...measuresOf(s)].every((m) => sources.includes(sourceOf(m)))),
     defaultStatistics: byName([...DEFAULT_STATISTICS, ...defaults]),
     segments: segmentsOf(LEVEL_BY_PATH.get(level)!, platform),
+    attributionWindows:
+      platform === 'FACEBOOK' &&
+      additiveSourceFor(
+        LEVEL_BY_PATH.get(level)!.factTable,
+        new Set([...baseColumns(LEVEL_BY_PATH.get(level)!), 'attribution_part']),
+        true,
+        platform,
+      ) !== undefined,
     summary,
   };
 }
 
-function segmentsOf(level: LevelDefinition, platform: ReportEndpoint['platform']): SegmentDefinition[] {
+/** What every report of a level touches: its scope and its key. */
+function baseColumns(level: LevelDefinition): FactColumn[] {
   const base: FactColumn[] = ['organization_id', 'day', 'adplatform_account_id'];
   if (level.factKey !== null) base.push(level.factKey as FactColumn);
+  return base;
+}
+
+function segmentsOf(level: LevelDefinition, platform: ReportEndpoint['platform']): SegmentDefinition[] {
+  const base = baseColumns(level);
   return SEGMENTS.filter(
     (s) => additiveSourceFor(level.factTable, new Set([...base, ...s.reads]), true, platform) !== undefined,
   );

@@ -5,7 +5,6 @@ import {
   type AttributionPart,
 } from '../catalog/attribution.js';
 import { endpointsOffering, type ReportEndpoint } from '../catalog/endpoints.js';
-import { additiveSourceFor } from '../catalog/fact-sources.js';
 import { customFieldType, type DimensionField, type EmbedName, type LevelDefinition } from '../catalog/levels.js';
 import { FACT_FILTER_FIELDS, SEGMENT_BY_KEY, SEGMENT_BY_NAME, SEGMENTS, type SegmentKey } from '../catalog/segments.js';
 import { FORMULA_TYPES, STATISTIC_BY_NAME, type StatisticDefinition } from '../catalog/statistics.js';
@@ -30,7 +29,6 @@ import {
   ref,
   textMatch,
 } from './plan-nodes.js';
-import { factColumnsOf } from './report-plan.js';
 import type {
   ComparedPeriod,
   ConditionNode,
@@ -143,14 +141,8 @@ function pickAttribution(
   windows: readonly string[] | undefined,
 ): AttributionPart[] | undefined {
   if (windows === undefined) return undefined;
-  const columns = factColumnsOf({
-    level: endpoint.level.path,
-    segments: [],
-    factFilter: undefined,
-    campaignLabel: undefined,
-  });
-  const source = additiveSourceFor(endpoint.level.factTable, new Set([...columns, 'attribution_part']));
-  if (endpoint.platform !== 'FACEBOOK' || source === undefined)
+  // The parser takes it only where it is answered; a plan built otherwise (a report job's stored query) is refused here.
+  if (!endpoint.attributionWindows)
     invalid(
       'attributionWindows',
       `is answered per FACEBOOK campaign day: ask /reporting/v0/campaigns/facebook or /reporting/v0/adplatform-accounts/facebook (not /reporting/v0/${endpoint.path})`,

@@ -42,7 +42,14 @@ export const REPORT_PARAMETERS = [
  * one list in the order sent. `formulas` are read value by value (an error's position is within
  * its value); the others as the one comma text.
  */
-export const REPORT_LIST_PARAMETERS = ['statistics', 'segments', 'sort', 'formulas', 'embed', 'attributionWindows'] as const;
+export const REPORT_LIST_PARAMETERS = [
+  'statistics',
+  'segments',
+  'sort',
+  'formulas',
+  'embed',
+  'attributionWindows',
+] as const;
 
 /** A comma list's entries (its repeated values joined first); an empty entry is a 400. */
 export function commaList(query: QueryParams, name: string): string[] | undefined {
@@ -56,11 +63,10 @@ export function commaList(query: QueryParams, name: string): string[] | undefine
 /** Strict parse of a statistics endpoint's query (`url` may be just `?a=b`). */
 export function parseReportQuery(url: string, endpoint: ReportEndpoint): QueryParams {
   const level = endpoint.level;
-  // A level without embeds has no embed parameter, only FACEBOOK endpoints have attributionWindows (the document leaves them out too).
+  // A level without embeds has no embed parameter, attributionWindows is on the FACEBOOK endpoints that answer it (the document leaves them out too).
   const parameters = REPORT_PARAMETERS.filter(
     (name) =>
-      (name !== 'embed' || level.embeds.length > 0) &&
-      (name !== 'attributionWindows' || endpoint.platform === 'FACEBOOK'),
+      (name !== 'embed' || level.embeds.length > 0) && (name !== 'attributionWindows' || endpoint.attributionWindows),
   );
   return QueryParams.parse(url, [...parameters, level.nameParameter], REPORT_LIST_PARAMETERS);
 }

@@ -152,8 +152,14 @@ describe('attributionWindows', () => {
     expect(unknown.json.error.details[0].message).toContain('28d_click');
     const ads = await fx.report('ads/facebook', token, { attributionWindows: '1d_click' });
     expect(ads.status).toBe(400);
-    expect(ads.json.error.details[0]).toMatchObject({ field: 'attributionWindows', code: 'parameter_not_available' });
-    // Not a FACEBOOK endpoint: the parameter is unknown there.
+    // Not answered per ad: the parameter is not there, as on the endpoints of every platform.
+    expect(ads.json.error.details[0]).toMatchObject({ field: 'attributionWindows', code: 'unknown_parameter' });
+    // With a breakdown or DeviceType, no source has both.
+    for (const segments of ['Age', 'DeviceType'])
+      expect(
+        (await fx.report('campaigns/facebook', token, { attributionWindows: '1d_click', segments })).json.error
+          .details[0],
+      ).toMatchObject({ field: 'segments', code: 'segments_not_combinable' });
     const plain = await fx.report('campaigns', token, { attributionWindows: '1d_click' });
     expect(plain.status).toBe(400);
     expect(plain.json.error.details[0]).toMatchObject({ field: 'attributionWindows', code: 'unknown_parameter' });

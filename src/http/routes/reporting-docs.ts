@@ -487,16 +487,15 @@ export function reportQuerySchema(endpoint: ReportEndpoint) {
             { type: 'string', enum: [...level.embeds] },
             { description: `Also return: ${level.embeds.join(', ')}.` },
           ),
-    // FACEBOOK endpoints only; the planner says which of them answer it (campaign level and above).
-    attributionWindows:
-      endpoint.platform !== 'FACEBOOK'
-        ? undefined
-        : commaListParameter(
-            { type: 'string', enum: Object.keys(ATTRIBUTION_WINDOWS) },
-            {
-              description: `Count conversions (and what is computed from them) in these Meta attribution windows instead of the default ${DEFAULT_ATTRIBUTION_WINDOWS.join(',')}: ${Object.keys(ATTRIBUTION_WINDOWS).join(', ')} (clicks nest: 28d_click includes 7d_click and 1d_click); each conversion counts once. ${Object.keys(REMOVED_ATTRIBUTION_WINDOWS).join(' and ')}: 400, Meta stopped returning them on ${Object.values(REMOVED_ATTRIBUTION_WINDOWS)[0]}. Answered per campaign day: on campaigns/facebook and adplatform-accounts/facebook (ads/facebook: 400).`,
-            },
-          ),
+    // The FACEBOOK endpoints of campaigns and platform accounts only.
+    attributionWindows: !endpoint.attributionWindows
+      ? undefined
+      : commaListParameter(
+          { type: 'string', enum: Object.keys(ATTRIBUTION_WINDOWS) },
+          {
+            description: `Count conversions (and what is computed from them) in these Meta attribution windows instead of the default ${DEFAULT_ATTRIBUTION_WINDOWS.join(',')}: ${Object.keys(ATTRIBUTION_WINDOWS).join(', ')} (clicks nest: 28d_click includes 7d_click and 1d_click); each conversion counts once. ${Object.keys(REMOVED_ATTRIBUTION_WINDOWS).join(' and ')}: 400, Meta stopped returning them on ${Object.values(REMOVED_ATTRIBUTION_WINDOWS)[0]}. Answered per campaign day, with the time segments (a breakdown or DeviceType with it: 400 segments_not_combinable).`,
+          },
+        ),
   };
   const shape = Object.fromEntries(
     Object.entries(documented).filter((entry): entry is [string, z.ZodType] => entry[1] !== undefined),

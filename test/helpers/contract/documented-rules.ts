@@ -1,3 +1,7 @@
+import { ENDPOINT_BY_PATH } from '../../../src/catalog/endpoints.js';
+import { additiveSourceFor, FACT_SOURCES, type FactColumn } from '../../../src/catalog/fact-sources.js';
+import { FACT_FILTER_FIELDS, SEGMENT_BY_NAME } from '../../../src/catalog/segments.js';
+import { measuresOf, sourceOf, STATISTIC_BY_NAME } from '../../../src/catalog/statistics.js';
 import { states, type JsonSchema, type Operation } from './openapi-document.js';
 
 /**
@@ -85,6 +89,65 @@ function keptDays(op: Operation): number | undefined {
   return days === undefined ? undefined : Number(days);
 }
 
+const listOf = (value: unknown): string[] =>
+  value === undefined
+    ? []
+    : (Array.isArray(value) ? value.map(String) : String(value).split(',')).filter((v) => v !== '');
+
+/**
+ * The sources GET /reporting/v0/fields lists (src/catalog/fact-sources.ts, the same declarations):
+ * a request is answerable when one source holds every column its segments, fact-row filters and
+ * attribution windows touch and carries every statistic it names. A generated request that is
+ * not loses its breakdowns, then DeviceType and NetworkType, then attributionWindows; a Hour
+ * segment stays only for a range known to start within the 180 days hours are kept.
+ */
+function answerableBySources(d: Draft, op: Operation): void {
+  const path = op.path.slice('/reporting/v0/'.length);
+  const label = path.startsWith('accounts/campaign-labels/');
+  const endpoint = ENDPOINT_BY_PATH.get(label ? 'accounts' : path);
+  if (endpoint === undefined) return;
+  const level = endpoint.level;
+  const texts = [d.query.filter, d.query.sort, ...listOf(d.query.formulas)].map((t) => String(t ?? ''));
+  const filterKeys = [...String(d.query.filter ?? '').matchAll(/segments\.(\w+)/g)].map((m) => m[1]!);
+  const statistics = [
+    ...listOf(d.query.statistics).map((n) => n.replace(/^statistics\./, '')),
+    ...texts.flatMap((t) => [...t.matchAll(/statistics\.(\w+)/g)].map((m) => m[1]!)),
+  ].flatMap((n) => (STATISTIC_BY_NAME.has(n) ? [STATISTIC_BY_NAME.get(n)!] : []));
+  const answerable = (segments: readonly string[], attribution: boolean): boolean => {
+    const columns = new Set<FactColumn>(['organization_id', 'day', 'adplatform_account_id']);
+    if (level.factKey !== null) columns.add(level.factKey as FactColumn);
+    if (label) columns.add('campaign_id');
+    if (attribution) columns.add('attribution_part');
+    for (const name of segments) for (const c of SEGMENT_BY_NAME.get(name)?.reads ?? []) columns.add(c);
+    for (const key of filterKeys) {
+      const column = FACT_FILTER_FIELDS.get(key)?.reads[0];
+      if (column) columns.add(column);
+    }
+    const source = additiveSourceFor(level.factTable, columns, true, endpoint.platform);
+    if (source === undefined) return false;
+    return statistics.every((statistic) =>
+      [...measuresOf(statistic)].every((m) => {
+        if (sourceOf(m) === 'facts') return source.measures.includes(m);
+        const extra = FACT_SOURCES.find((s) => s.kind === sourceOf(m))!;
+        return [...columns].every((c) => c === 'attribution_part' || extra.grain.includes(c));
+      }),
+    );
+  };
+  let segments = listOf(d.query.segments);
+  const first = new Date(Date.now() - 180 * DAY_MS).toISOString().slice(0, 10);
+  const recent = typeof d.query.startDate === 'string' && d.query.startDate >= first && d.query.compare === undefined;
+  if (!recent) segments = segments.filter((s) => s !== 'Hour' && s !== 'HourOfDay');
+  const daily = FACT_SOURCES.find((s) => s.table === level.factTable)!;
+  const attribution = d.query.attributionWindows !== undefined;
+  if (!answerable(segments, attribution))
+    segments = segments.filter((s) => SEGMENT_BY_NAME.get(s)?.reads.every((c) => daily.grain.includes(c)) ?? true);
+  if (!answerable(segments, attribution)) segments = segments.filter((s) => s !== 'DeviceType' && s !== 'NetworkType');
+  if (!answerable(segments, attribution)) delete d.query.attributionWindows;
+  if (segments.length === 0) delete d.query.segments;
+  else d.query.segments = segments.join(',');
+  if (d.query.totals === 'segments' && segments.length === 0) d.query.totals = 'true';
+}
+
 export const RULES: readonly Rule[] = [
   {
     name: 'offset is a multiple of limit',
@@ -167,13 +230,21 @@ export const RULES: readonly Rule[] = [
         d.query.compare = `${start.toISOString().slice(0, 10)}..${end.toISOString().slice(0, 10)}`;
       }
       const segments = String(d.query.segments ?? '').split(',');
-      const timed = segments.filter((s) => ['Day', 'Week', 'Month', 'Quarter', 'Year'].includes(s));
-      // PREVIOUS_PERIOD always has as many days; other time buckets depend on where the ranges fall.
+      const timed = segments.filter((s) =>
+        ['Day', 'Week', 'WeekSunday', 'Month', 'Quarter', 'Year', 'Hour'].includes(s),
+      );
+      // PREVIOUS_PERIOD always has as many days (and hours); other time buckets depend on where the ranges fall.
       if (timed.length > 0) {
-        if (timed.every((s) => s === 'Day')) d.query.compare = 'PREVIOUS_PERIOD';
+        if (timed.every((s) => s === 'Day' || s === 'Hour')) d.query.compare = 'PREVIOUS_PERIOD';
         else delete d.query.compare;
       }
     },
+  },
+  {
+    name: 'one fact source holds the segments, the fact-row filters, attributionWindows and the statistics; hours are kept 180 days',
+    appliesTo: (op) => op.path.startsWith('/reporting/v0/') && op.parameters.some((p) => p.name === 'segments'),
+    stated: (op) => states(op, 'segments', /A combination no source has: 400 segments_not_combinable/),
+    apply: (d, _ctx, op) => answerableBySources(d, op),
   },
   {
     name: 'the range and the compared range start within the days the endpoint keeps (search terms)',
