@@ -5,6 +5,7 @@ import { SHARE_PARTS } from '../platforms/breakdown-profiles.js';
 import { addDays } from '../shared/dates.js';
 import type { Executor } from '../store/database.js';
 import type { SqlValue } from '../store/sql-values.js';
+import { DUCKDB_SPLIT, type SplitSpelling } from './breakdown-split.js';
 
 /** Keyword days just written (fact_keyword_daily holds them; the rollups were rewritten for them). */
 export interface SearchTermScope {
@@ -101,19 +102,41 @@ export async function rewriteSearchTerms(tx: Executor, scope: SearchTermScope): 
   ]);
   if (scope.to < keptFrom) return;
   const kept = `${where} AND day >= $${params.push(keptFrom)}::DATE`;
-  await tx.run(splitSql(kept), params);
+  await tx.run(
+    searchTermSplitSql(DUCKDB_SPLIT, { into: 'fact_search_term_daily', from: 'fact_keyword_daily', where: kept }),
+    params,
+  );
 }
 
-function splitSql(where: string): string {
+/**
+ * The INSERT of the search term rows of the keyword days `where` picks in `from`
+ * (fact_keyword_daily, or a staging copy of it) into `into`, in an engine's spelling
+ * (./breakdown-split.ts): DuckDB's here, ClickHouse's in the facts deployment's partition writer.
+ */
+export function searchTermSplitSql(
+  spelling: SplitSpelling,
+  statement: { readonly into: string; readonly from: string; readonly where: string },
+): string {
   const slot = 'r.keyword_id % ' + SEARCH_TERM_SLOTS;
-  return `INSERT INTO fact_search_term_daily (${[...KEYS, ...ROLLUP_MEASURES.map(quote)].join(', ')})
+  const mixes = spelling.constantTable(
+    'w',
+    [
+      ['last_slot', 'integer'],
+      ['mix', 'integer'],
+      ['slot', 'integer'],
+      ['share_from', 'integer'],
+      ['share_to', 'integer'],
+    ],
+    mixRows(),
+  );
+  return `INSERT INTO ${statement.into} (${[...KEYS, ...ROLLUP_MEASURES.map(quote)].join(', ')})
     SELECT * FROM (
       SELECT r.organization_id, r.day, r.adplatform_account_id, r.campaign_id, r.ad_group_id, r.keyword_id,
              r.keyword_id * ${SEARCH_TERM_SLOTS} + w.slot AS search_term_id, r.device, r.network,
-             ${ROLLUP_MEASURES.map((m) => `${part(m)} AS ${quote(m)}`).join(', ')}
-        FROM (SELECT * FROM fact_keyword_daily WHERE ${where}) r
-        JOIN (VALUES ${mixRows()}) w(last_slot, mix, slot, share_from, share_to)
-          ON w.last_slot = ${slot} AND w.mix = (r.keyword_id + (r.day - DATE '1970-01-01')) % ${MIX_COUNT}
+             ${ROLLUP_MEASURES.map((m) => `${part(spelling, m)} AS ${quote(m)}`).join(', ')}
+        FROM (SELECT * FROM ${statement.from} WHERE ${statement.where}) r
+        JOIN ${mixes}
+          ON w.last_slot = ${slot} AND w.mix = (r.keyword_id + ${spelling.epochDay('r.day')}) % ${MIX_COUNT}
     ) s
     WHERE ${ROLLUP_MEASURES.map((m) => `s.${quote(m)} <> 0`).join(' OR ')}
     ORDER BY ${KEYS.join(', ')}`;
@@ -124,28 +147,30 @@ function splitSql(where: string): string {
  * micros: q * (share_to - share_from) + floor(rest * share_to / P) - floor(rest * share_from / P)
  * with x = q * P + rest, which is floor(x * share_to / P) - floor(x * share_from / P) in 64 bits.
  */
-function part(measure: string): string {
+function part(spelling: SplitSpelling, measure: string): string {
   const x = DECIMAL_MEASURES.has(measure)
-    ? `CAST(r.${quote(measure)} * 1000000 AS BIGINT)`
+    ? spelling.micros(`r.${quote(measure)}`)
     : `CAST(r.${quote(measure)} AS BIGINT)`;
-  const [q, rest] = [`(${x} // ${SHARE_PARTS})`, `(${x} % ${SHARE_PARTS})`];
-  const cut = `(${q} * (w.share_to - w.share_from) + ${rest} * w.share_to // ${SHARE_PARTS} - ${rest} * w.share_from // ${SHARE_PARTS})`;
-  return DECIMAL_MEASURES.has(measure) ? `CAST(CAST(${cut} AS DECIMAL(18,0)) * 0.000001 AS DECIMAL(18,6))` : cut;
+  const [q, rest] = [`(${spelling.integerDivide(x, String(SHARE_PARTS))})`, `(${x} % ${SHARE_PARTS})`];
+  const upper = spelling.integerDivide(`${rest} * w.share_to`, String(SHARE_PARTS));
+  const lower = spelling.integerDivide(`${rest} * w.share_from`, String(SHARE_PARTS));
+  const cut = `(${q} * (w.share_to - w.share_from) + ${upper} - ${lower})`;
+  return DECIMAL_MEASURES.has(measure) ? spelling.fromMicros(cut) : cut;
 }
 
 /** (last slot = term count - 1, mix, slot, cumulative share bounds) of every mix. */
-function mixRows(): string {
-  const rows: string[] = [];
+function mixRows(): string[][] {
+  const rows: string[][] = [];
   SEARCH_TERM_MIXES.forEach((mixes, lastSlot) =>
     mixes.forEach((shares, mix) => {
       let lower = 0;
       shares.forEach((share, slot) => {
-        rows.push(`(${lastSlot}, ${mix}, ${slot}, ${lower}, ${lower + share})`);
+        rows.push([lastSlot, mix, slot, lower, lower + share].map(String));
         lower += share;
       });
     }),
   );
-  return rows.join(', ');
+  return rows;
 }
 
 /** Quoted: DuckDB 1.5 reads a bare `cost` as a keyword in some positions. */
