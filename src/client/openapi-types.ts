@@ -11969,7 +11969,7 @@ export interface operations {
           | 'YER'
           | 'ZAR'
           | 'ZMW';
-        /** @description Count conversions (and what is computed from them) in these Meta attribution windows instead of the default 7d_click,1d_view: 1d_click, 7d_click, 28d_click, 1d_view, 1d_ev (clicks nest: 28d_click includes 7d_click and 1d_click); each conversion counts once. 7d_view and 28d_view: 400, Meta stopped returning them on 2026-01-12. Answered per campaign day: on campaigns/facebook and adplatform-accounts/facebook (ads/facebook: 400). A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
+        /** @description Count conversions (and what is computed from them) in these Meta attribution windows instead of the default 7d_click,1d_view: 1d_click, 7d_click, 28d_click, 1d_view, 1d_ev (clicks nest: 28d_click includes 7d_click and 1d_click); each conversion counts once. 7d_view and 28d_view: 400, Meta stopped returning them on 2026-01-12. Answered per campaign day, with the time segments (a breakdown or DeviceType with it: 400 segments_not_combinable). A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         attributionWindows?: ('1d_click' | '7d_click' | '28d_click' | '1d_view' | '1d_ev')[];
         /** @description Exact name; `*` matches any run of characters. */
         name?: string;
@@ -12582,7 +12582,7 @@ export interface operations {
           | 'ZMW';
         /** @description Also return: labels. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         embed?: 'labels'[];
-        /** @description Count conversions (and what is computed from them) in these Meta attribution windows instead of the default 7d_click,1d_view: 1d_click, 7d_click, 28d_click, 1d_view, 1d_ev (clicks nest: 28d_click includes 7d_click and 1d_click); each conversion counts once. 7d_view and 28d_view: 400, Meta stopped returning them on 2026-01-12. Answered per campaign day: on campaigns/facebook and adplatform-accounts/facebook (ads/facebook: 400). A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
+        /** @description Count conversions (and what is computed from them) in these Meta attribution windows instead of the default 7d_click,1d_view: 1d_click, 7d_click, 28d_click, 1d_view, 1d_ev (clicks nest: 28d_click includes 7d_click and 1d_click); each conversion counts once. 7d_view and 28d_view: 400, Meta stopped returning them on 2026-01-12. Answered per campaign day, with the time segments (a breakdown or DeviceType with it: 400 segments_not_combinable). A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         attributionWindows?: ('1d_click' | '7d_click' | '28d_click' | '1d_view' | '1d_ev')[];
         /** @description Exact name; `*` matches any run of characters. */
         name?: string;
@@ -13178,8 +13178,6 @@ export interface operations {
           | 'ZMW';
         /** @description Also return: images, specificFields. A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
         embed?: ('images' | 'specificFields')[];
-        /** @description Count conversions (and what is computed from them) in these Meta attribution windows instead of the default 7d_click,1d_view: 1d_click, 7d_click, 28d_click, 1d_view, 1d_ev (clicks nest: 28d_click includes 7d_click and 1d_click); each conversion counts once. 7d_view and 28d_view: 400, Meta stopped returning them on 2026-01-12. Answered per campaign day: on campaigns/facebook and adplatform-accounts/facebook (ads/facebook: 400). A comma list (`name=a,b`, as `explode: false` declares) or the parameter repeated (`name=a&name=b`, what clients that default to `explode: true` send), or both: one list in the order sent, its limits over the whole list. */
-        attributionWindows?: ('1d_click' | '7d_click' | '28d_click' | '1d_view' | '1d_ev')[];
         /** @description Exact name; `*` matches any run of characters. */
         name?: string;
       };
