@@ -979,7 +979,7 @@ describe('bad parameters', () => {
     const before = await exported(T[0], 'campaigns', { format: 'csv', segments: 'Week' });
     const bad: Array<[string, QueryInput, string]> = [
       ['campaigns', { statistics: 'clicks,nope' }, 'statistics'],
-      ['campaigns', { segments: 'Hour' }, 'segments'],
+      ['campaigns', { segments: 'Hourly' }, 'segments'],
       ['campaigns', { filter: 'statistics.clicks >' }, 'filter'],
       ['campaigns', { sort: 'nope' }, 'sort'],
       ['campaigns', { formulas: 'x:statistics.clicks:Nope' }, 'formulas'],
