@@ -42,6 +42,7 @@ const SIMPLE_TYPES: Readonly<Record<string, string>> = {
   BIGINT: 'Int64',
   INTEGER: 'Int32',
   SMALLINT: 'Int16',
+  TINYINT: 'Int8',
   DOUBLE: 'Float64',
   VARCHAR: 'String',
   BOOLEAN: 'Bool',

@@ -1,3 +1,5 @@
+import { BREAKDOWN_SOURCES } from '../catalog/fact-sources.js';
+
 /**
  * The DuckDB tables the report compiler reads (src/sql, src/catalog), copied to ClickHouse
  * (DESIGN D9: DuckDB stays the system of record). Each is replaced a partition at a time, so a
@@ -33,11 +35,19 @@ const dimension = (name: string, ...keys: string[]): ReplicatedTable => ({
 export const REPLICATED_TABLES: readonly ReplicatedTable[] = [
   facts('fact_ad_daily', 'campaign_id', 'ad_group_id', 'ad_id'),
   facts('fact_keyword_daily', 'campaign_id', 'ad_group_id', 'keyword_id'),
+  facts('fact_search_term_daily', 'campaign_id', 'ad_group_id', 'keyword_id', 'search_term_id'),
   facts('fact_impression_share_daily', 'campaign_id'),
   facts('fact_audience_runs', 'campaign_id', 'ad_group_id', 'ad_id'),
   facts('call_details', 'id'),
   facts('rollup_campaign_daily', 'campaign_id'),
   facts('rollup_platform_account_daily'),
+  // The breakdowns (issue 40): written with the rollups, so copied with them, sorted by their grain.
+  ...BREAKDOWN_SOURCES.map((source) =>
+    facts(
+      source.table,
+      ...source.grain.filter((c) => !['organization_id', 'adplatform_account_id', 'day'].includes(c)),
+    ),
+  ),
   dimension('accounts', 'id'),
   { ...dimension('account_labels', 'account_id'), organizationOf: { parent: 'accounts', column: 'account_id' } },
   dimension('adplatform_accounts', 'id'),

@@ -3,6 +3,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { BREAKDOWN_SOURCES } from '../../src/catalog/fact-sources.js';
+import { FactTopology, parseShardUrls } from '../../src/clickhouse/facts/fact-topology.js';
+import { monthsBetween, rewritePartitions } from '../../src/clickhouse/facts/partition-writer.js';
+import { BREAKDOWN_PROFILES } from '../../src/platforms/breakdown-profiles.js';
+import type { AdPlatformType } from '../../src/shared/ad-platforms.js';
+import { addDays } from '../../src/shared/dates.js';
+import { rewriteRollups } from '../../src/statistics/rollups.js';
+import { searchTermsFrom } from '../../src/statistics/search-terms.js';
+import { Database } from '../../src/store/database.js';
+import { migrate } from '../../src/store/migrate.js';
 import { runCli, startServe, stopServe } from '../helpers/cli.js';
 import {
   clickhouseFactsDeployment,
@@ -13,6 +23,7 @@ import { poll } from '../helpers/poll.js';
 import { factsClusterEnvironment } from '../helpers/facts-cluster-environment.js';
 import { basic, FORM, HttpClient, type HttpResponse } from '../helpers/http.js';
 import type { TestCluster } from '../helpers/clickhouse-cluster.js';
+import { copyWorld, WORLD_FILE } from '../helpers/worlds.js';
 
 /**
  * Issue 38 item 3, the behaviour of the scale-out deployment over the wire: two replicas of the
@@ -176,6 +187,149 @@ describe('facts on a 2 x 2 ClickHouse cluster behind PostgreSQL', () => {
   });
 });
 
+/** A number as text without trailing zeros (DuckDB writes DECIMAL(18,6) with its six places, ClickHouse without). */
+const numberText = (value: unknown) =>
+  String(value)
+    .replace(/(\.\d*?)0+$/, '$1')
+    .replace(/\.$/, '');
+
+describe('breakdowns and search terms written in ClickHouse (issue 40)', () => {
+  it("are DuckDB's rows for the same facts: a window of each platform rewritten by both writers, rows before the retention dropped", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'adreport-facts-breakdowns-'));
+    await copyWorld('small-2orgs-30d', dir);
+    const duckdb = await Database.open(path.join(dir, WORLD_FILE), { readConnections: 1, maxQueued: 16 });
+    // The deployment's nodes, whose tables its replicas made.
+    const topology = await FactTopology.connect(parseShardUrls(deployment.shardUrls), {
+      clustered: true,
+      cluster: cluster.cluster,
+    });
+    /** The facts of `table` in the window, as the ClickHouse writer takes them. */
+    const factRows = (table: string, organizationId: number, account: number, from: string, to: string) =>
+      duckdb.read((r) =>
+        r.all<Record<string, unknown>>(
+          `SELECT * REPLACE (strftime(day, '%Y-%m-%d') AS day, device::VARCHAR AS device, network::VARCHAR AS network,
+                  cost::VARCHAR AS cost, conversions::VARCHAR AS conversions, conversion_value::VARCHAR AS conversion_value,
+                  call_conversions_fractional::VARCHAR AS call_conversions_fractional)
+             FROM ${table} WHERE organization_id = $1 AND adplatform_account_id = $2 AND day BETWEEN $3::DATE AND $4::DATE`,
+          [organizationId, account, from, to],
+        ),
+      );
+    /** A table's rows of the organization as sorted text, its numbers without trailing zeros. */
+    const duckdbRows = async (table: string, organizationId: number) => {
+      const columns = await columnsOf(table);
+      const rows = await duckdb.read((r) =>
+        r.all<Record<string, unknown>>(
+          `SELECT ${columns.map((c) => `CAST("${c}" AS VARCHAR) AS "${c}"`).join(', ')} FROM ${table} WHERE organization_id = $1`,
+          [organizationId],
+        ),
+      );
+      return rows.map((row) => columns.map((c) => numberText(row[c])).join('|')).sort();
+    };
+    const clickhouseRows = async (table: string, organizationId: number, replica: number) => {
+      const columns = await columnsOf(table);
+      const rows = await cluster.query<Record<string, unknown>>(
+        (organizationId % 2) + 1,
+        replica,
+        `SELECT ${columns.map((c, i) => `toString(\`${c}\`) AS c${i}`).join(', ')} FROM ${deployment.database}.${table}_local
+          WHERE organization_id = ${organizationId}`,
+      );
+      return rows.map((row) => columns.map((_, i) => numberText(row[`c${i}`])).join('|')).sort();
+    };
+    const columnsOf = async (table: string) =>
+      (
+        await duckdb.read((r) =>
+          r.all<{ name: string }>(
+            `SELECT column_name AS name FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position`,
+            [table],
+          ),
+        )
+      ).map((c) => c.name);
+    try {
+      await migrate(duckdb);
+      const platforms = new Set<AdPlatformType>();
+      const compared = new Map<string, number>();
+      // Both organizations (both shards), a platform account of each platform of theirs (the world's are FACEBOOK and GOOGLE_ADS).
+      for (const [o, { id: organizationId }] of deployment.organizations.entries()) {
+        const days = await duckdb.read((r) =>
+          r.one<{ first: string; last: string }>(
+            `SELECT strftime(min(day), '%Y-%m-%d') AS first, strftime(max(day), '%Y-%m-%d') AS last FROM fact_ad_daily WHERE organization_id = $1`,
+            [organizationId],
+          ),
+        );
+        // A window inside the data; the first organization keeps its hours from a day inside it (and
+        // no search terms: they are kept 90 days less), the second its search terms (and every hour).
+        const [from, to] = [addDays(days!.first, 5), addDays(days!.last, -2)];
+        const hoursFrom = o === 0 ? addDays(days!.first, 9) : addDays(days!.first, 9 - 90);
+        const accounts = await duckdb.read((r) =>
+          r.all<{ id: number; platform: AdPlatformType; campaigns: string }>(
+            `SELECT p.id, p.ad_platform_type AS platform, string_agg(c.id::VARCHAR, ',') AS campaigns
+               FROM adplatform_accounts p JOIN campaigns c ON c.adplatform_account_id = p.id
+              WHERE p.organization_id = $1 GROUP BY p.id, p.ad_platform_type
+              QUALIFY row_number() OVER (PARTITION BY p.ad_platform_type ORDER BY p.id) = 1 ORDER BY p.id`,
+            [organizationId],
+          ),
+        );
+        for (const account of accounts) {
+          platforms.add(account.platform);
+          const campaignIds = account.campaigns.split(',').map(Number);
+          const scope = { organizationId, adPlatformAccountId: Number(account.id), from, to, campaignIds, hoursFrom };
+          // DuckDB: the embedded writer's rollups, breakdowns and search terms of the window (its facts as they are).
+          await duckdb.write({ organizationId }, (tx) => rewriteRollups(tx, scope));
+          // ClickHouse: the facts deployment's partition writer, given the same facts of the window.
+          const window = { account: scope.adPlatformAccountId, from, to, campaigns: campaignIds };
+          const written = `adplatform_account_id = {account:Int64} AND day BETWEEN {from:Date32} AND {to:Date32} AND has({campaigns:Array(Int64)}, campaign_id)`;
+          const content = async (table: string) => ({
+            table,
+            keep: `NOT (${written})`,
+            params: window,
+            rows: await factRows(table, organizationId, scope.adPlatformAccountId, from, to),
+          });
+          await rewritePartitions(
+            topology,
+            organizationId,
+            monthsBetween(from, to),
+            [await content('fact_ad_daily'), await content('fact_keyword_daily')],
+            { written, params: window, platform: account.platform, hoursFrom },
+          );
+        }
+        const tables = ['rollup_campaign_daily', ...BREAKDOWN_SOURCES.map((s) => s.table), 'fact_search_term_daily'];
+        for (const table of tables) {
+          const expected = await duckdbRows(table, organizationId);
+          compared.set(table, (compared.get(table) ?? 0) + expected.length);
+          for (const replica of [1, 2]) {
+            const stored = await clickhouseRows(table, organizationId, replica);
+            const what = `${table} of organization ${organizationId} on replica ${replica}`;
+            expect(stored.length, what).toBe(expected.length);
+            expect(stored, what).toEqual(expected);
+          }
+        }
+        for (const [table, first] of [
+          ['fact_campaign_hourly', hoursFrom],
+          ['fact_search_term_daily', searchTermsFrom(hoursFrom)],
+        ] as const) {
+          const [old] = await cluster.query<{ n: string }>(
+            (organizationId % 2) + 1,
+            1,
+            `SELECT count() AS n FROM ${deployment.database}.${table}_local WHERE organization_id = ${organizationId} AND day < '${first}'`,
+          );
+          expect(Number(old!.n), table).toBe(0);
+        }
+      }
+      // The FACEBOOK-only breakdowns and another platform's.
+      expect(platforms).toContain('FACEBOOK');
+      expect(platforms.size).toBeGreaterThan(1);
+      // Something compared in every table that has rows to split (a source without a profile has none yet).
+      const split = BREAKDOWN_SOURCES.filter((s) => BREAKDOWN_PROFILES.some((p) => p.source === s.name));
+      for (const table of ['rollup_campaign_daily', ...split.map((s) => s.table), 'fact_search_term_daily'])
+        expect(compared.get(table), table).toBeGreaterThan(0);
+    } finally {
+      await topology.close();
+      await duckdb.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 300_000);
+});
+
 describe('a replica killed -9 during a statistics sync', () => {
   it("leaves every synced window's facts complete after the retry, never doubled, alike on both replicas of the shard", async () => {
     const { pg } = await environment.ready();
@@ -290,6 +444,38 @@ describe('a replica killed -9 during a statistics sync', () => {
             WHERE organization_id = ${organizationId} GROUP BY day ORDER BY day`,
         );
       expect(await perDay(2)).toEqual(await perDay(1));
+      // The sync's writer split the breakdowns and search terms with the facts: each campaign day's
+      // hours, and its countries, sum exactly to the day, on both replicas.
+      for (const replica of [1, 2])
+        for (const table of ['fact_campaign_hourly', 'fact_campaign_geo_daily']) {
+          const sums = (from: string) =>
+            `SELECT campaign_id, day, sum(impressions) AS i, sum(clicks) AS k, sum(cost) AS c FROM ${database}.${from}
+              WHERE organization_id = ${organizationId} GROUP BY campaign_id, day`;
+          const [split] = await cluster.query<{ days: string; unequal: string }>(
+            shard,
+            replica,
+            `SELECT count() AS days, countIf(b.i != r.i OR b.k != r.k OR b.c != r.c) AS unequal
+               FROM (${sums('rollup_campaign_daily_local')} HAVING i != 0 OR k != 0 OR c != 0) r
+               LEFT JOIN (${sums(`${table}_local`)}) b USING (campaign_id, day)`,
+          );
+          expect(Number(split!.days), `${table} on replica ${replica}`).toBeGreaterThan(0);
+          expect(Number(split!.unequal), `${table} on replica ${replica}`).toBe(0);
+        }
+      // And the search terms of each keyword row sum to it.
+      for (const replica of [1, 2]) {
+        const sums = (from: string) =>
+          `SELECT keyword_id, day, device, network, sum(impressions) AS i, sum(clicks) AS k, sum(cost) AS c
+             FROM ${database}.${from} WHERE organization_id = ${organizationId} GROUP BY ALL`;
+        const [terms] = await cluster.query<{ rows: string; unequal: string }>(
+          shard,
+          replica,
+          `SELECT count() AS rows, countIf(b.i != r.i OR b.k != r.k OR b.c != r.c) AS unequal
+             FROM (${sums('fact_keyword_daily_local')} HAVING i != 0 OR k != 0 OR c != 0) r
+             LEFT JOIN (${sums('fact_search_term_daily_local')}) b USING (keyword_id, day, device, network)`,
+        );
+        expect(Number(terms!.rows), `search terms on replica ${replica}`).toBeGreaterThan(0);
+        expect(Number(terms!.unequal), `search terms on replica ${replica}`).toBe(0);
+      }
     } finally {
       if (slow.child.exitCode === null) slow.child.kill('SIGKILL');
       if (taker) await stopServe(taker);

@@ -1,7 +1,7 @@
 import { ENDPOINT_BY_PATH } from '../../src/catalog/endpoints.js';
 import { LEVEL_BY_PATH, type LevelPath } from '../../src/catalog/levels.js';
-import { SEGMENTS } from '../../src/catalog/segments.js';
-import { encodeQuery, type QueryInput } from './reporting-fixture.js';
+import { SEGMENT_BY_NAME, SEGMENTS } from '../../src/catalog/segments.js';
+import { addDays, encodeQuery, type QueryInput } from './reporting-fixture.js';
 
 /**
  * The engine-parity corpus (issue 22 item 5): report requests made programmatically from the
@@ -31,6 +31,8 @@ export interface CorpusContext {
   readonly edgeTo: string;
   /** Currencies whose rates are missing on some days: one only asked for, one of platform accounts. */
   readonly missingFx: { readonly target: string; readonly source: string };
+  /** The services read the aggregate tables (undefined: true): without them, no request that reads a breakdown or search terms (the same tables either way). */
+  readonly rollups?: boolean;
 }
 
 /** The statistics endpoints: the six levels, FACEBOOK reach, Google Ads shares, campaign labels. */
@@ -132,7 +134,9 @@ export function buildCorpus(ctx: CorpusContext): ParityRequest[] {
   const range = { startDate: ctx.from, endDate: ctx.to };
   // The segments of issue 22; those added later are asked at the end (appended: the earlier
   // requests keep their place and organization).
-  const segmentNames = SEGMENTS.map((s) => s.name).filter((name) => !ISSUE_23_SEGMENTS.includes(name));
+  const segmentNames = SEGMENTS.map((s) => s.name).filter(
+    (name) => !ISSUE_23_SEGMENTS.includes(name) && !ISSUE_40_SEGMENTS.includes(name),
+  );
 
   // Every pair of segments on the endpoints whose figures come from different places: ad facts,
   // keyword facts, accounts (FX per day), reach runs, impression shares; single segments everywhere.
@@ -429,10 +433,24 @@ export function buildCorpus(ctx: CorpusContext): ParityRequest[] {
   add('call-details', { startDate: ctx.edgeFrom, endDate: ctx.edgeTo });
 
   addPresetsAndNewSegments(add, ctx, segmentNames);
+  addBreakdownSegments(add, ctx);
   return out;
 }
 
 const ISSUE_23_SEGMENTS: readonly string[] = ['Quarter', 'NetworkType'];
+/** The segments of issue 40: the breakdowns (one at a time) and WeekSunday, asked by addBreakdownSegments. */
+export const ISSUE_40_SEGMENTS: readonly string[] = [
+  'WeekSunday',
+  'Hour',
+  'HourOfDay',
+  'Age',
+  'Gender',
+  'PublisherPlatform',
+  'PlatformPosition',
+  'Country',
+  'Region',
+  'ConversionAction',
+];
 
 /**
  * Issue 23 items 1 and 3: dateRange presets (the services share the clock, so both resolve the
@@ -487,4 +505,173 @@ function addPresetsAndNewSegments(
   add('campaigns', { dateRange: 'LAST_7_DAYS', startDate: ctx.from });
   add('accounts', { dateRange: 'NEXT_WEEK', format: 'csv' });
   add('campaigns', { ...range, segments: 'NetworkType', sort: 'segments.quarter' });
+}
+
+/**
+ * Issue 40: the breakdown segments (each read from its breakdown table: hours, audience,
+ * placement, geography, conversion actions) and WeekSunday, on the levels that have them (the
+ * campaign and above), alone and with the time segments, the device and network where the hours
+ * keep them; a fact filter on a bucket, sorts and filters on bucket values, totals per segment,
+ * compared periods (Hour paired by position), exports; search terms (item 5); and the 400s of
+ * what no source has (two breakdowns, a breakdown below the campaign, a statistic the breakdown
+ * lacks, hours or search terms beyond their retention), which both engines must give alike.
+ * Appended: the earlier requests keep their place and organization.
+ */
+function addBreakdownSegments(
+  addAny: (path: string, query: QueryInput, org?: number) => void,
+  ctx: CorpusContext,
+): void {
+  // A breakdown or search terms is read from its own table with aggregate tables on or off: the
+  // file without them asks only what reads the facts otherwise (WeekSunday with daily segments).
+  const add = (path: string, query: QueryInput, org?: number) => {
+    const breakdownKeys = ISSUE_40_SEGMENTS.filter((name) => name !== 'WeekSunday').map(
+      (n) => SEGMENT_BY_NAME.get(n)!.key,
+    );
+    const segments = String(query.segments ?? '').split(',');
+    const readsSplit =
+      path === 'search-terms' ||
+      segments.some((name) => name !== 'WeekSunday' && ISSUE_40_SEGMENTS.includes(name)) ||
+      breakdownKeys.some((key) => String(query.filter ?? '').includes(`segments.${key}`));
+    if (ctx.rollups !== false || !readsSplit) addAny(path, query, org);
+  };
+  const range = { startDate: ctx.from, endDate: ctx.to };
+  // Two weeks ending on the last day, and the two weeks before it: PREVIOUS_PERIOD over data, inside the hours' retention.
+  const recent = { startDate: addDays(ctx.to, -13), endDate: ctx.to };
+  const ads = 'impressions,clicks,cost,ctr,averageCpc,conversions,conversionValue';
+  const conversions = 'conversions,conversionValue';
+  const statisticsOf = (segments: string) => (segments.includes('ConversionAction') ? conversions : ads);
+  const levels = ['campaigns', 'accounts', 'adplatform-accounts', 'accounts/campaign-labels/name/team'];
+
+  // Each alone on every level that has it (accounts: FX per day), and on the second organization.
+  for (const [i, segment] of ISSUE_40_SEGMENTS.entries()) {
+    for (const [l, path] of levels.entries()) {
+      const hourly = segment === 'Hour';
+      add(path, {
+        ...(hourly ? recent : range),
+        segments: segment,
+        statistics: statisticsOf(segment),
+        totals: (i + l) % 2 === 0,
+        limit: 2000,
+      });
+    }
+    add('campaigns', { ...recent, segments: segment, statistics: statisticsOf(segment), limit: 2000 }, 1);
+  }
+  // With the time segments, device and network (hours keep them), and a bucket pair of one breakdown.
+  for (const segments of [
+    'Hour,DeviceType',
+    'NetworkType,HourOfDay',
+    'HourOfDay,DayOfWeek',
+    'Day,HourOfDay',
+    'Week,Hour',
+    'Age,Gender',
+    'Gender,Month',
+    'PublisherPlatform,PlatformPosition',
+    'PlatformPosition,Week',
+    'Country,Region',
+    'Region,Day',
+    'Year,Country',
+    'ConversionAction,Month',
+    'WeekSunday,Country',
+    'WeekSunday,DeviceType',
+    'WeekSunday,Week',
+    'Quarter,Age',
+  ]) {
+    add('campaigns', { ...recent, segments, statistics: statisticsOf(segments), limit: 3000 });
+    add('accounts', { ...recent, segments, statistics: statisticsOf(segments), currency: 'USD', limit: 3000 });
+  }
+  // WeekSunday over the year boundary (its weeks from the facts, like Week's).
+  add('campaigns', {
+    startDate: ctx.edgeFrom,
+    endDate: ctx.edgeTo,
+    segments: 'WeekSunday,Year',
+    statistics: 'clicks,cost',
+  });
+  add('accounts', { startDate: '2024-12-28', endDate: '2025-01-05', segments: 'WeekSunday', totals: true });
+  // The FACEBOOK endpoints without reach (which no breakdown has); the facebook-only breakdowns on one platform.
+  add('campaigns/facebook', { ...range, segments: 'Age', statistics: 'impressions,clicks,cost', totals: true });
+  add('adplatform-accounts/facebook', { ...range, segments: 'PublisherPlatform', statistics: 'impressions,clicks' });
+  add('adplatform-accounts/google-ads', { ...range, segments: 'Country', statistics: 'impressions,clicks,cost' });
+  // Fact filters on buckets, with and without their segment; filters and sorts on bucket values.
+  add('campaigns', { ...range, segments: 'Region', filter: "segments.country == 'DE'", statistics: ads, totals: true });
+  add('accounts', { ...range, filter: "segments.country in ['US', 'GB']", statistics: ads, totals: true });
+  add('campaigns', { ...recent, segments: 'HourOfDay', filter: 'segments.hourOfDay >= 18', statistics: ads });
+  add('campaigns', {
+    ...recent,
+    segments: 'Hour',
+    filter: "segments.hour >= '" + addDays(ctx.to, -2) + "T12:00' && statistics.clicks > 0",
+    sort: '-segments.hour,-statistics.clicks',
+    limit: 500,
+  });
+  add('campaigns', {
+    ...range,
+    segments: 'Age,Gender',
+    filter: "segments.age in ['18-24', '65+'] && segments.gender != 'unknown'",
+    sort: 'segments.gender,-statistics.cost',
+    statistics: ads,
+  });
+  add('adplatform-accounts', {
+    ...range,
+    segments: 'ConversionAction',
+    filter: "startsWith(segments.conversionAction, 'P') || statistics.conversions > 100",
+    sort: '-statistics.conversionValue,segments.conversionAction',
+    statistics: conversions,
+  });
+  add('accounts', { ...range, segments: 'PlatformPosition', sort: '-segments.platformPosition', statistics: ads });
+  // Totals per segment; compared periods (Hour and WeekSunday paired by position).
+  add('campaigns', { ...range, segments: 'Country', totals: 'segments', statistics: ads, limit: 500 });
+  add('accounts', { ...recent, segments: 'HourOfDay', totals: 'segments', statistics: ads, currency: 'EUR' });
+  add('campaigns', {
+    ...recent,
+    segments: 'Hour',
+    compare: 'PREVIOUS_PERIOD',
+    statistics: ads,
+    totals: true,
+    limit: 3000,
+  });
+  add('accounts', { ...recent, segments: 'Hour', compare: 'PREVIOUS_PERIOD', totals: 'segments', statistics: ads });
+  add('campaigns', {
+    ...range,
+    segments: 'WeekSunday',
+    compare: 'PREVIOUS_PERIOD',
+    totals: 'segments',
+    statistics: ads,
+  });
+  add('campaigns', {
+    ...recent,
+    segments: 'Country',
+    compare: 'PREVIOUS_PERIOD',
+    filter: 'change.statistics.clicks < 0',
+    statistics: ads,
+  });
+  add('adplatform-accounts', {
+    ...recent,
+    segments: 'ConversionAction',
+    compare: 'PREVIOUS_PERIOD',
+    statistics: conversions,
+  });
+  add('campaigns', { ...recent, segments: 'Gender', compare: 'PREVIOUS_YEAR', statistics: ads, totals: true });
+  // Exports.
+  add('campaigns', { ...recent, format: 'csv', segments: 'Hour', statistics: ads, currency: 'USD' });
+  add('accounts', { ...range, format: 'ndjson', segments: 'Country,Region', statistics: ads });
+  add('campaigns', { ...range, format: 'parquet', segments: 'Age', statistics: ads });
+  add('adplatform-accounts', { ...range, format: 'csv', segments: 'ConversionAction', statistics: conversions });
+  // Search terms (issue 40 item 5), kept 90 days: the world's 60 are all there.
+  const terms = 'search-terms';
+  add(terms, { ...range, statistics: ads, totals: true, limit: 3000 });
+  add(terms, { ...recent, segments: 'Day,DeviceType', statistics: 'impressions,clicks,cost', limit: 5000 });
+  add(terms, { ...range, segments: 'Week', filter: "contains(searchTerm, 'in stock') && statistics.clicks > 0" });
+  add(terms, { ...range, sort: '-statistics.cost,searchTerm', statistics: ads, currency: 'USD', limit: 50 });
+  add(terms, { ...recent, compare: 'PREVIOUS_PERIOD', statistics: ads, totals: 'segments', segments: 'NetworkType' });
+  add(terms, { ...range, format: 'csv', segments: 'Month', statistics: ads });
+  add(terms, { ...range, segments: 'Hour' });
+  add(terms, { startDate: addDays(ctx.to, -120), endDate: ctx.to });
+  // What no source has: the same 400 from both.
+  add('campaigns', { ...range, segments: 'Age,Country' });
+  add('campaigns', { ...range, segments: 'Country', filter: "segments.deviceType == 'MOBILE'" });
+  add('adgroups', { ...range, segments: 'Hour' });
+  add('keywords', { ...range, segments: 'Country' });
+  add('campaigns', { ...range, segments: 'ConversionAction', statistics: 'clicks' });
+  add('campaigns/facebook', { ...range, segments: 'Gender' });
+  add('campaigns', { startDate: addDays(ctx.to, -400), endDate: ctx.to, segments: 'HourOfDay' });
+  add('campaigns', { ...recent, segments: 'Hour', compare: 'PREVIOUS_YEAR' });
 }

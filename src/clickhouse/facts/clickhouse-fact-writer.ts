@@ -7,6 +7,7 @@ import {
   type ReplacementScope,
 } from '../../statistics/fact-replacement.js';
 import type { FactWriter } from '../../statistics/fact-writer.js';
+import type { AdPlatformType } from '../../shared/ad-platforms.js';
 import type { Executor } from '../../store/executor.js';
 import { quoteName } from '../clickhouse-schema.js';
 import type { FactTopology } from './fact-topology.js';
@@ -145,11 +146,18 @@ export class ClickHouseFactWriter implements FactWriter {
     ];
     const months = new Set(monthsBetween(scope.from, scope.to));
     for (const call of known.values()) months.add(monthOf(call.day));
+    // The breakdowns and search terms of the window, split again from the rewritten facts as the embedded writer splits them.
+    const platform = await tx.one<{ type: AdPlatformType }>(
+      'SELECT ad_platform_type AS type FROM adplatform_accounts WHERE id = $1',
+      [scope.adPlatformAccountId],
+    );
+    if (platform === undefined) throw new Error(`no platform account ${scope.adPlatformAccountId}`);
     await rewritePartitions(
       this.topology,
       scope.organizationId,
       [...months].sort((a, b) => a - b),
       contents,
+      { written: inScope, params: window, platform: platform.type, hoursFrom: scope.hoursFrom },
     );
     await recordWindowReplaced(tx, scope);
     return {

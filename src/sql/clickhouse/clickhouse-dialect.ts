@@ -95,6 +95,14 @@ function halfAway(y: string): string {
   return `(trunc(${y}) + trunc((${y} - trunc(${y})) * 2))`;
 }
 
+/**
+ * The Sunday that starts a DATE's Sunday-first week (toDayOfWeek mode 2: Sunday 0 .. Saturday 6),
+ * a Date32 like the day: toStartOfWeek returns a Date, which stops at 1970-01-01 and 2149-06-06.
+ */
+function sundayOf(day: string): string {
+  return `subtractDays(${day}, toDayOfWeek(${day}, 2))`;
+}
+
 function segmentValue(key: ComputedSegmentKey, day: string, hour: string): string {
   switch (key) {
     case 'day':
@@ -111,8 +119,7 @@ function segmentValue(key: ComputedSegmentKey, day: string, hour: string): strin
     case 'quarter':
       return `concat(formatDateTime(${day}, '%Y'), '-Q', toString(toQuarter(${day})))`;
     case 'weekSunday':
-      // Mode 0: weeks start on Sunday.
-      return `formatDateTime(toStartOfWeek(${day}, 0), '%Y-%m-%d')`;
+      return `formatDateTime(${sundayOf(day)}, '%Y-%m-%d')`;
     case 'hour':
       return `concat(formatDateTime(${day}, '%Y-%m-%d'), 'T', leftPad(toString(${hour}), 2, '0'), ':00')`;
     default:
@@ -247,7 +254,7 @@ class ClickhouseDialect extends StandardSqlDialect {
   }
 
   override weekStartSunday(sql: string): string {
-    return `toStartOfWeek(${sql}, 0)`;
+    return sundayOf(sql);
   }
 
   segmentOrder(segment: SegmentDefinition, column: string): string {
