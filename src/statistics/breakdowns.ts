@@ -3,6 +3,7 @@ import { BREAKDOWN_PROFILES } from '../platforms/breakdown-profiles.js';
 import { addDays, isoDate } from '../shared/dates.js';
 import type { Executor } from '../store/database.js';
 import type { SqlValue } from '../store/sql-values.js';
+import { dropExpiredRows } from './fact-partition-versions.js';
 import { breakdownSplitSql, DUCKDB_SPLIT, DUCKDB_SPLIT_PLATFORM } from './breakdown-split.js';
 
 /** Campaign days just written (rollup_campaign_daily is already rewritten for them). */
@@ -41,10 +42,7 @@ export async function rewriteBreakdowns(tx: Executor, scope: BreakdownScope): Pr
     const { where, params } = scopeOf(scope);
     await tx.run(`DELETE FROM ${source.table} WHERE ${where}`, params);
     if (source.retentionDays !== undefined) {
-      await tx.run(`DELETE FROM ${source.table} WHERE organization_id = $1 AND day < $2::DATE`, [
-        scope.organizationId,
-        scope.hoursFrom,
-      ]);
+      await dropExpiredRows(tx, source.table, scope.organizationId, scope.hoursFrom);
       if (scope.to < scope.hoursFrom) continue;
     }
     if (profiles.length === 0) continue;

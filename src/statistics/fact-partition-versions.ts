@@ -27,3 +27,24 @@ export async function bumpFactPartitionVersions(tx: Executor, scope: FactWriteSc
     params,
   );
 }
+
+/**
+ * Deletes an organization's rows of a table with a retention (hours, search terms) before
+ * `firstKept`, and gives the months they were in a new version, so the ClickHouse replicator
+ * copies those months again instead of keeping rows DuckDB no longer has.
+ */
+export async function dropExpiredRows(
+  tx: Executor,
+  table: string,
+  organizationId: number,
+  firstKept: string,
+): Promise<void> {
+  const params = [organizationId, firstKept];
+  const oldest = await tx.one<{ day: string | null }>(
+    `SELECT strftime(min(day), '%Y-%m-%d') AS day FROM ${table} WHERE organization_id = $1 AND day < $2::DATE`,
+    params,
+  );
+  if (oldest?.day == null) return;
+  await tx.run(`DELETE FROM ${table} WHERE organization_id = $1 AND day < $2::DATE`, params);
+  await bumpFactPartitionVersions(tx, { organizationId, from: oldest.day, to: firstKept });
+}

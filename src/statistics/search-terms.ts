@@ -6,6 +6,7 @@ import { addDays } from '../shared/dates.js';
 import type { Executor } from '../store/database.js';
 import type { SqlValue } from '../store/sql-values.js';
 import { DUCKDB_SPLIT, type SplitSpelling } from './breakdown-split.js';
+import { dropExpiredRows } from './fact-partition-versions.js';
 
 /** Keyword days just written (fact_keyword_daily holds them; the rollups were rewritten for them). */
 export interface SearchTermScope {
@@ -96,10 +97,7 @@ export async function rewriteSearchTerms(tx: Executor, scope: SearchTermScope): 
   const keptFrom = searchTermsFrom(scope.hoursFrom);
   const { where, params } = scopeOf(scope);
   await tx.run(`DELETE FROM fact_search_term_daily WHERE ${where}`, params);
-  await tx.run(`DELETE FROM fact_search_term_daily WHERE organization_id = $1 AND day < $2::DATE`, [
-    scope.organizationId,
-    keptFrom,
-  ]);
+  await dropExpiredRows(tx, 'fact_search_term_daily', scope.organizationId, keptFrom);
   if (scope.to < keptFrom) return;
   const kept = `${where} AND day >= $${params.push(keptFrom)}::DATE`;
   await tx.run(
