@@ -6,22 +6,11 @@ import { addDays } from '../shared/dates.js';
 import type { Executor } from '../store/database.js';
 import type { SqlValue } from '../store/sql-values.js';
 import { DUCKDB_SPLIT, type SplitSpelling } from './breakdown-split.js';
+import type { BreakdownScope } from './breakdowns.js';
 import { dropExpiredRows } from './fact-partition-versions.js';
 
-/** Keyword days just written (fact_keyword_daily holds them; the rollups were rewritten for them). */
-export interface SearchTermScope {
-  readonly organizationId: number;
-  /** Inclusive, YYYY-MM-DD. */
-  readonly from: string;
-  readonly to: string;
-  readonly adPlatformAccountId?: number | undefined;
-  readonly campaignIds?: readonly number[] | undefined;
-  /**
-   * The first day whose hours a write keeps (./breakdowns.ts): its reference day (today for a
-   * sync, the day after the last generated day for `data generate`) minus HOURLY_RETENTION_DAYS.
-   */
-  readonly hoursFrom: string;
-}
+/** Keyword days just written (fact_keyword_daily holds them; the rollups were rewritten for them): the breakdowns' scope. */
+export type SearchTermScope = BreakdownScope;
 
 /**
  * The first day whose search terms a write keeps: SEARCH_TERM_RETENTION_DAYS before the same
