@@ -52,7 +52,8 @@ export async function rewriteBreakdowns(tx: Executor, scope: BreakdownScope): Pr
   }
 }
 
-function scopeOf(scope: BreakdownScope): { where: string; params: SqlValue[] } {
+/** The scope's campaign days as a condition over a fact table's columns, with its bound values. */
+export function scopeOf(scope: BreakdownScope): { where: string; params: SqlValue[] } {
   const params: SqlValue[] = [scope.organizationId, scope.from, scope.to];
   const where = ['organization_id = $1', 'day BETWEEN $2::DATE AND $3::DATE'];
   if (scope.adPlatformAccountId !== undefined) {

@@ -4,9 +4,8 @@ import { SEARCH_TERM_SLOTS } from '../catalog/search-terms.js';
 import { SHARE_PARTS } from '../platforms/breakdown-profiles.js';
 import { addDays } from '../shared/dates.js';
 import type { Executor } from '../store/database.js';
-import type { SqlValue } from '../store/sql-values.js';
 import { DUCKDB_SPLIT, type SplitSpelling } from './breakdown-split.js';
-import type { BreakdownScope } from './breakdowns.js';
+import { scopeOf, type BreakdownScope } from './breakdowns.js';
 import { dropExpiredRows } from './fact-partition-versions.js';
 
 /** Keyword days just written (fact_keyword_daily holds them; the rollups were rewritten for them): the breakdowns' scope. */
@@ -163,18 +162,4 @@ function mixRows(): string[][] {
 /** Quoted: DuckDB 1.5 reads a bare `cost` as a keyword in some positions. */
 function quote(column: string): string {
   return `"${column}"`;
-}
-
-function scopeOf(scope: SearchTermScope): { where: string; params: SqlValue[] } {
-  const params: SqlValue[] = [scope.organizationId, scope.from, scope.to];
-  const where = ['organization_id = $1', 'day BETWEEN $2::DATE AND $3::DATE'];
-  if (scope.adPlatformAccountId !== undefined) {
-    params.push(scope.adPlatformAccountId);
-    where.push(`adplatform_account_id = $${params.length}`);
-  }
-  if (scope.campaignIds !== undefined) {
-    params.push(scope.campaignIds.map(String));
-    where.push(`campaign_id IN (SELECT unnest($${params.length}::VARCHAR[])::BIGINT)`);
-  }
-  return { where: where.join(' AND '), params };
 }
