@@ -42,10 +42,5 @@ export function reportJobRequest(
   for (const [name, value] of Object.entries(query)) {
     for (const item of typeof value === 'string' ? [value] : value) params.append(name, item);
   }
-  return reportRequest(
-    parseReportQuery(`?${params.toString()}`, endpoint),
-    endpoint.level,
-    organizationId,
-    format,
-  );
+  return reportRequest(parseReportQuery(`?${params.toString()}`, endpoint), endpoint.level, organizationId, format);
 }

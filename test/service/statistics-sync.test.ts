@@ -347,7 +347,14 @@ describe('SYNC_STATISTICS', () => {
       server.service.db.write('all-organizations', (tx) =>
         replaceDailyReport(
           tx,
-          { organizationId: 1, adPlatformAccountId: platformAccountId, from, to, campaignIds: [campaign.id], hoursFrom: from },
+          {
+            organizationId: 1,
+            adPlatformAccountId: platformAccountId,
+            from,
+            to,
+            campaignIds: [campaign.id],
+            hoursFrom: from,
+          },
           restated,
         ),
       ),
