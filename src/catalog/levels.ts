@@ -76,13 +76,15 @@ export const LEVELS: readonly LevelDefinition[] = [
     plural: 'adPlatformAccounts',
     factTable: 'fact_ad_daily',
     factKey: 'adplatform_account_id',
-    rowKeys: ['id', 'name', 'adPlatformType', 'adPlatformId', 'currency'],
+    // timeZone (issue 40): the zone the platform reports the account's days and hours in.
+    rowKeys: ['id', 'name', 'adPlatformType', 'adPlatformId', 'currency', 'timeZone'],
     fields: [
       field('id', 'number'),
       field('name', 'string'),
       field('adPlatformType', 'string', PLATFORM_ALIASES),
       field('adPlatformId', 'string'),
       field('currency', 'string'),
+      field('timeZone', 'string'),
     ],
     nameParameter: 'name',
     customFields: false,

@@ -2794,6 +2794,7 @@ export interface components {
       adPlatformType: 'GOOGLE_ADS' | 'MICROSOFT_ADVERTISING' | 'FACEBOOK';
       adPlatformId: string;
       currency: string;
+      timeZone: string;
       /** @description With segments= only: the bucket. */
       segments?: {
         /** Format: date */
@@ -3590,6 +3591,7 @@ export interface components {
       adPlatformType: 'GOOGLE_ADS' | 'MICROSOFT_ADVERTISING' | 'FACEBOOK';
       adPlatformId: string;
       currency: string;
+      timeZone: string;
       /** @description With segments= only: the bucket. */
       segments?: {
         /** Format: date */
@@ -4022,6 +4024,7 @@ export interface components {
       adPlatformType: 'GOOGLE_ADS' | 'MICROSOFT_ADVERTISING' | 'FACEBOOK';
       adPlatformId: string;
       currency: string;
+      timeZone: string;
       /** @description With segments= only: the bucket. */
       segments?: {
         /** Format: date */
@@ -8401,9 +8404,9 @@ export interface operations {
           | 'Region'
           | 'ConversionAction'
         )[];
-        /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.<key> of a requested segment, and on fact rows the column segments (segments.deviceType, segments.networkType, segments.hourOfDay, segments.age, ...: only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformType, adPlatformId, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
+        /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.<key> of a requested segment, and on fact rows the column segments (segments.deviceType, segments.networkType, segments.hourOfDay, segments.age, ...: only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformType, adPlatformId, currency, timeZone, accountId (==, != and in only: the accounts the platform account is linked to). */
         filter?: string;
-        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformType, adPlatformId, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
+        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformType, adPlatformId, currency, timeZone, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
         /** @description `name:expression:Type`, several separated by commas outside parentheses, or the parameter repeated; at most 20 in all. name: a letter, then up to 63 letters, digits or _ (unique); Type: Integer, Decimal, Money, Percentage; expression: arithmetic over statistics.<name> of this endpoint and numbers with min, max, abs, round, if. Anything else: 400 naming the position. */
         formulas?: string[];
@@ -11815,9 +11818,9 @@ export interface operations {
           | 'Region'
           | 'ConversionAction'
         )[];
-        /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.<key> of a requested segment, and on fact rows the column segments (segments.deviceType, segments.networkType, segments.hourOfDay, segments.age, ...: only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformType, adPlatformId, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
+        /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.<key> of a requested segment, and on fact rows the column segments (segments.deviceType, segments.networkType, segments.hourOfDay, segments.age, ...: only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformType, adPlatformId, currency, timeZone, accountId (==, != and in only: the accounts the platform account is linked to). */
         filter?: string;
-        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformType, adPlatformId, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
+        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformType, adPlatformId, currency, timeZone, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
         /** @description `name:expression:Type`, several separated by commas outside parentheses, or the parameter repeated; at most 20 in all. name: a letter, then up to 63 letters, digits or _ (unique); Type: Integer, Decimal, Money, Percentage; expression: arithmetic over statistics.<name> of this endpoint and numbers with min, max, abs, round, if. Anything else: 400 naming the position. */
         formulas?: string[];
@@ -13630,9 +13633,9 @@ export interface operations {
           | 'Region'
           | 'ConversionAction'
         )[];
-        /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.<key> of a requested segment, and on fact rows the column segments (segments.deviceType, segments.networkType, segments.hourOfDay, segments.age, ...: only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformType, adPlatformId, currency, accountId (==, != and in only: the accounts the platform account is linked to). */
+        /** @description One expression: comparisons `== != < <= > >=`, `&&`/`and`, `||`/`or`, `!`/`not`, parentheses, `x in [..]`, `contains(x, 's')`, `startsWith`, `endsWith`, `x == null`; operands statistics.<name> (of this endpoint), formulas.<name> (of this request), the level's fields, labels.<name> and customFields.field<N> where the level has them, segments.<key> of a requested segment, and on fact rows the column segments (segments.deviceType, segments.networkType, segments.hourOfDay, segments.age, ...: only joined with && to the rest); string and number literals, null. At most 2000 characters, depth 32, 500 nodes. Anything else: 400 invalid_parameter naming the position and the token. Fields here: id, name, adPlatformType, adPlatformId, currency, timeZone, accountId (==, != and in only: the accounts the platform account is linked to). */
         filter?: string;
-        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformType, adPlatformId, currency, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
+        /** @description Comma list of keys, `-` for descending: statistics.<name>, formulas.<name> of this request, id, name, adPlatformType, adPlatformId, currency, timeZone, segments.<key> of a requested segment. Nulls last; ties by segments, then id. An unknown key: 400 naming its position. The parameter may repeat (`sort=a&sort=-b` is `sort=a,-b`; positions count in the values joined with commas). */
         sort?: string;
         /** @description `name:expression:Type`, several separated by commas outside parentheses, or the parameter repeated; at most 20 in all. name: a letter, then up to 63 letters, digits or _ (unique); Type: Integer, Decimal, Money, Percentage; expression: arithmetic over statistics.<name> of this endpoint and numbers with min, max, abs, round, if. Anything else: 400 naming the position. */
         formulas?: string[];

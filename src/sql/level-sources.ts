@@ -18,7 +18,8 @@ export function levelEntities(level: LevelPath, org: string, d: SqlDialect): str
       return `SELECT a.id, a.name, a.currency, ${CUSTOM_COLUMNS} FROM accounts a WHERE a.organization_id = ${org}`;
     case 'adplatform-accounts':
       // Every platform account the organization knows, as GET /provisioning/v0/adplatform-accounts lists them.
-      return `SELECT p.id, p.name, p.ad_platform_type AS ${q('adPlatformType')}, p.ad_platform_id AS ${q('adPlatformId')}, p.currency
+      return `SELECT p.id, p.name, p.ad_platform_type AS ${q('adPlatformType')}, p.ad_platform_id AS ${q('adPlatformId')}, p.currency,
+                      p.time_zone AS ${q('timeZone')}
                  FROM adplatform_accounts p
                 WHERE p.organization_id = ${org}`;
     case 'campaigns':

@@ -4,7 +4,8 @@
 -- $4 = "SEARCH"
 -- $5 = 100
 -- $6 = 0
-WITH entities AS (SELECT e.* FROM (SELECT p.id, p.name, p.ad_platform_type AS "adPlatformType", p.ad_platform_id AS "adPlatformId", p.currency
+WITH entities AS (SELECT e.* FROM (SELECT p.id, p.name, p.ad_platform_type AS "adPlatformType", p.ad_platform_id AS "adPlatformId", p.currency,
+                      p.time_zone AS "timeZone"
                  FROM adplatform_accounts p
                 WHERE p.organization_id = $1::BIGINT) e),
     
@@ -18,7 +19,7 @@ WITH entities AS (SELECT e.* FROM (SELECT p.id, p.name, p.ad_platform_type AS "a
     FROM entities e JOIN sums s ON s.entity_id = e.id
     
     )
-    SELECT r."id", r."name", r."adPlatformType", r."adPlatformId", r."currency", r.seg_0, r.seg_1, (r.s_clicks)::BIGINT AS st_0, (r.s_impressions)::BIGINT AS st_1, round((r.s_cost)::DOUBLE, 6) AS st_2, count(*) OVER () AS __total
+    SELECT r."id", r."name", r."adPlatformType", r."adPlatformId", r."currency", r."timeZone", r.seg_0, r.seg_1, (r.s_clicks)::BIGINT AS st_0, (r.s_impressions)::BIGINT AS st_1, round((r.s_cost)::DOUBLE, 6) AS st_2, count(*) OVER () AS __total
       FROM report_rows r
      ORDER BY r.id ASC, r.seg_0 ASC, r.seg_1 ASC
      LIMIT $5::BIGINT OFFSET $6::BIGINT

@@ -4,7 +4,8 @@
 -- {p4} = "SEARCH"
 -- {p5} = 100
 -- {p6} = 0
-WITH entities AS (SELECT e.* FROM (SELECT p.id, p.name, p.ad_platform_type AS "adPlatformType", p.ad_platform_id AS "adPlatformId", p.currency
+WITH entities AS (SELECT e.* FROM (SELECT p.id, p.name, p.ad_platform_type AS "adPlatformType", p.ad_platform_id AS "adPlatformId", p.currency,
+                      p.time_zone AS "timeZone"
                  FROM adplatform_accounts p
                 WHERE p.organization_id = {p1:Int64}) e),
     
@@ -18,7 +19,7 @@ WITH entities AS (SELECT e.* FROM (SELECT p.id, p.name, p.ad_platform_type AS "a
     FROM entities e JOIN sums s ON s.entity_id = e.id
     
     )
-    SELECT r."id", r."name", r."adPlatformType", r."adPlatformId", r."currency", r.seg_0, r.seg_1, toInt64(roundBankers((r.s_clicks))) AS st_0, toInt64(roundBankers((r.s_impressions))) AS st_1, ((trunc((toFloat64((r.s_cost)) * 1e6)) + trunc(((toFloat64((r.s_cost)) * 1e6) - trunc((toFloat64((r.s_cost)) * 1e6))) * 2)) / 1e6) AS st_2, count(*) OVER () AS __total
+    SELECT r."id", r."name", r."adPlatformType", r."adPlatformId", r."currency", r."timeZone", r.seg_0, r.seg_1, toInt64(roundBankers((r.s_clicks))) AS st_0, toInt64(roundBankers((r.s_impressions))) AS st_1, ((trunc((toFloat64((r.s_cost)) * 1e6)) + trunc(((toFloat64((r.s_cost)) * 1e6) - trunc((toFloat64((r.s_cost)) * 1e6))) * 2)) / 1e6) AS st_2, count(*) OVER () AS __total
       FROM report_rows r
      ORDER BY r.id ASC, r.seg_0 ASC, r.seg_1 ASC
      LIMIT {p5:Int64} OFFSET {p6:Int64}
