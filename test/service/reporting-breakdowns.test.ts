@@ -384,6 +384,36 @@ describe('every breakdown against plain SQL: buckets sum exactly to the unsegmen
   });
 });
 
+describe('the time zone of the hours', () => {
+  it('ad platform account rows carry timeZone: the zone stored for the platform account, several per organization', async () => {
+    const rows = await all('adplatform-accounts', { statistics: 'clicks' }, 'adPlatformAccounts');
+    const stored = new Map(
+      (
+        await fx.sql<{ id: number | bigint; zone: string }>(
+          'SELECT id, time_zone AS zone FROM adplatform_accounts WHERE organization_id = $1',
+          [fx.orgs[0]!.id],
+        )
+      ).map((r) => [Number(r.id), r.zone]),
+    );
+    expect(rows.length).toBe(stored.size);
+    for (const row of rows) expect(row.timeZone, String(row.id)).toBe(stored.get(row.id));
+    expect(new Set(rows.map((r) => r.timeZone)).size).toBeGreaterThan(1);
+    // A filter and a sort on it, as on the other fields.
+    const zone = rows[0].timeZone as string;
+    const filtered = await all(
+      'adplatform-accounts',
+      { statistics: 'clicks', filter: `timeZone == '${zone}'`, sort: 'timeZone' },
+      'adPlatformAccounts',
+    );
+    expect(filtered.map((r) => r.id).sort()).toEqual(
+      rows
+        .filter((r) => r.timeZone === zone)
+        .map((r) => r.id)
+        .sort(),
+    );
+  });
+});
+
 describe('time breakdowns: metamorphic relations', () => {
   it('HourOfDay is Hour regrouped by its hour; the hours of a day sum to Day; Day,Hour is Hour with its day', async () => {
     const query = { startDate: FROM, endDate: Y, statistics: ALL_MEASURES.join(',') };
