@@ -199,8 +199,13 @@ export function additiveSourceFor(
     return ROLLUPS_BY_SIZE.find((rollup) => holds(rollup, columns)) ?? facts;
   }
   if (factTable !== 'fact_ad_daily') return undefined;
-  // An endpoint of one platform (campaigns/facebook, adplatform-accounts/google-ads) reads only what that platform reports.
-  const reported = (source: FactSourceDefinition) =>
-    platform === undefined || source.platforms === undefined || source.platforms.includes(platform);
-  return BREAKDOWN_SOURCES.find((breakdown) => reported(breakdown) && holds(breakdown, columns));
+  return BREAKDOWN_SOURCES.find((breakdown) => reportedOn(breakdown, platform) && holds(breakdown, columns));
+}
+
+/**
+ * Whether an endpoint of `platform` (campaigns/facebook, adplatform-accounts/google-ads) may read
+ * the source: that platform reports it. An endpoint of every platform (undefined) reads them all.
+ */
+export function reportedOn(source: FactSourceDefinition, platform: AdPlatformType | undefined): boolean {
+  return platform === undefined || source.platforms === undefined || source.platforms.includes(platform);
 }

@@ -5,7 +5,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { ENDPOINT_BY_PATH, ENDPOINTS, type ReportEndpoint } from '../../catalog/endpoints.js';
 import { customFieldType } from '../../catalog/levels.js';
-import { FACT_SOURCES, type FactColumn, type FactSourceDefinition } from '../../catalog/fact-sources.js';
+import { FACT_SOURCES, reportedOn, type FactColumn, type FactSourceDefinition } from '../../catalog/fact-sources.js';
 import { FACT_FILTER_FIELDS, SEGMENTS } from '../../catalog/segments.js';
 import { DEFAULT_STATISTICS, measuresOf, type MeasureSource } from '../../catalog/statistics.js';
 import {
@@ -454,12 +454,10 @@ function sourcesOf(endpoint: ReportEndpoint) {
   const level = endpoint.level;
   const keyed = (source: FactSourceDefinition) =>
     level.factKey === null || source.grain.includes(level.factKey as FactColumn);
-  const reported = (source: FactSourceDefinition) =>
-    endpoint.platform === undefined || source.platforms === undefined || source.platforms.includes(endpoint.platform);
   return FACT_SOURCES.filter(
     (source) =>
       keyed(source) &&
-      reported(source) &&
+      reportedOn(source, endpoint.platform) &&
       (source.kind === 'breakdown'
         ? level.factTable === 'fact_ad_daily'
         : source.kind === 'facts'
