@@ -34,9 +34,10 @@ export function checkSources(endpoint: ReportEndpoint, plan: ReportPlan, now: Da
   const columns = factColumnsOf(plan);
   const source = additiveSourceFor(endpoint.level.factTable, columns, true, endpoint.platform);
   if (source === undefined) refuseColumns(endpoint, plan, columns);
-  for (const measure of usedMeasures(plan))
-    if (!carries(sourceOf(measure) === 'facts' ? source : extraSource(measure), measure, columns))
-      refuseMeasure(endpoint, plan, measure, sourceOf(measure) === 'facts' ? source : extraSource(measure));
+  for (const measure of usedMeasures(plan)) {
+    const from = sourceOf(measure) === 'facts' ? source : extraSource(measure);
+    if (!carries(from, measure, columns)) refuseMeasure(endpoint, plan, measure, from);
+  }
   if (source.retentionDays !== undefined) checkRetention(plan, source, source.retentionDays, now);
 }
 
