@@ -3,7 +3,8 @@ import { rateLimitPolicy, rateLimitState } from '../shared/rate-limit-headers.js
 import type { RateBuckets } from '../shared/token-bucket.js';
 import type { Store } from '../store/store.js';
 import type { Scope } from '../config/config.js';
-import { findClientCredentials, type ClientCredentialRecord } from './clients.js';
+import { findClientCredentials, rememberScramVerifier, type ClientCredentialRecord } from './clients.js';
+import { scramVerifierOf } from './scram.js';
 import type { FailureSlowdown } from './failure-slowdown.js';
 import { isScope } from './scopes.js';
 import { decoyHash, verifySecret } from './secrets.js';
@@ -52,7 +53,10 @@ export class TokenIssuer {
       authentic = true;
     } else {
       authentic = await verifySecret(secret, client.secretHash);
-      if (authentic) verifiedSecrets.remember(client.clientId, client.secretHash, secret);
+      if (authentic) {
+        verifiedSecrets.remember(client.clientId, client.secretHash, secret);
+        await this.backfillScramVerifier(client.clientId, secret);
+      }
     }
     if (!client || !authentic || client.disabled) {
       await this.deps.sleep(this.deps.slowdown.recordFailure(clientId, this.deps.nowMs()));
@@ -61,6 +65,20 @@ export class TokenIssuer {
       });
     }
     return client;
+  }
+
+  /**
+   * A client made before SCRAM verifiers existed gets one now, the only moment its secret is known
+   * (once per client per process: later checks hit the verified-secret cache).
+   */
+  private async backfillScramVerifier(clientId: string, secret: string): Promise<void> {
+    const { db } = this.deps;
+    const known = await db.read((r) =>
+      r.one('SELECT 1 AS known FROM api_client_scram WHERE client_id = $1', [clientId]),
+    );
+    if (known) return;
+    const verifier = await scramVerifierOf(secret);
+    await db.write('no-report-data', (tx) => rememberScramVerifier(tx, clientId, verifier));
   }
 
   /**

@@ -18,6 +18,7 @@ import { m017ReportJobEstimates } from './017-report-job-estimates.js';
 import { m018WorkLeases } from './018-work-leases.js';
 import { m019Breakdowns } from './019-breakdowns.js';
 import { m020SearchTerms } from './020-search-terms.js';
+import { m021ScramVerifiers } from './021-scram-verifiers.js';
 import type { Migration } from './migration.js';
 
 export type { Migration, MigrationContext } from './migration.js';
@@ -44,4 +45,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m018WorkLeases,
   m019Breakdowns,
   m020SearchTerms,
+  m021ScramVerifiers,
 ];
