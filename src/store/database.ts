@@ -13,10 +13,11 @@ import {
   type DuckDBConnection,
   type DuckDBPreparedStatement,
   type DuckDBType,
+  type DuckDBValue,
 } from '@duckdb/node-api';
 import { secureDatabaseFiles } from './file-permissions.js';
 import { LazyRows } from './lazy-rows.js';
-import type { AppendColumn, Executor } from './executor.js';
+import type { AppendColumn, DescribingExecutor, Executor, StatementShape } from './executor.js';
 import { fromDuckDBRow, toDuckDBTypes, toDuckDBValues, type Row, type SqlParams } from './sql-values.js';
 import { ReportScheduler, type ReportLaneState, type ReportTicket } from './report-scheduler.js';
 import { WorkLimiter } from './work-limiter.js';
@@ -93,7 +94,7 @@ type StaleAfterWrite = 'every' | 'parameterless';
  * What the cache keeps of them is the parse and first bind (~1.5 ms), and that holds no
  * statistics. test/service/report-plan-cache.test.ts holds DuckDB to it.
  */
-class ConnectionExecutor implements Executor {
+class ConnectionExecutor implements DescribingExecutor {
   private readonly statements = new Map<string, { statement: DuckDBPreparedStatement; epoch: number }>();
   /** Statements prepared on this connection, cached or not (diagnostics). */
   prepared = 0;
@@ -163,6 +164,33 @@ class ConnectionExecutor implements Executor {
 
   interrupt(): void {
     this.connection.interrupt();
+  }
+
+  async describe(sql: string): Promise<StatementShape> {
+    const statement = await this.prepare(sql);
+    try {
+      return shapeOf(statement);
+    } finally {
+      statement.destroySync();
+    }
+  }
+
+  async allDescribed(
+    sql: string,
+    params: readonly (string | number | null)[],
+  ): Promise<{ shape: StatementShape; rows: unknown[][] }> {
+    const statement = await this.prepare(sql);
+    try {
+      const shape = shapeOf(statement);
+      statement.bind(
+        params.map((p) => p as DuckDBValue),
+        params.map((p) => (typeof p === 'string' ? VARCHAR : p === null ? undefined : DOUBLE)) as DuckDBType[],
+      );
+      const reader = await timed('execute', () => statement.runAndReadAll());
+      return { shape, rows: reader.getRows().map((row) => row.map(plainValue)) };
+    } finally {
+      statement.destroySync();
+    }
   }
 
   async append(table: string, columns: readonly AppendColumn[]): Promise<void> {
@@ -244,6 +272,30 @@ class ConnectionExecutor implements Executor {
     this.statements.set(sql, { statement, epoch });
     return statement;
   }
+}
+
+/** A DuckDB value as the SQL endpoint carries it: exact text for what JS numbers cannot hold. */
+function plainValue(value: DuckDBValue): unknown {
+  if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+    return value;
+  if (typeof value === 'bigint') return value;
+  return String(value);
+}
+
+function shapeOf(statement: DuckDBPreparedStatement): StatementShape {
+  const parameterTypes = Array.from({ length: statement.parameterCount }, (_, i) => {
+    try {
+      return statement.parameterType(i + 1).toString();
+    } catch {
+      // A parameter whose type DuckDB could not infer yet.
+      return 'UNKNOWN';
+    }
+  });
+  const columns = Array.from({ length: statement.columnCount }, (_, i) => ({
+    name: statement.columnName(i),
+    type: statement.columnType(i).toString(),
+  }));
+  return { parameterTypes, columns };
 }
 
 const STATEMENT_CACHE_SIZE = 256;

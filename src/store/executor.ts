@@ -24,6 +24,30 @@ export interface Executor {
   interrupt(): void;
 }
 
+/** A prepared statement's shape: DuckDB's types of its parameters and of its columns (`BIGINT`, `DECIMAL(38,9)`, ...). */
+export interface StatementShape {
+  readonly parameterTypes: readonly string[];
+  readonly columns: readonly { readonly name: string; readonly type: string }[];
+}
+
+/**
+ * What the SQL endpoint (issue 41) needs beyond Executor on the embedded store: a statement's
+ * shape before it runs (the protocol describes rows before they exist), and its rows as exact
+ * text where JS numbers are not (DECIMAL, HUGEINT, dates).
+ */
+export interface DescribingExecutor extends Executor {
+  describe(sql: string): Promise<StatementShape>;
+  /** Runs a statement whose parameters are all text (the SQL casts them); values as strings, numbers, bigints, booleans or null. */
+  allDescribed(
+    sql: string,
+    params: readonly (string | number | null)[],
+  ): Promise<{ shape: StatementShape; rows: unknown[][] }>;
+}
+
+export function isDescribing(executor: Executor): executor is DescribingExecutor {
+  return typeof (executor as Partial<DescribingExecutor>).describe === 'function';
+}
+
 /** One column of rows to append; all columns of a call have the same length. */
 export type AppendColumn =
   | { readonly type: 'VARCHAR'; readonly values: ReadonlyArray<string | null> }
