@@ -345,7 +345,7 @@ export const MODEL_RELATIONS: readonly ModelRelation[] = [
   },
 ];
 
-const BY_NAME = new Map(MODEL_RELATIONS.map((r) => [r.name, r]));
+const BY_NAME = new Map(MODEL_RELATIONS.map((r) => [r.name, qualified(r)]));
 
 /** The relation of that name (PostgreSQL folds unquoted names to lower case before this). */
 export function modelRelation(name: string): ModelRelation | undefined {
@@ -466,7 +466,17 @@ export const MODEL_TABLE_FUNCTIONS: readonly ModelTableFunction[] = [
   },
 ];
 
-const FUNCTIONS_BY_NAME = new Map(MODEL_TABLE_FUNCTIONS.map((f) => [f.name, f]));
+const FUNCTIONS_BY_NAME = new Map(MODEL_TABLE_FUNCTIONS.map((f) => [f.name, qualified(f)]));
+
+/**
+ * Bodies name the internal tables schema-qualified (`main.accounts`): a statement's own WITH query
+ * named `accounts` would otherwise stand in for the table inside a body, and a body that joins
+ * `accounts` to scope labels would then scope them by the statement's rows, not the organization's.
+ * A qualified name is never a WITH query's.
+ */
+function qualified<T extends { readonly body: string }>(relation: T): T {
+  return { ...relation, body: relation.body.replace(/\b(FROM|JOIN)\s+(?!\()([a-z_]+)\b/g, '$1 main.$2') };
+}
 
 export function modelTableFunction(name: string): ModelTableFunction | undefined {
   return FUNCTIONS_BY_NAME.get(name);
