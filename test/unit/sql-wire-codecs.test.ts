@@ -47,6 +47,9 @@ describe('float8 text: shortest round-trip, %g layout from e+15 and below e-4 (P
     ['-4545110464096.0693', '-4545110464096.069'],
     ['1.4955747127532957e-8', '1.4955747127532957e-08'],
     ['-3605266809463501.0', '-3.605266809463501e+15'],
+    // 1e23 is exactly halfway between two doubles: PostgreSQL's Ryu never prints a halfway decimal (JavaScript prints 1e+23).
+    ['1e23', '9.999999999999999e+22'],
+    ['9.5e-1', '0.95'],
   ];
   it.each(golden)('%s prints %s', (value, printed) => {
     expect(formatFloat8(Number(value))).toBe(printed);
@@ -87,6 +90,10 @@ describe('float4 text: shortest decimal that reads back as the same float4, %g l
     ['107900.74218750000', '107900.74'],
     ['-41.118705749511719', '-41.118706'],
     ['47605024.000000000', '4.7605024e+07'],
+    // Found by the parity test: -196077410 is the float4 -196077408, and -1.960774e+08 lies exactly halfway to its neighbour.
+    ['-196077408', '-1.9607741e+08'],
+    // 309427.125 exactly: the 8-digit candidates 309427.12 and .13 are equally close, and Ryu takes the even one.
+    ['309427.125', '309427.12'],
   ];
   it.each(golden)('%s prints %s', (value, printed) => {
     expect(formatFloat4(Number(value))).toBe(printed);
