@@ -6,7 +6,7 @@
  * There is no baseline of known breaks: any break fails.
  */
 const LAYERS =
-  'auth|catalog|changes|clickhouse|cli|client|config|demo|events|explorer|generator|http|jobs|organizations|planner|platforms|provisioning|reference|report-jobs|reporting|runtime|shared|sql|statistics|store|webhooks';
+  'auth|catalog|changes|clickhouse|cli|client|config|demo|events|explorer|generator|http|jobs|organizations|planner|platforms|provisioning|reference|report-jobs|reporting|runtime|shared|sql|sql-endpoint|statistics|store|webhooks';
 const above = (...names) => `^src/(${names.join('|')})(/|\\.ts$)`;
 /** Node modules that do I/O, and the packages that open files, sockets or threads. */
 const IO_MODULES =
@@ -50,6 +50,22 @@ module.exports = {
       comment: "D4: nothing imports main.ts but the CLI's serve command, the other half of the composition root.",
       from: { path: '^src/', pathNot: ['^src/main\\.ts$', '^src/cli/'] },
       to: { path: '^src/main\\.ts$' },
+    },
+    {
+      name: 'nothing-imports-sql-endpoint',
+      severity: 'error',
+      comment:
+        'Issue 41: the SQL endpoint is started by the composition roots only (main.ts; the CLI names its start error).',
+      from: { path: '^src/', pathNot: ['^src/sql-endpoint/', '^src/main\\.ts$', '^src/cli/'] },
+      to: { path: '^src/sql-endpoint/' },
+    },
+    {
+      name: 'sql-endpoint-translation-is-pure',
+      severity: 'error',
+      comment:
+        'Issue 41: the model and the translation of statements onto it do no I/O (a pure function from a parse tree to SQL).',
+      from: { path: '^src/sql-endpoint/(model|translate)/' },
+      to: { path: IO_MODULES },
     },
     {
       name: 'nothing-imports-cli',

@@ -43,6 +43,11 @@ import { Database } from './store/database.js';
 import { migrate } from './store/migrate.js';
 import { migratePostgres } from './store/postgres/postgres-migrate.js';
 import { PostgresStore } from './store/postgres/postgres-store.js';
+import {
+  SqlEndpointConfigurationError,
+  startSqlEndpoint,
+  type RunningSqlEndpoint,
+} from './sql-endpoint/sql-endpoint.js';
 import type { Store } from './store/store.js';
 import { WorkLeases } from './store/work-leases.js';
 import { loadFxReference } from './reference/fx-rates.js';
@@ -76,6 +81,8 @@ export interface RunningService {
   readonly db: Store;
   readonly port: number;
   readonly httpPort: number | undefined;
+  /** The SQL endpoint's port (`--sql-port`), when it runs. */
+  readonly sqlPort: number | undefined;
   readonly url: string;
   readonly tls: TlsMaterial | undefined;
   readonly demo: DemoSeed | undefined;
@@ -102,7 +109,7 @@ export interface RunningService {
 /** A listener's port is taken; `setting` says which one (`port` or `httpPort`), so the CLI can name its flag. */
 export class PortInUseError extends Error {
   constructor(
-    readonly setting: 'port' | 'httpPort',
+    readonly setting: 'port' | 'httpPort' | 'sqlPort',
     readonly port: number,
     readonly host: string,
   ) {
@@ -111,7 +118,7 @@ export class PortInUseError extends Error {
   }
 }
 
-function portInUse(setting: 'port' | 'httpPort', port: number, host: string): (error: unknown) => never {
+function portInUse(setting: 'port' | 'httpPort' | 'sqlPort', port: number, host: string): (error: unknown) => never {
   return (error) => {
     throw (error as NodeJS.ErrnoException | null)?.code === 'EADDRINUSE'
       ? new PortInUseError(setting, port, host)
@@ -152,6 +159,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
   let reportJobRunner: ReportJobRunner | undefined;
   let changes: ChangeFeed | undefined;
   let leases: WorkLeases | undefined;
+  let sqlEndpoint: RunningSqlEndpoint | undefined;
   try {
     if (db instanceof Database) await migrate(db);
     else await migratePostgres(db as PostgresStore);
@@ -260,6 +268,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
         now().toISOString().slice(0, 10),
       );
     }
+    // One per-client bucket for REST and the SQL endpoint: a client's requests count wherever they arrive.
+    const apiRate = buckets('api', config.rateLimit.ratePerSecond, config.rateLimit.burst);
     const pages = new PageCache(Math.floor(config.cacheMb * 2 ** 20));
     const reports = new ReportService(db, now, exports, pages, { rollups: config.rollups }, engine.reports);
     // Report jobs: exports into files, on the engine's job executor.
@@ -316,7 +326,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
         verifiedSecrets: new VerifiedSecretCache(),
         issueRate: buckets('token', config.rateLimit.tokenRatePerSecond, config.rateLimit.tokenBurst),
       }),
-      apiRate: buckets('api', config.rateLimit.ratePerSecond, config.rateLimit.burst),
+      apiRate,
       redeliveryRate: buckets(
         'redelivery',
         config.rateLimit.redeliveriesPerMinute / 60,
@@ -358,6 +368,31 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
         ),
       );
     }
+    if (config.sqlPort !== undefined) {
+      if (!(db instanceof Database) || !servesReports) {
+        throw new SqlEndpointConfigurationError(
+          '--sql-port needs the embedded DuckDB store and its facts (not --store)',
+        );
+      }
+      if (!tls)
+        throw new SqlEndpointConfigurationError(
+          '--sql-port needs TLS: give --tls-cert and --tls-key behind --trust-proxy',
+        );
+      sqlEndpoint = await startSqlEndpoint({
+        host: config.host,
+        port: config.sqlPort,
+        tls,
+        db,
+        apiRate,
+        dbTime,
+        nowMs,
+        maxRows: config.sqlEndpoint.maxRows,
+        maxConnections: config.sqlEndpoint.maxConnections,
+        version: VERSION,
+        log: io.log,
+      }).catch(portInUse('sqlPort', config.sqlPort, config.host));
+    }
+    const sql = sqlEndpoint;
     await jobRunner.start();
     await webhookDeliveries.start();
     await reportJobRunner.start();
@@ -389,6 +424,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       db,
       port: api.port,
       httpPort: listeners[1]?.port,
+      sqlPort: sql?.port,
       url: `${tls ? 'https' : 'http'}://localhost:${api.port}`,
       tls,
       demo,
@@ -410,6 +446,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
             exports.close(),
             reportRunner.stop(config.shutdownTimeoutMs).then(() => jobExports.close()),
             ...listeners.map((l) => l.close(config.shutdownTimeoutMs)),
+            sql?.close(),
           ]);
           // A job still running then stays RUNNING and resumes at the next start.
           clearInterval(platformSync);
@@ -428,6 +465,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     };
   } catch (error) {
     await Promise.all(listeners.map((l) => l.close(0)));
+    await sqlEndpoint?.close().catch(() => undefined);
     clearInterval(platformSync);
     clearInterval(statisticsSync);
     changes?.stop();

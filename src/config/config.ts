@@ -28,6 +28,16 @@ export const serviceConfigSchema = z.object({
   host: z.string().default('0.0.0.0'),
   port: z.coerce.number().int().min(0).max(65535).default(8443),
   httpPort: z.coerce.number().int().min(0).max(65535).optional(),
+  /** The SQL endpoint's port (PostgreSQL protocol over TLS, issue 41); off when unset. */
+  sqlPort: z.coerce.number().int().min(0).max(65535).optional(),
+  sqlEndpoint: z
+    .object({
+      /** Rows one statement may answer; a statement past it is an error (54000), never a short answer. */
+      maxRows: positiveInt.default(1_000_000),
+      /** Connections the endpoint keeps at once; one more is refused with 53300. */
+      maxConnections: positiveInt.default(64),
+    })
+    .default({ maxRows: 1_000_000, maxConnections: 64 }),
   tlsCert: z.string().optional(),
   tlsKey: z.string().optional(),
   trustProxy: z.boolean().default(false),
@@ -274,6 +284,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServiceConfigInput {
     host: pick('ADREPORT_HOST'),
     port: pick('ADREPORT_PORT'),
     httpPort: pick('ADREPORT_HTTP_PORT'),
+    sqlPort: pick('ADREPORT_SQL_PORT'),
+    sqlEndpoint: {
+      maxRows: pick('ADREPORT_SQL_MAX_ROWS'),
+      maxConnections: pick('ADREPORT_SQL_MAX_CONNECTIONS'),
+    },
     tlsCert: pick('ADREPORT_TLS_CERT'),
     tlsKey: pick('ADREPORT_TLS_KEY'),
     trustProxy: bool('ADREPORT_TRUST_PROXY'),

@@ -6,6 +6,7 @@ import { ClickHouseFailure } from '../../clickhouse/clickhouse-connection.js';
 import { FactTopologyError } from '../../clickhouse/facts/fact-topology.js';
 import { ClickHouseSchemaMismatch } from '../../clickhouse/replicator.js';
 import { StoreConfigurationError } from '../../store/postgres/postgres-store.js';
+import { SqlEndpointConfigurationError } from '../../sql-endpoint/sql-endpoint.js';
 import { ADMIN_COMMANDS } from '../admin-commands.js';
 import { listenAdminChannel, type AdminChannel } from '../admin/channel-server.js';
 import type { AdminServices } from '../admin/operation.js';
@@ -24,6 +25,7 @@ export async function runServe(context: CommandContext): Promise<number> {
     filesDir: context.filesDir,
     port: values.port,
     httpPort: values['http-port'],
+    sqlPort: values['sql-port'],
     tlsCert: values['tls-cert'] as string | undefined,
     tlsKey: values['tls-key'] as string | undefined,
     trustProxy: values['trust-proxy'] as boolean | undefined,
@@ -106,6 +108,7 @@ function explainStartFailure(error: unknown): never {
   if (
     error instanceof ClickHouseSchemaMismatch ||
     error instanceof StoreConfigurationError ||
+    error instanceof SqlEndpointConfigurationError ||
     error instanceof FactTopologyError ||
     error instanceof ClickHouseFailure
   )
@@ -116,7 +119,11 @@ function explainStartFailure(error: unknown): never {
 /** EADDRINUSE alone names neither the flag nor the variable that picks another port. */
 function explainPortInUse(error: unknown): never {
   if (!(error instanceof PortInUseError)) throw error;
-  const how = error.setting === 'port' ? '--port N or ADREPORT_PORT' : '--http-port N or ADREPORT_HTTP_PORT';
+  const how = {
+    port: '--port N or ADREPORT_PORT',
+    httpPort: '--http-port N or ADREPORT_HTTP_PORT',
+    sqlPort: '--sql-port N or ADREPORT_SQL_PORT',
+  }[error.setting];
   throw new CliError(`${error.message}; choose another with ${how}`);
 }
 
@@ -129,6 +136,7 @@ function announce(context: CommandContext, service: RunningService): void {
       url: service.url,
       port: service.port,
       httpPort: service.httpPort ?? null,
+      sqlPort: service.sqlPort ?? null,
       db: context.storeUrl === undefined ? context.dbPath : service.db.dbPath,
       adminSocket: context.storeUrl === undefined ? adminSocketName(context.dbPath) : null,
       demo: demo
@@ -155,6 +163,11 @@ function announce(context: CommandContext, service: RunningService): void {
     );
   }
   if (service.httpPort !== undefined) lines.push(`plain HTTP on port ${service.httpPort} answers 404 to everything`);
+  if (service.sqlPort !== undefined) {
+    lines.push(
+      `SQL endpoint (PostgreSQL protocol, TLS): psql "host=localhost port=${service.sqlPort} sslmode=require user=<client id> dbname=adreport" (password: the client secret)`,
+    );
+  }
   if (demo) {
     const basic = `${demo.client.clientId}:${demo.client.clientSecret}`;
     lines.push(

@@ -4,12 +4,13 @@ import type { Command } from '../command.js';
 export const serve: Command = {
   path: ['serve'],
   summary: 'Run the HTTPS service',
-  usage: `adreport serve [--port 8443] [--tls-cert F --tls-key F] [--http-port N] [--trust-proxy] [--demo] [--host H] [--report-engine ${REPORT_ENGINE_NAMES.join('|')}] [--db FILE] [--json]`,
+  usage: `adreport serve [--port 8443] [--tls-cert F --tls-key F] [--http-port N] [--sql-port N] [--trust-proxy] [--demo] [--host H] [--report-engine ${REPORT_ENGINE_NAMES.join('|')}] [--db FILE] [--json]`,
   optionHelp: [
     '--port N           HTTPS port (default 8443; 0 picks a free one)',
     '--tls-cert F       PEM certificate; with --tls-key. Default: a self-signed pair in <db>.tls/',
     '--tls-key F        PEM private key',
     '--http-port N      also listen for plain HTTP and answer every request 404 (HTTPS only)',
+    '--sql-port N       also serve SQL over the PostgreSQL protocol (TLS, SCRAM-SHA-256: user = client id, password = secret)',
     '--trust-proxy      behind a TLS-terminating proxy: listen for plain HTTP, serve only X-Forwarded-Proto: https',
     '--demo             on an empty database, create a demo organization, client and accounts (400 days of sandbox history,\n                     fetched in the background; ADREPORT_DEMO_DATA=false leaves the accounts out) and print the credentials',
     '--host H           interface to bind (default 0.0.0.0)',
@@ -22,6 +23,7 @@ export const serve: Command = {
     'tls-cert': { type: 'string' },
     'tls-key': { type: 'string' },
     'http-port': { type: 'string' },
+    'sql-port': { type: 'string' },
     'trust-proxy': { type: 'boolean' },
     demo: { type: 'boolean' },
     host: { type: 'string' },
