@@ -184,6 +184,8 @@ export const TYPES_ROW_TEXT = [
   null,
 ];
 
+const SETTINGS: Record<string, string> = { max_identifier_length: '63', transaction_isolation: 'read committed' };
+
 interface Statement {
   columns(paramTypes: readonly number[]): readonly SqlColumn[] | null;
   run(params: readonly SqlParam[], signal: AbortSignal, session: FixtureSession): Promise<SqlResult>;
@@ -273,6 +275,21 @@ function statementOf(sql: string): Statement {
         return { columns: null, rows: [], commandTag: tag };
       },
     };
+  }
+  // Drivers' connection setup: pgJDBC's SET extra_float_digits = 3, psqlODBC's SHOW max_identifier_length.
+  if (/^set /i.test(sql))
+    return { columns: () => null, run: async () => ({ columns: null, rows: [], commandTag: 'SET' }) };
+  if (/^select oid, typbasetype from pg_type where typname = 'lo'$/i.test(sql)) {
+    const columns = [
+      { name: 'oid', typeOid: PgType.oid },
+      { name: 'typbasetype', typeOid: PgType.oid },
+    ];
+    return { columns: () => columns, run: async () => rows(columns, []) };
+  }
+  if ((match = /^show (\w+)$/i.exec(sql))) {
+    const column = text(match[1]!.toLowerCase());
+    const value = SETTINGS[column.name] ?? '';
+    return { columns: () => [column], run: async () => ({ columns: [column], rows: [[value]], commandTag: 'SHOW' }) };
   }
   if (sql === '') return { columns: () => null, run: async () => ({ columns: null, rows: [], commandTag: '' }) };
   return {

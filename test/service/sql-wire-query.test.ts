@@ -339,6 +339,33 @@ describe('extended query protocol', () => {
     raw.end();
   });
 
+  it('DEALLOCATE in a simple Query frees a named statement, as psqlODBC does before it reuses a plan name', async () => {
+    const raw = await RawClient.session(world.port);
+    raw.parse('_PLAN0x1', 'select 1');
+    raw.sync();
+    await raw.untilReady();
+    raw.query('DEALLOCATE "_PLAN0x1"');
+    const freed = await raw.untilReady();
+    expect(types(freed)).toBe('CZ');
+    expect(freed[0]!.body.toString()).toBe('DEALLOCATE\0');
+    raw.parse('_PLAN0x1', 'select 2');
+    raw.bind('', '_PLAN0x1');
+    raw.execute('');
+    raw.sync();
+    expect(types(await raw.untilReady())).toBe('12DCZ');
+    raw.query('deallocate prepare nope');
+    expect(errorOf((await raw.untilReady())[0]!)).toMatchObject({
+      C: '26000',
+      M: 'prepared statement "nope" does not exist',
+    });
+    raw.query('DEALLOCATE ALL');
+    expect((await raw.untilReady())[0]!.body.toString()).toBe('DEALLOCATE ALL\0');
+    raw.bind('', '_PLAN0x1');
+    raw.sync();
+    expect(errorOf((await raw.untilReady())[0]!)).toMatchObject({ C: '26000' });
+    raw.end();
+  });
+
   it('an empty statement answers EmptyQueryResponse to Execute', async () => {
     const raw = await RawClient.session(world.port);
     raw.parse('', '');

@@ -13,6 +13,7 @@ import {
   decodeStartupPacket,
   ProtocolViolation,
 } from '../../src/sql-endpoint/wire/frontend-messages.js';
+import { parseDeallocate } from '../../src/sql-endpoint/wire/deallocate.js';
 import { MessageReader } from '../../src/sql-endpoint/wire/message-reader.js';
 import { PgType } from '../../src/sql-endpoint/wire/pg-types.js';
 import { resolveFormats } from '../../src/sql-endpoint/wire/result-rows.js';
@@ -226,5 +227,17 @@ describe('format codes', () => {
     expect(resolveFormats([0, 1], 2, mismatch)).toEqual([0, 1]);
     expect(() => resolveFormats([0, 1], 3, mismatch)).toThrow('mismatch');
     expect(() => resolveFormats([2], 1, mismatch)).toThrow('unsupported format code: 2');
+  });
+});
+
+describe('DEALLOCATE, the one statement the wire layer answers itself', () => {
+  it('a name (folded unless quoted), PREPARE optional, ALL; anything more goes to the session', () => {
+    expect(parseDeallocate('DEALLOCATE "_PLAN0x55f7"')).toEqual({ all: false, name: '_PLAN0x55f7' });
+    expect(parseDeallocate('deallocate prepare S_1;')).toEqual({ all: false, name: 's_1' });
+    expect(parseDeallocate('DEALLOCATE "a""b"')).toEqual({ all: false, name: 'a"b' });
+    expect(parseDeallocate(' DEALLOCATE ALL ')).toEqual({ all: true });
+    expect(parseDeallocate('DEALLOCATE "all"')).toEqual({ all: false, name: 'all' });
+    expect(parseDeallocate('DEALLOCATE x; select 1')).toBeUndefined();
+    expect(parseDeallocate('select 1')).toBeUndefined();
   });
 });

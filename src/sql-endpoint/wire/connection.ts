@@ -7,6 +7,7 @@ import {
   rowDescription,
   type ErrorFields,
 } from './backend-messages.js';
+import { parseDeallocate } from './deallocate.js';
 import { errorFields } from './errors.js';
 import { ExtendedQuery } from './extended-query.js';
 import { decodeMessage, ProtocolViolation, type FrontendMessage } from './frontend-messages.js';
@@ -171,31 +172,36 @@ export class Connection {
 
   /** Every result in order (RowDescription, DataRows, CommandComplete); the first error ends the string. */
   private async simpleQuery(sql: string): Promise<void> {
-    const { session, out } = this.options;
     this.extended.dropUnnamed();
+    // In a failed transaction block DEALLOCATE is refused like any statement: the session says so.
+    const deallocation = this.options.session.transactionStatus() === 'error' ? undefined : parseDeallocate(sql);
     try {
-      await this.runStatement(async (signal) => {
-        let results = 0;
-        for await (const result of session.query(sql, signal)) {
-          results++;
-          if (result.columns === null) {
-            out.push(result.commandTag === '' ? emptyQueryResponse() : commandComplete(result.commandTag));
-            continue;
-          }
-          const formats = result.columns.map(() => TEXT);
-          const encoders = columnEncoders(result.columns, formats);
-          out.push(rowDescription(result.columns, formats));
-          await writeRows(out, result.rows, 0, result.rows.length, encoders, signal);
-          out.push(commandComplete(result.commandTag));
-        }
-        if (results === 0) out.push(emptyQueryResponse());
-      });
+      if (deallocation) this.extended.deallocate(deallocation);
+      else await this.runStatement((signal) => this.answer(sql, signal));
     } catch (error) {
       const fields = errorFields(error, this.options.log, `on ${this.options.label}`);
       if (fields.severity === 'FATAL') throw error;
-      out.push(errorResponse(fields));
+      this.options.out.push(errorResponse(fields));
     }
     await this.ready();
+  }
+
+  private async answer(sql: string, signal: AbortSignal): Promise<void> {
+    const { session, out } = this.options;
+    let results = 0;
+    for await (const result of session.query(sql, signal)) {
+      results++;
+      if (result.columns === null) {
+        out.push(result.commandTag === '' ? emptyQueryResponse() : commandComplete(result.commandTag));
+        continue;
+      }
+      const formats = result.columns.map(() => TEXT);
+      const encoders = columnEncoders(result.columns, formats);
+      out.push(rowDescription(result.columns, formats));
+      await writeRows(out, result.rows, 0, result.rows.length, encoders, signal);
+      out.push(commandComplete(result.commandTag));
+    }
+    if (results === 0) out.push(emptyQueryResponse());
   }
 
   private readonly runStatement = async <T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> => {

@@ -12,6 +12,7 @@ import {
   rowDescription,
 } from './backend-messages.js';
 import { decodeBinary, hasBinaryFormat, utf8 } from './binary-format.js';
+import type { Deallocation } from './deallocate.js';
 import type { FrontendMessage } from './frontend-messages.js';
 import type { Output } from './output.js';
 import { typeName } from './pg-types.js';
@@ -151,6 +152,14 @@ export class ExtendedQuery {
     if (target === 'statement') this.statements.delete(name);
     else this.portals.delete(name);
     this.out.push(closeComplete());
+  }
+
+  /** DEALLOCATE as PostgreSQL answers it: 26000 for a name it does not know. */
+  deallocate(target: Deallocation): void {
+    if (target.all) this.statements.clear();
+    else if (!this.statements.delete(target.name))
+      throw new SqlError('26000', `prepared statement "${target.name}" does not exist`);
+    this.out.push(commandComplete(target.all ? 'DEALLOCATE ALL' : 'DEALLOCATE'));
   }
 
   /** The implicit transaction ended (a Sync or a simple Query outside a transaction block): its portals with it. */
