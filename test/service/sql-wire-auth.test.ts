@@ -68,8 +68,8 @@ describe('authentication', () => {
   });
 
   it('an unknown user is offered the same salt and iterations on every attempt (nothing tells it apart from a real one)', async () => {
-    const serverFirst = async (user: string) => {
-      const client = await RawClient.secure(world.port);
+    const serverFirst = async (user: string, port = world.port) => {
+      const client = await RawClient.secure(port);
       client.startup({ user, database: 'reports' });
       expect((await client.read()).type).toBe('R');
       const first = Buffer.from('n,,n=,r=abcdefghijklmnop');
@@ -84,6 +84,14 @@ describe('authentication', () => {
     expect(a[0]).toMatch(/^s=[A-Za-z0-9+/]{22}==$/);
     expect(a[1]).toBe('i=4096');
     expect(await serverFirst('somebody else')).not.toEqual(a);
+    // Across restarts too, given the same mockSecret (as a real user's stored salt stays).
+    const mockSecret = Buffer.alloc(32, 9);
+    const [first, second] = [await startWireWorld({ mockSecret }), await startWireWorld({ mockSecret })];
+    try {
+      expect(await serverFirst('nobody', first.port)).toEqual(await serverFirst('nobody', second.port));
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
   });
 
   it('only SCRAM-SHA-256 is offered; another mechanism is FATAL 08P01', async () => {

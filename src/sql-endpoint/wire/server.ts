@@ -29,6 +29,12 @@ export interface SqlWireServerOptions {
   readonly startupTimeoutMs?: number;
   /** An authenticated connection idle this long after ReadyForQuery is closed with 57P05; default 0, never. */
   readonly idleTimeoutMs?: number;
+  /**
+   * Derives the salts offered to unknown users (32+ random bytes). Give one that outlives restarts
+   * (PostgreSQL keeps its mock nonce in pg_control): with a new one per start, an unknown user's salt
+   * changes at a restart while a real user's does not. Default: random per server.
+   */
+  readonly mockSecret?: Buffer;
 }
 
 export interface SqlWireServer {
@@ -56,7 +62,7 @@ export async function startSqlWireServer(options: SqlWireServerOptions): Promise
     cert: options.tls.cert,
     minVersion: 'TLSv1.2',
   });
-  const mockSecret = crypto.randomBytes(32);
+  const mockSecret = options.mockSecret ?? crypto.randomBytes(32);
   const cancelKeys = new CancelKeys();
   const sockets = new Set<net.Socket>();
   const connections = new Map<net.Socket, Connection>();
