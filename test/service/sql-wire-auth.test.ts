@@ -235,6 +235,18 @@ describe('startup', () => {
     expect(Date.now() - started).toBeGreaterThan(500);
   });
 
+  it("the startup timeout is the client's: a session that takes longer to open than it does not cut the connection", async () => {
+    const slow = await startWireWorld({ startupTimeoutMs: 200 });
+    try {
+      // The session opens only well after the timeout would have fired, had it still been running.
+      slow.authenticator.openGate = new Promise((resolve) => setTimeout(resolve, 600));
+      const client = await slow.connect();
+      expect((await client.query('select 1')).rows).toEqual([{ '?column?': 1 }]);
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('beyond maxConnections sessions the next is FATAL 53300; a slot frees when a session ends', async () => {
     const small = await startWireWorld({ maxConnections: 2 });
     try {

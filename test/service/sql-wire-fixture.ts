@@ -97,6 +97,8 @@ export async function startWireWorld(options: Partial<SqlWireServerOptions> = {}
 export class FixtureAuthenticator implements SqlAuthenticator {
   readonly sessions: FixtureSession[] = [];
   readonly verifierCalls: string[] = [];
+  /** When set, openSession waits for it (a slow session start). */
+  openGate: Promise<void> | undefined;
   private readonly verifiers: Map<string, ScramVerifier>;
 
   constructor(users: Record<string, string>) {
@@ -113,6 +115,7 @@ export class FixtureAuthenticator implements SqlAuthenticator {
     database: string;
     parameters: Readonly<Record<string, string>>;
   }): Promise<SqlSession> {
+    await this.openGate;
     const session = new FixtureSession(connection);
     this.sessions.push(session);
     return session;

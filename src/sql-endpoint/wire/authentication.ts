@@ -27,6 +27,8 @@ export interface AuthenticationContext {
   readonly mockSecret: Buffer;
   /** Takes a connection slot, or says there is none (max connections). */
   readonly admit: () => boolean;
+  /** The client proved who it is: what remains (opening the session) is the server's own work, not the client's to time. */
+  readonly proven: () => void;
 }
 
 export interface Authenticated {
@@ -63,6 +65,7 @@ export async function authenticate(
 
   const passed = await scram(user, reader, out, context);
   if (!passed) return null;
+  context.proven();
 
   const parameters = Object.fromEntries(Object.entries(sent).filter(([name]) => !name.startsWith('_pq_.')));
   const session = await context.authenticator.openSession({ user, database: sent.database || user, parameters });

@@ -71,7 +71,11 @@ export async function startSqlWireServer(options: SqlWireServerOptions): Promise
 
   const serveSocket = async (socket: net.Socket): Promise<void> => {
     const streams: Duplex[] = [];
-    const startupTimer = setTimeout(() => streams.forEach((stream) => stream.destroy()), startupTimeoutMs);
+    // Bounds what the client controls (TLS handshake, its startup and SCRAM messages), not the session's opening.
+    const startupTimer = setTimeout(() => {
+      log(`sql endpoint: ${socket.remoteAddress ?? '?'} did not authenticate within ${startupTimeoutMs} ms; closed`);
+      streams.forEach((stream) => stream.destroy());
+    }, startupTimeoutMs);
     let holdsSlot = false;
     const releaseSlot = () => {
       if (holdsSlot) sessions--;
@@ -106,7 +110,12 @@ export async function startSqlWireServer(options: SqlWireServerOptions): Promise
     const out = new Output(started.stream);
     let authenticated: Authenticated | null;
     try {
-      authenticated = await authenticate(started, out, { authenticator: options.authenticator, mockSecret, admit });
+      authenticated = await authenticate(started, out, {
+        authenticator: options.authenticator,
+        mockSecret,
+        admit,
+        proven: () => clearTimeout(startupTimer),
+      });
     } catch (error) {
       await refuse(out, error);
       return;
@@ -115,7 +124,6 @@ export async function startSqlWireServer(options: SqlWireServerOptions): Promise
       started.stream.destroy();
       return;
     }
-    clearTimeout(startupTimer);
     const { user, session, parameters } = authenticated;
     const connection = new Connection({
       session,
