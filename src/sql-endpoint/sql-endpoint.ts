@@ -4,7 +4,7 @@ import { OverloadedError } from '../shared/errors.js';
 import type { CostBuckets, RateBuckets } from '../shared/token-bucket.js';
 import { isDescribing, type DescribingExecutor, type StatementShape } from '../store/executor.js';
 import type { Store } from '../store/store.js';
-import { sharedCatalogSandbox } from './catalog/catalog-sandbox.js';
+import { CATALOG_POSTGRES_VERSION, sharedCatalogSandbox } from './catalog/catalog-sandbox.js';
 import { ModelSession } from './model-session.js';
 import { startSqlWireServer } from './wire/server.js';
 import { SqlError, type ScramVerifier, type SqlAuthenticator } from './wire/session.js';
@@ -48,7 +48,7 @@ export async function startSqlEndpoint(options: SqlEndpointOptions): Promise<Run
   const catalog = sharedCatalogSandbox();
   // The version of the PostgreSQL whose catalogs answer the tools (catalog-worker.ts), so what a
   // driver reads in server_version and what it finds in pg_catalog agree.
-  const serverVersion = `${await catalog.version()} (adreport ${options.version})`;
+  const serverVersion = `${CATALOG_POSTGRES_VERSION} (adreport ${options.version})`;
   const clients = new Map<string, { organizationId: number }>();
 
   const authenticator: SqlAuthenticator = {

@@ -10,6 +10,12 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
  */
 describe('SQL endpoint: credentials', () => {
   let server: TestServer;
+  /** The demo organization's id. */
+  const organizationId = () => {
+    const demo = server.service.demo;
+    if (!demo?.created) throw new Error('the test server made no demo organization');
+    return demo.organization.id;
+  };
 
   beforeAll(async () => {
     server = await startTestServer({ sqlPort: 0 });
@@ -48,7 +54,7 @@ describe('SQL endpoint: credentials', () => {
       tx.run(
         `INSERT INTO api_clients (client_id, organization_id, name, secret_hash, scopes, disabled_at)
          VALUES ($1, $2, 'old', $3, $4, ${disabled ? 'now()' : 'NULL'})`,
-        [id, server.service.demo!.organization.id, hash, scopes],
+        [id, organizationId(), hash, scopes],
       ),
     );
     return { id, secret };
@@ -68,7 +74,7 @@ describe('SQL endpoint: credentials', () => {
   it('the demo client logs in with its id and secret; a wrong secret and an unknown user get the same 28P01', async () => {
     const accounts = await server.service.db.read((r) =>
       r.one<{ n: number }>('SELECT count(*)::INTEGER AS n FROM accounts WHERE organization_id = $1', [
-        server.service.demo!.organization.id,
+        organizationId(),
       ]),
     );
     expect(await login(server.clientId, server.clientSecret)).toBe(`ok ${accounts!.n}`);

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VERSION } from '../../src/version.js';
 import { startReportingFixture, type GeneratedOrg, type ReportingFixture } from '../helpers/reporting-fixture.js';
 
 /**
@@ -105,6 +106,13 @@ describe('SQL endpoint: organization scope', () => {
     expect(await sqlstate(client, 'SELECT c.relname, d.clicks FROM pg_catalog.pg_class c, campaign_daily d')).toBe(
       '0A000',
     );
+  });
+
+  it('server_version is the version of the PostgreSQL whose catalogs answer', async () => {
+    const client = await connect(own);
+    const sandbox = await client.query("SELECT current_setting('server_version') AS v");
+    const reported = await client.query('SHOW server_version');
+    expect(reported.rows[0].server_version).toBe(`${sandbox.rows[0].v} (adreport ${VERSION})`);
   });
 
   it('a setting set in the catalog sandbox is gone for the next statement and for other tenants', async () => {

@@ -1,6 +1,5 @@
 /** What the service and the catalog worker (catalog-worker.ts) say to each other. */
 export type CatalogAsk =
-  | { readonly op: 'ready' }
   | { readonly op: 'describe'; readonly sql: string }
   | { readonly op: 'run'; readonly sql: string; readonly params: readonly (string | null)[] };
 
@@ -12,7 +11,6 @@ export interface CatalogColumn {
 }
 
 export type CatalogReply =
-  | { readonly id: number; readonly ok: true; readonly version: string }
   | {
       readonly id: number;
       readonly ok: true;

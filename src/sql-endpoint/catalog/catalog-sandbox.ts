@@ -77,14 +77,15 @@ class CatalogWorker {
   }
 }
 
+/**
+ * The version of the PostgreSQL in the sandbox (PGlite 0.5.17, pinned in package.json), which the
+ * endpoint reports as server_version without starting the sandbox at every service start;
+ * test/service/sql-endpoint-scoping.test.ts holds it to what the sandbox says.
+ */
+export const CATALOG_POSTGRES_VERSION = '18.7';
+
 export class CatalogSandbox {
   private worker: CatalogWorker | undefined;
-
-  /** PostgreSQL's version the sandbox runs (what the endpoint reports as server_version). */
-  async version(): Promise<string> {
-    const reply = await this.ask({ op: 'ready' });
-    return 'version' in reply ? reply.version : '';
-  }
 
   async describe(sql: string): Promise<CatalogShape> {
     const reply = await this.ask({ op: 'describe', sql });

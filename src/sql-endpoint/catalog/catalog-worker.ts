@@ -51,12 +51,6 @@ port.on('message', (request: CatalogRequest) => {
 async function answer(request: CatalogRequest): Promise<CatalogReply> {
   try {
     const db = await ready;
-    if (request.op === 'ready')
-      return {
-        id: request.id,
-        ok: true,
-        version: (await db.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]!.v,
-      };
     if (request.op === 'describe') {
       const described = await db.describeQuery(request.sql);
       return {
