@@ -196,7 +196,10 @@ export class ModelSession implements SqlSession {
           }, timeoutMs)
         : undefined;
     try {
-      return await work(controller.signal);
+      const result = await work(controller.signal);
+      // A statement cancelled or timed out answers its cancellation, even if its rows arrived meanwhile.
+      if (reason) throw new SqlError('57014', 'canceled');
+      return result;
     } catch (error) {
       if (reason) {
         throw this.fail(

@@ -2,7 +2,7 @@ import { findScramClient } from '../auth/clients.js';
 import { parseScramVerifier } from '../auth/scram.js';
 import { OverloadedError } from '../shared/errors.js';
 import type { CostBuckets, RateBuckets } from '../shared/token-bucket.js';
-import { isDescribing, type DescribingExecutor, type StatementShape } from '../store/executor.js';
+import { AbortedStatement, isDescribing, type DescribingExecutor, type StatementShape } from '../store/executor.js';
 import type { Store } from '../store/store.js';
 import { CATALOG_POSTGRES_VERSION, sharedCatalogSandbox } from './catalog/catalog-sandbox.js';
 import { ModelSession } from './model-session.js';
@@ -103,16 +103,7 @@ export async function startSqlEndpoint(options: SqlEndpointOptions): Promise<Run
     signal: AbortSignal,
   ) {
     await admit(organizationId, clientId);
-    return inReportLane(organizationId, async (executor) => {
-      const onAbort = () => executor.interrupt();
-      signal.addEventListener('abort', onAbort);
-      try {
-        if (signal.aborted) throw new SqlError('57014', 'canceling statement due to user request');
-        return await executor.allDescribed(sql, params);
-      } finally {
-        signal.removeEventListener('abort', onAbort);
-      }
-    });
+    return inReportLane(organizationId, (executor) => executor.allDescribed(sql, params, signal));
   }
 
   async function inReportLane<T>(
@@ -153,12 +144,14 @@ export async function startSqlEndpoint(options: SqlEndpointOptions): Promise<Run
 export function duckdbError(error: unknown): unknown {
   if (error instanceof SqlError) return error;
   if (error instanceof OverloadedError) return new SqlError('53000', 'the report lane is at capacity; retry shortly');
+  if (error instanceof AbortedStatement) return new SqlError('57014', 'canceling statement due to user request');
   if (!(error instanceof Error)) return error;
   const first = error.message.split('\n')[0]!;
   const [, kind = '', text = first] = /^(\w[\w ]*?) Error: (.*)$/.exec(first) ?? [];
   const message = text.replace(/!$/, '');
   if (/INTERRUPT/i.test(first)) return new SqlError('57014', 'canceling statement due to user request');
-  if (/Referenced column .* not found|column .* does not exist/i.test(message)) return new SqlError('42703', message);
+  const column = unknownColumn(message);
+  if (column !== undefined) return new SqlError('42703', `column ${column} does not exist`);
   if (/Division by zero/i.test(message)) return new SqlError('22012', 'division by zero');
   if (kind === 'Conversion' || kind === 'Invalid Input') return new SqlError('22P02', message);
   if (kind === 'Out of Range') return new SqlError('22003', message);
@@ -170,4 +163,16 @@ export function duckdbError(error: unknown): unknown {
   if (kind === 'Catalog') return new SqlError('42P01', message);
   if (kind === 'Out of Memory') return new SqlError('53200', 'out of memory');
   return error;
+}
+
+/** The column an unknown-column error of DuckDB names, in PostgreSQL's words (`"x"`, `c."x"`); undefined for other errors. */
+function unknownColumn(message: string): string | undefined {
+  const referenced =
+    /Referenced column "([^"]+)" not found|Column "([^"]+)" referenced that exists in the SELECT clause/.exec(message);
+  if (referenced) return `"${referenced[1] ?? referenced[2]}"`;
+  const qualified = /(?:Values list|Table|Table Function) "([^"]+)" does not have a column named "([^"]+)"/.exec(
+    message,
+  );
+  if (qualified) return `${qualified[1]}.${qualified[2]}`;
+  return /column "?[^"]+"? does not exist/i.test(message) ? message.replace(/^.*?(column)/i, '') : undefined;
 }

@@ -17,7 +17,13 @@ import {
 } from '@duckdb/node-api';
 import { secureDatabaseFiles } from './file-permissions.js';
 import { LazyRows } from './lazy-rows.js';
-import type { AppendColumn, DescribingExecutor, Executor, StatementShape } from './executor.js';
+import {
+  AbortedStatement,
+  type AppendColumn,
+  type DescribingExecutor,
+  type Executor,
+  type StatementShape,
+} from './executor.js';
 import { fromDuckDBRow, toDuckDBTypes, toDuckDBValues, type Row, type SqlParams } from './sql-values.js';
 import { ReportScheduler, type ReportLaneState, type ReportTicket } from './report-scheduler.js';
 import { WorkLimiter } from './work-limiter.js';
@@ -178,17 +184,27 @@ class ConnectionExecutor implements DescribingExecutor {
   async allDescribed(
     sql: string,
     params: readonly (string | number | null)[],
+    signal?: AbortSignal,
   ): Promise<{ shape: StatementShape; rows: unknown[][] }> {
     const statement = await this.prepare(sql);
+    const onAbort = () => this.connection.interrupt();
     try {
       const shape = shapeOf(statement);
       statement.bind(
         params.map((p) => p as DuckDBValue),
         params.map((p) => (typeof p === 'string' ? VARCHAR : p === null ? undefined : DOUBLE)) as DuckDBType[],
       );
+      signal?.addEventListener('abort', onAbort);
+      // An interrupt before the run starts is dropped by DuckDB: an abort during the prepare is seen here.
+      if (signal?.aborted) throw new AbortedStatement();
       const reader = await timed('execute', () => statement.runAndReadAll());
+      // The run may have ended before the interrupt reached it: an aborted statement answers nothing.
+      if (signal?.aborted) throw new AbortedStatement();
       return { shape, rows: reader.getRows().map((row) => row.map(plainValue)) };
+    } catch (error) {
+      throw signal?.aborted ? new AbortedStatement() : error;
     } finally {
+      signal?.removeEventListener('abort', onAbort);
       statement.destroySync();
     }
   }

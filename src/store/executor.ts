@@ -37,11 +37,24 @@ export interface StatementShape {
  */
 export interface DescribingExecutor extends Executor {
   describe(sql: string): Promise<StatementShape>;
-  /** Runs a statement whose parameters are all text (the SQL casts them); values as strings, numbers, bigints, booleans or null. */
+  /**
+   * Runs a statement whose parameters are all text (the SQL casts them); values as strings, numbers,
+   * bigints, booleans or null. An aborted `signal` interrupts it, also when it aborts before the run
+   * starts (DuckDB drops an interrupt that comes before), and rejects with an `AbortedStatement`.
+   */
   allDescribed(
     sql: string,
     params: readonly (string | number | null)[],
+    signal?: AbortSignal,
   ): Promise<{ shape: StatementShape; rows: unknown[][] }>;
+}
+
+/** A statement stopped by its signal (a cancel or a timeout), whether DuckDB had started it or not. */
+export class AbortedStatement extends Error {
+  constructor() {
+    super('statement aborted');
+    this.name = 'AbortedStatement';
+  }
 }
 
 export function isDescribing(executor: Executor): executor is DescribingExecutor {
