@@ -388,6 +388,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
         nowMs,
         maxRows: config.sqlEndpoint.maxRows,
         maxConnections: config.sqlEndpoint.maxConnections,
+        mockSecret: webhookSecrets.derivedKey('sql endpoint mock salts'),
         version: VERSION,
         log: io.log,
       }).catch(portInUse('sqlPort', config.sqlPort, config.host));

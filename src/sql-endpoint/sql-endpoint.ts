@@ -25,6 +25,11 @@ export interface SqlEndpointOptions {
   readonly nowMs: () => number;
   readonly maxRows: number;
   readonly maxConnections: number;
+  /**
+   * Keys the made-up salt an unknown user is offered (a deployment secret): the same at every
+   * start, as a real user's salt is, so a restart does not tell unknown users apart.
+   */
+  readonly mockSecret: Buffer;
   /** The version the endpoint reports (`server_version`): PostgreSQL's protocol level, then ours. */
   readonly version: string;
   readonly log?: ((line: string) => void) | undefined;
@@ -127,6 +132,7 @@ export async function startSqlEndpoint(options: SqlEndpointOptions): Promise<Run
     authenticator,
     serverVersion,
     maxConnections: options.maxConnections,
+    mockSecret: options.mockSecret,
   });
   options.log?.(`SQL endpoint (PostgreSQL protocol, TLS) on ${options.host}:${server.port}`);
   return {
