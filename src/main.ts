@@ -391,6 +391,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
         mockSecret: webhookSecrets.derivedKey('sql endpoint mock salts'),
         version: VERSION,
         log: io.log,
+        logError: (error) => io.logError({ requestId: '-', method: '-', path: 'sql endpoint', error }),
       }).catch(portInUse('sqlPort', config.sqlPort, config.host));
     }
     const sql = sqlEndpoint;

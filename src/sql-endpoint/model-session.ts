@@ -31,6 +31,7 @@ export interface ModelSessionDeps {
     sql: string,
     params: readonly (string | null)[],
     signal: AbortSignal,
+    maxRows: number,
   ) => Promise<{ shape: StatementShape; rows: unknown[][] }>;
   readonly describeModel: (organizationId: number, sql: string) => Promise<StatementShape>;
   /** Rows a statement may answer; one more is an error, never a silent cut. */
@@ -130,13 +131,24 @@ export class ModelSession implements SqlSession {
     const { organizationId, clientId, maxRows } = this.deps;
     const clientParams = highestParam(select, declared.length);
     const declaredCasts = Array.from({ length: clientParams }, (_, i) => castForOid(declared[i] ?? 0));
-    // A first translation asks DuckDB what the undeclared parameters are; the second casts each to it.
+    // A first translation asks DuckDB what the undeclared parameters and the statement's strings
+    // are; the second casts each to it (text where DuckDB could not tell): a statement with an
+    // untyped placeholder left has no result types before it runs, which the protocol needs.
     const probe = translateSelect(select, clientParams, organizationId, declaredCasts);
-    const probeShape = clientParams > 0 ? await this.deps.describeModel(organizationId, probe.sql) : undefined;
-    const casts = declaredCasts.map((cast, i) => cast ?? knownType(probeShape?.parameterTypes[i]) ?? 'VARCHAR');
-    const translated = translateSelect(select, clientParams, organizationId, casts);
-    // One row past the limit says the answer would be cut: an error, not a short answer.
-    const sql = `SELECT * FROM (${translated.sql}) AS answer LIMIT ${maxRows + 1}`;
+    // Nothing to ask when the only placeholder is the organization's (always cast to BIGINT).
+    const probed =
+      clientParams === 0 && probe.boundValues.length <= 1
+        ? { parameterTypes: ['BIGINT'], columns: [] }
+        : await this.deps.describeModel(organizationId, probe.sql);
+    const casts = declaredCasts.map((cast, i) => cast ?? knownType(probed.parameterTypes[i]) ?? 'VARCHAR');
+    const stringCasts = new Map(
+      probe.boundValues.map((_, i) => {
+        const number = clientParams + i + 1;
+        return [number, knownType(probed.parameterTypes[number - 1]) ?? 'VARCHAR'] as const;
+      }),
+    );
+    const translated = translateSelect(select, clientParams, organizationId, casts, stringCasts);
+    const sql = translated.sql;
     const shape = await this.deps.describeModel(organizationId, sql);
     const columns = shape.columns.map((c) => columnOf(c.name, c.type));
     const paramTypeOids = casts.map((cast, i) => declared[i] || parameterOid(cast));
@@ -147,7 +159,8 @@ export class ModelSession implements SqlSession {
         this.running(signal, async (combined) => {
           this.inTransactionOk();
           const values = [...params.map(paramText), ...translated.boundValues];
-          const { rows } = await this.deps.runModel(organizationId, clientId, sql, values, combined);
+          // One row past the limit says the answer would be cut: an error, not a short answer.
+          const { rows } = await this.deps.runModel(organizationId, clientId, sql, values, combined, maxRows + 1);
           if (rows.length > maxRows) {
             throw new SqlError('54000', `the answer has more than ${maxRows} rows`, {
               hint: 'Aggregate, filter or add LIMIT; larger pulls are report jobs (POST /reporting/v0/report-jobs).',
@@ -236,6 +249,9 @@ export class ModelSession implements SqlSession {
 
   private fail(error: unknown): unknown {
     if (this.status === 'transaction') this.status = 'error';
+    // A statement nested deeper than a walk of its tree can go (thousands of NOTs or parentheses).
+    if (error instanceof RangeError && /call stack/.test(error.message))
+      return new SqlError('54001', 'stack depth limit exceeded');
     return error;
   }
 }

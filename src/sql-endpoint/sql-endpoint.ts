@@ -33,6 +33,8 @@ export interface SqlEndpointOptions {
   /** The version the endpoint reports (`server_version`): PostgreSQL's protocol level, then ours. */
   readonly version: string;
   readonly log?: ((line: string) => void) | undefined;
+  /** Where an internal error of the endpoint goes (the service's error log: a bug, with its stack). */
+  readonly logError: (error: Error) => void;
 }
 
 export interface RunningSqlEndpoint {
@@ -74,7 +76,8 @@ export async function startSqlEndpoint(options: SqlEndpointOptions): Promise<Run
         startupParameters: parameters,
         serverVersion,
         describeModel: (organizationId, sql) => describe(organizationId, sql),
-        runModel: (organizationId, clientId, sql, params, signal) => run(organizationId, clientId, sql, params, signal),
+        runModel: (organizationId, clientId, sql, params, signal, maxRows) =>
+          run(organizationId, clientId, sql, params, signal, maxRows),
       });
     },
   };
@@ -106,9 +109,10 @@ export async function startSqlEndpoint(options: SqlEndpointOptions): Promise<Run
     sql: string,
     params: readonly (string | null)[],
     signal: AbortSignal,
+    maxRows: number,
   ) {
     await admit(organizationId, clientId);
-    return inReportLane(organizationId, (executor) => executor.allDescribed(sql, params, signal));
+    return inReportLane(organizationId, (executor) => executor.allDescribed(sql, params, signal, maxRows));
   }
 
   async function inReportLane<T>(
@@ -133,6 +137,8 @@ export async function startSqlEndpoint(options: SqlEndpointOptions): Promise<Run
     serverVersion,
     maxConnections: options.maxConnections,
     mockSecret: options.mockSecret,
+    // The wire layer writes lines; an internal error (XX000 to the client) is the service's error.
+    log: (line) => (line.includes('internal error') ? options.logError(new Error(line)) : options.log?.(line)),
   });
   options.log?.(`SQL endpoint (PostgreSQL protocol, TLS) on ${options.host}:${server.port}`);
   return {
@@ -152,9 +158,12 @@ export function duckdbError(error: unknown): unknown {
   if (error instanceof OverloadedError) return new SqlError('53000', 'the report lane is at capacity; retry shortly');
   if (error instanceof AbortedStatement) return new SqlError('57014', 'canceling statement due to user request');
   if (!(error instanceof Error)) return error;
-  const first = error.message.split('\n')[0]!;
-  const [, kind = '', text = first] = /^(\w[\w ]*?) Error: (.*)$/.exec(first) ?? [];
-  const message = text.replace(/!$/, '');
+  // The kind prefix and the message up to DuckDB's quote of the statement (LINE n:), which a
+  // newline inside an identifier would otherwise cut short.
+  const whole = error.message.split(/\nLINE \d+:/)[0]!;
+  const [, kind = '', text = whole] = /^(\w[\w ]*?) Error: ([\s\S]*)$/.exec(whole) ?? [];
+  const message = text.replace(/!$/, '').replace(/\s+/g, ' ').trim();
+  const first = message;
   if (/INTERRUPT/i.test(first)) return new SqlError('57014', 'canceling statement due to user request');
   const column = unknownColumn(message);
   if (column !== undefined) return new SqlError('42703', `column ${column} does not exist`);
@@ -168,6 +177,8 @@ export function duckdbError(error: unknown): unknown {
   if (kind === 'Parser') return new SqlError('42601', message);
   if (kind === 'Catalog') return new SqlError('42P01', message);
   if (kind === 'Out of Memory') return new SqlError('53200', 'out of memory');
+  if (kind === 'Not implemented') return new SqlError('0A000', message);
+  if (kind) return new SqlError('XX000', `${kind} error: ${message}`);
   return error;
 }
 

@@ -62,6 +62,8 @@ const WRITES: Record<string, string> = {
 const CATALOG_SCHEMAS = new Set(['pg_catalog', 'information_schema']);
 
 export async function parseStatements(text: string): Promise<Statement[]> {
+  // PostgreSQL answers an empty string (or only semicolons and blanks) with EmptyQueryResponse; libpg-query refuses it.
+  if (/^[\s;]*$/.test(text)) return [{ kind: 'empty' }];
   let tree: Node;
   try {
     tree = (await parse(text)) as Node;

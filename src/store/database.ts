@@ -174,10 +174,28 @@ class ConnectionExecutor implements DescribingExecutor {
 
   async describe(sql: string): Promise<StatementShape> {
     const statement = await this.prepare(sql);
+    let shape: StatementShape;
     try {
-      return shapeOf(statement);
+      shape = shapeOf(statement);
     } finally {
       statement.destroySync();
+    }
+    if (!shape.columns.some((c) => c.type === 'UNKNOWN' || c.type === '"NULL"' || c.name === 'unknown')) return shape;
+    // Some statements (an aggregate with DISTINCT and ORDER BY) are bound only when they run, and
+    // their prepared form shows one 'unknown' column; DuckDB's DESCRIBE binds them without running.
+    const described = await this.prepare(`DESCRIBE ${sql}`);
+    try {
+      described.bind(
+        shape.parameterTypes.map(() => null),
+        shape.parameterTypes.map(() => VARCHAR),
+      );
+      const reader = await described.runAndReadAll();
+      const columns = reader
+        .getRowObjectsJS()
+        .map((row) => ({ name: String(row.column_name), type: String(row.column_type) }));
+      return { parameterTypes: shape.parameterTypes, columns };
+    } finally {
+      described.destroySync();
     }
   }
 
@@ -185,6 +203,7 @@ class ConnectionExecutor implements DescribingExecutor {
     sql: string,
     params: readonly (string | number | null)[],
     signal?: AbortSignal,
+    maxRows?: number,
   ): Promise<{ shape: StatementShape; rows: unknown[][] }> {
     const statement = await this.prepare(sql);
     const onAbort = () => this.connection.interrupt();
@@ -197,10 +216,13 @@ class ConnectionExecutor implements DescribingExecutor {
       signal?.addEventListener('abort', onAbort);
       // An interrupt before the run starts is dropped by DuckDB: an abort during the prepare is seen here.
       if (signal?.aborted) throw new AbortedStatement();
-      const reader = await timed('execute', () => statement.runAndReadAll());
+      const reader = await timed('execute', () =>
+        maxRows === undefined ? statement.runAndReadAll() : statement.streamAndReadUntil(maxRows),
+      );
       // The run may have ended before the interrupt reached it: an aborted statement answers nothing.
       if (signal?.aborted) throw new AbortedStatement();
-      return { shape, rows: reader.getRows().map((row) => row.map(plainValue)) };
+      const rows = reader.getRows();
+      return { shape, rows: (maxRows === undefined ? rows : rows.slice(0, maxRows)).map((row) => row.map(plainValue)) };
     } catch (error) {
       throw signal?.aborted ? new AbortedStatement() : error;
     } finally {
@@ -307,10 +329,14 @@ function shapeOf(statement: DuckDBPreparedStatement): StatementShape {
       return 'UNKNOWN';
     }
   });
-  const columns = Array.from({ length: statement.columnCount }, (_, i) => ({
-    name: statement.columnName(i),
-    type: statement.columnType(i).toString(),
-  }));
+  const columns = Array.from({ length: statement.columnCount }, (_, i) => {
+    try {
+      return { name: statement.columnName(i), type: statement.columnType(i).toString() };
+    } catch {
+      // A column whose type rests on a parameter DuckDB could not type yet (`SELECT $1`).
+      return { name: statement.columnName(i), type: 'UNKNOWN' };
+    }
+  });
   return { parameterTypes, columns };
 }
 

@@ -46,6 +46,8 @@ export interface DescribingExecutor extends Executor {
     sql: string,
     params: readonly (string | number | null)[],
     signal?: AbortSignal,
+    /** Read at most this many rows (streamed: the rest is never computed into memory). */
+    maxRows?: number,
   ): Promise<{ shape: StatementShape; rows: unknown[][] }>;
 }
 

@@ -361,7 +361,7 @@ describe('translateSelect: the SQL each allowed node kind becomes', () => {
     [
       "date_trunc and date_part with the part as our constant; extract as PostgreSQL's numeric",
       "SELECT date_trunc('month', day), date_part('dow', day), extract(year FROM day) FROM campaign_daily",
-      `SELECT date_trunc('month', "day") AS "date_trunc", date_part('dow', "day") AS "date_part", CAST(date_part('year', "day") AS DECIMAL(38,6)) AS "extract" FROM <campaign_daily>`,
+      `SELECT CAST(date_trunc('month', "day") AS TIMESTAMPTZ) AS "date_trunc", date_part('dow', "day") AS "date_part", CAST(date_part('year', "day") AS DECIMAL(38,6)) AS "extract" FROM <campaign_daily>`,
     ],
     [
       'window functions: PARTITION BY, ORDER BY, frames, a named window',

@@ -11,8 +11,14 @@ import type { CatalogReply, CatalogRequest } from './catalog-messages.js';
  * a long statement here would stop the service's event loop; a worker can be cut off instead.
  */
 const port = parentPort!;
-// Every value as PostgreSQL's text: the wire layer encodes text, and nothing is lost to JS numbers.
-const asText = new Proxy({}, { get: () => (value: string) => value });
+/**
+ * Every value as PostgreSQL's text: the wire layer encodes text, and nothing is lost to JS numbers
+ * or Dates. PGlite merges these over its own parsers key by key, so every type OID is named
+ * (built-in types are below 16384; the sandbox makes none of its own).
+ */
+const asText: Record<number, (value: string) => string> = Object.fromEntries(
+  Array.from({ length: 16384 }, (_, oid) => [oid, (value: string) => value]),
+);
 
 async function open(): Promise<PGlite> {
   const db = await PGlite.create();

@@ -11,9 +11,9 @@ import type { ParseNode as Node } from './parse-tree.js';
  * client wrote reaches DuckDB as text. Relations become the model's scoped SELECTs; identifiers
  * are quoted; strings are bound parameters; numbers are re-spelled from the parsed value.
  *
- * PostgreSQL's semantics kept where DuckDB's differ: integer division (the caller runs the
- * statement with `integer_division`), NULLS FIRST on descending sorts, `~` as a partial match,
- * output column names (`sum`, `?column?`).
+ * PostgreSQL's semantics kept where DuckDB's differ: NULLS FIRST on descending sorts, `~` as a
+ * partial match, `date_trunc` of a date as timestamptz, output column names (`sum`, `?column?`).
+ * Kept DuckDB's on purpose: `/` between integers divides exactly (README "SQL endpoint").
  */
 
 export interface TranslatedSelect {
@@ -121,14 +121,22 @@ const FRAME = {
  * @param clientParams the number of the client's placeholders ($1..$n): the translation's own follow them
  * @param organizationId the caller's organization (from its credentials), bound into every relation
  * @param paramCasts DuckDB types the client's parameters are cast to (they arrive as text)
+ * @param constantCasts DuckDB types the statement's strings are cast to, by placeholder number
  */
 export function translateSelect(
   select: Node,
   clientParams: number,
   organizationId: number,
   paramCasts: readonly (string | undefined)[] = [],
+  constantCasts: ReadonlyMap<number, string> = new Map(),
 ): TranslatedSelect {
-  return new SelectTranslator(clientParams, organizationId, paramCasts).translate(select);
+  try {
+    return new SelectTranslator(clientParams, organizationId, paramCasts, constantCasts).translate(select);
+  } catch (error) {
+    // A tree nested deeper than the walk's stack (thousands of NOTs or parentheses).
+    if (error instanceof RangeError) throw new SqlError('54001', 'stack depth limit exceeded');
+    throw error;
+  }
 }
 
 class SelectTranslator {
@@ -140,6 +148,8 @@ class SelectTranslator {
     private readonly clientParams: number,
     private readonly organizationId: number,
     private readonly paramCasts: readonly (string | undefined)[],
+    /** Types the statement's strings are cast to, by placeholder: what DuckDB inferred, or text (PostgreSQL's type of an unknown literal). */
+    private readonly constantCasts: ReadonlyMap<number, string>,
   ) {}
 
   translate(select: Node): TranslatedSelect {
@@ -149,7 +159,9 @@ class SelectTranslator {
 
   private bind(value: string): string {
     this.bound.push(value);
-    return `$${this.clientParams + this.bound.length}`;
+    const number = this.clientParams + this.bound.length;
+    const cast = this.constantCasts.get(number);
+    return cast ? `CAST($${number} AS ${cast})` : `$${number}`;
   }
 
   private org(): string {
@@ -239,19 +251,23 @@ class SelectTranslator {
 
   private groupItem(n: Node, ctes: readonly string[]): string {
     const [kind, g] = kindOf(n);
+    // A parenthesised list inside GROUPING SETS: one set of several expressions.
+    if (kind === 'List')
+      return `(${((g.items as Node[] | undefined) ?? []).map((c) => this.expr(c, ctes)).join(', ')})`;
     if (kind === 'GroupingSet') {
-      const items = ((g.content as Node[] | undefined) ?? []).map((c) => this.expr(c, ctes)).join(', ');
+      const content = (g.content as Node[] | undefined) ?? [];
+      const items = () => content.map((c) => this.expr(c, ctes)).join(', ');
       switch (g.kind) {
         case 'GROUPING_SET_EMPTY':
           return '()';
         case 'GROUPING_SET_ROLLUP':
-          return `ROLLUP (${items})`;
+          return `ROLLUP (${items()})`;
         case 'GROUPING_SET_CUBE':
-          return `CUBE (${items})`;
+          return `CUBE (${items()})`;
         case 'GROUPING_SET_SETS':
-          return `GROUPING SETS (${((g.content as Node[] | undefined) ?? []).map((c) => this.groupItem(c, ctes)).join(', ')})`;
+          return `GROUPING SETS (${content.map((c) => this.groupItem(c, ctes)).join(', ')})`;
         default:
-          return `(${items})`;
+          return `(${items()})`;
       }
     }
     return this.expr(n, ctes);
@@ -415,7 +431,8 @@ class SelectTranslator {
           })
           .join('.');
       case 'ParamRef': {
-        const number = e.number as number;
+        // The parse tree leaves out a zero.
+        const number = (e.number as number | undefined) ?? 0;
         if (number < 1 || number > this.clientParams) refuse('42P02', `there is no parameter $${number}`, e.location);
         const cast = this.paramCasts[number - 1];
         return cast ? `CAST($${number} AS ${cast})` : `$${number}`;
@@ -581,6 +598,8 @@ class SelectTranslator {
     }
     // PostgreSQL's extract answers numeric, date_part double; DuckDB both a BIGINT.
     if (name === 'extract') return `CAST(${sql} AS DECIMAL(38,6))`;
+    // PostgreSQL truncates a date as a timestamptz (the date cast to one); DuckDB answers a timestamp.
+    if (name === 'date_trunc' && !isTimestampCast(rawArgs[1]!)) return `CAST(${sql} AS TIMESTAMPTZ)`;
     return sql;
   }
 
@@ -643,6 +662,14 @@ function typeName(t: Node): string {
   const duck = TYPES.get(name);
   if (!duck) refuse('42704', `type "${name}" does not exist`, t.location);
   return duck;
+}
+
+/** Whether an expression is a cast to timestamp (without zone), whose date_trunc PostgreSQL answers as a timestamp. */
+function isTimestampCast(node: Node): boolean {
+  const [kind, e] = kindOf(node);
+  if (kind !== 'TypeCast') return false;
+  const name = ((e.typeName as Node).names as Node[]).map(stringOf).at(-1);
+  return name === 'timestamp';
 }
 
 function sqlValueFunction(op: string): string {
