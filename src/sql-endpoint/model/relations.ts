@@ -1,3 +1,5 @@
+import { ROLLUP_MEASURES } from '../../catalog/rollups.js';
+
 /**
  * The reporting model as relations (issue 41): what a BI tool sees over the SQL endpoint. Each
  * relation is a SELECT over the internal tables scoped to one organization (`{org}`, bound to the
@@ -46,18 +48,8 @@ const MEASURES: readonly RelationColumn[] = [
   col('call_conversions', 'bigint', 'Call conversions.'),
   col('call_conversions_fractional', 'numeric', 'Call conversions, fractional.'),
 ];
-const FACT_MEASURES = [
-  'impressions',
-  'clicks',
-  'cost',
-  'conversions',
-  'conversion_value',
-  'calls',
-  'call_conversions',
-  'call_conversions_fractional',
-];
 /** fact_ad_daily summed to the ad group: one row per ad group, day, device and network. */
-const adGroupFacts = `(SELECT organization_id, day, adplatform_account_id, campaign_id, ad_group_id, device, network, ${FACT_MEASURES.map((m) => `sum(${m}) AS ${m}`).join(', ')}
+const adGroupFacts = `(SELECT organization_id, day, adplatform_account_id, campaign_id, ad_group_id, device, network, ${ROLLUP_MEASURES.map((m) => `sum(${m}) AS ${m}`).join(', ')}
   FROM fact_ad_daily WHERE organization_id = {org} GROUP BY ALL)`;
 
 const DAY = col('day', 'date', "The day in the ad platform account's time zone.");
