@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { insertClient, newClientCredentials } from '../../src/auth/clients.js';
+import { newClientCredentials } from '../../src/auth/clients.js';
 import { signToken } from '../../src/auth/tokens.js';
 import { serviceConfigSchema } from '../../src/config/config.js';
 import { startService } from '../../src/main.js';
@@ -61,7 +61,11 @@ describe('the signing key that an earlier release kept in the database (migratio
     await old.write('all-organizations', async (tx) => {
       await tx.run("INSERT INTO server_keys (name, key_hex) VALUES ('token-signing', $1)", [legacy.toString('hex')]);
       const organization = await createOrganization(tx, 'Upgraded');
-      await insertClient(tx, credentials, { organizationId: organization.id, scopes: ['provisioning'] });
+      // As the release of migration 7 stored a client: no SCRAM verifier (its table came with migration 21).
+      await tx.run(
+        'INSERT INTO api_clients (client_id, organization_id, name, secret_hash, scopes) VALUES ($1, $2, NULL, $3, $4)',
+        [credentials.clientId, organization.id, credentials.secretHash, ['provisioning']],
+      );
     });
     await old.close();
     const beforeUpgrade = Math.floor(Date.now() / 1000) - 5;
