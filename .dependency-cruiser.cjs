@@ -6,7 +6,7 @@
  * There is no baseline of known breaks: any break fails.
  */
 const LAYERS =
-  'auth|catalog|changes|clickhouse|cli|client|config|demo|events|explorer|generator|http|jobs|organizations|planner|platforms|provisioning|reference|report-jobs|reporting|runtime|shared|sql|sql-endpoint|statistics|store|webhooks';
+  'auth|catalog|changes|clickhouse|cli|client|config|demo|events|explorer|generator|http|jobs|mcp|organizations|planner|platforms|provisioning|reference|report-jobs|reporting|runtime|shared|sql|sql-endpoint|statistics|store|webhooks';
 const above = (...names) => `^src/(${names.join('|')})(/|\\.ts$)`;
 /** Node modules that do I/O, and the packages that open files, sockets or threads. */
 const IO_MODULES =
@@ -58,6 +58,25 @@ module.exports = {
         'Issue 41: the SQL endpoint is started by the composition roots only (main.ts; the CLI names its start error).',
       from: { path: '^src/', pathNot: ['^src/sql-endpoint/', '^src/main\\.ts$', '^src/cli/'] },
       to: { path: '^src/sql-endpoint/' },
+    },
+    {
+      name: 'nothing-imports-mcp',
+      severity: 'error',
+      comment:
+        'Issue 42: the MCP endpoint is built by the composition root (main.ts) and handed to the app as an interface.',
+      from: { path: '^src/', pathNot: ['^src/mcp/', '^src/main\\.ts$'] },
+      to: { path: '^src/mcp/' },
+    },
+    {
+      name: 'mcp-is-a-rest-client',
+      severity: 'error',
+      comment:
+        'Issue 42: the MCP tools answer through the REST API (the app they are handed), never beside it: they read the catalogue and the reporting parameters vocabulary, nothing that queries or writes (store, services, engines, http).',
+      from: { path: '^src/mcp/' },
+      to: {
+        path: '^src/',
+        pathNot: ['^src/mcp/', '^src/catalog/', '^src/shared/', '^src/reporting/report-request\\.ts$'],
+      },
     },
     {
       name: 'sql-endpoint-translation-is-pure',

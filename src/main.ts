@@ -57,6 +57,7 @@ import { PublicEventIds } from './events/public-event-id.js';
 import { VERSION } from './version.js';
 import { DeliveryWorker } from './webhooks/delivery-worker.js';
 import { SecretBox, webhookKeyPathFor } from './webhooks/secret-box.js';
+import { createMcpEndpoint } from './mcp/mcp-endpoint.js';
 import { systemLookup, type Lookup } from './webhooks/target-address.js';
 import { WebhookService } from './webhooks/webhook-service.js';
 
@@ -301,7 +302,14 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
     await changes.start(CHANGE_PURGE_MS, (error) =>
       io.logError({ requestId: '-', method: '-', path: 'change feed purge', error }),
     );
+    // The MCP tools answer through the app's own REST routes, as their caller (src/mcp/rest-gateway.ts).
+    const mcp = createMcpEndpoint({
+      appFetch: async (request) => app.fetch(request),
+      version: VERSION,
+      log: (line) => io.log?.(`mcp: ${line}`),
+    });
     const app = buildApp({
+      mcp,
       organizations: new OrganizationService(db),
       accounts,
       platformAccounts,
@@ -450,6 +458,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
             ...listeners.map((l) => l.close(config.shutdownTimeoutMs)),
             sql?.close(),
           ]);
+          await mcp.close();
           // A job still running then stays RUNNING and resumes at the next start.
           clearInterval(platformSync);
           clearInterval(statisticsSync);

@@ -1072,6 +1072,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/.well-known/oauth-protected-resource/mcp': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * OAuth 2.0 protected resource metadata of the MCP endpoint (RFC 9728)
+     * @description MCP clients find here (or through the resource_metadata of the 401 from /mcp) that this service issues the tokens /mcp takes: POST /token with the client credentials grant. No token needed. /mcp needs the reporting scope; its provisioning tools the provisioning scope too.
+     */
+    get: operations['getMcpResourceMetadata'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -15165,6 +15185,50 @@ export interface operations {
         };
       };
       /** @description The raw query string holds a character that must be percent-encoded (unencoded_characters), or the query has a parameter (health takes none: unknown_parameter). */
+      400: {
+        headers: {
+          /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      500: components['responses']['InternalError'];
+    };
+  };
+  getMcpResourceMetadata: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The metadata. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /**
+             * @description https://<Host of the request>/mcp
+             * @example https://localhost:8443/mcp
+             */
+            resource: string;
+            /** @description This service itself: its /.well-known/oauth-authorization-server names the token endpoint. */
+            authorization_servers: string[];
+            scopes_supported: ('provisioning' | 'reporting')[];
+            bearer_methods_supported: 'header'[];
+            resource_name: string;
+            resource_documentation: string;
+          };
+        };
+      };
+      /** @description The raw query string holds a character that must be percent-encoded (unencoded_characters), or the query has a parameter (the metadata takes none: unknown_parameter). */
       400: {
         headers: {
           /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */

@@ -44,6 +44,7 @@ import { registerOAuthMetadataRoute } from './routes/oauth-metadata.js';
 import { registerTokenRoute } from './routes/token.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
 import { registerExplorerRoutes } from './routes/explorer.js';
+import { registerMcpRoutes, type McpHandler } from './routes/mcp.js';
 import type { ExplorerAssets } from './explorer-assets.js';
 import type { WebhookService } from '../webhooks/webhook-service.js';
 import { validationHook } from './validation.js';
@@ -69,6 +70,8 @@ export interface AppDeps {
   changes: ChangeFeed;
   /** The browser explorer's built files (GET /explorer). */
   explorer: ExplorerAssets;
+  /** The MCP endpoint (POST /mcp); none: /mcp is not served. */
+  mcp?: McpHandler | undefined;
   authenticator: Authenticator;
   tokenIssuer: TokenIssuer;
   apiRate: RateBuckets;
@@ -191,6 +194,8 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerChangeRoutes(app, deps.changes);
   app.openapi(healthRoute, (c) => c.json({ status: 'ok' as const }, 200));
   registerExplorerRoutes(app, deps.explorer);
+  // Each MCP message takes one request from the client's bucket; the REST calls its tools make take their own.
+  if (deps.mcp) registerMcpRoutes(app, deps.mcp, apiGuard('reporting', deps.authenticator, deps.apiRate, deps.nowMs));
   refuseOtherMethods(app);
   operations.load(app.openAPIRegistry);
 
