@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../../src/catalog/endpoints.js';
 import { SEGMENTS } from '../../src/catalog/segments.js';
 import { EXPLORER_PATH } from '../../src/http/routes/explorer.js';
+import { MCP_PATH } from '../../src/http/routes/mcp.js';
 import { operationsOf, type OpenApiDocument } from '../helpers/contract/openapi-document.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -28,10 +29,16 @@ describe('GET /openapi.json', () => {
   });
 
   it('documents every route the service serves', async () => {
-    // The document itself and the explorer's page and files are served beside the API, not operations of it.
+    // The document itself, the explorer's page and files and the MCP endpoint (a protocol of its own,
+    // JSON-RPC: README "MCP server for AI agents") are served beside the API, not operations of it.
     const served = server.service.routes.filter(
-      (r) => r.path !== '/openapi.json' && r.path !== EXPLORER_PATH && !r.path.startsWith(`${EXPLORER_PATH}/`),
+      (r) =>
+        r.path !== '/openapi.json' &&
+        r.path !== MCP_PATH &&
+        r.path !== EXPLORER_PATH &&
+        !r.path.startsWith(`${EXPLORER_PATH}/`),
     );
+    expect(server.service.routes.some((r) => r.path === MCP_PATH)).toBe(true);
     expect(server.service.routes.some((r) => r.path === EXPLORER_PATH)).toBe(true);
     expect(served.length).toBeGreaterThan(2);
     for (const route of served) {
