@@ -17,6 +17,8 @@ export interface RestAnswer {
   readonly headers: Headers;
   /** The JSON body; undefined when there is none (204, 304). */
   readonly body: unknown;
+  /** The body's JSON text as the API sent it ('' without a JSON body): a tool's text answer reuses it. */
+  readonly json: string;
 }
 
 /** What the MCP request carried that a REST request of the same caller needs. */
@@ -81,6 +83,7 @@ export class RestGateway {
       status: response.status,
       headers: response.headers,
       body: text !== '' && isJson ? (JSON.parse(text) as unknown) : undefined,
+      json: isJson ? text : '',
     };
   }
 }

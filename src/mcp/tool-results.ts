@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { withCachedJsonSchema } from './cached-json-schema.js';
 import { provenanceOf, type Provenance } from './provenance.js';
 import type { RestAnswer } from './rest-gateway.js';
 
@@ -54,8 +55,21 @@ export const answerSchema = z.object({
     .describe('Report jobs: where the file is once SUCCEEDED (GET with the same bearer token).'),
 });
 
-function textResult(structured: Record<string, unknown>, lead?: string): ToolResult {
-  const json = JSON.stringify(structured);
+/** answerSchema with its JSON Schema computed once (cached-json-schema.ts), for registerTool. */
+export const ANSWER_OUTPUT = withCachedJsonSchema(answerSchema);
+
+/**
+ * The structured content as JSON text too (for clients that read only text), led by what to do
+ * next. `answerJson` is the REST body's text when the answer is the whole body: a 1,000-row page
+ * is not serialized a second time.
+ */
+function textResult(structured: Record<string, unknown>, lead?: string, answerJson?: string): ToolResult {
+  let json: string;
+  if (answerJson === undefined || answerJson === '') json = JSON.stringify(structured);
+  else {
+    const others = JSON.stringify({ ...structured, answer: undefined });
+    json = others === '{}' ? `{"answer":${answerJson}}` : `{"answer":${answerJson},${others.slice(1)}`;
+  }
   return {
     content: [{ type: 'text', text: lead === undefined ? json : `${lead}\n${json}` }],
     structuredContent: structured,
@@ -137,8 +151,9 @@ export function answerResult(
   if (!isSuccess(answer)) return restFailure(answer);
   const provenance: Provenance = provenanceOf(answer, options.explorerUrl);
   const fileUrl = options.fileUrl === undefined ? {} : { fileUrl: options.fileUrl };
-  const shown = options.part === undefined ? answer.body : options.part(answer.body);
-  return textResult({ answer: shown, provenance, ...fileUrl }, options.lead);
+  if (options.part === undefined)
+    return textResult({ answer: answer.body, provenance, ...fileUrl }, options.lead, answer.json);
+  return textResult({ answer: options.part(answer.body), provenance, ...fileUrl }, options.lead);
 }
 
 /** The rows member of a report body: its one array that is not warnings or segment totals. */
@@ -168,5 +183,5 @@ export function reportPageResult(
   const lead = more
     ? `Rows ${paging.offset + 1}-${end} of ${totalCount ?? 'more'}: this is one page. For the next, call again with offset ${page.nextOffset}; for the whole result as a file, start_export.`
     : `Rows ${returned === 0 ? 0 : paging.offset + 1}-${end} of ${totalCount ?? end}: the whole result.`;
-  return textResult({ answer: answer.body, provenance: provenanceOf(answer, explorerUrl), page }, lead);
+  return textResult({ answer: answer.body, provenance: provenanceOf(answer, explorerUrl), page }, lead, answer.json);
 }

@@ -58,6 +58,9 @@ interface CallResult {
 async function call(connection: McpConnection, name: string, args: Record<string, unknown>): Promise<CallResult> {
   const result = await connection.client.callTool({ name, arguments: args });
   const content = result.content as Array<{ type: string; text?: string }>;
+  // The text is the structured content as JSON (its last line), for clients that read text only.
+  if (result.structuredContent !== undefined)
+    expect(JSON.parse(content[0]!.text!.split('\n').at(-1)!)).toEqual(result.structuredContent);
   return {
     isError: result.isError === true,
     text: content.map((c) => c.text ?? '').join('\n'),

@@ -2,7 +2,8 @@ import * as z from 'zod';
 import type { McpServer } from '@modelcontextprotocol/server';
 import { reportParameters } from '../report-arguments.js';
 import type { RestAnswer, RestGateway } from '../rest-gateway.js';
-import { answerResult, answerSchema, isSuccess } from '../tool-results.js';
+import { withCachedJsonSchema } from '../cached-json-schema.js';
+import { ANSWER_OUTPUT, answerResult, isSuccess } from '../tool-results.js';
 import { READ_ONLY } from './reporting-tools.js';
 
 const JOBS_PATH = '/reporting/v0/report-jobs';
@@ -10,15 +11,19 @@ const JOBS_PATH = '/reporting/v0/report-jobs';
 const COMMA_LISTS = new Set(['statistics', 'segments', 'sort', 'embed', 'attributionWindows']);
 
 /** run_report's parameters but paging (a job writes the whole result) and campaignLabel (jobs take the statistics endpoints). */
-const startExportArguments = z
-  .object(reportParameters)
-  .omit({ campaignLabel: true, limit: true, offset: true })
-  .extend({
-    format: z.enum(['csv', 'ndjson', 'parquet']).describe('The file format.'),
-    compare: z.string().optional().describe('PREVIOUS_PERIOD, PREVIOUS_YEAR or YYYY-MM-DD..YYYY-MM-DD.'),
-  });
+const startExportArguments = withCachedJsonSchema(
+  z
+    .object(reportParameters)
+    .omit({ campaignLabel: true, limit: true, offset: true })
+    .extend({
+      format: z.enum(['csv', 'ndjson', 'parquet']).describe('The file format.'),
+      compare: z.string().optional().describe('PREVIOUS_PERIOD, PREVIOUS_YEAR or YYYY-MM-DD..YYYY-MM-DD.'),
+    }),
+);
 
-const jobId = z.object({ id: z.number().int().positive().describe('The report job id start_export answered.') });
+const jobId = withCachedJsonSchema(
+  z.object({ id: z.number().int().positive().describe('The report job id start_export answered.') }),
+);
 
 /** The job's query as POST /reporting/v0/report-jobs takes it: the GET parameters, values as in the URL. */
 function jobQuery(args: Readonly<Record<string, unknown>>): Record<string, string | string[]> {
@@ -53,7 +58,7 @@ export function registerExportTools(server: McpServer, rest: RestGateway): void 
       description:
         'Starts a report job (POST /reporting/v0/report-jobs): the whole result of a report as CSV, NDJSON or Parquet, written in the background and kept seven days. For results larger than a page. The same parameters as run_report, validated the same way. Answers the job (status QUEUED); follow it with get_export.',
       inputSchema: startExportArguments,
-      outputSchema: answerSchema,
+      outputSchema: ANSWER_OUTPUT,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
     async (args) =>
@@ -72,7 +77,7 @@ export function registerExportTools(server: McpServer, rest: RestGateway): void 
       description:
         'A report job (GET /reporting/v0/report-jobs/id/<id>): status (QUEUED, RUNNING, SUCCEEDED, FAILED, CANCELLED, EXPIRED), progress, rows, bytes, SHA-256, warnings, and fileUrl, where the file is once SUCCEEDED (GET it with the same bearer token).',
       inputSchema: jobId,
-      outputSchema: answerSchema,
+      outputSchema: ANSWER_OUTPUT,
       annotations: READ_ONLY,
     },
     async ({ id }) => jobResult(rest, await rest.get(`${JOBS_PATH}/id/${id}`)),

@@ -12,9 +12,11 @@ import {
 import type { RestGateway } from '../rest-gateway.js';
 import { explainStatistic, STATISTIC_NAMES } from '../statistic-explanation.js';
 import { STATISTIC_BY_NAME } from '../../catalog/statistics.js';
+import { withCachedJsonSchema } from '../cached-json-schema.js';
 import {
+  ANSWER_OUTPUT,
   answerResult,
-  answerSchema,
+  provenanceSchema,
   isSuccess,
   restFailure,
   reportPageResult,
@@ -23,6 +25,39 @@ import {
 } from '../tool-results.js';
 import { provenanceOf } from '../provenance.js';
 import { DATE_PRESETS } from '../../reporting/report-request.js';
+
+const DESCRIBE_INPUT = withCachedJsonSchema(
+  z.object({
+    endpoint: z.string().min(1).max(200).optional().describe('An endpoint path, with or without /reporting/v0/.'),
+  }),
+);
+const FRESHNESS_INPUT = withCachedJsonSchema(
+  z.object({
+    accountIds: z
+      .array(z.number().int().positive())
+      .min(1)
+      .max(100)
+      .optional()
+      .describe('Only the platform accounts linked to these accounts.'),
+    dateRange: z.enum(DATE_PRESETS).optional().describe('The range to judge (default LAST_30_DAYS).'),
+    startDate: z.string().optional().describe('YYYY-MM-DD, with endDate, instead of dateRange.'),
+    endDate: z.string().optional().describe('YYYY-MM-DD, inclusive.'),
+  }),
+);
+const CHANGES_INPUT = withCachedJsonSchema(
+  z.object({
+    since: z.string().min(1).max(500).optional().describe('The nextCursor of the previous answer.'),
+    limit: z.number().int().min(1).max(1000).optional().describe('Changes per answer (default 100).'),
+  }),
+);
+const EXPLAIN_INPUT = withCachedJsonSchema(
+  z.object({ name: z.enum(STATISTIC_NAMES).describe('The statistic, e.g. "ctr", "roas", "reach".') }),
+);
+const EXPLAIN_OUTPUT = withCachedJsonSchema(
+  z.object({ explanation: z.record(z.string(), z.unknown()), provenance: provenanceSchema }),
+);
+const RUN_REPORT_INPUT = withCachedJsonSchema(runReportArguments);
+const COMPARE_INPUT = withCachedJsonSchema(comparePeriodsArguments);
 
 /** Reads only this organization's data; asking twice answers the same (until the data changes). */
 export const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -58,10 +93,8 @@ export function registerReportingTools(server: McpServer, rest: RestGateway): vo
       title: 'Describe the reporting endpoints',
       description:
         'What GET /reporting/v0/fields says. Without endpoint: every endpoint with its statistics and segments (an index). With endpoint (e.g. "campaigns", "/reporting/v0/ads/facebook", "markups"): its whole entry: statistics with type and default, segments, the sources and what they combine, date ranges, compare forms, totals, what filter and sort accept, embeds. Call it before run_report.',
-      inputSchema: z.object({
-        endpoint: z.string().min(1).max(200).optional().describe('An endpoint path, with or without /reporting/v0/.'),
-      }),
-      outputSchema: answerSchema,
+      inputSchema: DESCRIBE_INPUT,
+      outputSchema: ANSWER_OUTPUT,
       annotations: READ_ONLY,
     },
     async ({ endpoint }) => {
@@ -91,8 +124,8 @@ export function registerReportingTools(server: McpServer, rest: RestGateway): vo
       title: 'Run a report',
       description:
         'One page of a statistics report: GET /reporting/v0/<endpoint> with these parameters (the same names and rules; a bad value is refused with the REST error). The answer is the REST body (rows, totals, warnings, meta.freshness) with provenance: the data version (ETag), completeThrough and whether the numbers may still change, the warnings, the engine, the REST URL and the explorer URL of the same numbers. A result larger than the page says so and gives the next offset; for the whole result as a file use start_export.',
-      inputSchema: runReportArguments,
-      outputSchema: answerSchema,
+      inputSchema: RUN_REPORT_INPUT,
+      outputSchema: ANSWER_OUTPUT,
       annotations: READ_ONLY,
     },
     (args) => runReport(rest, args),
@@ -104,8 +137,8 @@ export function registerReportingTools(server: McpServer, rest: RestGateway): vo
       title: 'Compare two periods',
       description:
         'A report over a range compared with another (default PREVIOUS_PERIOD): every row and the totals gain `comparison` (the same statistics over the compared range) and `change` ((current - compared) / compared, null when compared is 0). Rows pair by entity, time buckets by position, other segments by value. Filter and sort may name comparison.statistics.<name> and change.statistics.<name>. Same parameters, paging and provenance as run_report.',
-      inputSchema: comparePeriodsArguments,
-      outputSchema: answerSchema,
+      inputSchema: COMPARE_INPUT,
+      outputSchema: ANSWER_OUTPUT,
       annotations: READ_ONLY,
     },
     (args) => runReport(rest, args),
@@ -117,18 +150,8 @@ export function registerReportingTools(server: McpServer, rest: RestGateway): vo
       title: 'How fresh the data is',
       description:
         "How complete the figures are: per platform account the last day synced, when it was synced, the last day whose figures are final (completeThrough: the platform's conversion lag has passed) and whether a backfill runs; the organization's completeThrough; for the range, whether its numbers may still change. The answer is meta.freshness of the platform accounts report over the range (the accounts the filter selects).",
-      inputSchema: z.object({
-        accountIds: z
-          .array(z.number().int().positive())
-          .min(1)
-          .max(100)
-          .optional()
-          .describe('Only the platform accounts linked to these accounts.'),
-        dateRange: z.enum(DATE_PRESETS).optional().describe('The range to judge (default LAST_30_DAYS).'),
-        startDate: z.string().optional().describe('YYYY-MM-DD, with endDate, instead of dateRange.'),
-        endDate: z.string().optional().describe('YYYY-MM-DD, inclusive.'),
-      }),
-      outputSchema: answerSchema,
+      inputSchema: FRESHNESS_INPUT,
+      outputSchema: ANSWER_OUTPUT,
       annotations: READ_ONLY,
     },
     async ({ accountIds, dateRange, startDate, endDate }) => {
@@ -147,11 +170,8 @@ export function registerReportingTools(server: McpServer, rest: RestGateway): vo
       title: 'What report data changed',
       description:
         'The change feed (GET /reporting/v0/changes): what changed in the report data since a cursor, in commit order (days restated, entities and links changed). Without since: from the oldest change kept (seven days). Pass nextCursor as since next time; while hasMore, more are there already. A cursor older than seven days is refused (cursor_expired): start again without since.',
-      inputSchema: z.object({
-        since: z.string().min(1).max(500).optional().describe('The nextCursor of the previous answer.'),
-        limit: z.number().int().min(1).max(1000).optional().describe('Changes per answer (default 100).'),
-      }),
-      outputSchema: answerSchema,
+      inputSchema: CHANGES_INPUT,
+      outputSchema: ANSWER_OUTPUT,
       annotations: READ_ONLY,
     },
     async ({ since, limit }) => {
@@ -172,11 +192,8 @@ export function registerReportingTools(server: McpServer, rest: RestGateway): vo
       title: 'How a statistic is computed',
       description:
         "How a statistic is computed, from the catalogue the reports are compiled from: what it sums or divides (ratios from the row's sums, never averages of daily ratios), its type, null rules, currency conversion, rounding, totals, the tables its figures come from and the endpoints that offer it (and where it is a default).",
-      inputSchema: z.object({ name: z.enum(STATISTIC_NAMES).describe('The statistic, e.g. "ctr", "roas", "reach".') }),
-      outputSchema: z.object({
-        explanation: z.record(z.string(), z.unknown()),
-        provenance: answerSchema.shape.provenance,
-      }),
+      inputSchema: EXPLAIN_INPUT,
+      outputSchema: EXPLAIN_OUTPUT,
       annotations: READ_ONLY,
     },
     async ({ name }) => {
