@@ -3,6 +3,7 @@ import { importFxRates } from '../../src/reference/fx-import.js';
 import { addDays, isoDate } from '../../src/shared/dates.js';
 import { jsonRequest, linkedGoogleAccount } from '../helpers/accounts.js';
 import { waitForIdleJobs, waitForJob } from '../helpers/jobs.js';
+import { connectMcp } from '../helpers/mcp-client.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
@@ -81,6 +82,34 @@ describe('reports on ClickHouse', () => {
     expect(row.statistics.impressions).toBe(oracle[0]!.impressions);
     expect(row.statistics.cost).toBeCloseTo(oracle[0]!.cost, 6);
     expect(server.errors).toEqual([]);
+  });
+
+  it('an MCP run_report names ClickHouse in its provenance and answers what REST answers', async () => {
+    await replicated();
+    const res = await campaignsReport('clicks,cost');
+    const mcp = await connectMcp(server.service.url, server.service.tls?.cert, { token });
+    try {
+      const result = await mcp.client.callTool({
+        name: 'run_report',
+        arguments: {
+          endpoint: 'campaigns',
+          startDate: from,
+          endDate: to,
+          statistics: ['clicks', 'cost'],
+          filter: `accountId == ${accountId}`,
+        },
+      });
+      const structured = result.structuredContent as {
+        answer: unknown;
+        provenance: { engine: string; dataVersion: string };
+      };
+      expect(result.isError).toBeFalsy();
+      expect(structured.provenance.engine).toBe('clickhouse');
+      expect(structured.provenance.dataVersion).toBe(res.headers.etag);
+      expect(structured.answer).toEqual(res.json);
+    } finally {
+      await mcp.close();
+    }
   });
 
   it('every replicated table holds the rows DuckDB holds', async () => {

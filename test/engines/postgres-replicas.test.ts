@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, runCli } from '../helpers/cli.js';
 import { HttpClient, type HttpResponse } from '../helpers/http.js';
+import { connectMcp } from '../helpers/mcp-client.js';
 import { poll } from '../helpers/poll.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres-server.js';
 import { createTenant, issueToken, startReplicas, type Replica, type ReplicaSet } from '../helpers/replicas.js';
@@ -378,6 +379,27 @@ describe('three replicas on one PostgreSQL', () => {
     // What was acknowledged before, during and after the restart is all there.
     const names = new Set((await allAccounts(replicas[0]!, tokens.get(replicas[0]!)!)).map((a) => a.name));
     expect(acknowledged.filter((name) => !names.has(name))).toEqual([]);
+  });
+
+  it('serves MCP on every replica without a session: an account made through A is listed through B and C; reports are the tool error reports_unavailable', async () => {
+    const tenant = await createTenant(set, 'MCP Org');
+    const token = await issueToken(A, tenant.clientId, tenant.clientSecret);
+    const created = await createAccount(A, token, 'Agent GmbH');
+    expect(created.status, created.text).toBe(201);
+    for (const replica of [B, C]) {
+      const mcp = await connectMcp(replica.url, set.ca, { token });
+      try {
+        const listed = await mcp.client.callTool({ name: 'list_accounts', arguments: {} });
+        expect(listed.isError, replica.name).toBeFalsy();
+        const answer = (listed.structuredContent as { answer: { accounts: unknown[] } }).answer;
+        expect(answer.accounts, replica.name).toEqual([created.json.account]);
+        const report = await mcp.client.callTool({ name: 'run_report', arguments: { endpoint: 'accounts' } });
+        expect(report.isError, replica.name).toBe(true);
+        expect((report.structuredContent as { error: { code: string } }).error.code).toBe('reports_unavailable');
+      } finally {
+        await mcp.close();
+      }
+    }
   });
 
   it('answers a report 503 reports_unavailable on every replica', async () => {
