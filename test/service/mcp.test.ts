@@ -255,6 +255,23 @@ describe('tokens', () => {
     }
   });
 
+  it('refuses a request from a page of another origin (DNS rebinding) before looking at its token', async () => {
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const bearer = `Bearer ${fx.orgs[0]!.token}`;
+    const other = await fx.http.request('POST', '/mcp', {
+      headers: { ...headers, authorization: bearer, origin: 'https://evil.example' },
+      body,
+    });
+    expect(other.status).toBe(403);
+    expect(other.json.error.code).toBe('origin_not_allowed');
+    const same = await fx.http.request('POST', '/mcp', {
+      headers: { ...headers, authorization: bearer, origin: fx.service.url },
+      body,
+    });
+    expect(same.status, same.text).toBe(200);
+  });
+
   it('refuses an expired token (401 invalid_token) and a token without the reporting scope (403)', async () => {
     const now = Math.floor(Date.now() / 1000);
     const expired = signToken(

@@ -74,6 +74,21 @@ function withResourceMetadata(guard: MiddlewareHandler<AppEnv>): MiddlewareHandl
 }
 
 /**
+ * The MCP transport's rule against DNS rebinding: a request a browser sends from a page of another
+ * origin (its Origin header) is refused before anything else. Agents outside browsers send none.
+ */
+const sameOriginOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const origin = c.req.header('origin');
+  if (origin !== undefined && origin !== originOf(c.req.url))
+    throw new ApiError(
+      403,
+      'origin_not_allowed',
+      `Requests to ${MCP_PATH} from a page of another origin (${origin.slice(0, 100)}) are refused.`,
+    );
+  await next();
+};
+
+/**
  * POST /mcp (GET and DELETE answer 405: stateless, no session and no stream of the server's own)
  * behind `guard` (a bearer token with the reporting scope, the client's request bucket), and the
  * resource metadata that points MCP clients at the token endpoint.
@@ -94,7 +109,7 @@ export function registerMcpRoutes(app: OpenAPIHono<AppEnv>, mcp: McpHandler, gua
       { 'Cache-Control': 'public, max-age=3600', Vary: 'Host' },
     );
   });
-  app.on(['GET', 'POST', 'DELETE'], MCP_PATH, withResourceMetadata(guard), async (c) => {
+  app.on(['GET', 'POST', 'DELETE'], MCP_PATH, sameOriginOnly, withResourceMetadata(guard), async (c) => {
     const auth = c.get('auth');
     const token = (c.req.header('authorization') ?? '').replace(/^bearer\s+/i, '');
     return mcp.handle(c.req.raw, { clientId: auth.clientId, scopes: auth.scopes, token });
