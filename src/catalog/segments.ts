@@ -36,6 +36,8 @@ export type ComputedSegmentKey = 'day' | 'week' | 'weekSunday' | 'month' | 'quar
 interface SegmentBase {
   /** As the `segments` parameter names it. */
   readonly name: string;
+  /** A short column label for people ("Device", "Hour of day"); `GET /reporting/v0/fields` gives it. */
+  readonly label: string;
   readonly type: 'string' | 'number';
   /**
    * `sequence`: the buckets follow each other in time (Day ... Year, Hour), so `compare` pairs
@@ -69,9 +71,19 @@ export const WEEKDAYS = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY',
 const ofDay = { valueFrom: 'computed', reads: ['day'] } as const;
 
 export const SEGMENTS: readonly SegmentDefinition[] = [
-  { name: 'Day', key: 'day', type: 'string', kind: 'sequence', order: 'value', description: 'YYYY-MM-DD', ...ofDay },
+  {
+    name: 'Day',
+    label: 'Day',
+    key: 'day',
+    type: 'string',
+    kind: 'sequence',
+    order: 'value',
+    description: 'YYYY-MM-DD',
+    ...ofDay,
+  },
   {
     name: 'Week',
+    label: 'Week',
     key: 'week',
     type: 'string',
     kind: 'sequence',
@@ -79,9 +91,19 @@ export const SEGMENTS: readonly SegmentDefinition[] = [
     description: 'ISO week: the Monday, YYYY-MM-DD',
     ...ofDay,
   },
-  { name: 'Month', key: 'month', type: 'string', kind: 'sequence', order: 'value', description: 'YYYY-MM', ...ofDay },
+  {
+    name: 'Month',
+    label: 'Month',
+    key: 'month',
+    type: 'string',
+    kind: 'sequence',
+    order: 'value',
+    description: 'YYYY-MM',
+    ...ofDay,
+  },
   {
     name: 'Year',
+    label: 'Year',
     key: 'year',
     type: 'number',
     kind: 'sequence',
@@ -91,6 +113,7 @@ export const SEGMENTS: readonly SegmentDefinition[] = [
   },
   {
     name: 'DayOfWeek',
+    label: 'Day of week',
     key: 'dayOfWeek',
     type: 'string',
     kind: 'value',
@@ -100,6 +123,7 @@ export const SEGMENTS: readonly SegmentDefinition[] = [
   },
   {
     name: 'DeviceType',
+    label: 'Device',
     key: 'deviceType',
     type: 'string',
     kind: 'value',
@@ -111,6 +135,7 @@ export const SEGMENTS: readonly SegmentDefinition[] = [
   // Appended, not beside Month: the existing segments keep their place in every list.
   {
     name: 'Quarter',
+    label: 'Quarter',
     key: 'quarter',
     type: 'string',
     kind: 'sequence',
@@ -120,6 +145,7 @@ export const SEGMENTS: readonly SegmentDefinition[] = [
   },
   {
     name: 'NetworkType',
+    label: 'Network',
     key: 'networkType',
     type: 'string',
     kind: 'value',
@@ -130,6 +156,7 @@ export const SEGMENTS: readonly SegmentDefinition[] = [
   },
   {
     name: 'WeekSunday',
+    label: 'Week (Sun.)',
     key: 'weekSunday',
     type: 'string',
     kind: 'sequence',
@@ -139,6 +166,7 @@ export const SEGMENTS: readonly SegmentDefinition[] = [
   },
   {
     name: 'Hour',
+    label: 'Hour',
     key: 'hour',
     type: 'string',
     kind: 'sequence',
@@ -149,6 +177,7 @@ export const SEGMENTS: readonly SegmentDefinition[] = [
   },
   {
     name: 'HourOfDay',
+    label: 'Hour of day',
     key: 'hourOfDay',
     type: 'number',
     kind: 'value',
@@ -159,6 +188,7 @@ export const SEGMENTS: readonly SegmentDefinition[] = [
   },
   {
     name: 'Age',
+    label: 'Age',
     key: 'age',
     type: 'string',
     kind: 'value',
@@ -169,6 +199,7 @@ export const SEGMENTS: readonly SegmentDefinition[] = [
   },
   {
     name: 'Gender',
+    label: 'Gender',
     key: 'gender',
     type: 'string',
     kind: 'value',
@@ -179,6 +210,7 @@ export const SEGMENTS: readonly SegmentDefinition[] = [
   },
   {
     name: 'PublisherPlatform',
+    label: 'Publisher platform',
     key: 'publisherPlatform',
     type: 'string',
     kind: 'value',
@@ -189,6 +221,7 @@ export const SEGMENTS: readonly SegmentDefinition[] = [
   },
   {
     name: 'PlatformPosition',
+    label: 'Placement',
     key: 'platformPosition',
     type: 'string',
     kind: 'value',
@@ -199,6 +232,7 @@ export const SEGMENTS: readonly SegmentDefinition[] = [
   },
   {
     name: 'Country',
+    label: 'Country',
     key: 'country',
     type: 'string',
     kind: 'value',
@@ -209,6 +243,7 @@ export const SEGMENTS: readonly SegmentDefinition[] = [
   },
   {
     name: 'Region',
+    label: 'Region',
     key: 'region',
     type: 'string',
     kind: 'value',
@@ -219,6 +254,7 @@ export const SEGMENTS: readonly SegmentDefinition[] = [
   },
   {
     name: 'ConversionAction',
+    label: 'Conversion action',
     key: 'conversionAction',
     type: 'string',
     kind: 'value',

@@ -10,6 +10,24 @@ export type StatisticType = 'Integer' | 'Decimal' | 'Money' | 'Ratio';
 export const FORMULA_TYPES = ['Integer', 'Decimal', 'Money', 'Percentage'] as const;
 export type FormulaType = (typeof FORMULA_TYPES)[number];
 
+/**
+ * How a person reads a value (issue 43; `GET /reporting/v0/fields` gives each statistic's):
+ * `count` a number of things, fractional ones included (conversions); `money` an amount in the
+ * row's currency (`currency`); `percent` a fraction shown as a percentage (the value stays the
+ * fraction: 0.0215 is 2.15 %); `ratio` a plain multiple (roas 3.2, frequency 1.8); `duration`
+ * seconds (the call details' durationSeconds).
+ */
+export const UNITS = ['count', 'money', 'ratio', 'percent', 'duration'] as const;
+export type Unit = (typeof UNITS)[number];
+
+/** The unit of a formula's declared type: Integer and Decimal count, Money is money, Percentage a fraction shown as a percent. */
+export const FORMULA_TYPE_UNITS: Readonly<Record<FormulaType, Unit>> = {
+  Integer: 'count',
+  Decimal: 'count',
+  Money: 'money',
+  Percentage: 'percent',
+};
+
 /** Sums of the ad or keyword facts (costWithMarkup: of cost at the day's markup). */
 export const FACT_MEASURES = [
   'impressions',
@@ -72,18 +90,32 @@ export interface StatisticDefinition {
   readonly additive: boolean;
   readonly formula: StatisticFormula;
   readonly description: string;
+  /** How a person reads it (see UNITS); test/unit/catalog-units.test.ts holds it to the type and formula. */
+  readonly unit: Unit;
+  /** A short column label ("Avg. CPC", "Conv. rate"). */
+  readonly label: string;
 }
 
-const additive = (name: FactMeasure | ShareMeasure, type: StatisticType, description: string): StatisticDefinition => ({
+const additive = (
+  name: FactMeasure | ShareMeasure,
+  type: StatisticType,
+  label: string,
+  description: string,
+): StatisticDefinition => ({
   name,
   type,
   additive: true,
   formula: { kind: 'measure', measure: name },
   description,
+  // A sum is an amount of money or a count.
+  unit: type === 'Money' ? 'money' : 'count',
+  label,
 });
 
 const ratioOf = (
   name: string,
+  unit: Unit,
+  label: string,
   description: string,
   numerator: BaseMeasure,
   denominator: BaseMeasure,
@@ -94,10 +126,14 @@ const ratioOf = (
   additive: false,
   formula: { kind: 'ratio', numerator, denominator, ...(scale === undefined ? {} : { scale }) },
   description,
+  unit,
+  label,
 });
 
+/** A share is a fraction of the eligible impressions: shown as a percent. */
 const shareOf = (
   name: string,
+  label: string,
   description: string,
   numerator: ShareMeasure,
   clamp: 'floor' | 'ceiling',
@@ -107,32 +143,43 @@ const shareOf = (
   additive: false,
   formula: { kind: 'share', numerator, denominator: 'searchEligibleImpressions', clamp },
   description,
+  unit: 'percent',
+  label,
 });
 
 export const STATISTICS: readonly StatisticDefinition[] = [
-  additive('impressions', 'Integer', 'times an ad was shown'),
-  additive('clicks', 'Integer', 'clicks on ads'),
-  additive('cost', 'Money', 'cost in the row currency'),
-  additive('costWithMarkup', 'Money', 'cost x (1 + markup rate of the day)'),
-  additive('conversions', 'Decimal', 'conversions, fractional (data-driven attribution)'),
-  additive('conversionValue', 'Money', 'value of the conversions'),
-  additive('calls', 'Integer', 'phone calls from ads'),
-  additive('callConversions', 'Integer', 'calls counted as conversions'),
-  additive('callConversionsFractional', 'Decimal', 'fractional call conversions'),
+  additive('impressions', 'Integer', 'Impressions', 'times an ad was shown'),
+  additive('clicks', 'Integer', 'Clicks', 'clicks on ads'),
+  additive('cost', 'Money', 'Cost', 'cost in the row currency'),
+  additive('costWithMarkup', 'Money', 'Cost w/ markup', 'cost x (1 + markup rate of the day)'),
+  additive('conversions', 'Decimal', 'Conversions', 'conversions, fractional (data-driven attribution)'),
+  additive('conversionValue', 'Money', 'Conv. value', 'value of the conversions'),
+  additive('calls', 'Integer', 'Calls', 'phone calls from ads'),
+  additive('callConversions', 'Integer', 'Call conv.', 'calls counted as conversions'),
+  additive('callConversionsFractional', 'Decimal', 'Call conv. (frac.)', 'fractional call conversions'),
   {
     name: 'totalConversions',
     type: 'Decimal',
     additive: true,
     formula: { kind: 'sum', measures: ['conversions', 'callConversionsFractional'] },
     description: 'conversions + callConversionsFractional',
+    unit: 'count',
+    label: 'All conv.',
   },
-  ratioOf('ctr', 'clicks / impressions', 'clicks', 'impressions'),
-  ratioOf('averageCpc', 'cost / clicks', 'cost', 'clicks'),
-  ratioOf('averageCpm', '1000 x cost / impressions', 'cost', 'impressions', 1000),
-  ratioOf('conversionRate', 'conversions / clicks', 'conversions', 'clicks'),
-  ratioOf('costPerConversion', 'cost / conversions', 'cost', 'conversions'),
-  ratioOf('valuePerConversion', 'conversionValue / conversions', 'conversionValue', 'conversions'),
-  ratioOf('roas', 'conversionValue / cost', 'conversionValue', 'cost'),
+  ratioOf('ctr', 'percent', 'CTR', 'clicks / impressions', 'clicks', 'impressions'),
+  ratioOf('averageCpc', 'money', 'Avg. CPC', 'cost / clicks', 'cost', 'clicks'),
+  ratioOf('averageCpm', 'money', 'Avg. CPM', '1000 x cost / impressions', 'cost', 'impressions', 1000),
+  ratioOf('conversionRate', 'percent', 'Conv. rate', 'conversions / clicks', 'conversions', 'clicks'),
+  ratioOf('costPerConversion', 'money', 'Cost / conv.', 'cost / conversions', 'cost', 'conversions'),
+  ratioOf(
+    'valuePerConversion',
+    'money',
+    'Value / conv.',
+    'conversionValue / conversions',
+    'conversionValue',
+    'conversions',
+  ),
+  ratioOf('roas', 'ratio', 'ROAS', 'conversionValue / cost', 'conversionValue', 'cost'),
   {
     name: 'reach',
     type: 'Integer',
@@ -140,40 +187,60 @@ export const STATISTICS: readonly StatisticDefinition[] = [
     formula: { kind: 'measure', measure: 'reach' },
     description:
       'distinct people reached, deduplicated over the row: its period, segments and entities (FACEBOOK); never a sum over days or ads',
+    unit: 'count',
+    label: 'Reach',
   },
-  ratioOf('frequency', 'impressions / reach: how often each person reached saw an ad', 'impressions', 'reach'),
-  additive('searchImpressions', 'Integer', 'impressions on Google Search, the numerator of searchImpressionShare'),
+  ratioOf(
+    'frequency',
+    'ratio',
+    'Frequency',
+    'impressions / reach: how often each person reached saw an ad',
+    'impressions',
+    'reach',
+  ),
+  additive(
+    'searchImpressions',
+    'Integer',
+    'Search impr.',
+    'impressions on Google Search, the numerator of searchImpressionShare',
+  ),
   additive(
     'searchEligibleImpressions',
     'Integer',
+    'Search eligible impr.',
     "impressions the campaigns were eligible for on Google Search (the platform's estimate), the denominator of the shares",
   ),
   shareOf(
     'searchImpressionShare',
+    'Search impr. share',
     'searchImpressions / searchEligibleImpressions; under 0.1 reported as 0.0999',
     'searchImpressions',
     'floor',
   ),
   shareOf(
     'searchBudgetLostImpressionShare',
+    'Search lost IS (budget)',
     'eligible impressions lost to budget / searchEligibleImpressions; over 0.9 reported as 0.9001',
     'searchBudgetLostImpressions',
     'ceiling',
   ),
   shareOf(
     'searchRankLostImpressionShare',
+    'Search lost IS (rank)',
     'eligible impressions lost to ad rank / searchEligibleImpressions; over 0.9 reported as 0.9001',
     'searchRankLostImpressions',
     'ceiling',
   ),
   shareOf(
     'searchTopImpressionShare',
+    'Search top IS',
     'impressions above the organic results / searchEligibleImpressions; under 0.1 reported as 0.0999',
     'searchTopImpressions',
     'floor',
   ),
   shareOf(
     'searchAbsoluteTopImpressionShare',
+    'Search abs. top IS',
     'impressions in the very first position / searchEligibleImpressions; under 0.1 reported as 0.0999',
     'searchAbsoluteTopImpressions',
     'floor',

@@ -845,7 +845,7 @@ export interface paths {
     };
     /**
      * What each reporting endpoint offers
-     * @description Per endpoint: statistics (type, additive or ratio), segments, dateRanges (the presets of dateRange), and the fields filter, sort and embed accept.
+     * @description Per endpoint: statistics (type, additive or ratio, unit, label), segments (with a label), the unit of each formula type, sources, dateRanges (the presets of dateRange), and the fields filter, sort and embed accept.
      */
     get: operations['getReportingFields'];
     put?: never;
@@ -4195,6 +4195,65 @@ export interface components {
           [key: string]: number | null;
         };
       };
+    };
+    ReportFieldsEndpoint: {
+      path: string;
+      statistics?: components['schemas']['ReportFieldStatistic'][];
+      segments?: components['schemas']['ReportFieldSegment'][];
+      /** @description The unit a formula of each type is read in. */
+      formulaTypes?: {
+        /** @enum {string} */
+        type: 'Integer' | 'Decimal' | 'Money' | 'Percentage';
+        /**
+         * @description How a person reads the value: count (a number of things, fractional ones included, e.g. conversions), money (in the row's currency), percent (a fraction shown as a percentage: the value stays the fraction, 0.0215 is 2.15 %), ratio (a plain multiple: roas, frequency), duration (seconds).
+         * @enum {string}
+         */
+        unit: 'count' | 'money' | 'ratio' | 'percent' | 'duration';
+      }[];
+      /** @description The fields of a row that is no statistics row (call details), with a label each. */
+      columns?: {
+        name: string;
+        type: string;
+        /** @description A short column label for people ("Avg. CPC", "Conv. rate", "Device"). */
+        label: string;
+        /**
+         * @description How a person reads the value: count (a number of things, fractional ones included, e.g. conversions), money (in the row's currency), percent (a fraction shown as a percentage: the value stays the fraction, 0.0215 is 2.15 %), ratio (a plain multiple: roas, frequency), duration (seconds).
+         * @enum {string}
+         */
+        unit?: 'count' | 'money' | 'ratio' | 'percent' | 'duration';
+      }[];
+    } & {
+      [key: string]: unknown;
+    };
+    ReportFieldStatistic: {
+      name: string;
+      /** @enum {string} */
+      type: 'Integer' | 'Decimal' | 'Money' | 'Ratio';
+      /** @description false: a ratio recomputed from sums, never summed or averaged. */
+      additive: boolean;
+      /** @description Returned when a request names no statistics. */
+      default: boolean;
+      description: string;
+      /**
+       * @description How a person reads the value: count (a number of things, fractional ones included, e.g. conversions), money (in the row's currency), percent (a fraction shown as a percentage: the value stays the fraction, 0.0215 is 2.15 %), ratio (a plain multiple: roas, frequency), duration (seconds).
+       * @enum {string}
+       */
+      unit: 'count' | 'money' | 'ratio' | 'percent' | 'duration';
+      /** @description A short column label for people ("Avg. CPC", "Conv. rate", "Device"). */
+      label: string;
+    };
+    ReportFieldSegment: {
+      /** @description As the segments parameter names it. */
+      name: string;
+      /** @description segments.<key>, as rows carry it. */
+      key: string;
+      /** @enum {string} */
+      kind: 'sequence' | 'value';
+      /** @enum {string} */
+      type: 'string' | 'number';
+      description: string;
+      /** @description A short column label for people ("Avg. CPC", "Conv. rate", "Device"). */
+      label: string;
     };
     WebhookWithSecret: components['schemas']['Webhook'] & {
       /** @description The signing secret (whsec_...), shown in this answer only: store it now. Deliveries carry Adreport-Signature: t=<unix seconds>, v1=<hex HMAC-SHA256 of "<t>.<body>" keyed with this string>. */
@@ -14239,11 +14298,7 @@ export interface operations {
         };
         content: {
           'application/json': {
-            endpoints: ({
-              path: string;
-            } & {
-              [key: string]: unknown;
-            })[];
+            endpoints: components['schemas']['ReportFieldsEndpoint'][];
           };
         };
       };

@@ -724,6 +724,75 @@ describe('GET /reporting/v0/fields', () => {
     }
   });
 
+  it('gives each statistic its unit and label, each segment a label, each formula type its unit (issue 43)', async () => {
+    const res = await fx.get('/reporting/v0/fields', token);
+    expect(res.status).toBe(200);
+    const units: Record<string, string> = {
+      impressions: 'count',
+      clicks: 'count',
+      conversions: 'count',
+      calls: 'count',
+      cost: 'money',
+      conversionValue: 'money',
+      costWithMarkup: 'money',
+      averageCpc: 'money',
+      averageCpm: 'money',
+      costPerConversion: 'money',
+      valuePerConversion: 'money',
+      ctr: 'percent',
+      conversionRate: 'percent',
+      roas: 'ratio',
+      reach: 'count',
+      frequency: 'ratio',
+      searchImpressionShare: 'percent',
+      searchRankLostImpressionShare: 'percent',
+    };
+    const seen = new Set<string>();
+    const statisticEndpoints = res.json.endpoints.filter((e: any) => Array.isArray(e.statistics));
+    expect(statisticEndpoints.length).toBe(11);
+    for (const endpoint of statisticEndpoints) {
+      for (const s of endpoint.statistics) {
+        expect(['count', 'money', 'ratio', 'percent', 'duration'], `${endpoint.path} ${s.name}`).toContain(s.unit);
+        expect(typeof s.label === 'string' && s.label.length > 0, `${endpoint.path} ${s.name}`).toBe(true);
+        if (s.type === 'Money') expect(s.unit, s.name).toBe('money');
+        if (s.type === 'Integer' || s.type === 'Decimal') expect(s.unit, s.name).toBe('count');
+        if (units[s.name]) {
+          expect(s.unit, s.name).toBe(units[s.name]);
+          seen.add(s.name);
+        }
+      }
+      for (const segment of endpoint.segments) expect(segment.label.length, segment.name).toBeGreaterThan(0);
+      expect(endpoint.formulaTypes).toEqual([
+        { type: 'Integer', unit: 'count' },
+        { type: 'Decimal', unit: 'count' },
+        { type: 'Money', unit: 'money' },
+        { type: 'Percentage', unit: 'percent' },
+      ]);
+    }
+    expect([...seen].sort()).toEqual(Object.keys(units).sort());
+    const campaigns = statisticEndpoints.find((e: any) => e.path === '/reporting/v0/campaigns');
+    const label = (name: string) => campaigns.statistics.find((s: any) => s.name === name).label;
+    expect(
+      ['impressions', 'clicks', 'ctr', 'averageCpc', 'costPerConversion', 'conversionRate', 'roas'].map(label),
+    ).toEqual(['Impressions', 'Clicks', 'CTR', 'Avg. CPC', 'Cost / conv.', 'Conv. rate', 'ROAS']);
+    const segmentLabel = (name: string) => campaigns.segments.find((s: any) => s.name === name).label;
+    expect(['Day', 'DeviceType', 'NetworkType', 'HourOfDay', 'Age'].map(segmentLabel)).toEqual([
+      'Day',
+      'Device',
+      'Network',
+      'Hour of day',
+      'Age',
+    ]);
+    const calls = res.json.endpoints.find((e: any) => e.path === '/reporting/v0/call-details');
+    expect(calls.columns.find((c: any) => c.name === 'durationSeconds')).toEqual({
+      name: 'durationSeconds',
+      type: 'number',
+      label: 'Duration',
+      unit: 'duration',
+    });
+    expect(calls.columns.map((c: any) => c.name)).toEqual(calls.fields);
+  });
+
   it('needs a token', async () => {
     const res = await fx.http.get('/reporting/v0/fields');
     expect(res.status).toBe(401);

@@ -7,7 +7,14 @@ import { ENDPOINT_BY_PATH, ENDPOINTS, type ReportEndpoint } from '../../catalog/
 import { customFieldType } from '../../catalog/levels.js';
 import { FACT_SOURCES, reportedOn, type FactColumn, type FactSourceDefinition } from '../../catalog/fact-sources.js';
 import { FACT_FILTER_FIELDS, SEGMENTS } from '../../catalog/segments.js';
-import { DEFAULT_STATISTICS, measuresOf, type MeasureSource } from '../../catalog/statistics.js';
+import {
+  DEFAULT_STATISTICS,
+  FORMULA_TYPE_UNITS,
+  FORMULA_TYPES,
+  measuresOf,
+  UNITS,
+  type MeasureSource,
+} from '../../catalog/statistics.js';
 import {
   commaList,
   DATE_PRESET_DESCRIPTIONS,
@@ -18,7 +25,7 @@ import {
   reportRequest,
   type ReportRequest,
 } from '../../reporting/report-request.js';
-import { CALL_DETAIL_FIELDS } from '../../catalog/call-details.js';
+import { CALL_DETAIL_FIELDS, CALL_DETAIL_LABELS, CALL_DETAIL_UNITS } from '../../catalog/call-details.js';
 import {
   REPORT_ENGINE_HEADER,
   type PreparedReport,
@@ -402,6 +409,52 @@ function routeOf(endpoint: ReportEndpoint) {
   });
 }
 
+const UNIT = z.enum(UNITS).openapi({
+  description:
+    "How a person reads the value: count (a number of things, fractional ones included, e.g. conversions), money (in the row's currency), percent (a fraction shown as a percentage: the value stays the fraction, 0.0215 is 2.15 %), ratio (a plain multiple: roas, frequency), duration (seconds).",
+});
+const LABEL = z
+  .string()
+  .openapi({ description: 'A short column label for people ("Avg. CPC", "Conv. rate", "Device").' });
+
+const FieldsStatistic = z
+  .object({
+    name: z.string(),
+    type: z.enum(['Integer', 'Decimal', 'Money', 'Ratio']),
+    additive: z.boolean().openapi({ description: 'false: a ratio recomputed from sums, never summed or averaged.' }),
+    default: z.boolean().openapi({ description: 'Returned when a request names no statistics.' }),
+    description: z.string(),
+    unit: UNIT,
+    label: LABEL,
+  })
+  .openapi('ReportFieldStatistic');
+const FieldsSegment = z
+  .object({
+    name: z.string().openapi({ description: 'As the segments parameter names it.' }),
+    key: z.string().openapi({ description: 'segments.<key>, as rows carry it.' }),
+    kind: z.enum(['sequence', 'value']),
+    type: z.enum(['string', 'number']),
+    description: z.string(),
+    label: LABEL,
+  })
+  .openapi('ReportFieldSegment');
+const FieldsEndpoint = z
+  .object({
+    path: z.string(),
+    statistics: z.array(FieldsStatistic).optional(),
+    segments: z.array(FieldsSegment).optional(),
+    formulaTypes: z
+      .array(z.object({ type: z.enum(FORMULA_TYPES), unit: UNIT }))
+      .optional()
+      .openapi({ description: 'The unit a formula of each type is read in.' }),
+    columns: z
+      .array(z.object({ name: z.string(), type: z.string(), label: LABEL, unit: UNIT.optional() }))
+      .optional()
+      .openapi({ description: 'The fields of a row that is no statistics row (call details), with a label each.' }),
+  })
+  .catchall(z.unknown())
+  .openapi('ReportFieldsEndpoint');
+
 const fieldsRoute = createRoute({
   method: 'get',
   path: '/reporting/v0/fields',
@@ -409,12 +462,12 @@ const fieldsRoute = createRoute({
   tags: ['Reporting'],
   summary: 'What each reporting endpoint offers',
   description:
-    'Per endpoint: statistics (type, additive or ratio), segments, dateRanges (the presets of dateRange), and the fields filter, sort and embed accept.',
+    'Per endpoint: statistics (type, additive or ratio, unit, label), segments (with a label), the unit of each formula type, sources, dateRanges (the presets of dateRange), and the fields filter, sort and embed accept.',
   ...bearer('reporting'),
   responses: {
     200: {
       description: 'The catalogue.',
-      ...jsonContent(z.object({ endpoints: z.array(z.object({ path: z.string() }).catchall(z.unknown())) })),
+      ...jsonContent(z.object({ endpoints: z.array(FieldsEndpoint) })),
     },
     ...errorResponses('get', {}),
   },
@@ -487,6 +540,8 @@ function describeFields() {
           additive: s.additive,
           default: endpoint.defaultStatistics.includes(s),
           description: s.description,
+          unit: s.unit,
+          label: s.label,
         }));
         const dimensions = level.fields.map((f) => f.name);
         const extra = [
@@ -504,7 +559,9 @@ function describeFields() {
             kind: s.kind,
             type: s.type,
             description: s.description,
+            label: s.label,
           })),
+          formulaTypes: FORMULA_TYPES.map((type) => ({ type, unit: FORMULA_TYPE_UNITS[type] })),
           sources: sourcesOf(endpoint),
           dateRanges: DATE_PRESETS.map((name) => ({ name, description: DATE_PRESET_DESCRIPTIONS[name] })),
           compare: COMPARE_FORMS,
@@ -556,6 +613,12 @@ function describeFields() {
         path: '/reporting/v0/call-details',
         rows: 'callDetails',
         fields: Object.keys(CALL_DETAIL_FIELDS),
+        columns: Object.entries(CALL_DETAIL_FIELDS).map(([name, type]) => ({
+          name,
+          type,
+          label: CALL_DETAIL_LABELS[name]!,
+          ...(CALL_DETAIL_UNITS[name] ? { unit: CALL_DETAIL_UNITS[name] } : {}),
+        })),
         filterable: Object.keys(CALL_DETAIL_FIELDS),
         sortable: Object.keys(CALL_DETAIL_FIELDS),
         parameters: [...CALL_DETAIL_PARAMETERS],
