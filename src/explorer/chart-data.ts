@@ -1,11 +1,28 @@
-import { TIME_SEGMENTS, type SegmentField } from './report-fields.js';
+import { TIME_SEGMENTS, type SegmentField, type Unit } from './report-fields.js';
 import { totalAt } from './totals.js';
 
 /**
  * What the chart draws, from a report page. Segmented reports are drawn from `segmentTotals`, the
  * service's own sums per bucket over the whole filtered result (ratios of sums, never an average
  * of rows, and every page, not only the one shown); an unsegmented report draws the page's rows.
+ * Under compare each bucket (and row) carries the compared range's value in `comparison`, paired
+ * as the service pairs them (time buckets by position, the others by value): drawn dashed.
  */
+export interface ChartSeries {
+  readonly label: string;
+  readonly values: ReadonlyArray<number | null>;
+  /** The compared range's values: drawn dashed, in the colour of the series it compares. */
+  readonly compared?: boolean;
+}
+
+/** How the values read (axis, legend). */
+export interface ChartFormat {
+  readonly unit: Unit;
+  readonly currency: string | null;
+}
+
+const labelOfSegment = (s: SegmentField) => s.label ?? s.name;
+
 export type ChartModel =
   | {
       readonly kind: 'line';
@@ -14,19 +31,31 @@ export type ChartModel =
       readonly xs: readonly number[];
       /** The time segment on the x axis, e.g. `Day`. */
       readonly unit: string;
-      readonly series: ReadonlyArray<{ readonly label: string; readonly values: ReadonlyArray<number | null> }>;
+      readonly series: readonly ChartSeries[];
     }
   | {
+      /** One bar per label; beside it the compared range's, dashed. */
       readonly kind: 'bars';
       readonly title: string;
       readonly labels: readonly string[];
       readonly values: ReadonlyArray<number | null>;
+      /** Under compare: the compared range's value of each label. */
+      readonly compared?: ReadonlyArray<number | null>;
+    }
+  | {
+      /** A time segment with a breakdown of an additive measure: a stack per time bucket. */
+      readonly kind: 'stacked';
+      readonly title: string;
+      /** The time buckets as the table writes them, ascending. */
+      readonly labels: readonly string[];
+      /** The breakdown's values, the first at the bottom of each stack. */
+      readonly series: readonly ChartSeries[];
     }
   | { readonly kind: 'none'; readonly reason: string };
 
 /** A bar chart of an unsegmented page shows at most this many rows. */
 export const MAX_BARS = 30;
-/** A line chart draws at most this many series (bucket combinations beyond the time axis). */
+/** A line or stacked chart draws at most this many series (bucket combinations beyond the time axis). */
 export const MAX_LINES = 12;
 
 export interface ChartInput {
@@ -34,8 +63,12 @@ export interface ChartInput {
   readonly segments: readonly SegmentField[];
   /** `statistics.<name>` or `formulas.<name>`. */
   readonly measure: string;
-  /** The label of the measure, e.g. `clicks`. */
+  /** The label of the measure, e.g. `Clicks`. */
   readonly measureLabel: string;
+  /** Sums of sums make sense (clicks, cost): a breakdown over time is drawn as stacks. */
+  readonly additive?: boolean;
+  /** The report compares with another range: draw its values too. */
+  readonly compared?: boolean;
   readonly rows: ReadonlyArray<Record<string, unknown>>;
   readonly segmentTotals: ReadonlyArray<Record<string, unknown>> | undefined;
   /** The member naming a row (`name`, or `text` for keywords). */
@@ -47,7 +80,7 @@ export interface ChartInput {
 export function chartModel(input: ChartInput): ChartModel {
   const model = drawnModel(input);
   const values =
-    model.kind === 'line' ? model.series.flatMap((s) => s.values) : model.kind === 'bars' ? model.values : [];
+    model.kind === 'none' ? [] : model.kind === 'bars' ? model.values : model.series.flatMap((s) => s.values);
   if (model.kind !== 'none' && values.every((v) => v === null))
     return {
       kind: 'none',
@@ -69,40 +102,67 @@ function drawnModel(input: ChartInput): ChartModel {
   const time = segments.find((s) => TIME_SEGMENTS.has(s.name));
   const others = segments.filter((s) => s !== time);
   const valueOf = (bucket: Record<string, unknown>) => numberOrNull(totalAt(bucket, measure));
+  const comparedOf = (bucket: Record<string, unknown>) => numberOrNull(totalAt(bucket, `comparison.${measure}`));
   const labelOf = (bucket: Record<string, unknown>, of: readonly SegmentField[]) =>
     of.map((s) => String(segmentValue(bucket, s) ?? '–')).join(' · ');
+  const compared = (label: string, values: ReadonlyArray<number | null>): ChartSeries => ({
+    label: `${label}, compared range`,
+    values,
+    compared: true,
+  });
 
   if (time === undefined) {
     return {
       kind: 'bars',
-      title: `${measureLabel} by ${segments.map((s) => s.name).join(' and ')}`,
+      title: `${measureLabel} by ${segments.map(labelOfSegment).join(' and ')}`,
       labels: buckets.map((b) => labelOf(b, segments)),
       values: buckets.map(valueOf),
+      ...(input.compared ? { compared: buckets.map(comparedOf) } : {}),
     };
   }
   const xs = [...new Set(buckets.map((b) => bucketStart(time.name, segmentValue(b, time))))]
     .filter((x): x is number => x !== undefined)
     .sort((a, b) => a - b);
   const column = new Map(xs.map((x, i) => [x, i]));
-  const series = new Map<string, Array<number | null>>();
+  const stacked = others.length > 0 && input.additive === true;
+  // Under compare each line gets its dashed twin: half as many lines.
+  const maxSeries = input.compared && !stacked ? MAX_LINES / 2 : MAX_LINES;
+  const series = new Map<string, { values: Array<number | null>; compared: Array<number | null> }>();
   for (const bucket of buckets) {
     const x = bucketStart(time.name, segmentValue(bucket, time));
     if (x === undefined) continue;
     const label = others.length === 0 ? measureLabel : labelOf(bucket, others);
-    let values = series.get(label);
-    if (values === undefined) {
-      if (series.size >= MAX_LINES) continue;
-      values = xs.map(() => null);
-      series.set(label, values);
+    let entry = series.get(label);
+    if (entry === undefined) {
+      if (series.size >= maxSeries) continue;
+      entry = { values: xs.map(() => null), compared: xs.map(() => null) };
+      series.set(label, entry);
     }
-    values[column.get(x)!] = valueOf(bucket);
+    entry.values[column.get(x)!] = valueOf(bucket);
+    entry.compared[column.get(x)!] = comparedOf(bucket);
+  }
+  const title = `${measureLabel} by ${labelOfSegment(time)}${others.length > 0 ? ` and ${others.map(labelOfSegment).join(', ')}` : ''}`;
+  if (stacked) {
+    const timeLabels = new Map(
+      buckets.map((b) => [bucketStart(time.name, segmentValue(b, time)), segmentValue(b, time)]),
+    );
+    return {
+      kind: 'stacked',
+      title,
+      labels: xs.map((x) => String(timeLabels.get(x) ?? '')),
+      series: [...series].map(([label, entry]) => ({ label, values: entry.values })),
+    };
   }
   return {
     kind: 'line',
-    title: `${measureLabel} by ${time.name}${others.length > 0 ? ` and ${others.map((s) => s.name).join(', ')}` : ''}`,
+    title,
     xs,
-    unit: time.name,
-    series: [...series].map(([label, values]) => ({ label, values })),
+    unit: labelOfSegment(time),
+    series: [...series].flatMap(([label, entry]) =>
+      input.compared
+        ? [{ label, values: entry.values }, compared(label, entry.compared)]
+        : [{ label, values: entry.values }],
+    ),
   };
 }
 
@@ -110,11 +170,16 @@ function barsOfRows(input: ChartInput): ChartModel {
   const rows = input.rows.slice(0, MAX_BARS);
   if (rows.length === 0) return { kind: 'none', reason: 'No rows.' };
   const [group, name] = splitMeasure(input.measure);
+  const comparedOf = (row: Record<string, unknown>) =>
+    numberOrNull(
+      ((row.comparison as Record<string, unknown> | undefined)?.[group] as Record<string, unknown> | undefined)?.[name],
+    );
   return {
     kind: 'bars',
     title: `${input.measureLabel}${input.rows.length > MAX_BARS ? `, first ${MAX_BARS} rows of the page` : ''}`,
     labels: rows.map((row) => String(row[input.nameField] ?? row.id ?? '')),
     values: rows.map((row) => numberOrNull((row[group] as Record<string, unknown> | undefined)?.[name])),
+    ...(input.compared ? { compared: rows.map(comparedOf) } : {}),
   };
 }
 

@@ -33,14 +33,21 @@ async function start(session: Session): Promise<void> {
   let current: ReportState | undefined;
 
   // A run from the form keeps the statistic the chart draws (it falls back to the first one shown when gone).
-  const form = new ReportForm(endpoints, (state) => navigate({ ...state, chart: current?.chart }));
-  const results = new ResultsView({
-    navigate,
-    chartChanged(state) {
-      current = state;
-      history.replaceState(null, '', `#${hashOfState(state)}`);
-    },
+  // A drilled report keeps its breadcrumb while its level and filter stay as the drill left them.
+  const form = new ReportForm(endpoints, (state) => {
+    const keep = current?.drill && current.endpoint === state.endpoint && current.filter === state.filter;
+    navigate({ ...state, chart: current?.chart, ...(keep ? { drill: current?.drill } : {}) });
   });
+  const results = new ResultsView(
+    {
+      navigate,
+      chartChanged(state) {
+        current = state;
+        history.replaceState(null, '', `#${hashOfState(state)}`);
+      },
+    },
+    endpoints,
+  );
 
   function navigate(state: ReportState): void {
     const hash = `#${hashOfState(state)}`;
@@ -85,6 +92,7 @@ async function start(session: Session): Promise<void> {
         inPlace.length > 0
           ? `The service refused the report (HTTP ${failure.status}): the ${inPlace.map((d) => d.field).join(' and ')} it names ${inPlace.length === 1 ? 'is' : 'are'} marked in the form.`
           : `${failure.message} (${failure.code}, HTTP ${failure.status}${failure.requestId ? `, request ${failure.requestId}` : ''})`,
+        [...new Set(inPlace.map((d) => d.field))].flatMap((field) => form.controlOf(field) ?? []),
       );
     } else {
       results.failed(

@@ -21,6 +21,9 @@ export interface ReportAnswer {
   readonly endDate: string | null;
   /** X-Data-Complete-Through: figures after it may still change. */
   readonly completeThrough: string | null;
+  /** Under compare, the compared range (X-Compare-Start-Date, X-Compare-End-Date). */
+  readonly compareStartDate: string | null;
+  readonly compareEndDate: string | null;
 }
 
 export async function fetchEndpoints(client: AdreportClient): Promise<ReportEndpoint[]> {
@@ -45,6 +48,8 @@ export async function fetchReport(
       startDate: headers.get('x-start-date'),
       endDate: headers.get('x-end-date'),
       completeThrough: headers.get('x-data-complete-through'),
+      compareStartDate: headers.get('x-compare-start-date'),
+      compareEndDate: headers.get('x-compare-end-date'),
     };
   }
   throw new Error(`GET ${pathOf(endpoint)} answered no page`);

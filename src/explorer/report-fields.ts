@@ -3,10 +3,20 @@
  * pickers are built from this answer, so they offer exactly what the planner accepts.
  */
 export type StatisticType = 'Integer' | 'Decimal' | 'Money' | 'Ratio';
+/**
+ * How a value reads: `count` (thousands separators), `money` (in the row's currency), `ratio`
+ * (3.2x), `percent` (a fraction: 0.0215 is 2.15 %), `duration` (seconds).
+ */
+export type Unit = 'count' | 'money' | 'ratio' | 'percent' | 'duration';
+const UNITS: ReadonlySet<string> = new Set<Unit>(['count', 'money', 'ratio', 'percent', 'duration']);
 
 export interface StatisticField {
   readonly name: string;
   readonly type: StatisticType;
+  /** The catalogue's `unit`; from `type` where an older service gives none. */
+  readonly unit: Unit;
+  /** The catalogue's `label` (`CTR`, `Avg. CPC`); the name where it gives none. */
+  readonly label: string;
   readonly additive: boolean;
   readonly default: boolean;
   readonly description: string;
@@ -20,6 +30,10 @@ export interface NamedChoice {
 export interface SegmentField extends NamedChoice {
   /** `segments.<key>`: the member of a row's `segments`. */
   readonly key: string;
+  /** `sequence` (time buckets, paired by position under compare) or `value` (a breakdown: device, age...). */
+  readonly kind?: 'sequence' | 'value';
+  /** The catalogue's label; the name where it gives none. */
+  readonly label?: string;
 }
 
 export interface ReportEndpoint {
@@ -66,8 +80,8 @@ export function reportEndpointsOf(body: unknown): ReportEndpoint[] {
       path: path.slice(REPORTING_PREFIX.length),
       rows: String(entry.rows),
       adPlatformType: typeof entry.adPlatformType === 'string' ? entry.adPlatformType : undefined,
-      statistics: entry.statistics as StatisticField[],
-      segments: (entry.segments ?? []) as SegmentField[],
+      statistics: (entry.statistics as Array<Record<string, unknown>>).map(statisticOf),
+      segments: ((entry.segments ?? []) as Array<Record<string, unknown>>).map(segmentOf),
       dateRanges: (entry.dateRanges ?? []) as NamedChoice[],
       filterable: (entry.filterable ?? []) as string[],
       sortable: (entry.sortable ?? []) as string[],
@@ -75,6 +89,36 @@ export function reportEndpointsOf(body: unknown): ReportEndpoint[] {
     });
   }
   return result;
+}
+
+/** The unit of a statistic whose catalogue entry has none, from its type. */
+export function unitOfType(type: string): Unit {
+  return type === 'Money' ? 'money' : type === 'Ratio' ? 'ratio' : 'count';
+}
+
+function statisticOf(entry: Record<string, unknown>): StatisticField {
+  const name = String(entry.name);
+  const type = String(entry.type) as StatisticType;
+  return {
+    name,
+    type,
+    unit: typeof entry.unit === 'string' && UNITS.has(entry.unit) ? (entry.unit as Unit) : unitOfType(type),
+    label: typeof entry.label === 'string' && entry.label !== '' ? entry.label : name,
+    additive: entry.additive === true,
+    default: entry.default === true,
+    description: String(entry.description ?? ''),
+  };
+}
+
+function segmentOf(entry: Record<string, unknown>): SegmentField {
+  const name = String(entry.name);
+  return {
+    name,
+    key: String(entry.key),
+    kind: entry.kind === 'value' || (entry.kind === undefined && !TIME_SEGMENTS.has(name)) ? 'value' : 'sequence',
+    label: typeof entry.label === 'string' && entry.label !== '' ? entry.label : name,
+    description: String(entry.description ?? ''),
+  };
 }
 
 /** The statistics a report shows: those asked for, else the endpoint's defaults. */

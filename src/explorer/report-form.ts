@@ -15,6 +15,7 @@ export const FIELD_CONTROLS = {
   sort: 'sort',
   formulas: 'formulas',
   currency: 'currency',
+  compare: 'compare',
 } as const;
 export type FieldWithControl = keyof typeof FIELD_CONTROLS;
 
@@ -39,6 +40,10 @@ export class ReportForm {
   private readonly formulas = byId('formulas', HTMLTextAreaElement);
   private readonly currency = byId('currency', HTMLInputElement);
   private readonly filterHelp = byId('filter-help', HTMLParagraphElement);
+  private readonly compareSelect = byId('compare', HTMLSelectElement);
+  private readonly compareDates = byId('compare-dates', HTMLDivElement);
+  private readonly compareStart = byId('compare-start', HTMLInputElement);
+  private readonly compareEnd = byId('compare-end', HTMLInputElement);
   private rendered: ReportEndpoint | undefined;
 
   constructor(
@@ -58,6 +63,7 @@ export class ReportForm {
       this.show({ ...state, endpoint: this.endpointSelect.value });
     });
     this.dateRangeSelect.addEventListener('change', () => this.enableDates());
+    this.compareSelect.addEventListener('change', () => this.enableDates());
     this.form.addEventListener('submit', (event) => {
       event.preventDefault();
       onSubmit(this.read());
@@ -90,6 +96,11 @@ export class ReportForm {
     this.sort.value = state.sort;
     this.formulas.value = state.formulas;
     this.currency.value = state.currency;
+    const range = /^(\d{4}-\d{2}-\d{2})\.\.(\d{4}-\d{2}-\d{2})$/.exec(state.compare ?? '');
+    this.compareSelect.value = range ? 'custom' : (state.compare ?? '');
+    this.compareStart.value = range?.[1] ?? '';
+    this.compareEnd.value = range?.[2] ?? '';
+    this.enableDates();
   }
 
   /** The state the form describes, at its first page (the chart is the caller's). */
@@ -100,6 +111,10 @@ export class ReportForm {
     const defaults = this.boxes(this.statisticChoices).filter((b) => b.dataset.default === 'true');
     const onlyDefaults = statistics.length === defaults.length && statistics.every((b) => b.dataset.default === 'true');
     const dateRange = this.dateRangeSelect.value;
+    const compare =
+      this.compareSelect.value === 'custom'
+        ? `${this.compareStart.value}..${this.compareEnd.value}`
+        : this.compareSelect.value;
     return {
       endpoint: endpoint.path,
       dateRange: dateRange === '' ? undefined : dateRange,
@@ -114,7 +129,16 @@ export class ReportForm {
       limit: Number(this.limitSelect.value),
       offset: 0,
       chart: undefined,
+      ...(compare === '' ? {} : { compare }),
     };
+  }
+
+  /** The control of a parameter the service named, and its label (for a link to it). */
+  controlOf(field: string): { label: string; control: HTMLElement } | undefined {
+    if (!(field in FIELD_CONTROLS)) return undefined;
+    const control = byId(FIELD_CONTROLS[field as FieldWithControl], HTMLElement);
+    const label = document.querySelector(`label[for="${control.id}"]`)?.textContent ?? field;
+    return { label: label.toLowerCase(), control };
   }
 
   clearErrors(): void {
@@ -165,11 +189,13 @@ export class ReportForm {
     );
     replaceChildren(
       this.segmentChoices,
-      ...endpoint.segments.map((s) => choice('segment', s.name, s.name, s.description, false)),
+      ...endpoint.segments.map((s) =>
+        choice('segment', s.name, s.label ?? s.name, `${s.name}: ${s.description}`, false),
+      ),
     );
     replaceChildren(
       this.statisticChoices,
-      ...endpoint.statistics.map((s) => choice('statistic', s.name, s.name, s.description, s.default)),
+      ...endpoint.statistics.map((s) => choice('statistic', s.name, s.label, `${s.name}: ${s.description}`, s.default)),
     );
     const fields = endpoint.filterable.filter((f) => !f.includes('<') && !f.includes('.'));
     this.filterHelp.textContent = `Fields: ${fields.join(', ')}, statistics.<name>, formulas.<name>${
@@ -183,6 +209,10 @@ export class ReportForm {
     this.dates.hidden = !custom;
     this.startDate.disabled = !custom;
     this.endDate.disabled = !custom;
+    const customCompare = this.compareSelect.value === 'custom';
+    this.compareDates.hidden = !customCompare;
+    this.compareStart.disabled = !customCompare;
+    this.compareEnd.disabled = !customCompare;
   }
 
   private boxes(container: HTMLElement): HTMLInputElement[] {

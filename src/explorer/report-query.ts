@@ -84,5 +84,6 @@ function reportQuery(state: ReportState): ReportQuery {
   const formulas = formulaText(state.formulas);
   if (formulas.value !== '') query.formulas = [formulas.value];
   if (state.currency !== '') query.currency = state.currency as ReportQuery['currency'];
+  if (state.compare) query.compare = state.compare;
   return query;
 }

@@ -23,6 +23,20 @@ export interface ReportState {
   readonly offset: number;
   /** The statistic (or `formulas.<name>`) the chart draws; undefined: the first shown. */
   readonly chart: string | undefined;
+  /** The API's `compare`: PREVIOUS_PERIOD, PREVIOUS_YEAR or YYYY-MM-DD..YYYY-MM-DD; absent or '': none. */
+  readonly compare?: string;
+  /**
+   * The rows drilled into, from the top: each a row of `endpoint` opened at the next level (the
+   * report is then that level filtered to the last one). The breadcrumb is drawn from it.
+   */
+  readonly drill?: readonly DrillStep[];
+}
+
+export interface DrillStep {
+  /** The level the row was in, e.g. `accounts`. */
+  readonly endpoint: string;
+  readonly id: number;
+  readonly name: string;
 }
 
 export const PAGE_SIZES = [25, 50, 100, 500, 1000] as const;
@@ -42,6 +56,8 @@ export const DEFAULT_STATE: ReportState = {
   offset: 0,
   chart: undefined,
 };
+
+const COMPARE = /^(?:PREVIOUS_PERIOD|PREVIOUS_YEAR|\d{4}-\d{2}-\d{2}\.\.\d{4}-\d{2}-\d{2})$/;
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -63,6 +79,10 @@ export function stateFromHash(hash: string): ReportState {
   const customDates = DATE.test(startDate) || DATE.test(endDate);
   const limit = count('limit', DEFAULT_STATE.limit, 1);
   const offset = count('offset', 0, 0);
+  const drill = params.getAll('drill').flatMap((step) => {
+    const match = /^([a-z/-]+):(\d+):(.*)$/s.exec(step);
+    return match ? [{ endpoint: match[1]!, id: Number(match[2]), name: match[3]! }] : [];
+  });
   return {
     endpoint: text('endpoint') ?? DEFAULT_STATE.endpoint,
     dateRange: customDates ? undefined : (text('dateRange') ?? DEFAULT_STATE.dateRange),
@@ -78,6 +98,9 @@ export function stateFromHash(hash: string): ReportState {
     // The service takes 0 or a multiple of limit only.
     offset: offset - (offset % limit),
     chart: text('chart'),
+    // Members that came later are left out when the fragment lacks them (a state without them is the same report).
+    ...(COMPARE.test(text('compare') ?? '') ? { compare: text('compare')! } : {}),
+    ...(drill.length > 0 ? { drill } : {}),
   };
 }
 
@@ -99,6 +122,8 @@ export function hashOfState(state: ReportState): string {
   if (state.limit !== DEFAULT_STATE.limit) params.set('limit', String(state.limit));
   if (state.offset !== 0) params.set('offset', String(state.offset));
   if (state.chart !== undefined) params.set('chart', state.chart);
+  if (state.compare) params.set('compare', state.compare);
+  for (const step of state.drill ?? []) params.append('drill', `${step.endpoint}:${step.id}:${step.name}`);
   // URLSearchParams writes a space as "+": %20 reads the same everywhere a URL is pasted.
   return params.toString().replaceAll('+', '%20');
 }

@@ -28,6 +28,12 @@ let chrome: Awaited<ReturnType<typeof launchChromium>>;
 let context: BrowserContext;
 let page: Page;
 const requested: string[] = [];
+/** The campaigns endpoint's statistics as /fields gives them: label and unit (from the type where it gives none). */
+const statistics = new Map<string, { label: string; unit: string }>();
+const label = (name: string) => statistics.get(name)?.label ?? name;
+/** The segments' labels (the name where /fields gives none). */
+const segmentLabels = new Map<string, string>();
+const segment = (name: string) => segmentLabels.get(name) ?? name;
 const policyViolations: string[] = [];
 const pageErrors: string[] = [];
 
@@ -36,6 +42,14 @@ beforeAll(async () => {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   fx = await startReportingFixture({ world: 'mixed-currencies-30d' });
   org = fx.orgs[0]!;
+  const fields = await fx.get('/reporting/v0/fields', org.token);
+  const campaigns = fields.json.endpoints.find((e: { path: string }) => e.path === '/reporting/v0/campaigns');
+  for (const s of campaigns.segments) segmentLabels.set(s.name, s.label ?? s.name);
+  for (const s of campaigns.statistics)
+    statistics.set(s.name, {
+      label: s.label ?? s.name,
+      unit: s.unit ?? (s.type === 'Money' ? 'money' : s.type === 'Ratio' ? 'ratio' : 'count'),
+    });
   context = await chrome.browser.newContext({
     ignoreHTTPSErrors: true,
     acceptDownloads: true,
@@ -96,9 +110,31 @@ async function table() {
 }
 
 function column(view: Awaited<ReturnType<typeof table>>, header: string): string[] {
+  const index = headerAt(view, header);
+  return view.rows.map((row) => row[index]!);
+}
+
+function headerAt(view: Awaited<ReturnType<typeof table>>, header: string): number {
   const index = view.headers.findIndex((h) => h.replace(/ [▲▼]$/, '') === header);
   expect(index, `column ${header} in ${view.headers.join(', ')}`).toBeGreaterThanOrEqual(0);
-  return view.rows.map((row) => row[index]!);
+  return index;
+}
+
+/** What the explorer should write for a value of a unit (en-US, as the page formats). */
+function formatted(value: number | null, unit: string, currency?: string | null): string {
+  if (value === null) return '–';
+  switch (unit) {
+    case 'money':
+      return currency
+        ? new Intl.NumberFormat('en-US', { style: 'currency', currency, currencyDisplay: 'code' }).format(value)
+        : new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(value);
+    case 'percent':
+      return new Intl.NumberFormat('en-US', { style: 'percent', minimumFractionDigits: 2 }).format(value);
+    case 'ratio':
+      return `${new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 2 }).format(value)}x`;
+    default:
+      return new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 }).format(value);
+  }
 }
 
 async function api(query: QueryInput) {
@@ -163,13 +199,41 @@ describe('the explorer in Chromium', () => {
     const view = await table();
     expect(column(view, 'Id')).toEqual(body.campaigns.map((c: { id: number }) => String(c.id)));
     expect(column(view, 'Name')).toEqual(body.campaigns.map((c: { name: string }) => c.name));
-    expect(column(view, 'clicks')).toEqual(body.campaigns.map((c: any) => numbers.format(c.statistics.clicks)));
+    expect(column(view, label('clicks'))).toEqual(body.campaigns.map((c: any) => numbers.format(c.statistics.clicks)));
     expect(total).toBeGreaterThan(25);
     expect(await page.textContent('#status')).toContain(`${numbers.format(total)} rows`);
-    const clicksAt = view.headers.indexOf('clicks');
+    const clicksAt = headerAt(view, label('clicks'));
     expect(view.totals[0]).toContain(`Totals of all ${numbers.format(total)} rows`);
     // The totals row's label spans the columns before the first statistic.
-    expect(view.totals[clicksAt - (view.headers.indexOf('impressions') - 1)]).toBe(numbers.format(body.totals.clicks));
+    expect(view.totals[clicksAt - (headerAt(view, label('impressions')) - 1)]).toBe(numbers.format(body.totals.clicks));
+  });
+
+  it('writes every statistic by its unit (money in the row currency), the exact value one hover away, labels as headers', async () => {
+    const { body } = await api({ dateRange: 'LAST_30_DAYS', limit: 25, offset: 0, totals: 'true' });
+    const shown = body.campaigns[0].statistics as Record<string, number | null>;
+    const cells = await page.evaluate(() => {
+      const t = (globalThis as any).document.querySelector('#report-table');
+      const row = t.tBodies[0].rows[0];
+      return [...Array.from(t.tHead.rows[0].cells as ArrayLike<any>)].map((th: any, i: number) => ({
+        header: (th.textContent as string).replace(/ [▲▼]$/, ''),
+        raw: th.getAttribute('title') as string | null,
+        text: row.cells[i].textContent as string,
+        title: row.cells[i].getAttribute('title') as string | null,
+      }));
+    });
+    let checked = 0;
+    for (const [name, value] of Object.entries(shown)) {
+      const cell = cells.find((c) => c.raw === `statistics.${name}`);
+      expect(cell, name).toBeDefined();
+      expect(cell!.header).toBe(label(name));
+      const unit = statistics.get(name)!.unit;
+      expect(cell!.text, name).toBe(formatted(value, unit, body.campaigns[0].currency));
+      expect(cell!.title, name).toBe(value === null ? null : String(value));
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(4);
+    // Money carries the row's ISO code; a fraction of a percent statistic reads as percent.
+    expect(cells.find((c) => c.raw === 'statistics.cost')!.text).toContain(body.campaigns[0].currency);
   });
 
   it('keeps the token in memory only: no storage, no cookie, no secret in the address', async () => {
@@ -191,7 +255,7 @@ describe('the explorer in Chromium', () => {
     expect(await page.textContent('#page-status')).toBe(`Rows 26–${Math.min(50, total)} of ${numbers.format(total)}`);
     expect(page.url()).toContain('offset=25');
 
-    await settledAfter(() => page.click('#report-table thead button:text-is("clicks")'));
+    await settledAfter(() => page.click(`#report-table thead button:text-is("${label('clicks')}")`));
     const sorted = await api({ dateRange: 'LAST_30_DAYS', limit: 25, sort: '-statistics.clicks', totals: 'true' });
     const view = await table();
     expect(column(view, 'Id')).toEqual(sorted.body.campaigns.map((c: { id: number }) => String(c.id)));
@@ -212,8 +276,9 @@ describe('the explorer in Chromium', () => {
       totals: 'true',
     });
     const view = await table();
-    const money = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-    expect(column(view, 'cost')).toEqual(body.campaigns.map((c: any) => money.format(c.statistics.cost)));
+    expect(column(view, label('cost'))).toEqual(
+      body.campaigns.map((c: any) => formatted(c.statistics.cost, 'money', 'EUR')),
+    );
     expect(new Set(column(view, 'Currency'))).toEqual(new Set(['EUR']));
     expect(view.totals[0]).toBe(`Totals of all ${numbers.format(total)} rows (EUR)`);
     expect(await page.isVisible('#report-error [data-code="mixed_currencies"]')).toBe(false);
@@ -234,10 +299,12 @@ describe('the explorer in Chromium', () => {
       totals: 'segments',
     });
     const view = await table();
-    expect(view.headers[0]).toBe('Day');
-    expect(column(view, 'Day')).toEqual(body.campaigns.map((c: any) => c.segments.day));
-    const label = await page.getAttribute('#chart', 'aria-label');
-    expect(label).toBe(`Line chart: impressions by Day, ${body.segmentTotals.length} points per line, 1 line.`);
+    expect(view.headers[0]).toBe(segment('Day'));
+    expect(column(view, segment('Day'))).toEqual(body.campaigns.map((c: any) => c.segments.day));
+    const chartLabel = await page.getAttribute('#chart', 'aria-label');
+    expect(chartLabel).toBe(
+      `Line chart: ${label('impressions')} by ${segment('Day')}, ${body.segmentTotals.length} points per line, 1 line.`,
+    );
     expect(page.url()).toContain('segments=Day');
   });
 
@@ -255,7 +322,9 @@ describe('the explorer in Chromium', () => {
     const devices = body.segmentTotals.length;
     expect(devices).toBeGreaterThan(1);
     expect(body.segmentTotals.every((b: { cost: unknown }) => b.cost === null)).toBe(true);
-    expect(await page.getAttribute('#chart', 'aria-label')).toBe(`Bar chart: clicks by DeviceType, ${devices} bars.`);
+    expect(await page.getAttribute('#chart', 'aria-label')).toBe(
+      `Bar chart: ${label('clicks')} by ${segment('DeviceType')}, ${devices} bars.`,
+    );
     expect(page.url()).toContain('chart=statistics.clicks');
   });
 
@@ -348,10 +417,14 @@ describe('the explorer in Chromium', () => {
       start: filter.indexOf('statistics.clicsk'),
       end: filter.indexOf('statistics.clicsk') + 'statistics.clicsk'.length,
     });
-    // Nothing of the report before it stays on screen beside the error.
-    expect(await page.isVisible('#downloads')).toBe(false);
-    expect(await page.isVisible('#chart-panel')).toBe(false);
-    expect(await page.$('#report-table')).toBeNull();
+    // The last good results stay on screen, marked as the previous report's; the error leads to the field.
+    expect(await page.isVisible('#report-table')).toBe(true);
+    expect(await page.isVisible('#chart-panel')).toBe(true);
+    expect(await page.getAttribute('#table-wrap', 'class')).toContain('stale');
+    expect(await page.textContent('#status')).toContain('last report that ran');
+    await page.focus('#run');
+    await page.click('#report-error button:has-text("Go to filter")');
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.id)).toBe('filter');
   });
 
   it('marks a formula error on the line it is on', async () => {
@@ -385,15 +458,15 @@ describe('the explorer in Chromium', () => {
     // The formula over each bucket's sums, recomputed here from the bucket's clicks.
     for (const bucket of body.segmentTotals) expect(bucket.formulas.clicks2).toBe(bucket.clicks * 2);
     expect(await page.getAttribute('#chart', 'aria-label')).toBe(
-      `Bar chart: clicks2 by DeviceType, ${body.segmentTotals.length} bars.`,
+      `Bar chart: clicks2 by ${segment('DeviceType')}, ${body.segmentTotals.length} bars.`,
     );
     await page.selectOption('#chart-measure', 'statistics.clicks');
 
     expect(await page.isVisible('#report-error [data-code="mixed_currency_sort"]')).toBe(false);
-    await settledAfter(() => page.click('#report-table thead button:text-is("cost")'));
+    await settledAfter(() => page.click(`#report-table thead button:text-is("${label('cost')}")`));
     expect(await page.isVisible('#report-error [data-code="mixed_currency_sort"]')).toBe(true);
     expect(await page.textContent('#report-error [data-code="mixed_currency_sort"]')).toContain('statistics.cost');
-    await settledAfter(() => page.click('#report-table thead button:text-is("clicks")'));
+    await settledAfter(() => page.click(`#report-table thead button:text-is("${label('clicks')}")`));
     expect(page.url()).toContain('sort=-statistics.clicks');
     expect(await page.isVisible('#report-error [data-code="mixed_currency_sort"]')).toBe(false);
   });
@@ -415,6 +488,196 @@ describe('the explorer in Chromium', () => {
     await page.fill('#filter', 'statistics.clicks > 0');
     await settledAfter(() => page.click('#run'));
     expect(await axeViolations()).toEqual([]);
+  });
+
+  it('compares with the previous period: change columns, the compared values in their titles, the compared line dashed', async () => {
+    await page.setViewportSize({ width: 1200, height: 800 });
+    await page.fill('#filter', '');
+    await page.fill('#formulas', '');
+    await page.fill('#currency', 'EUR');
+    await page.uncheck('#segment-DeviceType');
+    await page.check('#segment-Day');
+    await page.selectOption('#compare', 'PREVIOUS_PERIOD');
+    await settledAfter(() => page.click('#run'));
+    expect(page.url()).toContain('compare=PREVIOUS_PERIOD');
+    const query = {
+      dateRange: 'LAST_30_DAYS',
+      segments: 'Day',
+      compare: 'PREVIOUS_PERIOD',
+      currency: 'EUR',
+      limit: 25,
+      sort: '-statistics.clicks',
+      totals: 'segments',
+    };
+    const { body } = await api(query);
+    const view = await table();
+    const change = new Intl.NumberFormat('en-US', {
+      style: 'percent',
+      minimumFractionDigits: 1,
+      maximumFractionDigits: 1,
+      signDisplay: 'exceptZero',
+    });
+    expect(column(view, `${label('clicks')} change`)).toEqual(
+      body.campaigns.map((c: any) =>
+        c.change.statistics.clicks === null ? '–' : change.format(c.change.statistics.clicks),
+      ),
+    );
+    const index = headerAt(view, `${label('cost')} change`);
+    const title = await page.evaluate(
+      (i) => (globalThis as any).document.querySelector('#report-table').tBodies[0].rows[0].cells[i].title as string,
+      index,
+    );
+    expect(title).toContain(`against ${formatted(body.campaigns[0].comparison.statistics.cost, 'money', 'EUR')}`);
+    expect(await page.textContent('#status')).toContain('compared with');
+    await page.selectOption('#chart-measure', 'statistics.clicks');
+    await page.waitForSelector('#chart canvas');
+    expect(await page.getAttribute('#chart', 'aria-label')).toBe(
+      `Line chart: ${label('clicks')} by ${segment('Day')}, ${body.segmentTotals.length} points per line, 1 line, the compared range dashed.`,
+    );
+    await page.screenshot({ path: path.join(ARTIFACTS, 'screenshot-compare.png') });
+    // The comparison is part of the shared link.
+    const hash = new URL(page.url()).hash;
+    expect(hash).toContain('compare=PREVIOUS_PERIOD');
+
+    await page.selectOption('#compare', 'custom');
+    await page.fill('#compare-start', '2026-01-01');
+    await page.fill('#compare-end', '2026-01-30');
+    await settledAfter(() => page.click('#run'));
+    expect(page.url()).toContain('compare=2026-01-01..2026-01-30');
+    expect(await page.textContent('#status')).toContain('compared with 2026-01-01 to 2026-01-30');
+  });
+
+  it('draws a breakdown as bars (the compared range dashed beside), stacked over a time segment', async () => {
+    await page.selectOption('#compare', 'PREVIOUS_PERIOD');
+    await page.uncheck('#segment-Day');
+    await page.check('#segment-DeviceType');
+    await settledAfter(() => page.click('#run'));
+    await page.waitForSelector('#chart canvas');
+    const devices = (await api({ dateRange: 'LAST_30_DAYS', segments: 'DeviceType', limit: 1, totals: 'segments' }))
+      .body.segmentTotals.length;
+    expect(await page.getAttribute('#chart', 'aria-label')).toBe(
+      `Bar chart: ${label('clicks')} by ${segment('DeviceType')}, ${devices} bars, the compared range dashed.`,
+    );
+    await page.screenshot({ path: path.join(ARTIFACTS, 'screenshot-breakdown.png') });
+
+    await page.selectOption('#compare', '');
+    await page.check('#segment-Day');
+    await settledAfter(() => page.click('#run'));
+    await page.waitForSelector('#chart canvas');
+    const { body } = await api({ dateRange: 'LAST_30_DAYS', segments: 'Day,DeviceType', limit: 1, totals: 'segments' });
+    const days = new Set(body.segmentTotals.map((b: any) => b.segments.day)).size;
+    const kinds = new Set(body.segmentTotals.map((b: any) => b.segments.deviceType)).size;
+    expect(await page.getAttribute('#chart', 'aria-label')).toBe(
+      `Stacked bar chart: ${label('clicks')} by ${segment('Day')} and ${segment('DeviceType')}, ${days} stacks of ${kinds}.`,
+    );
+    expect(page.url()).not.toContain('compare=');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'screenshot-stacked.png') });
+  });
+
+  it('drills from an account to its campaigns and ad groups by keyboard, and back by the breadcrumb', async () => {
+    await page.uncheck('#segment-Day');
+    await page.uncheck('#segment-DeviceType');
+    await settledAfter(() =>
+      page.evaluate(() => {
+        (globalThis as any).location.hash = 'endpoint=accounts&dateRange=LAST_30_DAYS&currency=EUR';
+      }),
+    );
+    const account = await page.$eval('#report-table tbody a.drill', (a: any) => ({
+      id: Number(a.closest('tr').cells[1].textContent),
+      name: a.textContent as string,
+    }));
+    await page.focus('#report-table tbody a.drill');
+    await settledAfter(() => page.keyboard.press('Enter'));
+    const hash = new URLSearchParams(new URL(page.url()).hash.slice(1));
+    expect(hash.get('endpoint')).toBe('campaigns');
+    expect(hash.get('filter')).toBe(`accountId == ${account.id}`);
+    const campaigns = await fx.report('campaigns', org.token, {
+      dateRange: 'LAST_30_DAYS',
+      currency: 'EUR',
+      filter: `accountId == ${account.id}`,
+      limit: 100,
+    });
+    expect(campaigns.status).toBe(200);
+    expect(column(await table(), 'Id')).toEqual(campaigns.json.campaigns.map((c: any) => String(c.id)));
+    expect(await page.textContent('#breadcrumb')).toContain(`${account.name}: campaigns`);
+
+    await settledAfter(() => page.click('#report-table tbody a.drill'));
+    expect(new URLSearchParams(new URL(page.url()).hash.slice(1)).get('endpoint')).toBe('adgroups');
+    expect(await page.$$eval('#breadcrumb li', (items) => items.length)).toBe(3);
+    expect(await page.getAttribute('#breadcrumb li:last-child span', 'aria-current')).toBe('page');
+    // An ad group opens its keywords, or its ads beside it.
+    expect(await page.$$eval('#report-table tbody tr:first-child a.drill', (links) => links.length)).toBe(2);
+
+    await settledAfter(() => page.click(`#breadcrumb a:has-text("${account.name}: campaigns")`));
+    expect(new URLSearchParams(new URL(page.url()).hash.slice(1)).get('filter')).toBe(`accountId == ${account.id}`);
+    await settledAfter(() => page.click('#breadcrumb a:has-text("All accounts")'));
+    expect(new URLSearchParams(new URL(page.url()).hash.slice(1)).get('endpoint')).toBe('accounts');
+    expect(await page.isVisible('#breadcrumb')).toBe(false);
+  });
+
+  it('at 1400 px scrolls the table inside its frame with the first column in view; axe finds nothing', async () => {
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await page.check('#segment-Day');
+    for (const box of await page.$$('#statistic-choices input')) await box.check();
+    await page.selectOption('#compare', 'PREVIOUS_PERIOD');
+    await page.selectOption('#endpoint', 'campaigns');
+    for (const box of await page.$$('#statistic-choices input')) await box.check();
+    await settledAfter(() => page.click('#run'));
+    const layout = await page.evaluate(() => {
+      const doc = (globalThis as any).document;
+      const wrap = doc.querySelector('#table-wrap');
+      return {
+        page: doc.documentElement.scrollWidth,
+        wrapRight: wrap.getBoundingClientRect().right,
+        scrolls: wrap.scrollWidth > wrap.clientWidth,
+      };
+    });
+    expect(layout.page).toBeLessThanOrEqual(1400);
+    expect(layout.wrapRight).toBeLessThanOrEqual(1400);
+    expect(layout.scrolls).toBe(true);
+    const first = await page.evaluate(() => {
+      const doc = (globalThis as any).document;
+      const wrap = doc.querySelector('#table-wrap');
+      const cell = doc.querySelector('#report-table tbody tr th');
+      const before = cell.getBoundingClientRect().left;
+      wrap.scrollLeft = 600;
+      return { before, after: cell.getBoundingClientRect().left, scrolled: wrap.scrollLeft };
+    });
+    expect(first.scrolled).toBeGreaterThan(0);
+    expect(first.after).toBe(first.before);
+    expect(await axeViolations()).toEqual([]);
+  });
+
+  it('works at 420 and 360 px: Sign out in view, no labels overlapping, no sideways page; axe finds nothing', async () => {
+    for (const width of [420, 360]) {
+      await page.setViewportSize({ width, height: 800 });
+      const layout = await page.evaluate(() => {
+        const doc = (globalThis as any).document;
+        const visible = (e: any) => e.getClientRects().length > 0;
+        const labels = [...Array.from(doc.querySelectorAll('label, legend, h1, .who') as ArrayLike<any>)]
+          .filter(visible)
+          .map((e: any) => ({ text: e.textContent as string, r: e.getBoundingClientRect() }));
+        const overlaps: string[] = [];
+        for (let i = 0; i < labels.length; i++)
+          for (let j = i + 1; j < labels.length; j++) {
+            const a = labels[i]!.r;
+            const b = labels[j]!.r;
+            if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1)
+              overlaps.push(`${labels[i]!.text} / ${labels[j]!.text}`);
+          }
+        return {
+          page: doc.documentElement.scrollWidth,
+          signOut: doc.querySelector('#sign-out').getBoundingClientRect().right,
+          overlaps,
+        };
+      });
+      expect(layout.page, `${width} px`).toBeLessThanOrEqual(width);
+      expect(layout.signOut, `${width} px`).toBeLessThanOrEqual(width);
+      expect(layout.overlaps, `${width} px`).toEqual([]);
+      if (width === 420) await page.screenshot({ path: path.join(ARTIFACTS, 'screenshot-narrow.png') });
+      expect(await axeViolations(), `${width} px`).toEqual([]);
+    }
+    await page.setViewportSize({ width: 1360, height: 900 });
   });
 
   it('fetched nothing from another origin, broke no rule of its policy, threw nothing', async () => {
