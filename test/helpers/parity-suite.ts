@@ -14,6 +14,7 @@ import {
   STAT_ENDPOINTS,
   type ParityRequest,
 } from './parity-corpus.js';
+import { readsAggregateTable, statementsOf } from './parity-rollups.js';
 import { COMPARED_HEADERS, firstDifference, parseCsv, parseNdjson, type CompareOptions } from './parity-compare.js';
 import { addDays, encodeQuery, mondayOf, startReportingFixture, type QueryInput } from './reporting-fixture.js';
 import { tempDir } from './server.js';
@@ -34,6 +35,13 @@ export interface ParitySpec {
   readonly missingSourceCurrency: string;
   /** Differences known and not yet fixed; the lead fixes them. */
   readonly knownDifferences: readonly KnownDifference[];
+  /**
+   * Aggregate tables off only: ask just the requests that read one when they are on (helpers/parity-rollups.ts).
+   * The others run the same statements on the same data with them on, so the suite with aggregate tables on
+   * over the same deployment answers them (test/engines/clickhouse-parity-facts.test.ts, next to
+   * clickhouse-parity.test.ts); a test checks statement for statement that they are the same.
+   */
+  readonly onlyWhatRollupsChange?: boolean;
 }
 
 /** A running service that answers the corpus. */
@@ -275,6 +283,15 @@ export function runParitySuite(underTest: DeploymentUnderTest, spec: ParitySpec)
     rollups: spec.rollups,
   };
   const corpus = buildCorpus(ctx);
+  if (spec.onlyWhatRollupsChange && spec.rollups) throw new Error('onlyWhatRollupsChange is for aggregate tables off');
+  // With onlyWhatRollupsChange, what the suite with aggregate tables on asks too: the same request (key) there.
+  const askedWithRollups = spec.onlyWhatRollupsChange
+    ? new Set(buildCorpus({ ...ctx, rollups: true }).map((r) => r.key))
+    : undefined;
+  const asks = (request: ParityRequest) =>
+    askedWithRollups === undefined || !askedWithRollups.has(request.key) || readsAggregateTable(request);
+  /** The requests sent: the corpus, or with onlyWhatRollupsChange those the aggregate tables change. */
+  const asked = spec.onlyWhatRollupsChange ? corpus.filter(asks) : corpus;
   const missingDays = missingDaysFrom(ctx.from);
   const data: ParityData = {
     world: WORLD,
@@ -394,7 +411,7 @@ export function runParitySuite(underTest: DeploymentUnderTest, spec: ParitySpec)
     if (process.env.PARITY_REPORT)
       fs.writeFileSync(
         process.env.PARITY_REPORT,
-        `${timings.join('\n')}\n${corpus.length} + ${sampled} requests\n${[...differences, ...known].join('\n')}\n`,
+        `${timings.join('\n')}\n${asked.length} of ${corpus.length} + ${sampled} requests\n${[...differences, ...known].join('\n')}\n`,
       );
     reader?.closeSync();
     if (scratch !== undefined) fs.rmSync(scratch, { recursive: true, force: true });
@@ -406,46 +423,79 @@ export function runParitySuite(underTest: DeploymentUnderTest, spec: ParitySpec)
 
   describe(`engine parity of ${underTest.name}, aggregate tables ${spec.rollups ? 'on' : 'off'}`, () => {
     // JSON reports a few at a time (maxConcurrency); the service runs one export per organization
-    // at once, so exports go one at a time.
+    // at once, so exports go one at a time. The sampled filters are JSON too: their endpoints a
+    // few at a time, each endpoint's requests one after the other.
     describe.concurrent('JSON: both engines answer alike', () => {
-      for (const request of corpus.filter((r) => r.format === 'json'))
+      for (const request of asked.filter((r) => r.format === 'json'))
         it(request.key, async () => {
           expect(await check(request), request.key).toBeUndefined();
         });
     });
     describe('exports: both engines answer alike', () => {
-      for (const request of corpus.filter((r) => r.format !== 'json'))
+      for (const request of asked.filter((r) => r.format !== 'json'))
         it(request.key, async () => {
           expect(await check(request), request.key).toBeUndefined();
         });
     });
-    describe('filters on values of the data: both engines answer alike', () => {
+    describe.concurrent('filters on values of the data: both engines answer alike', () => {
       for (const endpoint of STAT_ENDPOINTS)
-        it(`${endpoint}: filters on the values of its rows`, async () => {
-          const res = await report(running().reference, endpoint, 0, {
-            startDate: ctx.from,
-            endDate: ctx.to,
-            limit: 40,
-          });
-          expect(res.status, res.text).toBe(200);
-          const requests = sampleFilterRequests(ctx, endpoint, arrayOf(res.json));
-          sampled += requests.length;
-          const found: string[] = [];
-          for (const request of requests) {
-            const d = await check(request);
-            if (d !== undefined) found.push(`${request.key}: ${d}`);
-          }
-          expect(found).toEqual([]);
-        });
+        it(
+          spec.onlyWhatRollupsChange
+            ? `${endpoint}: filters on the values of its rows (those that read an aggregate table with them on; the rest compile the same either way)`
+            : `${endpoint}: filters on the values of its rows`,
+          async () => {
+            const res = await report(running().reference, endpoint, 0, {
+              startDate: ctx.from,
+              endDate: ctx.to,
+              limit: 40,
+            });
+            expect(res.status, res.text).toBe(200);
+            const built = sampleFilterRequests(ctx, endpoint, arrayOf(res.json));
+            expect(built.length, endpoint).toBeGreaterThan(0);
+            // With onlyWhatRollupsChange the others are asked by the suite with aggregate tables on (the same
+            // requests: they are built from the same rows), and must run the same statements there.
+            const requests = spec.onlyWhatRollupsChange ? built.filter((r) => readsAggregateTable(r)) : built;
+            const found: string[] = [];
+            for (const request of built.filter((r) => !requests.includes(r)))
+              if (JSON.stringify(statementsOf(request, false)) !== JSON.stringify(statementsOf(request, true)))
+                found.push(`${request.key}: compiles otherwise with aggregate tables on, and is not asked`);
+            sampled += built.length;
+            for (const request of requests) {
+              const d = await check(request);
+              if (d !== undefined) found.push(`${request.key}: ${d}`);
+            }
+            expect(found).toEqual([]);
+          },
+        );
     });
 
-    it('sends a corpus of at least 500 requests, most of them answered', async () => {
-      expect(corpus.length + sampled).toBeGreaterThanOrEqual(500);
-      const statuses = await Promise.all(corpus.map(async (r) => (await answersOf(r)).reference.status));
-      const ok = statuses.filter((s) => s === 200).length;
-      expect(ok / corpus.length).toBeGreaterThan(0.8);
-      expect(statuses.filter((s) => s === 400).length).toBeGreaterThan(20);
-    });
+    it(
+      spec.onlyWhatRollupsChange
+        ? 'a corpus of at least 500 requests (those aggregate tables change sent, the rest asked with them on), most of them answered'
+        : 'sends a corpus of at least 500 requests, most of them answered',
+      async () => {
+        expect(corpus.length + sampled).toBeGreaterThanOrEqual(500);
+        const statuses = await Promise.all(asked.map(async (r) => (await answersOf(r)).reference.status));
+        const ok = statuses.filter((s) => s === 200).length;
+        expect(ok / asked.length).toBeGreaterThan(0.8);
+        // The 400s are the planner's, alike with aggregate tables on or off (it checks the sources with them
+        // on either way): asked with them on.
+        if (asked === corpus) expect(statuses.filter((s) => s === 400).length).toBeGreaterThan(20);
+      },
+    );
+
+    if (spec.onlyWhatRollupsChange)
+      it('asks what aggregate tables change; the rest, asked with them on, compile to the same statements either way', () => {
+        const notAsked = corpus.filter((r) => !asked.includes(r));
+        expect(asked.length).toBeGreaterThan(300);
+        expect(notAsked.length).toBeGreaterThan(100);
+        for (const request of notAsked) {
+          expect(askedWithRollups!.has(request.key), request.key).toBe(true);
+          expect(statementsOf(request, false), request.key).toEqual(statementsOf(request, true));
+        }
+        for (const request of asked.filter((r) => readsAggregateTable(r)))
+          expect(statementsOf(request, false), request.key).not.toEqual(statementsOf(request, true));
+      });
 
     it('neither service logged an error', () => {
       const { reference: a, tested: b } = running();
@@ -454,13 +504,13 @@ export function runParitySuite(underTest: DeploymentUnderTest, spec: ParitySpec)
     });
 
     it('ISO weeks across the year boundary: the Monday, 2024-12-30 for 2025-W01', async () => {
-      const request = corpus.find(
+      const request = asked.find(
         (r) => r.query.segments === 'Day,Week' && r.query.startDate === EDGE_FROM && r.path === 'campaigns',
       );
       const rows = arrayOf(await bodyOf(request, 'tested')) as Array<{ segments: { day: string; week: string } }>;
       expect(rows.length).toBeGreaterThan(0);
       for (const row of rows) expect(row.segments.week).toBe(mondayOf(row.segments.day));
-      const weekYear = corpus.find(
+      const weekYear = asked.find(
         (r) => r.query.segments === 'Week,Year' && r.query.startDate === EDGE_FROM && r.path === 'accounts',
       );
       const buckets = arrayOf(await bodyOf(weekYear, 'tested')).map(
@@ -473,19 +523,19 @@ export function runParitySuite(underTest: DeploymentUnderTest, spec: ParitySpec)
       const segmentsOf = (r: ParityRequest) => String(r.query.segments ?? '').split(',');
       // Without aggregate tables the corpus asks WeekSunday only (parity-corpus.ts, addBreakdownSegments).
       for (const segment of spec.rollups ? ISSUE_40_SEGMENTS : ['WeekSunday']) {
-        const asked = corpus.filter((r) => r.format === 'json' && segmentsOf(r).includes(segment));
-        expect(asked.length, segment).toBeGreaterThan(0);
+        const withSegment = asked.filter((r) => r.format === 'json' && segmentsOf(r).includes(segment));
+        expect(withSegment.length, segment).toBeGreaterThan(0);
         const answered = await Promise.all(
-          asked.map(async (r) => {
+          withSegment.map(async (r) => {
             const { tested: b } = await answersOf(r);
             return b.status === 200
               ? arrayOf(JSON.parse(b.body.toString('utf8')) as Record<string, unknown>).length
               : 0;
           }),
         );
-        expect(answered.filter((n) => n > 0).length, segment).toBeGreaterThan(asked.length / 2);
+        expect(answered.filter((n) => n > 0).length, segment).toBeGreaterThan(withSegment.length / 2);
       }
-      const weeks = corpus.find((r) => r.path === 'campaigns' && r.query.segments === 'WeekSunday,Week');
+      const weeks = asked.find((r) => r.path === 'campaigns' && r.query.segments === 'WeekSunday,Week');
       const weekRows = arrayOf(await bodyOf(weeks, 'tested')) as Array<{
         segments: { weekSunday: string; week: string };
       }>;
@@ -496,7 +546,7 @@ export function runParitySuite(underTest: DeploymentUnderTest, spec: ParitySpec)
         expect([addDays(segments.weekSunday, 1), addDays(segments.weekSunday, -6)]).toContain(segments.week);
       }
       if (!spec.rollups) return;
-      const hours = corpus.find((r) => r.path === 'campaigns' && r.query.segments === 'Week,Hour');
+      const hours = asked.find((r) => r.path === 'campaigns' && r.query.segments === 'Week,Hour');
       const hourRows = arrayOf(await bodyOf(hours, 'tested')) as Array<{ segments: { week: string; hour: string } }>;
       expect(hourRows.length).toBeGreaterThan(0);
       for (const { segments } of hourRows) {
@@ -506,7 +556,7 @@ export function runParitySuite(underTest: DeploymentUnderTest, spec: ParitySpec)
     });
 
     it('division by zero is null; 7 / 2 is 3.5', async () => {
-      const request = corpus.find((r) => r.path === 'campaigns' && Array.isArray(r.query.formulas));
+      const request = asked.find((r) => r.path === 'campaigns' && Array.isArray(r.query.formulas));
       const rows = arrayOf(await bodyOf(request, 'tested'));
       expect(rows.length).toBeGreaterThan(0);
       for (const row of rows) {
@@ -520,7 +570,7 @@ export function runParitySuite(underTest: DeploymentUnderTest, spec: ParitySpec)
       // The rows coalesce a bucket's money sums to 0 (src/sql/report-query.ts), so a day whose rate is
       // missing adds nothing; without join_use_nulls ClickHouse would divide by a rate of 0.
       for (const currency of ['JPY', 'EUR']) {
-        const request = corpus.find(
+        const request = asked.find(
           (r) => r.path === 'campaigns' && r.query.currency === currency && r.query.segments === 'Day',
         );
         for (const engine of ['reference', 'tested'] as const) {
