@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import LongestFirstSequencer from './test/helpers/sequencer.js';
 
 /**
  * Test tiers (DESIGN D13, test/README.md): a Vitest project per folder of test/, each runnable
@@ -21,6 +22,9 @@ export default defineConfig({
     // Each file starts its own server and DuckDB file; two cores run two files at a time.
     fileParallelism: true,
     maxWorkers: 2,
+    // The longest files first (test/helpers/long-files.ts): a clean clone has no Vitest cache, and
+    // Vitest's own order started a long file last, alone.
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       // Files of a tier share their worker's module cache (no isolation): each imports the whole
       // service graph, which cost ~0.7 s per file; every file still starts its own servers and files.
