@@ -6,7 +6,7 @@
  * There is no baseline of known breaks: any break fails.
  */
 const LAYERS =
-  'auth|catalog|changes|clickhouse|cli|client|config|demo|events|explorer|generator|http|jobs|mcp|organizations|planner|platforms|provisioning|reference|report-jobs|reporting|runtime|shared|sql|sql-endpoint|statistics|store|webhooks';
+  'auth|catalog|changes|clickhouse|cli|client|config|demo|events|explorer|generator|http|jobs|mcp|organizations|planner|platforms|provisioning|reference|report-jobs|report-views|reporting|runtime|shared|sql|sql-endpoint|statistics|store|webhooks';
 const above = (...names) => `^src/(${names.join('|')})(/|\\.ts$)`;
 /** Node modules that do I/O, and the packages that open files, sockets or threads. */
 const IO_MODULES =
@@ -324,6 +324,28 @@ module.exports = {
         'Issue 24: report jobs run reports through the reporting service and write files through store; http serves them, not the reverse.',
       from: { path: '^src/report-jobs/' },
       to: { path: above('http', 'cli', 'main', 'webhooks', 'platforms', 'statistics', 'generator', 'demo') },
+    },
+    {
+      name: 'report-views-below-http',
+      severity: 'error',
+      comment:
+        "Issue 43: saved views are tenant state checked by the reporting GET's parser and the planner (no data read); http serves them, not the reverse.",
+      from: { path: '^src/report-views/' },
+      to: {
+        path: above(
+          'http',
+          'cli',
+          'main',
+          'webhooks',
+          'platforms',
+          'statistics',
+          'generator',
+          'demo',
+          'jobs',
+          'sql',
+          'report-jobs',
+        ),
+      },
     },
     {
       name: 'client-stands-alone',

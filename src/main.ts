@@ -31,6 +31,7 @@ import { ReportService } from './reporting/report-service.js';
 import { ReportFiles } from './report-jobs/report-files.js';
 import { ReportJobRunner } from './report-jobs/report-job-runner.js';
 import { ReportJobService } from './report-jobs/report-job-service.js';
+import { ReportViewService } from './report-views/report-view-service.js';
 import type { ClickHouseReports } from './clickhouse/clickhouse-reports.js';
 import { configuredEngine, type RunningEngine } from './engines.js';
 import { PageCache } from './reporting/page-cache.js';
@@ -321,6 +322,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo): Promis
       reports,
       webhooks,
       reportJobs,
+      reportViews: new ReportViewService(db, now),
       changes,
       explorer: loadExplorerAssets(io.explorerDir),
       authenticator: new Authenticator(keys, disabledClients, nowMs),

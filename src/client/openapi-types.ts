@@ -1032,6 +1032,54 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/reporting/v0/views': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The organization's saved views, by name
+     * @description Sorted by name (by Unicode code point), then id; every client of the organization sees the same list.
+     */
+    get: operations['listReportViews'];
+    put?: never;
+    /**
+     * Save a report view by name
+     * @description A statistics request (endpoint, its GET parameters, what the chart draws) saved under a name, listed and opened by every client of the organization. The query is validated as the GET validates it before the view exists. At most 500 views per organization.
+     */
+    post: operations['createReportView'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/reporting/v0/views/id/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One saved view
+     * @description With path, the GET of the report it opens.
+     */
+    get: operations['getReportView'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a saved view
+     * @description For every client of the organization; its name is free again.
+     */
+    delete: operations['deleteReportView'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/reporting/v0/changes': {
     parameters: {
       query?: never;
@@ -4398,6 +4446,79 @@ export interface components {
         };
         /** @enum {string} */
         format: 'csv' | 'ndjson' | 'parquet';
+      };
+    };
+    ReportView: {
+      id: number;
+      name: string;
+      /** @enum {string} */
+      endpoint:
+        | 'accounts'
+        | 'adplatform-accounts'
+        | 'campaigns'
+        | 'adgroups'
+        | 'keywords'
+        | 'ads'
+        | 'search-terms'
+        | 'adplatform-accounts/facebook'
+        | 'campaigns/facebook'
+        | 'ads/facebook'
+        | 'adplatform-accounts/google-ads';
+      /** @description As sent, every value text; a parameter given several times a list. */
+      query: {
+        [key: string]: string | string[];
+      };
+      chart: string | null;
+      /**
+       * @description The report the view opens: /reporting/v0/<endpoint>?<query>, percent-encoded, to GET with the same token (append format= for an export).
+       * @example /reporting/v0/campaigns?dateRange=LAST_30_DAYS&segments=DeviceType&statistics=clicks%2Ccost%2Cctr
+       */
+      path: string;
+      /** Format: date-time */
+      createdAt: string;
+      /** @description The client id of the client that saved it. */
+      createdBy: string;
+    };
+    ReportViewCreate: {
+      view: {
+        /**
+         * @description 1-100 characters, not only white space, no control characters; unique in the organization (exactly as given: "Weekly" and "weekly" are two names).
+         * @example Campaigns by device, last 30 days
+         */
+        name: string;
+        /**
+         * @description The statistics endpoint below /reporting/v0 the view opens (as report jobs take it).
+         * @example campaigns
+         * @enum {string}
+         */
+        endpoint:
+          | 'accounts'
+          | 'adplatform-accounts'
+          | 'campaigns'
+          | 'adgroups'
+          | 'keywords'
+          | 'ads'
+          | 'search-terms'
+          | 'adplatform-accounts/facebook'
+          | 'campaigns/facebook'
+          | 'ads/facebook'
+          | 'adplatform-accounts/google-ads';
+        /**
+         * @description The endpoint's GET query parameters (startDate, endDate, dateRange, statistics, segments, filter, sort, formulas, currency, compare, totals, limit, offset, ...), without format. Values as in the URL; a list repeats the parameter (formulas; a list parameter such as segments as a list or a comma text). Validated exactly as the GET validates them: the same 400s. Default: none (the endpoint's defaults).
+         * @example {
+         *       "dateRange": "LAST_30_DAYS",
+         *       "segments": "DeviceType",
+         *       "statistics": "clicks,cost,ctr"
+         *     }
+         */
+        query?: {
+          [key: string]: string | number | boolean | string[];
+        };
+        /**
+         * @description What the chart draws: a statistic the endpoint offers (clicks or statistics.clicks) or formulas.<name> of a formula in query.formulas; otherwise 422. Null or absent: none chosen.
+         * @example clicks
+         */
+        chart?: string | null;
       };
     };
     Change: {
@@ -15160,6 +15281,256 @@ export interface operations {
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalError'];
       503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  listReportViews: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1-100 (default 100). */
+        limit?: number;
+        /** @description Zero-based index of the first result; 0 or a multiple of `limit` (otherwise 400). */
+        offset?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page. */
+      200: {
+        headers: {
+          /** @description Results across all pages. */
+          'X-TotalCount'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            views: components['schemas']['ReportView'][];
+          };
+        };
+      };
+      /** @description A query parameter breaks its rules (invalid_parameter, unknown_parameter); details name it. */
+      400: {
+        headers: {
+          /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  createReportView: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ReportViewCreate'];
+      };
+    };
+    responses: {
+      /** @description Saved. */
+      201: {
+        headers: {
+          /** @description Path of the created resource (or of the job). */
+          Location?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            view: components['schemas']['ReportView'];
+          };
+        };
+      };
+      /** @description The request cannot be read (malformed JSON, not {"view": {...}}), or a query parameter breaks the rules of the GET (invalid_parameter, unknown_parameter, format given); details name it. */
+      400: {
+        headers: {
+          /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      /** @description Another view of the organization has this name (view_name_taken), or the organization has 500 views already (too_many_views). */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      /** @description A rule is broken (validation_failed); details name the field: name empty, blank, too long or with control characters; endpoint not one of the listed; chart naming no statistic of the endpoint (unknown_statistic) or no formula of the query (unknown_formula). */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  getReportView: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The view. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            view: components['schemas']['ReportView'];
+          };
+        };
+      };
+      /** @description A malformed path id. */
+      400: {
+        headers: {
+          /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      /** @description No such view in this organization (another organization's is not found either). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  deleteReportView: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description An int64 id; malformed or outside int64: 400, unknown (or another organization's): 404. */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted; empty body. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description A malformed path id. No body: DELETE errors are the status alone. */
+      400: {
+        headers: {
+          /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description No token (code unauthorized), or an invalid, expired or disabled one (invalid_token). No body: DELETE errors are the status alone. */
+      401: {
+        headers: {
+          /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The token lacks the scope this API requires (insufficient_scope): provisioning for /provisioning/v0, reporting for /reporting/v0. No body: DELETE errors are the status alone. */
+      403: {
+        headers: {
+          /** @description RFC 6750 3: `Bearer realm="adreport"`, with `error=` when a token was sent. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description No such view in this organization (another organization's is not found either). No body: DELETE errors are the status alone. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The request body is larger than 1 MiB as sent or, with a Content-Encoding, once decoded (payload_too_large). No body: DELETE errors are the status alone. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The client's token bucket is empty, or (reporting) the organization's bucket of database time is in debt: its reports used more query time than its share (ADREPORT_DB_TIME_MS_PER_SECOND, default 1000 ms per second, burst 5000 ms) (rate_limited). Retry-After says when the next request is let in. No body: DELETE errors are the status alone. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          /** @description IETF RateLimit header fields draft: `"per-client";r=<left>;t=<seconds>`; the reporting API adds `, "db-time";r=<ms left>;t=<seconds>` (the organization's database time). */
+          RateLimit?: string;
+          /** @description IETF RateLimit header fields draft: `"per-client";q=<burst>;w=<seconds>`; the reporting API adds `, "db-time";q=<burst ms>;w=<seconds>`. */
+          'RateLimit-Policy'?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description An unexpected failure (internal_error); the body never carries a stack, SQL or a path. No body: DELETE errors are the status alone. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The service is at capacity or a platform is not answering (overloaded, platform_unavailable, ...). No body: DELETE errors are the status alone. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
     };
   };
   listChanges: {

@@ -36,6 +36,8 @@ import { registerReportingRoutes } from './routes/reporting.js';
 import type { ReportService } from '../reporting/report-service.js';
 import type { ReportJobService } from '../report-jobs/report-job-service.js';
 import { registerReportJobRoutes } from './routes/report-jobs.js';
+import type { ReportViewService } from '../report-views/report-view-service.js';
+import { registerReportViewRoutes } from './routes/report-views.js';
 import { registerLabelRoutes } from './routes/labels.js';
 import { registerMarkupRoutes } from './routes/markups.js';
 import { registerPlatformAccountRoutes } from './routes/platform-accounts.js';
@@ -66,6 +68,8 @@ export interface AppDeps {
   reports: ReportService;
   webhooks: WebhookService;
   reportJobs: ReportJobService;
+  /** Saved report views (/reporting/v0/views): tenant state, served on every store. */
+  reportViews: ReportViewService;
   /** The change feed (/reporting/v0/changes). */
   changes: ChangeFeed;
   /** The browser explorer's built files (GET /explorer). */
@@ -84,7 +88,7 @@ export interface AppDeps {
   serverTiming?: boolean | undefined;
   /**
    * False on a store without facts (PostgreSQL until issue 38): the reporting API answers 503
-   * reports_unavailable, except the change feed and the field list, which need no facts.
+   * reports_unavailable, except the change feed, the field list and saved views, which need no facts.
    */
   reportsServed?: boolean | undefined;
   nowMs: () => number;
@@ -191,6 +195,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     new OperationRate('redeliveries', deps.redeliveryRate, deps.nowMs, 'redeliveries'),
   );
   registerReportJobRoutes(app, deps.reportsServed === false ? refusing(deps.reportJobs) : deps.reportJobs);
+  registerReportViewRoutes(app, deps.reportViews);
   registerChangeRoutes(app, deps.changes);
   app.openapi(healthRoute, (c) => c.json({ status: 'ok' as const }, 200));
   registerExplorerRoutes(app, deps.explorer);

@@ -69,6 +69,7 @@ const BODIES: Record<string, unknown> = {
   updateCampaignLabels: { labels: { tier: null } },
   createMarkup: { markup: { rate: 0.2, startDate: '2030-01-01', endDate: null } },
   createReportJob: { reportJob: { endpoint: 'accounts', format: 'csv', query: {} } },
+  createReportView: { view: { name: 'Not saved', endpoint: 'accounts' } },
   updateLinkStatus: { adPlatformAccount: { status: 'READ_ONLY' } },
 };
 
@@ -84,6 +85,7 @@ async function state(): Promise<string> {
     'webhooks',
     'webhook_deliveries',
     'report_jobs',
+    'report_views',
     'campaign_copies',
     'campaigns',
   ];

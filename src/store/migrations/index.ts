@@ -19,6 +19,7 @@ import { m018WorkLeases } from './018-work-leases.js';
 import { m019Breakdowns } from './019-breakdowns.js';
 import { m020SearchTerms } from './020-search-terms.js';
 import { m021ScramVerifiers } from './021-scram-verifiers.js';
+import { m022ReportViews } from './022-report-views.js';
 import type { Migration } from './migration.js';
 
 export type { Migration, MigrationContext } from './migration.js';
@@ -46,4 +47,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m019Breakdowns,
   m020SearchTerms,
   m021ScramVerifiers,
+  m022ReportViews,
 ];

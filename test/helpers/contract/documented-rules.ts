@@ -301,6 +301,16 @@ export const RULES: readonly Rule[] = [
     },
   },
   {
+    name: "a view's chart is a statistic of its endpoint or a formula of its query",
+    appliesTo: (_op, d) => typeof members(d.body)?.chart === 'string',
+    stated: (op) => /a statistic the endpoint offers/.test(JSON.stringify(op.requestBody ?? {})),
+    apply: (d) => {
+      // Every statistics endpoint offers clicks; a formula needs a query with formulas, which the rule above empties.
+      const view = members(d.body)!;
+      view.chart = String(view.chart).length % 2 === 0 ? 'clicks' : 'statistics.impressions';
+    },
+  },
+  {
     name: 'a markup endDate is not before its startDate',
     appliesTo: (_op, d) =>
       typeof members(d.body)?.startDate === 'string' && typeof members(d.body)?.endDate === 'string',

@@ -88,6 +88,10 @@ export async function seedFixtures(send: Send): Promise<void> {
   await send('POST', `${P}/accounts/id/${a}/markups`, {
     markup: { rate: 0.1, startDate: '2021-01-01', endDate: null },
   });
+  // A saved view (issue 43), so its GET and DELETE by id reach past the 404.
+  await send('POST', '/reporting/v0/views', {
+    view: { name: 'Contract view', endpoint: 'campaigns', query: { segments: 'Day' }, chart: 'clicks' },
+  });
 }
 
 async function waitForJob(send: Send, id: number): Promise<void> {
