@@ -80,6 +80,8 @@ async function snapshot(http: HttpClient, token: string): Promise<Record<string,
     `${P}/webhooks`,
     `${P}/webhooks/id/1/deliveries`,
     `${P}/organization`,
+    '/reporting/v0/views',
+    '/reporting/v0/views/id/1',
   ]) {
     const res = await http.get(target, bearer(token));
     expect(res.status, `${target}: ${res.text}`).toBe(200);
@@ -154,6 +156,16 @@ describe('adreport migrate-store', () => {
     });
     expect(hook.status, hook.text).toBe(201);
     webhook = hook.json.webhook as { id: number; secret: string };
+    // A saved view (issue 43): tenant state that moves with the rest.
+    const view = await post(http, tokenBefore, '/reporting/v0/views', {
+      view: {
+        name: 'Moved view',
+        endpoint: 'campaigns',
+        query: { segments: 'Day', formulas: ['a:statistics.clicks:Integer'] },
+      },
+    });
+    expect(view.status, view.text).toBe(201);
+    expect(view.json.view.id).toBe(1);
     const job = await post(http, tokenBefore, `${P}/adplatform-master-accounts/id/${masterId}/adplatform-accounts`, {
       adPlatformAccount: { name: 'Made before the move', currency: 'EUR', timeZone: 'Europe/Berlin' },
     });
@@ -197,6 +209,7 @@ describe('adreport migrate-store', () => {
       webhooks: 1,
       webhook_deliveries: 1,
       jobs: 1,
+      report_views: 1,
     });
     expect(summary.tables.events).toBeGreaterThanOrEqual(1);
     for (const skipped of ['fact_ad_daily', 'rollup_campaign_daily', 'call_details', 'statistics_sources', 'fx_rates'])
@@ -241,6 +254,14 @@ describe('adreport migrate-store', () => {
     });
     expect(created.status, created.text).toBe(201);
     expect(created.json.account.id).toBeGreaterThan(largestAccountId);
+    const view2 = await post(onPostgres, token, '/reporting/v0/views', {
+      view: { name: 'Made after the move', endpoint: 'ads' },
+    });
+    expect(view2.status, view2.text).toBe(201);
+    expect(view2.json.view.id).toBeGreaterThan(1);
+    expect(
+      (await post(onPostgres, token, '/reporting/v0/views', { view: { name: 'Moved view', endpoint: 'ads' } })).status,
+    ).toBe(409);
     // The webhook's sealed secret opens with the copied key: a redelivery of the event from before
     // the move carries the same event id and is signed with the secret given at creation.
     const redo = await onPostgres.request(
