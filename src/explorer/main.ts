@@ -7,6 +7,7 @@ import { ReportForm } from './report-form.js';
 import { formulaText, typedPosition, type ExportFormat } from './report-query.js';
 import { hashOfState, stateFromHash, type ReportState } from './report-state.js';
 import { ResultsView } from './results-view.js';
+import { SavedViewsPanel } from './saved-views.js';
 import { setUpSignIn, type Session } from './sign-in.js';
 
 /**
@@ -136,6 +137,8 @@ async function start(session: Session): Promise<void> {
     { once: true },
   );
   window.addEventListener('hashchange', showHash);
+  const savedViews = new SavedViewsPanel(session.client, () => current);
+  void savedViews.refresh();
 
   byId('sign-in', HTMLElement).hidden = true;
   explorer.hidden = false;

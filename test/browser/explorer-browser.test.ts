@@ -497,11 +497,13 @@ describe('the explorer in Chromium', () => {
     await page.fill('#currency', 'EUR');
     await page.uncheck('#segment-DeviceType');
     await page.check('#segment-Day');
+    // 14 days against the 14 before: both inside the generated 30 days.
+    await page.selectOption('#date-range', 'LAST_14_DAYS');
     await page.selectOption('#compare', 'PREVIOUS_PERIOD');
     await settledAfter(() => page.click('#run'));
     expect(page.url()).toContain('compare=PREVIOUS_PERIOD');
     const query = {
-      dateRange: 'LAST_30_DAYS',
+      dateRange: 'LAST_14_DAYS',
       segments: 'Day',
       compare: 'PREVIOUS_PERIOD',
       currency: 'EUR',
@@ -534,6 +536,7 @@ describe('the explorer in Chromium', () => {
     expect(await page.getAttribute('#chart', 'aria-label')).toBe(
       `Line chart: ${label('clicks')} by ${segment('Day')}, ${body.segmentTotals.length} points per line, 1 line, the compared range dashed.`,
     );
+    await page.evaluate(() => (globalThis as any).document.querySelector('#results').scrollIntoView());
     await page.screenshot({ path: path.join(ARTIFACTS, 'screenshot-compare.png') });
     // The comparison is part of the shared link.
     const hash = new URL(page.url()).hash;
@@ -541,10 +544,10 @@ describe('the explorer in Chromium', () => {
 
     await page.selectOption('#compare', 'custom');
     await page.fill('#compare-start', '2026-01-01');
-    await page.fill('#compare-end', '2026-01-30');
+    await page.fill('#compare-end', '2026-01-14');
     await settledAfter(() => page.click('#run'));
-    expect(page.url()).toContain('compare=2026-01-01..2026-01-30');
-    expect(await page.textContent('#status')).toContain('compared with 2026-01-01 to 2026-01-30');
+    expect(page.url()).toContain('compare=2026-01-01..2026-01-14');
+    expect(await page.textContent('#status')).toContain('compared with 2026-01-01 to 2026-01-14');
   });
 
   it('draws a breakdown as bars (the compared range dashed beside), stacked over a time segment', async () => {
@@ -553,18 +556,19 @@ describe('the explorer in Chromium', () => {
     await page.check('#segment-DeviceType');
     await settledAfter(() => page.click('#run'));
     await page.waitForSelector('#chart canvas');
-    const devices = (await api({ dateRange: 'LAST_30_DAYS', segments: 'DeviceType', limit: 1, totals: 'segments' }))
+    const devices = (await api({ dateRange: 'LAST_14_DAYS', segments: 'DeviceType', limit: 1, totals: 'segments' }))
       .body.segmentTotals.length;
     expect(await page.getAttribute('#chart', 'aria-label')).toBe(
       `Bar chart: ${label('clicks')} by ${segment('DeviceType')}, ${devices} bars, the compared range dashed.`,
     );
+    await page.evaluate(() => (globalThis as any).document.querySelector('#chart-panel').scrollIntoView());
     await page.screenshot({ path: path.join(ARTIFACTS, 'screenshot-breakdown.png') });
 
     await page.selectOption('#compare', '');
     await page.check('#segment-Day');
     await settledAfter(() => page.click('#run'));
     await page.waitForSelector('#chart canvas');
-    const { body } = await api({ dateRange: 'LAST_30_DAYS', segments: 'Day,DeviceType', limit: 1, totals: 'segments' });
+    const { body } = await api({ dateRange: 'LAST_14_DAYS', segments: 'Day,DeviceType', limit: 1, totals: 'segments' });
     const days = new Set(body.segmentTotals.map((b: any) => b.segments.day)).size;
     const kinds = new Set(body.segmentTotals.map((b: any) => b.segments.deviceType)).size;
     expect(await page.getAttribute('#chart', 'aria-label')).toBe(
@@ -674,10 +678,50 @@ describe('the explorer in Chromium', () => {
       expect(layout.page, `${width} px`).toBeLessThanOrEqual(width);
       expect(layout.signOut, `${width} px`).toBeLessThanOrEqual(width);
       expect(layout.overlaps, `${width} px`).toEqual([]);
-      if (width === 420) await page.screenshot({ path: path.join(ARTIFACTS, 'screenshot-narrow.png') });
+      if (width === 420) {
+        await page.evaluate(() => (globalThis as any).scrollTo(0, 0));
+        await page.screenshot({ path: path.join(ARTIFACTS, 'screenshot-narrow.png') });
+      }
       expect(await axeViolations(), `${width} px`).toEqual([]);
     }
     await page.setViewportSize({ width: 1360, height: 900 });
+  });
+
+  it('saves the view by name for the organization, lists it, opens it, refuses the name twice, deletes it', async () => {
+    const name = 'Campaigns by day, compared';
+    await page.fill('#view-name', name);
+    await page.click('#save-view');
+    await page.waitForSelector(`#view-list li a:text-is("${name}")`);
+    const listed = await fx.get('/reporting/v0/views', org.token);
+    expect(listed.status).toBe(200);
+    const saved = listed.json.views.find((v: { name: string }) => v.name === name);
+    expect(saved).toMatchObject({
+      endpoint: 'campaigns',
+      query: { compare: 'PREVIOUS_PERIOD', dateRange: 'LAST_30_DAYS' },
+    });
+    const wanted = new URLSearchParams(new URL(page.url()).hash.slice(1));
+
+    await settledAfter(() =>
+      page.evaluate(() => {
+        (globalThis as any).location.hash = 'endpoint=accounts&dateRange=LAST_7_DAYS';
+      }),
+    );
+    await settledAfter(() => page.click(`#view-list li a:text-is("${name}")`));
+    const opened = new URLSearchParams(new URL(page.url()).hash.slice(1));
+    for (const key of ['endpoint', 'dateRange', 'segments', 'compare', 'currency', 'statistics'])
+      expect(opened.get(key), key).toBe(wanted.get(key));
+    expect(await page.isVisible('#report-table')).toBe(true);
+
+    await page.fill('#view-name', name);
+    await page.click('#save-view');
+    await page.waitForSelector('#view-name-error:not(:empty)');
+    expect(await page.textContent('#view-name-error')).toContain('view_name_taken');
+    expect(await page.getAttribute('#view-name', 'aria-invalid')).toBe('true');
+
+    await page.click(`#view-list li[data-id="${saved.id}"] button`);
+    await page.waitForSelector(`#view-list li[data-id="${saved.id}"]`, { state: 'detached' });
+    expect((await fx.get('/reporting/v0/views', org.token)).json.views).toEqual([]);
+    expect(await axeViolations()).toEqual([]);
   });
 
   it('fetched nothing from another origin, broke no rule of its policy, threw nothing', async () => {
