@@ -36,6 +36,21 @@ const stateArbitrary: fc.Arbitrary<ReportState> = fc
       name.map((n) => `statistics.${n}`),
       { nil: undefined },
     ),
+    compare: fc.option(
+      fc.oneof(
+        fc.constantFrom('PREVIOUS_PERIOD', 'PREVIOUS_YEAR'),
+        fc.tuple(day, day).map(([a, b]) => `${a}..${b}`),
+      ),
+      { nil: undefined },
+    ),
+    drill: fc.array(
+      fc.record({
+        endpoint: fc.constantFrom('accounts', 'campaigns', 'adgroups', 'campaigns/facebook'),
+        id: fc.integer({ min: 1, max: 2 ** 40 }),
+        name: freeText,
+      }),
+      { maxLength: 3 },
+    ),
   })
   .map((r) => ({
     endpoint: r.endpoint,
@@ -51,6 +66,9 @@ const stateArbitrary: fc.Arbitrary<ReportState> = fc
     limit: r.limit,
     offset: r.page * r.limit,
     chart: r.chart,
+    // Issue 43: members a state has only when set.
+    ...(r.compare === undefined ? {} : { compare: r.compare }),
+    ...(r.drill.length === 0 ? {} : { drill: r.drill }),
   }));
 
 describe('the URL fragment', () => {
