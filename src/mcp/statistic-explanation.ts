@@ -17,7 +17,11 @@ import { assertNever } from '../shared/assert-never.js';
  */
 export interface StatisticExplanation {
   readonly name: string;
+  /** The column label the explorer shows. */
+  readonly label: string;
   readonly type: string;
+  /** How a person reads the value: count, money (the row's currency), percent (a fraction: 0.0215 is 2.15 %), ratio. */
+  readonly unit: string;
   readonly description: string;
   readonly additive: boolean;
   /** The computation over a row's bucket (its period, segments and entities). */
@@ -57,7 +61,9 @@ export function explainStatistic(statistic: StatisticDefinition): StatisticExpla
   const ratio = statistic.formula.kind === 'ratio' || statistic.formula.kind === 'share';
   return {
     name: statistic.name,
+    label: statistic.label,
     type: statistic.type,
+    unit: statistic.unit,
     description: statistic.description,
     additive: statistic.additive,
     computation: computationOf(statistic),

@@ -477,12 +477,21 @@ describe('each tool answers as the REST API does, with provenance', () => {
     const fields = await fx.get('/reporting/v0/fields', fx.orgs[0]!.token);
     type Entry = {
       path: string;
-      statistics?: Array<{ name: string; type: string; default: boolean; description: string }>;
+      statistics?: Array<{
+        name: string;
+        type: string;
+        default: boolean;
+        description: string;
+        unit: string;
+        label: string;
+      }>;
     };
     for (const statistic of STATISTICS) {
       const result = await call(mcp, 'explain_statistic', { name: statistic.name });
       expect(result.isError, result.text).toBe(false);
       const explanation = result.structured.explanation as {
+        unit: string;
+        label: string;
         type: string;
         description: string;
         additive: boolean;
@@ -500,6 +509,8 @@ describe('each tool answers as the REST API does, with provenance', () => {
       for (const { s } of offered) {
         expect(explanation.type).toBe(s.type);
         expect(explanation.description).toBe(s.description);
+        expect(explanation.unit).toBe(s.unit);
+        expect(explanation.label).toBe(s.label);
       }
       if (!statistic.additive && statistic.formula.kind === 'ratio')
         expect(explanation.computation).toMatch(/never an average/);
