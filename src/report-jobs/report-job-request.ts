@@ -1,18 +1,11 @@
 import { ENDPOINT_BY_PATH, type ReportEndpoint } from '../catalog/endpoints.js';
 import type { ReportRequest } from '../planner/report-plan.js';
-import { parseReportQuery, reportRequest } from '../reporting/report-request.js';
+import { storedQueryRequest, type StoredQueryInput } from '../reporting/report-request.js';
 import { badRequest } from '../shared/errors.js';
 import type { ReportJobFormat, ReportJobQuery } from './report-job-store.js';
 
 /** A query value as a POST may give it: JSON scalars become their text, a list repeats the parameter. */
-export type ReportJobQueryInput = Readonly<Record<string, string | number | boolean | readonly string[]>>;
-
-/** The query as stored and shown: every value text, a repeated parameter a list. */
-export function normalizeQuery(query: ReportJobQueryInput): ReportJobQuery {
-  return Object.fromEntries(
-    Object.entries(query).map(([name, value]) => [name, Array.isArray(value) ? [...value] : String(value)]),
-  );
-}
+export type ReportJobQueryInput = StoredQueryInput;
 
 export function endpointOf(path: string): ReportEndpoint {
   const endpoint = ENDPOINT_BY_PATH.get(path);
@@ -38,9 +31,5 @@ export function reportJobRequest(
     throw badRequest('invalid_parameter', 'Give the format as reportJob.format, not in reportJob.query.', [
       { field: 'format', code: 'invalid', message: 'belongs in reportJob.format' },
     ]);
-  const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) {
-    for (const item of typeof value === 'string' ? [value] : value) params.append(name, item);
-  }
-  return reportRequest(parseReportQuery(`?${params.toString()}`, endpoint), endpoint.level, organizationId, format);
+  return storedQueryRequest(endpoint, query, organizationId, format);
 }

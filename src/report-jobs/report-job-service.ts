@@ -3,7 +3,8 @@ import type { ReportService } from '../reporting/report-service.js';
 import { ApiError, conflict, notFound } from '../shared/errors.js';
 import type { Store } from '../store/store.js';
 import type { ReportFiles } from './report-files.js';
-import { endpointOf, normalizeQuery, reportJobRequest, type ReportJobQueryInput } from './report-job-request.js';
+import { normalizeStoredQuery } from '../reporting/report-request.js';
+import { endpointOf, reportJobRequest, type ReportJobQueryInput } from './report-job-request.js';
 import type { ReportJobRunner } from './report-job-runner.js';
 import {
   bytesPerRowOf,
@@ -72,7 +73,7 @@ export class ReportJobService {
     idempotency: IdempotentRequest | undefined,
   ): Promise<ReportJob> {
     const endpoint = endpointOf(input.endpoint);
-    const query = normalizeQuery(input.query);
+    const query = normalizeStoredQuery(input.query);
     const now = this.now();
     const request = reportJobRequest(endpoint, query, input.format, organizationId);
     const { plan } = this.reports.prepare(endpoint, request, now);

@@ -1,6 +1,6 @@
 import { ENDPOINT_BY_PATH, type ReportEndpoint } from '../catalog/endpoints.js';
 import { buildPlan } from '../planner/build-plan.js';
-import { parseReportQuery, reportRequest } from '../reporting/report-request.js';
+import { normalizeStoredQuery, storedQueryRequest, type StoredQueryInput } from '../reporting/report-request.js';
 import { ApiError, badRequest, notFound, unprocessable } from '../shared/errors.js';
 import type { Store } from '../store/store.js';
 import {
@@ -19,7 +19,7 @@ export const VIEWS_PER_ORGANIZATION = 500;
 export const VIEW_NAME_MAX = 100;
 
 /** A query value as a POST may give it: JSON scalars become their text, a list repeats the parameter. */
-export type ReportViewQueryInput = Readonly<Record<string, string | number | boolean | readonly string[]>>;
+export type ReportViewQueryInput = StoredQueryInput;
 
 export interface NewReportView {
   readonly name: string;
@@ -70,7 +70,7 @@ export class ReportViewService {
       throw unprocessable(`view.endpoint "${input.endpoint.slice(0, 100)}" is not a statistics endpoint.`, [
         { field: 'view.endpoint', code: 'invalid_value', message: 'is not a statistics endpoint' },
       ]);
-    const query = normalizeQuery(input.query ?? {});
+    const query = normalizeStoredQuery(input.query ?? {});
     const formulas = this.checkQuery(endpoint, query, organizationId);
     const chart = input.chart ?? null;
     if (chart !== null) checkChart(endpoint, formulas, chart);
@@ -127,23 +127,9 @@ export class ReportViewService {
         'A view opens the JSON report; give format= when opening it, not in view.query.',
         [{ field: 'format', code: 'invalid', message: 'is not part of a view' }],
       );
-    const params = new URLSearchParams();
-    for (const [name, value] of Object.entries(query))
-      for (const item of typeof value === 'string' ? [value] : value) params.append(name, item);
-    const request = reportRequest(
-      parseReportQuery(`?${params.toString()}`, endpoint),
-      endpoint.level,
-      organizationId,
-      'json',
-    );
+    const request = storedQueryRequest(endpoint, query, organizationId, 'json');
     return buildPlan(endpoint, request, this.now()).formulas.map((f) => f.name);
   }
-}
-
-export function normalizeQuery(query: ReportViewQueryInput): ReportViewQuery {
-  return Object.fromEntries(
-    Object.entries(query).map(([name, value]) => [name, Array.isArray(value) ? [...value] : String(value)]),
-  );
 }
 
 /** `chart` names a statistic the endpoint offers (`clicks` or `statistics.clicks`) or `formulas.<name>` of the query. */

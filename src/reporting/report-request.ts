@@ -126,3 +126,30 @@ function reportCurrency(code: string | undefined): string | undefined {
     : `"${code.slice(0, 20)}" is not an ISO 4217 currency code in capitals`;
   invalidParameter('currency', `${why}; supported: ${[...supported].sort().join(', ')}`);
 }
+
+/** A report's query as report jobs and saved views keep it: every value text, a repeated parameter a list. */
+export type StoredQuery = Readonly<Record<string, string | readonly string[]>>;
+/** A stored query as a POST body may give it: JSON scalars become their text. */
+export type StoredQueryInput = Readonly<Record<string, string | number | boolean | readonly string[]>>;
+
+export function normalizeStoredQuery(query: StoredQueryInput): StoredQuery {
+  return Object.fromEntries(
+    Object.entries(query).map(([name, value]) => [name, Array.isArray(value) ? [...value] : String(value)]),
+  );
+}
+
+/**
+ * The planner's request of a stored query: through the very parser of GET /reporting/v0/<endpoint>
+ * (as URL text, so every rule and every 400 is the GET's own), in `format`.
+ */
+export function storedQueryRequest(
+  endpoint: ReportEndpoint,
+  query: StoredQuery,
+  organizationId: number,
+  format: 'json' | ExportFormat,
+): ReportRequest {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query))
+    for (const item of typeof value === 'string' ? [value] : value) params.append(name, item);
+  return reportRequest(parseReportQuery(`?${params.toString()}`, endpoint), endpoint.level, organizationId, format);
+}
