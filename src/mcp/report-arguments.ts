@@ -20,7 +20,7 @@ export const MCP_MAX_LIMIT = 1000;
 export const MCP_DEFAULT_LIMIT = 100;
 
 const list = (description: string) => z.array(z.string().min(1)).min(1).optional().describe(description);
-const DATE = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a day as YYYY-MM-DD');
+export const DATE = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a day as YYYY-MM-DD');
 
 /** Parameters every report tool takes. */
 export const reportParameters = {
@@ -127,10 +127,24 @@ export const comparePeriodsArguments = z.object({
     ),
 });
 
-/** Members that are not query parameters. */
-const NOT_QUERY = new Set(['endpoint', 'campaignLabel']);
+/** Members that are not query parameters (format: a report job's own member). */
+const NOT_QUERY = new Set(['endpoint', 'campaignLabel', 'format']);
 /** Comma lists in the URL; formulas repeat the parameter instead (a formula may hold commas). */
 const COMMA_LISTS = new Set(['statistics', 'segments', 'sort', 'embed', 'attributionWindows']);
+
+/**
+ * The query parameters of a report's arguments, values as in the URL: a comma list as one text,
+ * formulas as a list (the parameter repeated). A report job's `query` is this as it is.
+ */
+export function queryValues(args: Readonly<Record<string, unknown>>): Record<string, string | string[]> {
+  const values: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(args)) {
+    if (value === undefined || NOT_QUERY.has(name)) continue;
+    if (Array.isArray(value)) values[name] = COMMA_LISTS.has(name) ? value.join(',') : value.map(String);
+    else values[name] = String(value);
+  }
+  return values;
+}
 
 /** The REST path of a report's arguments. */
 export function reportPath(args: { endpoint: string; campaignLabel?: string | undefined }): string {
@@ -141,12 +155,7 @@ export function reportPath(args: { endpoint: string; campaignLabel?: string | un
 /** The REST query of a report's arguments, in the order the schema lists them; limit defaults to MCP_DEFAULT_LIMIT. */
 export function reportQuery(args: Readonly<Record<string, unknown>>): URLSearchParams {
   const query = new URLSearchParams();
-  for (const [name, value] of Object.entries({ ...args, limit: args.limit ?? MCP_DEFAULT_LIMIT })) {
-    if (value === undefined || NOT_QUERY.has(name)) continue;
-    if (Array.isArray(value)) {
-      if (COMMA_LISTS.has(name)) query.set(name, value.join(','));
-      else for (const item of value) query.append(name, String(item));
-    } else query.set(name, String(value));
-  }
+  for (const [name, value] of Object.entries(queryValues({ ...args, limit: args.limit ?? MCP_DEFAULT_LIMIT })))
+    for (const item of Array.isArray(value) ? value : [value]) query.append(name, item);
   return query;
 }

@@ -3,7 +3,7 @@ import type { MiddlewareHandler } from 'hono';
 import { SCOPES } from '../../config/config.js';
 import { ApiError } from '../../shared/errors.js';
 import type { AppEnv } from '../context.js';
-import { errorResponses } from '../openapi-errors.js';
+import { METADATA_ERRORS } from './oauth-metadata.js';
 
 /** The Model Context Protocol endpoint (issue 42): a protocol of its own, not an operation of the OpenAPI document. */
 export const MCP_PATH = '/mcp';
@@ -44,13 +44,7 @@ const metadataRoute = createRoute({
   security: [],
   responses: {
     200: { description: 'The metadata.', content: { 'application/json': { schema: metadataSchema } } },
-    ...errorResponses(
-      'get',
-      {
-        400: 'The raw query string holds a character that must be percent-encoded (unencoded_characters), or the query has a parameter (the metadata takes none: unknown_parameter).',
-      },
-      [500],
-    ),
+    ...METADATA_ERRORS,
   },
 });
 

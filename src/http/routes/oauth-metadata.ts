@@ -5,6 +5,15 @@ import { errorResponses } from '../openapi-errors.js';
 
 export const OAUTH_METADATA_PATH = '/.well-known/oauth-authorization-server';
 
+/** What a metadata document (a GET without token or parameters) can answer besides 200. */
+export const METADATA_ERRORS = errorResponses(
+  'get',
+  {
+    400: 'The raw query string holds a character that must be percent-encoded (unencoded_characters), or the query has a parameter (the metadata takes none: unknown_parameter).',
+  },
+  [500],
+);
+
 const metadataSchema = z.object({
   issuer: z.string().openapi({
     description: 'https://<Host of the request>: the origin the client reached; no path.',
@@ -32,13 +41,7 @@ const metadataRoute = createRoute({
   security: [],
   responses: {
     200: { description: 'The metadata.', content: { 'application/json': { schema: metadataSchema } } },
-    ...errorResponses(
-      'get',
-      {
-        400: 'The raw query string holds a character that must be percent-encoded (unencoded_characters), or the query has a parameter (the metadata takes none: unknown_parameter).',
-      },
-      [500],
-    ),
+    ...METADATA_ERRORS,
   },
 });
 

@@ -1,14 +1,12 @@
 import * as z from 'zod';
 import type { McpServer } from '@modelcontextprotocol/server';
-import { reportParameters } from '../report-arguments.js';
+import { queryValues, reportParameters } from '../report-arguments.js';
 import type { RestAnswer, RestGateway } from '../rest-gateway.js';
 import { withCachedJsonSchema } from '../cached-json-schema.js';
 import { ANSWER_OUTPUT, answerResult, isSuccess } from '../tool-results.js';
 import { READ_ONLY } from './reporting-tools.js';
 
 const JOBS_PATH = '/reporting/v0/report-jobs';
-/** Comma lists in a job's query, as in the URL; formulas stay a list (a formula may hold commas). */
-const COMMA_LISTS = new Set(['statistics', 'segments', 'sort', 'embed', 'attributionWindows']);
 
 /** run_report's parameters but paging (a job writes the whole result) and campaignLabel (jobs take the statistics endpoints). */
 const startExportArguments = withCachedJsonSchema(
@@ -24,17 +22,6 @@ const startExportArguments = withCachedJsonSchema(
 const jobId = withCachedJsonSchema(
   z.object({ id: z.number().int().positive().describe('The report job id start_export answered.') }),
 );
-
-/** The job's query as POST /reporting/v0/report-jobs takes it: the GET parameters, values as in the URL. */
-function jobQuery(args: Readonly<Record<string, unknown>>): Record<string, string | string[]> {
-  const query: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(args)) {
-    if (value === undefined || name === 'endpoint' || name === 'format') continue;
-    if (Array.isArray(value)) query[name] = COMMA_LISTS.has(name) ? value.join(',') : value.map(String);
-    else query[name] = String(value);
-  }
-  return query;
-}
 
 /** The job as the REST API answers it, with where its file is and what to do next. */
 function jobResult(rest: RestGateway, answer: RestAnswer) {
@@ -65,7 +52,7 @@ export function registerExportTools(server: McpServer, rest: RestGateway): void 
       jobResult(
         rest,
         await rest.post(JOBS_PATH, {
-          reportJob: { endpoint: args.endpoint, query: jobQuery(args), format: args.format },
+          reportJob: { endpoint: args.endpoint, query: queryValues(args), format: args.format },
         }),
       ),
   );

@@ -3,6 +3,7 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import { explorerLink } from '../explorer-link.js';
 import {
   comparePeriodsArguments,
+  DATE,
   MCP_DEFAULT_LIMIT,
   reportPath,
   reportQuery,
@@ -40,8 +41,8 @@ const FRESHNESS_INPUT = withCachedJsonSchema(
       .optional()
       .describe('Only the platform accounts linked to these accounts.'),
     dateRange: z.enum(DATE_PRESETS).optional().describe('The range to judge (default LAST_30_DAYS).'),
-    startDate: z.string().optional().describe('YYYY-MM-DD, with endDate, instead of dateRange.'),
-    endDate: z.string().optional().describe('YYYY-MM-DD, inclusive.'),
+    startDate: DATE.optional().describe('YYYY-MM-DD, with endDate, instead of dateRange.'),
+    endDate: DATE.optional().describe('YYYY-MM-DD, inclusive.'),
   }),
 );
 const CHANGES_INPUT = withCachedJsonSchema(
