@@ -136,6 +136,20 @@ describe('GET /explorer', () => {
     expect(bytes).toBeLessThan(200 * 1024);
   });
 
+  it('sends the first view its script and styles in under 120 KB compressed (issue 43), gzip as served', async () => {
+    const { urls } = referencesOf((await get('/explorer')).text);
+    const assets = urls.filter((url) => /\.(js|css)$/.test(url));
+    expect(assets.some((url) => url.endsWith('.js'))).toBe(true);
+    let sent = 0;
+    for (const url of assets) {
+      const res = await get(url.startsWith('/') ? url : `/explorer/${url}`, { 'accept-encoding': 'gzip' });
+      expect(res.status, url).toBe(200);
+      expect(res.header('content-encoding'), url).toBe('gzip');
+      sent += res.body.length;
+    }
+    expect(sent).toBeLessThan(120 * 1024);
+  });
+
   it('answers If-None-Match with 304, and gives brotli or gzip to clients that take them', async () => {
     const plain = await get('/explorer/explorer.js');
     const etag = plain.header('etag')!;
